@@ -1,0 +1,89 @@
+package dev.sebridge.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+
+/**
+ * The simulator's control API, for scripting it over HTTP:
+ *
+ * <ul>
+ *   <li>{@code GET /control/state}: events, incarnation, StartRequests received, request counts
+ *   <li>{@code POST /control/events} with an {@link EventSpec} as JSON: creates an event
+ *   <li>{@code POST /control/events/{id}/start|complete|cancel}
+ *   <li>{@code POST /control/faults?times=N} with a {@link Fault} as JSON ({@code {"kind":"status",
+ *       "status":500}}): queues faults
+ *   <li>{@code POST /control/scenario} with a {@link Scenario} as JSON: plays it in the background
+ * </ul>
+ */
+final class SimulatorControlApi {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private SimulatorControlApi() {}
+
+  static void handle(ImdsSimulator sim, HttpExchange ex, String path) throws IOException {
+    String method = ex.getRequestMethod();
+    try {
+      if ("GET".equals(method) && path.equals("/state")) {
+        ImdsSimulator.send(ex, 200, state(sim).toString());
+      } else if ("POST".equals(method) && path.equals("/events")) {
+        EventSpec spec = JSON.readValue(ex.getRequestBody(), EventSpec.class);
+        String id = sim.addEvent(spec);
+        ImdsSimulator.send(ex, 201, JSON.createObjectNode().put("EventId", id).toString());
+      } else if ("POST".equals(method) && path.startsWith("/events/")) {
+        String[] parts = path.split("/");
+        if (parts.length != 4) {
+          ImdsSimulator.send(
+              ex, 404, "{\"error\":\"use /control/events/{id}/start|complete|cancel\"}");
+          return;
+        }
+        switch (parts[3]) {
+          case "start" -> sim.startEvent(parts[2]);
+          case "complete" -> sim.completeEvent(parts[2]);
+          case "cancel" -> sim.cancelEvent(parts[2]);
+          default -> {
+            ImdsSimulator.send(ex, 404, "{\"error\":\"unknown action " + parts[3] + "\"}");
+            return;
+          }
+        }
+        ImdsSimulator.send(ex, 200, state(sim).toString());
+      } else if ("POST".equals(method) && path.equals("/faults")) {
+        Fault fault = JSON.readValue(ex.getRequestBody(), Fault.class);
+        String times = ImdsSimulator.query(ex.getRequestURI()).getOrDefault("times", "1");
+        sim.injectFault(fault, Integer.parseInt(times));
+        ImdsSimulator.send(ex, 200, "{\"queued\":" + sim.pendingFaults() + "}");
+      } else if ("POST".equals(method) && path.equals("/scenario")) {
+        Scenario scenario = Scenario.parse(ex.getRequestBody().readAllBytes(), false);
+        Thread t = new Thread(() -> scenario.play(sim), "imds-simulator-scenario");
+        t.setDaemon(true);
+        t.start();
+        ImdsSimulator.send(ex, 202, "{\"steps\":" + scenario.steps().size() + "}");
+      } else {
+        ImdsSimulator.send(ex, 404, "{\"error\":\"unknown control path " + path + "\"}");
+      }
+    } catch (IllegalArgumentException | IllegalStateException | IOException e) {
+      ObjectNode err = JSON.createObjectNode().put("error", String.valueOf(e.getMessage()));
+      ImdsSimulator.send(ex, 400, err.toString());
+    }
+  }
+
+  static ObjectNode state(ImdsSimulator sim) {
+    ObjectNode s = JSON.createObjectNode();
+    s.set("document", sim.document(ImdsSimulator.SCHEDULED_EVENTS_API_VERSIONS.get(6)));
+    ArrayNode posts = s.putArray("startRequests");
+    for (StartRequestRecord r : sim.startRequests()) {
+      ObjectNode p = posts.addObject();
+      p.put("at", r.at().toString());
+      p.put("vm", r.vm());
+      p.put("status", r.status());
+      ArrayNode ids = p.putArray("eventIds");
+      r.eventIds().forEach(ids::add);
+    }
+    s.put("scheduledEventsGets", sim.scheduledEventsGets());
+    s.put("computeGets", sim.computeGets());
+    s.put("pendingFaults", sim.pendingFaults());
+    return s;
+  }
+}
