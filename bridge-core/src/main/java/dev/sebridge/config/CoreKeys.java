@@ -1,0 +1,179 @@
+package dev.sebridge.config;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The configuration keys of the agent's core. Sinks and command sources declare their own. */
+public final class CoreKeys {
+  private CoreKeys() {}
+
+  /** IMDS allows 5 requests per second per VM; we keep one in reserve for approvals. */
+  public static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(200);
+
+  public static final ConfigKey<URI> IMDS_ENDPOINT =
+      ConfigKey.builder("imds.endpoint", ConfigType.HTTP_URL)
+          .defaultValue(URI.create("http://169.254.169.254"))
+          .doc(
+              "Base URL of the Instance Metadata Service. Change it only for the simulator or for"
+                  + " hosts that need IMDS host discovery. Never reached through a proxy.")
+          .build();
+
+  public static final ConfigKey<String> IMDS_API_VERSION =
+      ConfigKey.builder("imds.api-version", ConfigType.STRING)
+          .defaultValue("2020-07-01")
+          .doc("Scheduled Events API version (2020-07-01 adds DurationInSeconds).")
+          .validator(CoreKeys::apiVersion)
+          .build();
+
+  public static final ConfigKey<String> IMDS_COMPUTE_API_VERSION =
+      ConfigKey.builder("imds.compute-api-version", ConfigType.STRING)
+          .defaultValue("2021-02-01")
+          .doc("API version of /metadata/instance/compute, read once for the VM's identity.")
+          .validator(CoreKeys::apiVersion)
+          .build();
+
+  public static final ConfigKey<Duration> IMDS_POLL_INTERVAL =
+      ConfigKey.builder("imds.poll-interval", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(1))
+          .doc(
+              "Poll cadence (fixed rate, no drift). Below 200ms is refused: IMDS allows 5 requests"
+                  + " per second per VM.")
+          .validator(
+              d ->
+                  d.compareTo(MIN_POLL_INTERVAL) < 0
+                      ? Optional.of(
+                          ConfigType.formatDuration(d)
+                              + " is below the minimum of 200ms (IMDS allows 5 requests per second)")
+                      : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Duration> IMDS_REQUEST_TIMEOUT =
+      ConfigKey.builder("imds.request-timeout", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(5))
+          .doc("Timeout of one IMDS request once IMDS has answered at least once.")
+          .validator(positive("imds.request-timeout"))
+          .build();
+
+  public static final ConfigKey<Duration> IMDS_FIRST_REQUEST_TIMEOUT =
+      ConfigKey.builder("imds.first-request-timeout", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(150))
+          .doc(
+              "Timeout of requests until IMDS first answers: the first call enables Scheduled"
+                  + " Events for the VM and may take up to 2 minutes.")
+          .validator(positive("imds.first-request-timeout"))
+          .build();
+
+  public static final ConfigKey<Duration> IMDS_MAX_BACKOFF =
+      ConfigKey.builder("imds.max-backoff", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .doc(
+              "Longest wait between polls while IMDS fails (exponential backoff with jitter; HTTP"
+                  + " 429 backs off harder). HTTP 400 (a malformed request: a bug) polls at this"
+                  + " pace.")
+          .validator(positive("imds.max-backoff"))
+          .build();
+
+  public static final ConfigKey<String> VM_ID =
+      ConfigKey.builder("vm.id", ConfigType.STRING)
+          .doc(
+              "Overrides the vmId read from /metadata/instance/compute (partition key and envelope"
+                  + " source). Leave unset on Azure.")
+          .build();
+
+  public static final ConfigKey<String> VM_NAME =
+      ConfigKey.builder("vm.name", ConfigType.STRING)
+          .doc(
+              "Overrides the VM name read from IMDS, which is matched against an event's Resources"
+                  + " (affectsThisVm). Leave unset on Azure.")
+          .build();
+
+  public static final ConfigKey<Path> STATE_DIR =
+      ConfigKey.builder("state.dir", ConfigType.PATH)
+          .defaultValue(defaultStateDir())
+          .defaultDescription("/var/lib/sebridge (Linux), %ProgramData%\\sebridge (Windows)")
+          .doc(
+              "Durable state: last document, known events, outbox. Created 0700; survives restarts"
+                  + " and kill -9. One agent per directory (locked).")
+          .build();
+
+  public static final ConfigKey<List<String>> SINKS =
+      ConfigKey.builder("sinks", ConfigType.LIST)
+          .defaultValue(List.of("stdout"))
+          .doc(
+              "Comma list of sinks: stdout, file, and those of installed modules (kafka, eventhubs).")
+          .validator(l -> l.isEmpty() ? Optional.of("names no sink") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Integer> HTTP_PORT =
+      ConfigKey.builder("http.port", ConfigType.INT)
+          .defaultValue(9464)
+          .doc("Port of /healthz and /readyz; 0 turns the HTTP endpoint off.")
+          .validator(
+              p ->
+                  p < 0 || p > 65535
+                      ? Optional.of(p + " is not a port number (0 to 65535)")
+                      : Optional.empty())
+          .build();
+
+  public static final ConfigKey<String> HTTP_BIND_ADDRESS =
+      ConfigKey.builder("http.bind-address", ConfigType.STRING)
+          .defaultValue("127.0.0.1")
+          .doc("Address the HTTP endpoint binds to. Localhost unless you mean to expose it.")
+          .build();
+
+  public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT =
+      ConfigKey.builder("agent.shutdown-timeout", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(10))
+          .doc("On SIGTERM/SIGINT, how long to wait for sinks to flush before exiting.")
+          .validator(positive("agent.shutdown-timeout"))
+          .build();
+
+  public static final ConfigKey<Duration> PUBLISH_RETRY_MAX_BACKOFF =
+      ConfigKey.builder("publish.max-backoff", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .doc("Longest wait between two attempts to hand envelopes to a failing sink.")
+          .validator(positive("publish.max-backoff"))
+          .build();
+
+  public static List<ConfigKey<?>> all() {
+    return List.of(
+        IMDS_ENDPOINT,
+        IMDS_API_VERSION,
+        IMDS_COMPUTE_API_VERSION,
+        IMDS_POLL_INTERVAL,
+        IMDS_REQUEST_TIMEOUT,
+        IMDS_FIRST_REQUEST_TIMEOUT,
+        IMDS_MAX_BACKOFF,
+        VM_ID,
+        VM_NAME,
+        STATE_DIR,
+        SINKS,
+        HTTP_PORT,
+        HTTP_BIND_ADDRESS,
+        SHUTDOWN_TIMEOUT,
+        PUBLISH_RETRY_MAX_BACKOFF);
+  }
+
+  static Path defaultStateDir() {
+    boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
+    if (windows) {
+      String programData = System.getenv().getOrDefault("ProgramData", "C:\\ProgramData");
+      return Path.of(programData, "sebridge");
+    }
+    return Path.of("/var/lib/sebridge");
+  }
+
+  private static Optional<String> apiVersion(String v) {
+    return v.matches("\\d{4}-\\d{2}-\\d{2}")
+        ? Optional.empty()
+        : Optional.of("'" + v + "' is not an API version (YYYY-MM-DD)");
+  }
+
+  private static java.util.function.Function<Duration, Optional<String>> positive(String key) {
+    return d -> d.isNegative() || d.isZero() ? Optional.of("must be positive") : Optional.empty();
+  }
+}

@@ -1,0 +1,204 @@
+package dev.sebridge.envelope;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.imds.ScheduledEvent;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.track.Transition;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Builds envelope v1 (design.md) from transitions.
+ *
+ * <p>Ids are deterministic: UUIDv5 of {@code vmId|EventId|transition|DocumentIncarnation}, EventId
+ * in lower case, so the same change gets the same id across restarts and re-sends deduplicate.
+ *
+ * <p>An envelope never exceeds {@link Envelope#MAX_BYTES}: the Description is cut first, then any
+ * other long text of the event; what was cut is listed in {@code data.truncated}.
+ */
+public final class EnvelopeFactory {
+  public static final String SCHEMA_VERSION = "1.0";
+  public static final String DATA_SCHEMA = "urn:sebridge:schema:scheduledevent:" + SCHEMA_VERSION;
+  public static final String TYPE_PREFIX = "dev.sebridge.scheduledevent.";
+  private static final String TRUNCATION_MARK = "…[truncated]";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final AgentInfo agent;
+  private final Clock clock;
+
+  public EnvelopeFactory(AgentInfo agent, Clock clock) {
+    this.agent = agent;
+    this.clock = clock;
+  }
+
+  public static String typeOf(Transition t) {
+    return TYPE_PREFIX + t.type().typeSegment() + ".v1";
+  }
+
+  public static UUID idOf(String vmId, Transition t) {
+    return NameBasedUuid.v5(
+        NameBasedUuid.SEBRIDGE_NAMESPACE,
+        vmId + "|" + t.event().key() + "|" + t.type().typeSegment() + "|" + t.incarnation());
+  }
+
+  public Envelope scheduledEvent(Transition t, VmIdentity vm) {
+    ScheduledEvent e = t.event();
+    ObjectNode ce = JSON.createObjectNode();
+    String id = idOf(vm.vmId(), t).toString();
+    Instant time = t.observedAt() == null ? clock.instant() : t.observedAt();
+    ce.put("specversion", "1.0");
+    ce.put("id", id);
+    ce.put("source", vm.source());
+    ce.put("type", typeOf(t));
+    ce.put("subject", e.eventId());
+    ce.put("time", formatTime(time));
+    ce.put("datacontenttype", "application/json");
+    ce.put("dataschema", DATA_SCHEMA);
+    ce.put("partitionkey", vm.vmId());
+
+    ObjectNode data = ce.putObject("data");
+    data.put("schemaVersion", SCHEMA_VERSION);
+    data.put("transition", t.type().label());
+    data.put("documentIncarnation", t.incarnation());
+    data.put("affectsThisVm", e.lists(vm.name()));
+    data.put("inferred", t.inferred());
+    if (t.previousStatus() != null) {
+      data.put("previousStatus", t.previousStatus());
+    }
+    data.put("notBeforeUtc", e.notBefore() == null ? null : formatTime(e.notBefore()));
+    data.set("event", e.raw().deepCopy());
+    data.set("vm", vmNode(vm));
+    ObjectNode a = data.putObject("agent");
+    a.put("version", agent.version());
+    a.put("hostName", agent.hostName());
+
+    byte[] body = fit(ce);
+    return new Envelope(id, typeOf(t), vm.source(), e.eventId(), vm.vmId(), time, body);
+  }
+
+  static ObjectNode vmNode(VmIdentity vm) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("vmId", vm.vmId());
+    n.put("name", vm.name());
+    putIfSet(n, "resourceId", vm.resourceId());
+    putIfSet(n, "subscriptionId", vm.subscriptionId());
+    putIfSet(n, "resourceGroupName", vm.resourceGroupName());
+    putIfSet(n, "location", vm.location());
+    putIfSet(n, "zone", vm.zone());
+    putIfSet(n, "vmScaleSetName", vm.vmScaleSetName());
+    putIfSet(n, "osType", vm.osType());
+    return n;
+  }
+
+  private static void putIfSet(ObjectNode n, String field, String value) {
+    if (value != null && !value.isBlank()) {
+      n.put(field, value);
+    }
+  }
+
+  /** RFC 3339 UTC with milliseconds, as in the design's example. */
+  public static String formatTime(Instant t) {
+    Instant ms = t.truncatedTo(ChronoUnit.MILLIS);
+    String s = ms.toString();
+    // Instant.toString drops ".000"; keep a fixed shape for readers that sort as text.
+    return ms.getNano() == 0 ? s.replace("Z", ".000Z") : s;
+  }
+
+  /** Serializes, truncating long texts of the event until the envelope fits. */
+  static byte[] fit(ObjectNode ce) {
+    byte[] body = bytes(ce);
+    if (body.length <= Envelope.MAX_BYTES) {
+      return body;
+    }
+    ObjectNode data = (ObjectNode) ce.get("data");
+    ObjectNode event = (ObjectNode) data.get("event");
+    var truncated = data.putArray("truncated");
+    // Description first, then the longest other texts, until it fits.
+    int over = bytes(ce).length - Envelope.MAX_BYTES;
+    if (event.path("Description").isTextual()) {
+      truncateField(event, "Description", over, truncated);
+      body = bytes(ce);
+    }
+    while (body.length > Envelope.MAX_BYTES) {
+      String longest = longestText(event);
+      if (longest == null) {
+        // Nothing left to cut in the event: drop unknown containers (arrays/objects) last.
+        String container = largestContainer(event);
+        if (container == null) {
+          break;
+        }
+        event.put(container, "[removed: too large]");
+        truncated.add("event." + container);
+      } else {
+        truncateField(event, longest, body.length - Envelope.MAX_BYTES, truncated);
+      }
+      body = bytes(ce);
+    }
+    return body;
+  }
+
+  private static void truncateField(
+      ObjectNode event,
+      String field,
+      int over,
+      com.fasterxml.jackson.databind.node.ArrayNode truncated) {
+    String text = event.get(field).asText();
+    int keep = Math.max(0, text.length() - over - TRUNCATION_MARK.length() - 64);
+    event.put(field, text.substring(0, keep) + TRUNCATION_MARK);
+    String path = "event." + field;
+    boolean listed = false;
+    for (JsonNode n : truncated) {
+      listed |= n.asText().equals(path);
+    }
+    if (!listed) {
+      truncated.add(path);
+    }
+  }
+
+  private static String longestText(ObjectNode event) {
+    String best = null;
+    int bestLen = 256; // not worth cutting below this
+    for (Iterator<Map.Entry<String, JsonNode>> it = event.fields(); it.hasNext(); ) {
+      var f = it.next();
+      if (f.getValue().isTextual()
+          && f.getValue().asText().length() > bestLen
+          && !f.getKey().equals("EventId")) {
+        best = f.getKey();
+        bestLen = f.getValue().asText().length();
+      }
+    }
+    return best;
+  }
+
+  private static String largestContainer(ObjectNode event) {
+    String best = null;
+    int bestLen = 0;
+    for (Iterator<Map.Entry<String, JsonNode>> it = event.fields(); it.hasNext(); ) {
+      var f = it.next();
+      if (f.getValue().isContainerNode()) {
+        int len = bytes(f.getValue()).length;
+        if (len > bestLen) {
+          best = f.getKey();
+          bestLen = len;
+        }
+      }
+    }
+    return best;
+  }
+
+  private static byte[] bytes(JsonNode n) {
+    try {
+      return JSON.writeValueAsBytes(n);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package dev.sebridge.state;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's durable state directory ({@code state.dir}): created 0700, files 0600, locked so that
+ * two agents never share it, and written atomically (temp file, fsync, rename, fsync of the
+ * directory) so that a {@code kill -9} or power loss leaves either the old or the new content.
+ */
+public final class StateDirectory implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StateDirectory.class);
+  private static final boolean POSIX =
+      FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private final Path dir;
+  private final Clock clock;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+
+  private StateDirectory(Path dir, Clock clock, FileChannel lockChannel, FileLock lock) {
+    this.dir = dir;
+    this.clock = clock;
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+  }
+
+  /**
+   * Creates (if needed) and locks the directory. Throws {@link StateDirectoryException} when it
+   * cannot be created or another agent holds it.
+   */
+  public static StateDirectory open(Path dir, Clock clock) {
+    try {
+      if (!Files.isDirectory(dir)) {
+        if (POSIX) {
+          Files.createDirectories(
+              dir,
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+          Files.createDirectories(dir);
+        }
+      }
+      if (POSIX) {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+      }
+      Path lockFile = dir.resolve("lock");
+      FileChannel ch =
+          FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      restrict(lockFile);
+      FileLock lock;
+      try {
+        lock = ch.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        ch.close();
+        throw new StateDirectoryException(
+            "state directory " + dir + " is in use by another sebridge agent");
+      }
+      return new StateDirectory(dir, clock, ch, lock);
+    } catch (IOException e) {
+      throw new StateDirectoryException(
+          "cannot use state directory " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  public Path path() {
+    return dir;
+  }
+
+  public Path resolve(String name) {
+    return dir.resolve(name);
+  }
+
+  /** Replaces a file atomically and durably. */
+  public void write(String name, byte[] content) {
+    Path target = dir.resolve(name);
+    Path tmp = dir.resolve(name + ".tmp");
+    try {
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
+        restrict(tmp);
+        ByteBuffer buf = ByteBuffer.wrap(content);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+      }
+      try {
+        Files.move(
+            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      syncDirectory();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + target, e);
+    }
+  }
+
+  /** The content of a file, or empty when it does not exist. */
+  public Optional<byte[]> read(String name) {
+    try {
+      return Optional.of(Files.readAllBytes(dir.resolve(name)));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + dir.resolve(name), e);
+    }
+  }
+
+  /**
+   * Moves a file that cannot be read aside ({@code name.corrupt-<time>}), so the agent can go on
+   * and a human can look at it later. Returns where it went.
+   */
+  public Path quarantine(String name, String why) {
+    Path from = dir.resolve(name);
+    Path to = dir.resolve(name + ".corrupt-" + STAMP.format(clock.instant()));
+    try {
+      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+      syncDirectory();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot move corrupt " + from + " aside", e);
+    }
+    LOG.error(
+        "State file {} is corrupt ({}); moved it to {} and starting from empty state",
+        from,
+        why,
+        to);
+    return to;
+  }
+
+  private void syncDirectory() {
+    if (!POSIX) {
+      return; // Windows cannot open a directory as a channel; NTFS journals the rename.
+    }
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      LOG.debug("fsync of directory {} failed: {}", dir, e.toString());
+    }
+  }
+
+  static void restrict(Path file) throws IOException {
+    if (POSIX) {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      lock.release();
+      lockChannel.close();
+    } catch (IOException e) {
+      LOG.debug("releasing the state lock failed", e);
+    }
+  }
+}
