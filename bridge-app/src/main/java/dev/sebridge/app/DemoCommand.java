@@ -103,7 +103,11 @@ final class DemoCommand implements Callable<Integer> {
           stop.await();
         } else {
           long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-          while (timeline.seen().size() < EXPECTED_ENVELOPES || player.isAlive() || !sim.isIdle()) {
+          // Done when the scenario has played, every event has run its course, and the agent has
+          // processed the final document.
+          while (player.isAlive()
+              || !sim.isIdle()
+              || agent.committedIncarnation() != sim.documentIncarnation()) {
             if (System.nanoTime() > deadline) {
               out.println(
                   "demo: timed out after "

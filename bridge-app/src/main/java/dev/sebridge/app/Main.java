@@ -29,7 +29,18 @@ public final class Main {
 
   /** Runs a command line and returns the exit code (no System.exit: tests call this). */
   public static int execute(String... args) {
+    return execute(null, null, args);
+  }
+
+  /** Runs a command line with its output and error streams redirected (null: the console). */
+  public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Main());
+    if (out != null) {
+      cl.setOut(out);
+    }
+    if (err != null) {
+      cl.setErr(err);
+    }
     cl.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {
           if (ex instanceof ConfigException ce) {

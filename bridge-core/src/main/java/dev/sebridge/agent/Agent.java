@@ -65,6 +65,7 @@ public final class Agent implements AutoCloseable {
   private HealthEndpoint http;
   private volatile boolean identityWaitLogged;
   private volatile boolean closing;
+  private volatile long committedIncarnation = -1;
 
   private Agent(Builder b) {
     this.config = b.config;
@@ -163,6 +164,11 @@ public final class Agent implements AutoCloseable {
   /** Port of the HTTP endpoint, or 0 when off. */
   public int httpPort() {
     return http == null ? 0 : http.port();
+  }
+
+  /** DocumentIncarnation of the last document fully processed (envelopes durable), or -1. */
+  public long committedIncarnation() {
+    return committedIncarnation;
   }
 
   public PollStats stats() {
@@ -282,6 +288,7 @@ public final class Agent implements AutoCloseable {
     if (obs.stateChanged()) {
       state.write(TRACKER_FILE, TrackerStateCodec.write(tracker.state()));
     }
+    committedIncarnation = doc.incarnation();
   }
 
   /** Stops polling, flushes the sinks (bounded by agent.shutdown-timeout), releases the state. */

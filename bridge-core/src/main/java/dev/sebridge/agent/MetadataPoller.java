@@ -1,5 +1,6 @@
 package dev.sebridge.agent;
 
+import dev.sebridge.config.CoreKeys;
 import dev.sebridge.imds.ImdsClient;
 import dev.sebridge.imds.ImdsFailure;
 import dev.sebridge.imds.ImdsResult;
@@ -130,9 +131,9 @@ public final class MetadataPoller implements Runnable {
           if (consecutiveFailures == 1 || consecutiveFailures % 10 == 0) {
             LOG.error(
                 "IMDS refused our request as malformed ({}); this is a bug in sebridge or its"
-                    + " configuration (imds.api-version?). Polling every {} until it is fixed",
+                    + " configuration (imds.api-version?). Polling every {}s until it is fixed",
                 f,
-                maxBackoff);
+                waitMillis / 1000);
           }
         } else if (!warned && Duration.between(failingSince, at).compareTo(WARN_AFTER) >= 0) {
           LOG.warn(
@@ -152,7 +153,7 @@ public final class MetadataPoller implements Runnable {
 
   long waitAfter(ImdsFailure f, int attempt) {
     return switch (f.kind()) {
-      case BAD_REQUEST -> maxBackoff.toMillis();
+      case BAD_REQUEST -> Math.max(maxBackoff.toMillis(), CoreKeys.BAD_REQUEST_PACE.toMillis());
       case THROTTLED -> throttledBackoff.apply(attempt);
       default -> backoff.apply(attempt);
     };

@@ -69,13 +69,16 @@ public final class CoreKeys {
 
   public static final ConfigKey<Duration> IMDS_MAX_BACKOFF =
       ConfigKey.builder("imds.max-backoff", ConfigType.DURATION_TYPE)
-          .defaultValue(Duration.ofSeconds(30))
+          .defaultValue(Duration.ofSeconds(5))
           .doc(
-              "Longest wait between polls while IMDS fails (exponential backoff with jitter; HTTP"
-                  + " 429 backs off harder). HTTP 400 (a malformed request: a bug) polls at this"
-                  + " pace.")
+              "Longest wait between polls while IMDS fails (exponential backoff with jitter from"
+                  + " the poll interval; HTTP 429 backs off harder). Kept short: a Spot eviction"
+                  + " gives 30 s of notice.")
           .validator(positive("imds.max-backoff"))
           .build();
+
+  /** HTTP 400 means our request is malformed: no retry fixes it, so poll at this slow pace. */
+  public static final Duration BAD_REQUEST_PACE = Duration.ofSeconds(30);
 
   public static final ConfigKey<String> VM_ID =
       ConfigKey.builder("vm.id", ConfigType.STRING)

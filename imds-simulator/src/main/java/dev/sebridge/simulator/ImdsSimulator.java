@@ -259,6 +259,7 @@ public final class ImdsSimulator implements AutoCloseable {
     return List.copyOf(startRequests);
   }
 
+  /** GET requests on the scheduled events path, refused ones included. */
   public long scheduledEventsGets() {
     return scheduledEventsGets.get();
   }
@@ -397,6 +398,9 @@ public final class ImdsSimulator implements AutoCloseable {
   }
 
   private void scheduledEvents(HttpExchange ex, SimVm vm, String apiVersion) throws IOException {
+    if ("GET".equals(ex.getRequestMethod())) {
+      scheduledEventsGets.incrementAndGet();
+    }
     if (apiVersion == null || !SCHEDULED_EVENTS_API_VERSIONS.contains(apiVersion)) {
       ObjectNode err = JSON.createObjectNode();
       err.put(
@@ -418,7 +422,6 @@ public final class ImdsSimulator implements AutoCloseable {
   }
 
   private void getScheduledEvents(HttpExchange ex, String apiVersion) throws IOException {
-    scheduledEventsGets.incrementAndGet();
     Fault fault;
     boolean first;
     synchronized (this) {

@@ -1,0 +1,57 @@
+package dev.sebridge.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+  @TempDir Path dir;
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+
+  int run(String... args) {
+    return Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+  }
+
+  @Test
+  void checkConfigListsEveryProblemAndExitsTwo() throws Exception {
+    Path f = dir.resolve("c.yaml");
+    Files.writeString(f, "imds:\n  poll-interval: 10ms\nsinks: file,kafka\nhttp:\n  port: -1\n");
+    assertThat(run("check-config", "--config", f.toString())).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("imds.poll-interval: 10ms is below the minimum of 200ms")
+        .contains("http.port: -1 is not a port number")
+        .contains("sink 'kafka' needs the sink-kafka module")
+        .contains("sink.file.path: is required");
+  }
+
+  @Test
+  void checkConfigPrintsAValidConfiguration() {
+    assertThat(run("check-config", "--set", "sinks=stdout", "--set", "imds.poll-interval=500ms"))
+        .isZero();
+    assertThat(out.toString())
+        .contains("configuration is valid")
+        .contains("imds.poll-interval = 500ms");
+  }
+
+  @Test
+  void unknownCommandsAndOptionsAreUsageErrors() {
+    assertThat(run("frobnicate")).isEqualTo(2);
+    assertThat(run("run", "--no-such-option")).isEqualTo(2);
+  }
+
+  @Test
+  void helpListsTheCommands() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString())
+        .contains("run")
+        .contains("simulate")
+        .contains("demo")
+        .contains("check-config");
+  }
+}

@@ -1,0 +1,234 @@
+package dev.sebridge.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.simulator.EventSpec;
+import dev.sebridge.simulator.Fault;
+import dev.sebridge.simulator.ImdsSimulator;
+import dev.sebridge.simulator.SimVm;
+import dev.sebridge.testing.EnvelopeFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent in-process against the simulator, with the file sink. */
+class AgentTest {
+  static final Duration WAIT = Duration.ofSeconds(15);
+  static final SimVm VM0 = SimVm.of("WestNO_0", "11111111-0000-4000-8000-000000000000");
+  static final SimVm VM1 = SimVm.of("WestNO_1", "11111111-0000-4000-8000-000000000001");
+
+  @TempDir Path dir;
+  ImdsSimulator sim;
+  Agent agent;
+  EnvelopeFile out;
+
+  @BeforeEach
+  void startSimulator() {
+    sim = ImdsSimulator.builder().vm(VM0).vm(VM1).build().start();
+    out = new EnvelopeFile(dir.resolve("out.jsonl"));
+  }
+
+  @AfterEach
+  void stop() {
+    if (agent != null) {
+      agent.close();
+    }
+    sim.close();
+  }
+
+  Configuration config(Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>();
+    m.put("imds.endpoint", sim.baseUri(VM0.name()).toString());
+    m.put("imds.poll-interval", "200ms");
+    m.put("imds.max-backoff", "1s");
+    m.put("state.dir", dir.resolve("state").toString());
+    m.put("sinks", "file");
+    m.put("sink.file.path", dir.resolve("out.jsonl").toString());
+    m.put("http.port", "0");
+    m.putAll(extra);
+    return Configuration.of(m);
+  }
+
+  Agent startAgent(Map<String, String> extra) {
+    agent = Agent.builder(config(extra)).build().start();
+    await().atMost(WAIT).until(() -> agent.identity().isPresent() && agent.stats().documents() > 0);
+    return agent;
+  }
+
+  @Test
+  void reportsTheDocumentedLifecycleOfAFreezeOnTwoVms() {
+    startAgent(Map.of());
+    String id =
+        sim.addEvent(
+            EventSpec.scheduled("Freeze", List.of(VM0.name(), VM1.name())).withDuration(5));
+    out.await(1, WAIT);
+    sim.startEvent(id);
+    out.await(2, WAIT);
+    sim.completeEvent(id);
+    List<JsonNode> envs = out.await(3, WAIT);
+    assertThat(out.transitions())
+        .containsExactly(id + ":Scheduled", id + ":Started", id + ":Completed");
+    assertThat(envs)
+        .extracting(e -> e.get("type").asText())
+        .containsExactly(
+            "dev.sebridge.scheduledevent.scheduled.v1",
+            "dev.sebridge.scheduledevent.started.v1",
+            "dev.sebridge.scheduledevent.completed.v1");
+    assertThat(envs)
+        .extracting(e -> e.at("/data/documentIncarnation").asLong())
+        .containsExactly(2L, 3L, 4L);
+    assertThat(envs)
+        .allSatisfy(
+            e -> {
+              assertThat(e.get("partitionkey").asText()).isEqualTo(VM0.vmId());
+              assertThat(e.get("source").asText()).isEqualTo(VM0.resourceId());
+              assertThat(e.at("/data/affectsThisVm").asBoolean()).isTrue();
+              assertThat(e.at("/data/vm/name").asText()).isEqualTo(VM0.name());
+            });
+    assertThat(envs.get(0).at("/data/event/Resources/1").asText()).isEqualTo(VM1.name());
+    assertThat(envs.get(0).at("/data/notBeforeUtc").isTextual()).isTrue();
+    assertThat(envs.get(1).at("/data/notBeforeUtc").isNull()).isTrue();
+  }
+
+  @Test
+  void transientFaultsNeverLookLikeTransitions() {
+    startAgent(Map.of());
+    String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())));
+    out.await(1, WAIT);
+    sim.injectFault(new Fault.Status(500, null), 3);
+    sim.injectFault(new Fault.Status(429, null), 2);
+    sim.injectFault(new Fault.Status(410, null), 2);
+    sim.injectFault(new Fault.Status(404, null), 1);
+    sim.injectFault(new Fault.Garbage(null), 2);
+    sim.injectFault(new Fault.NotADocument(null), 2);
+    sim.injectFault(new Fault.Garbage("{\"DocumentIncarnation\": 99, \"Events\": []"), 1);
+    sim.injectFault(new Fault.Delay(6_000), 1); // longer than imds.request-timeout
+    await().atMost(Duration.ofSeconds(60)).until(() -> sim.pendingFaults() == 0);
+    long docsBefore = agent.stats().documents();
+    await().atMost(WAIT).until(() -> agent.stats().documents() > docsBefore + 2);
+    assertThat(out.transitions()).containsExactly(id + ":Scheduled");
+    assertThat(agent.stats().failures()).isGreaterThanOrEqualTo(13);
+    sim.completeEvent(id);
+    out.await(2, WAIT);
+    assertThat(out.transitions()).containsExactly(id + ":Scheduled", id + ":Canceled");
+  }
+
+  @Test
+  void hardwareFailureIsStartedThenCompleted() {
+    startAgent(Map.of());
+    String id =
+        sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())).asHardwareFailure());
+    out.await(1, WAIT);
+    sim.completeEvent(id);
+    out.await(2, WAIT);
+    assertThat(out.transitions()).containsExactly(id + ":Started", id + ":Completed");
+  }
+
+  @Test
+  void unknownTypesAndFieldsPassThroughVerbatim() {
+    startAgent(Map.of());
+    String id =
+        sim.addEvent(
+            EventSpec.scheduled("HotPatch", List.of(VM1.name()))
+                .withExtraFields(Map.of("Impact", Map.of("Network", "degraded"), "Phase", 3)));
+    JsonNode e = out.await(1, WAIT).get(0);
+    assertThat(e.at("/data/event/EventType").asText()).isEqualTo("HotPatch");
+    assertThat(e.at("/data/event/Impact/Network").asText()).isEqualTo("degraded");
+    assertThat(e.at("/data/event/Phase").asInt()).isEqualTo(3);
+    assertThat(e.at("/data/affectsThisVm").asBoolean()).isFalse();
+    assertThat(e.get("subject").asText()).isEqualTo(id);
+  }
+
+  @Test
+  void aRestartResumesFromDurableStateWithoutLossOrRepeats() throws Exception {
+    startAgent(Map.of());
+    // Runs while the agent is down: NotBefore passes, it starts and finishes.
+    String ran =
+        sim.addEvent(
+            EventSpec.scheduled("Freeze", List.of(VM0.name())).withNotice(1).withStartedFor(0.5));
+    // Canceled by Azure while the agent is down, long before its NotBefore.
+    String canceled = sim.addEvent(EventSpec.scheduled("Redeploy", List.of(VM0.name())));
+    // Starts while the agent is down, still running when it is back.
+    String started = sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())));
+    out.await(3, WAIT);
+    agent.close();
+    agent = null;
+    sim.cancelEvent(canceled);
+    sim.startEvent(started);
+    await().atMost(WAIT).until(() -> sim.eventStatus(ran).isEmpty());
+    startAgent(Map.of());
+    out.await(6, WAIT);
+    assertThat(out.transitions())
+        .containsExactly(
+            ran + ":Scheduled",
+            canceled + ":Scheduled",
+            started + ":Scheduled",
+            started + ":Started",
+            ran + ":Completed*",
+            canceled + ":Canceled*");
+  }
+
+  @Test
+  void aCorruptStateFileIsMovedAsideAndTheAgentGoesOn() throws Exception {
+    Path state = dir.resolve("state");
+    Files.createDirectories(state);
+    Files.writeString(state.resolve("tracker.json"), "{\"format\":1,\"events\":[{\"event\":42}]");
+    String id = sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())));
+    startAgent(Map.of());
+    out.await(1, WAIT);
+    assertThat(out.transitions()).containsExactly(id + ":Scheduled");
+    try (var files = Files.list(state)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .anyMatch(n -> n.startsWith("tracker.json.corrupt-"));
+    }
+  }
+
+  @Test
+  void aRejectedRequestIsNeverRetriedInATightLoop() throws Exception {
+    // An api-version IMDS does not know: every poll is a 400 (our bug, not IMDS's).
+    agent = Agent.builder(config(Map.of("imds.api-version", "2031-01-01"))).build().start();
+    Thread.sleep(3_000);
+    // At 200ms that would be 15 polls; after a 400 the agent waits 30s before trying again.
+    assertThat(sim.scheduledEventsGets()).isEqualTo(1L);
+    assertThat(agent.stats().failures(dev.sebridge.imds.ImdsFailure.Kind.BAD_REQUEST)).isPositive();
+    assertThat(out.read()).isEmpty();
+  }
+
+  @Test
+  void everyChangeGetsItsOwnId() {
+    startAgent(Map.of());
+    String id = sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())));
+    out.await(1, WAIT);
+    sim.rescheduleEvent(id, 3600);
+    out.await(2, WAIT);
+    sim.startEvent(id);
+    out.await(3, WAIT);
+    sim.completeEvent(id);
+    List<JsonNode> envs = out.await(4, WAIT);
+    assertThat(out.transitions())
+        .containsExactly(id + ":Scheduled", id + ":Updated", id + ":Started", id + ":Completed");
+    Set<String> ids = new HashSet<>();
+    envs.forEach(e -> assertThat(ids.add(e.get("id").asText())).isTrue());
+  }
+
+  @Test
+  void readinessFollowsImds() {
+    startAgent(Map.of());
+    assertThat(agent.readinessProblems()).isEmpty();
+    sim.injectFault(new Fault.Status(500, null), 1000);
+    await().atMost(Duration.ofSeconds(20)).until(() -> !agent.readinessProblems().isEmpty());
+    assertThat(agent.readinessProblems()).anyMatch(p -> p.contains("IMDS has not answered"));
+  }
+}

@@ -1,0 +1,166 @@
+package dev.sebridge.imds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.simulator.EventSpec;
+import dev.sebridge.simulator.Fault;
+import dev.sebridge.simulator.ImdsSimulator;
+import dev.sebridge.testing.FakeProxy;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ImdsClientTest {
+  static final Duration T = Duration.ofSeconds(5);
+  ImdsSimulator sim;
+  ImdsClient client;
+
+  @BeforeEach
+  void start() {
+    sim = ImdsSimulator.builder().build().start();
+    client = new ImdsClient(sim.baseUri(), "2020-07-01", "2021-02-01");
+  }
+
+  @AfterEach
+  void stop() {
+    sim.close();
+  }
+
+  @Test
+  void readsDocumentsWithTheMandatoryHeaderAndNothingElse() {
+    sim.addEvent(EventSpec.scheduled("Freeze", List.of("sim-vm-0")));
+    ImdsResult<ScheduledEventsDocument> r = client.scheduledEvents(T);
+    assertThat(r).isInstanceOf(ImdsResult.Ok.class);
+    ScheduledEventsDocument d = ((ImdsResult.Ok<ScheduledEventsDocument>) r).value();
+    assertThat(d.incarnation()).isEqualTo(2);
+    assertThat(d.events()).hasSize(1);
+    Map<String, List<String>> headers = sim.requestHeaders().get(sim.requestHeaders().size() - 1);
+    assertThat(headers.get("metadata")).containsExactly("true");
+    assertThat(headers).doesNotContainKey("x-forwarded-for");
+    assertThat(headers).doesNotContainKey("upgrade");
+  }
+
+  @Test
+  void readsTheVmIdentity() {
+    ImdsResult<VmIdentity> r = client.identity(T);
+    VmIdentity v = ((ImdsResult.Ok<VmIdentity>) r).value();
+    assertThat(v.name()).isEqualTo("sim-vm-0");
+    assertThat(v.vmId()).isEqualTo(sim.vms().get(0).vmId());
+    assertThat(v.source()).endsWith("/virtualMachines/sim-vm-0");
+  }
+
+  @Test
+  void postsOneRequestForAllEventIds() {
+    String a = sim.addEvent(EventSpec.scheduled("Reboot", List.of("sim-vm-0")));
+    String b = sim.addEvent(EventSpec.scheduled("Freeze", List.of("sim-vm-0")));
+    ImdsResult<Integer> r = client.startEvents(List.of(a, b), T);
+    assertThat(r).isInstanceOf(ImdsResult.Ok.class);
+    assertThat(sim.startRequests())
+        .singleElement()
+        .satisfies(s -> assertThat(s.eventIds()).containsExactly(a, b));
+    assertThat(sim.eventStatus(a)).contains("Started");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "500, SERVER_ERROR",
+    "503, SERVER_ERROR",
+    "429, THROTTLED",
+    "410, GONE",
+    "404, NOT_FOUND",
+    "400, BAD_REQUEST",
+    "418, UNEXPECTED_STATUS"
+  })
+  void classifiesErrorStatuses(int status, ImdsFailure.Kind kind) {
+    sim.injectFault(new Fault.Status(status, null), 1);
+    ImdsResult<ScheduledEventsDocument> r = client.scheduledEvents(T);
+    ImdsFailure f = ((ImdsResult.Failed<ScheduledEventsDocument>) r).failure();
+    assertThat(f.kind()).isEqualTo(kind);
+    assertThat(f.httpStatus()).isEqualTo(status);
+    assertThat(f.isTransient()).isEqualTo(kind != ImdsFailure.Kind.BAD_REQUEST);
+  }
+
+  @Test
+  void garbageAndNonDocumentsAreMalformedNotEmpty() {
+    sim.injectFault(new Fault.Garbage(null), 1);
+    sim.injectFault(new Fault.NotADocument(null), 1);
+    for (int i = 0; i < 2; i++) {
+      ImdsResult<ScheduledEventsDocument> r = client.scheduledEvents(T);
+      assertThat(((ImdsResult.Failed<ScheduledEventsDocument>) r).failure().kind())
+          .isEqualTo(ImdsFailure.Kind.MALFORMED);
+    }
+  }
+
+  @Test
+  void slowAnswersTimeOut() {
+    sim.injectFault(new Fault.Delay(2_000), 1);
+    ImdsResult<ScheduledEventsDocument> r = client.scheduledEvents(Duration.ofMillis(300));
+    assertThat(((ImdsResult.Failed<ScheduledEventsDocument>) r).failure().kind())
+        .isEqualTo(ImdsFailure.Kind.TIMEOUT);
+  }
+
+  @Test
+  void refusedConnectionsAreAConnectionFailure() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    ImdsClient nowhere =
+        new ImdsClient(URI.create("http://127.0.0.1:" + port), "2020-07-01", "2021-02-01");
+    ImdsResult<ScheduledEventsDocument> r = nowhere.scheduledEvents(T);
+    assertThat(((ImdsResult.Failed<ScheduledEventsDocument>) r).failure().kind())
+        .isEqualTo(ImdsFailure.Kind.CONNECTION);
+  }
+
+  @Test
+  void neverGoesThroughAProxyWhateverTheSystemPropertiesSay() throws Exception {
+    String[] props = {
+      "http.proxyHost", "http.proxyPort", "https.proxyHost", "https.proxyPort", "http.nonProxyHosts"
+    };
+    Map<String, String> saved = new java.util.HashMap<>();
+    for (String p : props) {
+      saved.put(p, System.getProperty(p));
+    }
+    try (FakeProxy proxy = new FakeProxy()) {
+      System.setProperty("http.proxyHost", "127.0.0.1");
+      System.setProperty("http.proxyPort", String.valueOf(proxy.port()));
+      System.setProperty("https.proxyHost", "127.0.0.1");
+      System.setProperty("https.proxyPort", String.valueOf(proxy.port()));
+      System.setProperty("http.nonProxyHosts", "");
+      ImdsClient proxied = new ImdsClient(sim.baseUri(), "2020-07-01", "2021-02-01");
+      assertThat(proxied.scheduledEvents(T)).isInstanceOf(ImdsResult.Ok.class);
+      assertThat(proxied.identity(T)).isInstanceOf(ImdsResult.Ok.class);
+      assertThat(proxy.connections()).isZero();
+      // Control: a client that honours the JVM's proxy settings does go to the proxy here, so the
+      // assertion above can fail.
+      java.net.http.HttpClient honouring =
+          java.net.http.HttpClient.newBuilder().proxy(java.net.ProxySelector.getDefault()).build();
+      try {
+        honouring.send(
+            java.net.http.HttpRequest.newBuilder(proxied.scheduledEventsUri())
+                .header("Metadata", "true")
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.discarding());
+      } catch (java.io.IOException expected) {
+        // the fake proxy answers 502 or hangs up
+      }
+      assertThat(proxy.connections()).isPositive();
+    } finally {
+      saved.forEach(
+          (k, v) -> {
+            if (v == null) {
+              System.clearProperty(k);
+            } else {
+              System.setProperty(k, v);
+            }
+          });
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.sebridge.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.awaitility.Awaitility;
+
+/** Reads what the file sink wrote: one envelope per line. */
+public final class EnvelopeFile {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final Path path;
+
+  public EnvelopeFile(Path path) {
+    this.path = path;
+  }
+
+  public List<JsonNode> read() {
+    if (!Files.exists(path)) {
+      return List.of();
+    }
+    try {
+      List<JsonNode> out = new ArrayList<>();
+      for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
+        if (!line.isBlank()) {
+          out.add(JSON.readTree(line));
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits until at least {@code n} envelopes are there; returns them all. */
+  public List<JsonNode> await(int n, Duration timeout) {
+    Awaitility.await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> read().size() >= n);
+    return read();
+  }
+
+  /** "EventId:transition" of every envelope, in order (inferred ones marked with a star). */
+  public List<String> transitions() {
+    return read().stream().map(EnvelopeFile::describe).toList();
+  }
+
+  public static String describe(JsonNode e) {
+    JsonNode d = e.get("data");
+    return d.at("/event/EventId").asText()
+        + ":"
+        + d.get("transition").asText()
+        + (d.path("inferred").asBoolean() ? "*" : "");
+  }
+}
