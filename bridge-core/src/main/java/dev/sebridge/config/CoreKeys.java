@@ -99,7 +99,7 @@ public final class CoreKeys {
           .defaultValue(defaultStateDir())
           .defaultDescription("/var/lib/sebridge (Linux), %ProgramData%\\sebridge (Windows)")
           .doc(
-              "Durable state: last document, known events, outbox. Created 0700; survives restarts"
+              "Durable state: the events reported so far, as last seen. Created 0700; survives restarts"
                   + " and kill -9. One agent per directory (locked).")
           .build();
 
