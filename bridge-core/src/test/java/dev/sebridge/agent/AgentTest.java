@@ -224,6 +224,22 @@ class AgentTest {
   }
 
   @Test
+  void theFirstCallMayTakeLongerThanTheUsualTimeout() {
+    sim.close();
+    // IMDS enabling Scheduled Events for the VM: the first answer takes 4s.
+    sim = ImdsSimulator.builder().vm(VM0).firstCallDelay(Duration.ofSeconds(4)).build().start();
+    sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())));
+    agent =
+        Agent.builder(
+                config(Map.of("imds.request-timeout", "1s", "imds.first-request-timeout", "30s")))
+            .build()
+            .start();
+    out.await(1, WAIT);
+    assertThat(sim.scheduledEventsGets()).isGreaterThanOrEqualTo(1);
+    assertThat(agent.stats().failures()).isZero();
+  }
+
+  @Test
   void readinessFollowsImds() {
     startAgent(Map.of());
     assertThat(agent.readinessProblems()).isEmpty();
