@@ -9,6 +9,8 @@ import dev.sebridge.imds.ImdsClient;
 import dev.sebridge.imds.ImdsResult;
 import dev.sebridge.imds.ScheduledEventsDocument;
 import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.outbox.Outbox;
+import dev.sebridge.outbox.OutboxSettings;
 import dev.sebridge.sink.EventSink;
 import dev.sebridge.sink.SinkCatalog;
 import dev.sebridge.sink.SinkContext;
@@ -37,12 +39,13 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * IMDS --GET--> MetadataPoller --document--> EventTracker --transitions--> EnvelopeFactory
  *                                                 |                              |
- *                                         state.dir/tracker.json   EnvelopePublisher -> sinks
+ *                                         state.dir/tracker.json      Outbox (durable) -> sinks
  * </pre>
  *
- * A document is committed (tracker state written) only after its envelopes are durable in every
- * sink. The VM identity is read from IMDS in the background; documents are not processed before it
- * is known, so no envelope ever goes out without its partition key.
+ * A document is committed (tracker state written) only after its envelopes are durable in the
+ * outbox; the outbox hands them to each sink and forgets them only once every sink confirmed. The
+ * VM identity is read from IMDS in the background; documents are not processed before it is known,
+ * so no envelope ever goes out without its partition key.
  */
 public final class Agent implements AutoCloseable {
   static final String TRACKER_FILE = "tracker.json";
@@ -93,7 +96,16 @@ public final class Agent implements AutoCloseable {
       this.publisher =
           b.publisher != null
               ? b.publisher
-              : new SinkFanout(sinks, config.get(CoreKeys.PUBLISH_RETRY_MAX_BACKOFF));
+              : new Outbox(
+                  state,
+                  sinks,
+                  new OutboxSettings(
+                      config.get(CoreKeys.OUTBOX_MAX_BYTES),
+                      4L * 1024 * 1024,
+                      config.get(CoreKeys.PUBLISH_BATCH_SIZE),
+                      config.get(CoreKeys.PUBLISH_EXPORT_TIMEOUT),
+                      config.get(CoreKeys.PUBLISH_RETRY_MAX_BACKOFF)),
+                  clock);
       this.poller =
           new MetadataPoller(
               imds,
@@ -171,6 +183,11 @@ public final class Agent implements AutoCloseable {
     return committedIncarnation;
   }
 
+  /** The outbox, when the agent uses one (always, unless a test replaced the publisher). */
+  public Optional<Outbox> outbox() {
+    return publisher instanceof Outbox o ? Optional.of(o) : Optional.empty();
+  }
+
   public PollStats stats() {
     return stats;
   }
@@ -201,7 +218,10 @@ public final class Agent implements AutoCloseable {
           "IMDS has not answered for " + Duration.between(last, clock.instant()).toSeconds() + "s");
     }
     if (!publisher.healthy()) {
-      problems.add("a sink keeps failing");
+      problems.add(
+          publisher instanceof Outbox o
+              ? "sinks failing: " + String.join(", ", o.failingSinks())
+              : "a sink keeps failing");
     }
     return problems;
   }

@@ -5,14 +5,14 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Where the agent hands envelopes over. {@link #publish} returns only once the envelopes are
- * durable downstream; only then does the agent commit its own state, so nothing is acknowledged
- * upstream before it is safe.
+ * Where the agent hands envelopes over ({@link dev.sebridge.outbox.Outbox}). {@link #publish}
+ * returns only once the envelopes are durable; only then does the agent commit its own state, so
+ * nothing is acknowledged upstream before it is safe.
  */
 public interface EnvelopePublisher extends AutoCloseable {
 
   /**
-   * Returns once every envelope is durable; retries transient failures as long as it takes.
+   * Returns once every envelope is durable (fsynced in the outbox).
    *
    * @throws InterruptedException when the agent is shutting down before that happened (the caller
    *     does not commit, and the next run publishes the same envelopes with the same ids)

@@ -62,6 +62,10 @@ public final class ConfigType<T> {
   public static final ConfigType<Duration> DURATION_TYPE =
       new ConfigType<>("duration", ConfigType::parseDuration, ConfigType::formatDuration);
 
+  /** A size in bytes: "1048576", "512KiB", "64MiB", "1GiB" (also KB/MB/GB as powers of 1024). */
+  public static final ConfigType<Long> SIZE =
+      new ConfigType<>("size", ConfigType::parseSize, ConfigType::formatSize);
+
   public static final ConfigType<Path> PATH =
       new ConfigType<>(
           "path",
@@ -124,6 +128,36 @@ public final class ConfigType<T> {
 
   public String format(T value) {
     return formatter.apply(value);
+  }
+
+  static long parseSize(String text) {
+    Matcher m =
+        Pattern.compile("(\\d+)\\s*(b|kib|kb|k|mib|mb|m|gib|gb|g)?", Pattern.CASE_INSENSITIVE)
+            .matcher(text.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("'" + text + "' is not a size (e.g. 512KiB, 64MiB, 1GiB)");
+    }
+    long v = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
+    return switch (unit.charAt(0)) {
+      case 'k' -> v * 1024;
+      case 'm' -> v * 1024 * 1024;
+      case 'g' -> v * 1024 * 1024 * 1024;
+      default -> v;
+    };
+  }
+
+  static String formatSize(long bytes) {
+    if (bytes > 0 && bytes % (1024L * 1024 * 1024) == 0) {
+      return bytes / (1024L * 1024 * 1024) + "GiB";
+    }
+    if (bytes > 0 && bytes % (1024L * 1024) == 0) {
+      return bytes / (1024L * 1024) + "MiB";
+    }
+    if (bytes > 0 && bytes % 1024 == 0) {
+      return bytes / 1024 + "KiB";
+    }
+    return Long.toString(bytes);
   }
 
   static Duration parseDuration(String text) {

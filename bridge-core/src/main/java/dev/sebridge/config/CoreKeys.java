@@ -99,7 +99,7 @@ public final class CoreKeys {
           .defaultValue(defaultStateDir())
           .defaultDescription("/var/lib/sebridge (Linux), %ProgramData%\\sebridge (Windows)")
           .doc(
-              "Durable state: the events reported so far, as last seen. Created 0700; survives restarts"
+              "Durable state: the events reported so far, and the outbox of envelopes not yet confirmed by every sink. Created 0700; survives restarts"
                   + " and kill -9. One agent per directory (locked).")
           .build();
 
@@ -137,9 +137,35 @@ public final class CoreKeys {
 
   public static final ConfigKey<Duration> PUBLISH_RETRY_MAX_BACKOFF =
       ConfigKey.builder("publish.max-backoff", ConfigType.DURATION_TYPE)
-          .defaultValue(Duration.ofSeconds(30))
-          .doc("Longest wait between two attempts to hand envelopes to a failing sink.")
+          .defaultValue(Duration.ofSeconds(10))
+          .doc(
+              "Longest wait between two attempts to deliver to a failing sink (exponential backoff"
+                  + " with jitter; a circuit breaker per sink probes it again after this long).")
           .validator(positive("publish.max-backoff"))
+          .build();
+
+  public static final ConfigKey<Duration> PUBLISH_EXPORT_TIMEOUT =
+      ConfigKey.builder("publish.export-timeout", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .doc("Longest wait for a sink to confirm a batch before it is retried.")
+          .validator(positive("publish.export-timeout"))
+          .build();
+
+  public static final ConfigKey<Integer> PUBLISH_BATCH_SIZE =
+      ConfigKey.builder("publish.batch-size", ConfigType.INT)
+          .defaultValue(100)
+          .doc("Most envelopes handed to a sink in one call.")
+          .validator(n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Long> OUTBOX_MAX_BYTES =
+      ConfigKey.builder("outbox.max-bytes", ConfigType.SIZE)
+          .defaultValue(256L * 1024 * 1024)
+          .doc(
+              "Size of the durable outbox (state.dir/outbox) above which heartbeats are dropped."
+                  + " Scheduled-event transitions are never dropped: above it they are still stored,"
+                  + " with an error logged and counted.")
+          .validator(n -> n < 1024 * 1024 ? Optional.of("must be at least 1MiB") : Optional.empty())
           .build();
 
   public static List<ConfigKey<?>> all() {
@@ -158,7 +184,10 @@ public final class CoreKeys {
         HTTP_PORT,
         HTTP_BIND_ADDRESS,
         SHUTDOWN_TIMEOUT,
-        PUBLISH_RETRY_MAX_BACKOFF);
+        PUBLISH_RETRY_MAX_BACKOFF,
+        PUBLISH_EXPORT_TIMEOUT,
+        PUBLISH_BATCH_SIZE,
+        OUTBOX_MAX_BYTES);
   }
 
   static Path defaultStateDir() {

@@ -93,11 +93,12 @@ public final class StateDirectory implements AutoCloseable {
     return dir.resolve(name);
   }
 
-  /** Replaces a file atomically and durably. */
+  /** Replaces a file (a name, or a path relative to the directory) atomically and durably. */
   public void write(String name, byte[] content) {
     Path target = dir.resolve(name);
     Path tmp = dir.resolve(name + ".tmp");
     try {
+      Files.createDirectories(target.getParent());
       try (FileChannel ch =
           FileChannel.open(
               tmp,
@@ -117,7 +118,7 @@ public final class StateDirectory implements AutoCloseable {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
-      syncDirectory();
+      syncDirectory(target.getParent());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + target, e);
     }
@@ -143,7 +144,7 @@ public final class StateDirectory implements AutoCloseable {
     Path to = dir.resolve(name + ".corrupt-" + STAMP.format(clock.instant()));
     try {
       Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
-      syncDirectory();
+      syncDirectory(to.getParent());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot move corrupt " + from + " aside", e);
     }
@@ -155,7 +156,7 @@ public final class StateDirectory implements AutoCloseable {
     return to;
   }
 
-  private void syncDirectory() {
+  private static void syncDirectory(Path dir) {
     if (!POSIX) {
       return; // Windows cannot open a directory as a channel; NTFS journals the rename.
     }

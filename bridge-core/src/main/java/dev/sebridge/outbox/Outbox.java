@@ -1,0 +1,214 @@
+package dev.sebridge.outbox;
+
+import dev.sebridge.agent.EnvelopePublisher;
+import dev.sebridge.envelope.Envelope;
+import dev.sebridge.sink.EventSink;
+import dev.sebridge.state.StateDirectory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable outbox between the agent and its sinks ({@code state.dir/outbox}).
+ *
+ * <p>{@link #publish} returns once the envelopes are fsynced in the outbox: that is when the agent
+ * may commit its own state. Each sink then gets them from its own worker, in order, and the sink's
+ * cursor ({@code outbox/cursor-<sink>}) moves only after the sink confirmed; after a restart every
+ * sink resumes from its cursor. A segment is deleted once every sink is past it.
+ *
+ * <p>Bounded: above {@link OutboxSettings#maxBytes()} sheddable envelopes (heartbeats) are refused;
+ * scheduled-event transitions are stored anyway, with an error logged and counted in {@link
+ * #overflows()}: losing a maintenance notice to protect disk space is the wrong trade for envelopes
+ * of a few KiB that arrive a few times an hour.
+ */
+public final class Outbox implements EnvelopePublisher {
+  private static final Logger LOG = LoggerFactory.getLogger(Outbox.class);
+
+  private final OutboxLog log;
+  private final Clock clock;
+  private final OutboxSettings settings;
+  private final Map<String, SinkWorker> workers = new LinkedHashMap<>();
+  private final AtomicLong overflows = new AtomicLong();
+  private final AtomicLong shed = new AtomicLong();
+  private volatile boolean closed;
+
+  public Outbox(StateDirectory state, List<EventSink> sinks, OutboxSettings settings, Clock clock) {
+    this.clock = clock;
+    this.settings = settings;
+    this.log = new OutboxLog(state.resolve("outbox"), settings.segmentBytes());
+    for (EventSink s : sinks) {
+      if (workers.containsKey(s.name())) {
+        throw new IllegalArgumentException("two sinks are named " + s.name());
+      }
+      workers.put(s.name(), new SinkWorker(s, log, state, settings, this::collectGarbage));
+    }
+    long pending = log.lastSeq() - minCursor();
+    if (pending > 0) {
+      LOG.info("outbox holds {} envelopes not yet delivered everywhere; resuming", pending);
+    }
+    workers.values().forEach(SinkWorker::start);
+  }
+
+  @Override
+  public void publish(List<Envelope> envelopes) {
+    append(envelopes, false);
+  }
+
+  /**
+   * Stores envelopes that may be dropped when the outbox is full (heartbeats); returns false when
+   * they were.
+   */
+  public boolean publishSheddable(List<Envelope> envelopes) {
+    return append(envelopes, true);
+  }
+
+  private boolean append(List<Envelope> envelopes, boolean sheddable) {
+    if (closed) {
+      throw new IllegalStateException("the outbox is closed");
+    }
+    if (envelopes.isEmpty()) {
+      return true;
+    }
+    if (log.sizeBytes() >= settings.maxBytes()) {
+      if (sheddable) {
+        shed.addAndGet(envelopes.size());
+        LOG.warn(
+            "outbox full ({} bytes): dropped {} heartbeat envelopes",
+            log.sizeBytes(),
+            envelopes.size());
+        return false;
+      }
+      overflows.addAndGet(envelopes.size());
+      LOG.error(
+          "outbox over its limit ({} of {} bytes: a sink has been failing for long); storing {}"
+              + " scheduled-event envelopes anyway",
+          log.sizeBytes(),
+          settings.maxBytes(),
+          envelopes.size());
+    }
+    log.append(envelopes, sheddable, clock.millis());
+    workers.values().forEach(SinkWorker::wake);
+    return true;
+  }
+
+  private long minCursor() {
+    long min = log.lastSeq();
+    for (SinkWorker w : workers.values()) {
+      min = Math.min(min, w.cursor());
+    }
+    return min;
+  }
+
+  private void collectGarbage() {
+    log.deleteUpTo(minCursor());
+  }
+
+  @Override
+  public boolean healthy() {
+    return workers.values().stream().allMatch(SinkWorker::healthy);
+  }
+
+  /** Names of the sinks that keep failing. */
+  public List<String> failingSinks() {
+    return workers.values().stream().filter(w -> !w.healthy()).map(SinkWorker::sinkName).toList();
+  }
+
+  /** Envelopes stored but not yet confirmed by this sink. */
+  public long pending(String sink) {
+    return log.lastSeq() - workers.get(sink).cursor();
+  }
+
+  public long delivered(String sink) {
+    return workers.get(sink).delivered();
+  }
+
+  public long failures(String sink) {
+    return workers.get(sink).failures();
+  }
+
+  public long sizeBytes() {
+    return log.sizeBytes();
+  }
+
+  /** Transitions stored above the size limit. */
+  public long overflows() {
+    return overflows.get();
+  }
+
+  /** Sheddable envelopes refused because the outbox was full. */
+  public long shed() {
+    return shed.get();
+  }
+
+  /** Waits until every sink has confirmed everything stored so far. */
+  public boolean awaitDelivered(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (minCursor() < log.lastSeq()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+
+  /**
+   * Stops taking envelopes, gives the sinks up to {@code timeout} to deliver what is stored, then
+   * stops the workers and shuts the sinks down. Whatever is left stays in the outbox for the next
+   * run.
+   */
+  @Override
+  public void close(Duration timeout) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      if (!awaitDelivered(timeout)) {
+        LOG.warn(
+            "stopping with envelopes not yet delivered to {}; they stay in the outbox for the next run",
+            failingOrPending());
+      }
+      for (SinkWorker w : workers.values()) {
+        w.stop(remaining(deadline));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<CompletableFuture<Void>> shutdowns = new ArrayList<>();
+    for (SinkWorker w : workers.values()) {
+      try {
+        shutdowns.add(w.sink().shutdown());
+      } catch (RuntimeException e) {
+        LOG.warn("sink {} failed to shut down: {}", w.sinkName(), e.toString());
+      }
+    }
+    try {
+      CompletableFuture.allOf(shutdowns.toArray(CompletableFuture[]::new))
+          .get(Math.max(1000, remaining(deadline).toMillis()), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      LOG.warn("sinks did not shut down cleanly: {}", e.toString());
+    }
+    log.close();
+  }
+
+  private List<String> failingOrPending() {
+    return workers.values().stream()
+        .filter(w -> w.cursor() < log.lastSeq())
+        .map(SinkWorker::sinkName)
+        .toList();
+  }
+
+  private static Duration remaining(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+  }
+}

@@ -1,0 +1,22 @@
+package dev.sebridge.outbox;
+
+import java.time.Duration;
+
+/**
+ * How the outbox behaves.
+ *
+ * @param maxBytes above this size, sheddable envelopes (heartbeats) are refused; scheduled-event
+ *     transitions are still stored (they are never dropped), with an error logged and counted
+ * @param segmentBytes size at which a new segment file is started
+ * @param batchSize most envelopes handed to a sink in one export
+ * @param exportTimeout longest wait for a sink to confirm a batch
+ * @param maxBackoff longest wait between two attempts at a failing sink (exponential with jitter)
+ */
+public record OutboxSettings(
+    long maxBytes, long segmentBytes, int batchSize, Duration exportTimeout, Duration maxBackoff) {
+
+  public static OutboxSettings defaults() {
+    return new OutboxSettings(
+        256L * 1024 * 1024, 4L * 1024 * 1024, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
+  }
+}

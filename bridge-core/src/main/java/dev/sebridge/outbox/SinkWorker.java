@@ -1,0 +1,253 @@
+package dev.sebridge.outbox;
+
+import dev.sebridge.envelope.Envelope;
+import dev.sebridge.sink.EventSink;
+import dev.sebridge.sink.RetriableSinkException;
+import dev.sebridge.state.StateDirectory;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.core.IntervalFunction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers the outbox to one sink, on a thread of its own: reads the records after the sink's
+ * cursor, exports them, and moves the cursor (persisted) only once the sink confirmed. Failures are
+ * retried with exponential backoff and jitter; a circuit breaker stops calling a sink that keeps
+ * failing and probes it again later. One slow or dead sink never holds back another.
+ */
+final class SinkWorker implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(SinkWorker.class);
+
+  /** Failed attempts after which the sink is reported (WARN, not ready); earlier ones heal. */
+  static final int REPORT_AFTER_ATTEMPTS = 3;
+
+  private final EventSink sink;
+  private final OutboxLog log;
+  private final StateDirectory state;
+  private final String cursorFile;
+  private final OutboxSettings settings;
+  private final Runnable onProgress;
+  private final IntervalFunction backoff;
+  private final CircuitBreaker breaker;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+
+  private volatile long cursor;
+  private volatile boolean stopping;
+  private volatile int failedAttempts;
+  private final AtomicLong delivered = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
+  private Thread thread;
+
+  SinkWorker(
+      EventSink sink,
+      OutboxLog log,
+      StateDirectory state,
+      OutboxSettings settings,
+      Runnable onProgress) {
+    this.sink = sink;
+    this.log = log;
+    this.state = state;
+    this.cursorFile = "outbox/cursor-" + sink.name();
+    this.settings = settings;
+    this.onProgress = onProgress;
+    this.backoff =
+        IntervalFunction.ofExponentialRandomBackoff(
+            Duration.ofMillis(Math.min(250, settings.maxBackoff().toMillis())),
+            2.0,
+            0.5,
+            settings.maxBackoff());
+    this.breaker =
+        CircuitBreaker.of(
+            "sink-" + sink.name(),
+            CircuitBreakerConfig.custom()
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(settings.maxBackoff())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                .recordException(e -> true)
+                .build());
+    this.cursor = readCursor().orElse(log.firstSeq() - 1);
+  }
+
+  private Optional<Long> readCursor() {
+    return state
+        .read(cursorFile)
+        .flatMap(
+            b -> {
+              try {
+                return Optional.of(Long.parseLong(new String(b, StandardCharsets.UTF_8).trim()));
+              } catch (NumberFormatException e) {
+                state.quarantine(cursorFile, "not a sequence number");
+                return Optional.empty();
+              }
+            });
+  }
+
+  String sinkName() {
+    return sink.name();
+  }
+
+  EventSink sink() {
+    return sink;
+  }
+
+  long cursor() {
+    return cursor;
+  }
+
+  long delivered() {
+    return delivered.get();
+  }
+
+  long failures() {
+    return failures.get();
+  }
+
+  boolean healthy() {
+    return failedAttempts < REPORT_AFTER_ATTEMPTS;
+  }
+
+  CircuitBreaker.State breakerState() {
+    return breaker.getState();
+  }
+
+  void start() {
+    thread = new Thread(this, "sebridge-sink-" + sink.name());
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** New records are durable: look for them now. */
+  void wake() {
+    lock.lock();
+    try {
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void stop(Duration timeout) throws InterruptedException {
+    stopping = true;
+    wake();
+    if (thread != null) {
+      thread.join(timeout.toMillis());
+      if (thread.isAlive()) {
+        thread.interrupt(); // stuck in an export: the records stay in the outbox
+        thread.join(1000);
+      }
+    }
+  }
+
+  @Override
+  public void run() {
+    List<OutboxRecord> batch = List.of();
+    while (!stopping) {
+      try {
+        if (batch.isEmpty()) {
+          batch = log.read(cursor, settings.batchSize(), 1024L * 1024);
+          if (batch.isEmpty()) {
+            await(Duration.ofSeconds(1));
+            continue;
+          }
+        }
+        if (!breaker.tryAcquirePermission()) {
+          // Open: the breaker lets a probe through once its wait is over.
+          await(Duration.ofMillis(Math.min(1000, settings.maxBackoff().toMillis())));
+          continue;
+        }
+        long start = System.nanoTime();
+        Throwable failure = export(batch);
+        long took = System.nanoTime() - start;
+        if (failure == null) {
+          breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+          long last = batch.get(batch.size() - 1).seq();
+          state.write(cursorFile, Long.toString(last).getBytes(StandardCharsets.UTF_8));
+          cursor = last;
+          delivered.addAndGet(batch.size());
+          if (failedAttempts >= REPORT_AFTER_ATTEMPTS) {
+            LOG.info(
+                "sink {} delivers again after {} failed attempts", sink.name(), failedAttempts);
+          }
+          failedAttempts = 0;
+          batch = List.of();
+          onProgress.run();
+        } else {
+          breaker.onError(took, TimeUnit.NANOSECONDS, failure);
+          failures.incrementAndGet();
+          int attempt = ++failedAttempts;
+          boolean retriable = failure instanceof RetriableSinkException;
+          if (attempt == REPORT_AFTER_ATTEMPTS || (!retriable && attempt == 1)) {
+            LOG.warn(
+                "sink {} keeps failing; {} envelopes wait in the outbox and are retried: {}",
+                sink.name(),
+                log.lastSeq() - cursor,
+                failure.toString());
+          } else {
+            LOG.debug("sink {} attempt {} failed: {}", sink.name(), attempt, failure.toString());
+          }
+          await(
+              Duration.ofMillis(
+                  retriable ? backoff.apply(attempt) : settings.maxBackoff().toMillis()));
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        // A bug or a disk problem: keep the worker alive, retry later.
+        LOG.error("delivering to sink {} failed unexpectedly", sink.name(), e);
+        try {
+          await(settings.maxBackoff());
+        } catch (InterruptedException ie) {
+          return;
+        }
+      }
+    }
+  }
+
+  private Throwable export(List<OutboxRecord> batch) throws InterruptedException {
+    List<Envelope> envelopes = batch.stream().map(OutboxRecord::envelope).toList();
+    CompletableFuture<Void> f;
+    try {
+      f = sink.export(envelopes);
+    } catch (RuntimeException e) {
+      return e;
+    }
+    try {
+      f.get(settings.exportTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (TimeoutException e) {
+      return new RetriableSinkException("no confirmation within " + settings.exportTimeout());
+    }
+  }
+
+  private void await(Duration d) throws InterruptedException {
+    lock.lock();
+    try {
+      if (!stopping) {
+        wake.await(d.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException();
+    }
+  }
+}
