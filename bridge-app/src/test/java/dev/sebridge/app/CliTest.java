@@ -21,13 +21,45 @@ class CliTest {
   @Test
   void checkConfigListsEveryProblemAndExitsTwo() throws Exception {
     Path f = dir.resolve("c.yaml");
-    Files.writeString(f, "imds:\n  poll-interval: 10ms\nsinks: file,kafka\nhttp:\n  port: -1\n");
+    Files.writeString(
+        f, "imds:\n  poll-interval: 10ms\nsinks: file,kafka,eventhubs\nhttp:\n  port: -1\n");
     assertThat(run("check-config", "--config", f.toString())).isEqualTo(2);
     assertThat(err.toString())
         .contains("imds.poll-interval: 10ms is below the minimum of 200ms")
         .contains("http.port: -1 is not a port number")
-        .contains("sink 'kafka' needs the sink-kafka module")
-        .contains("sink.file.path: is required");
+        .contains("sink 'eventhubs' needs the sink-eventhubs module")
+        .contains("sink.file.path: is required")
+        .contains("sink.kafka.bootstrap-servers: is required");
+  }
+
+  @Test
+  void checkConfigRefusesWeakenedKafkaDeliveryGuarantees() {
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=kafka",
+                "--set",
+                "sink.kafka.bootstrap-servers=127.0.0.1:9092",
+                "--set",
+                "sink.kafka.producer.acks=1",
+                "--set",
+                "sink.kafka.producer.sasl.jaas.config=secret-stuff"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("sink.kafka.producer.acks: must be all");
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=kafka",
+                "--set",
+                "sink.kafka.bootstrap-servers=h:9092",
+                "--set",
+                "sink.kafka.producer.sasl.jaas.config=hunter2"))
+        .isZero();
+    assertThat(out.toString())
+        .contains("sink.kafka.producer.sasl.jaas.config = ********")
+        .doesNotContain("hunter2");
   }
 
   @Test

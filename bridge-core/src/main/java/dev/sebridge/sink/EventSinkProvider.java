@@ -1,6 +1,8 @@
 package dev.sebridge.sink;
 
 import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.config.Configuration;
 import java.util.List;
 
 /**
@@ -17,6 +19,14 @@ public interface EventSinkProvider {
    * checked when the sink is selected.
    */
   List<ConfigKey<?>> configKeys();
+
+  /**
+   * Problems that span several keys (conflicting settings), beyond each key's own validation.
+   * Called by {@code check-config} and at start when the sink is selected.
+   */
+  default List<ConfigProblem> validate(Configuration config) {
+    return List.of();
+  }
 
   /**
    * Creates the sink. Throws {@link dev.sebridge.config.ConfigException} naming the key when the

@@ -63,7 +63,11 @@ public final class SinkCatalog {
       if (p == null) {
         problems.add(new ConfigProblem(CoreKeys.SINKS.name(), unknown(name)));
       } else {
-        problems.addAll(config.problems(p.configKeys(), true));
+        List<ConfigProblem> own = config.problems(p.configKeys(), true);
+        problems.addAll(own);
+        if (own.isEmpty()) {
+          problems.addAll(p.validate(config));
+        }
       }
     }
     return problems;
