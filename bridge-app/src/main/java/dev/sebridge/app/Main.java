@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       SimulateCommand.class,
       DemoCommand.class,
       CheckConfigCommand.class,
+      SchemaCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {

@@ -78,6 +78,20 @@ class CliTest {
   }
 
   @Test
+  void schemaPrintsEachSchema() throws Exception {
+    for (String kind : new String[] {"envelope", "command", "result", "heartbeat"}) {
+      out.getBuffer().setLength(0);
+      assertThat(run("schema", kind)).isZero();
+      var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString());
+      assertThat(tree.get("$schema").asText())
+          .isEqualTo("https://json-schema.org/draft/2020-12/schema");
+      assertThat(tree.get("$id").asText()).startsWith("urn:sebridge:schema:");
+    }
+    assertThat(run("schema", "nonsense")).isEqualTo(2);
+    assertThat(err.toString()).contains("one of: envelope, result, heartbeat, command");
+  }
+
+  @Test
   void helpListsTheCommands() {
     assertThat(run("--help")).isZero();
     assertThat(out.toString())

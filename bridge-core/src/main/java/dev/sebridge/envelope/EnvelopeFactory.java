@@ -21,7 +21,8 @@ import java.util.UUID;
  * in lower case, so the same change gets the same id across restarts and re-sends deduplicate.
  *
  * <p>An envelope never exceeds {@link Envelope#MAX_BYTES}: the Description is cut first, then any
- * other long text of the event; what was cut is listed in {@code data.truncated}.
+ * other long text of the event, then the largest lists (entries dropped from the end) and unknown
+ * objects; what was cut is listed in {@code data.truncated}. The envelope is never dropped.
  */
 public final class EnvelopeFactory {
   public static final String SCHEMA_VERSION = "1.0";
@@ -135,8 +136,19 @@ public final class EnvelopeFactory {
         if (container == null) {
           break;
         }
-        event.put(container, "[removed: too large]");
-        truncated.add("event." + container);
+        JsonNode c = event.get(container);
+        if (c.isArray() && c.size() > 1) {
+          // Keep the shape (Resources stays a list): drop entries from the end.
+          com.fasterxml.jackson.databind.node.ArrayNode arr =
+              (com.fasterxml.jackson.databind.node.ArrayNode) c;
+          int drop = Math.max(1, arr.size() / 4);
+          for (int i = 0; i < drop; i++) {
+            arr.remove(arr.size() - 1);
+          }
+        } else {
+          event.remove(container);
+        }
+        markTruncated(truncated, "event." + container);
       } else {
         truncateField(event, longest, body.length - Envelope.MAX_BYTES, truncated);
       }
@@ -153,14 +165,17 @@ public final class EnvelopeFactory {
     String text = event.get(field).asText();
     int keep = Math.max(0, text.length() - over - TRUNCATION_MARK.length() - 64);
     event.put(field, text.substring(0, keep) + TRUNCATION_MARK);
-    String path = "event." + field;
-    boolean listed = false;
+    markTruncated(truncated, "event." + field);
+  }
+
+  private static void markTruncated(
+      com.fasterxml.jackson.databind.node.ArrayNode truncated, String path) {
     for (JsonNode n : truncated) {
-      listed |= n.asText().equals(path);
+      if (n.asText().equals(path)) {
+        return;
+      }
     }
-    if (!listed) {
-      truncated.add(path);
-    }
+    truncated.add(path);
   }
 
   private static String longestText(ObjectNode event) {

@@ -117,6 +117,31 @@ class EnvelopeFactoryTest {
   }
 
   @Test
+  void aHugeResourcesListIsShortenedAndStaysAList() throws Exception {
+    ScheduledEvent base = event("d");
+    com.fasterxml.jackson.databind.node.ObjectNode raw = base.raw().deepCopy();
+    com.fasterxml.jackson.databind.node.ArrayNode res = raw.putArray("Resources");
+    res.add("WestNO_0");
+    for (int i = 0; i < 5000; i++) {
+      res.add("scale-set-instance-with-a-long-name_" + i);
+    }
+    raw.set(
+        "Huge",
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .valueToTree(java.util.Map.of("k", "v".repeat(100))));
+    ScheduledEvent e = DocumentParser.event(raw);
+    Envelope env =
+        factory.scheduledEvent(new Transition(TransitionType.SCHEDULED, e, null, 2, T, false), VM);
+    assertThat(env.size()).isLessThanOrEqualTo(Envelope.MAX_BYTES);
+    JsonNode d = env.json().get("data");
+    assertThat(d.at("/event/Resources").isArray()).isTrue();
+    assertThat(d.at("/event/Resources/0").asText()).isEqualTo("WestNO_0");
+    assertThat(d.get("affectsThisVm").asBoolean()).isTrue(); // computed before cutting
+    assertThat(d.get("truncated").toString()).contains("event.Resources");
+    assertThat(dev.sebridge.schemas.EnvelopeValidator.validate(env.body())).isEmpty();
+  }
+
+  @Test
   void multiByteDescriptionsStillFit() throws Exception {
     Transition t =
         new Transition(TransitionType.SCHEDULED, event("é€😀".repeat(30_000)), null, 2, T, false);

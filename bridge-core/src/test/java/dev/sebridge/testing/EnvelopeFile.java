@@ -2,6 +2,7 @@ package dev.sebridge.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sebridge.schemas.EnvelopeValidator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,11 @@ public final class EnvelopeFile {
       List<JsonNode> out = new ArrayList<>();
       for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
         if (!line.isBlank()) {
+          // Every envelope any test reads back is checked against the published schema.
+          List<String> problems = EnvelopeValidator.validate(line.getBytes(StandardCharsets.UTF_8));
+          if (!problems.isEmpty()) {
+            throw new AssertionError("invalid envelope " + problems + ": " + line);
+          }
           out.add(JSON.readTree(line));
         }
       }

@@ -9,6 +9,7 @@ import dev.sebridge.envelope.EnvelopeFactory;
 import dev.sebridge.imds.DocumentParser;
 import dev.sebridge.imds.ScheduledEvent;
 import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.schemas.EnvelopeValidator;
 import dev.sebridge.sink.EventSink;
 import dev.sebridge.track.Transition;
 import dev.sebridge.track.TransitionType;
@@ -67,10 +68,15 @@ public abstract class EventSinkContractTest {
                             + "\"Resources\":[\"vm-"
                             + vmId
                             + "\"],\"NotBefore\":\"\",\"Description\":\"ünïcødé ✓\"}"));
-        out.add(
+        Envelope env =
             f.scheduledEvent(
                 new Transition(TransitionType.SCHEDULED, e, null, i + 2, Instant.now(), false),
-                VmIdentity.of(vmId, "vm-" + vmId)));
+                VmIdentity.of(vmId, "vm-" + vmId));
+        List<String> problems = EnvelopeValidator.validate(env.body());
+        if (!problems.isEmpty()) {
+          throw new AssertionError("the core produced an invalid envelope: " + problems);
+        }
+        out.add(env);
       } catch (Exception ex) {
         throw new AssertionError(ex);
       }
@@ -84,6 +90,12 @@ public abstract class EventSinkContractTest {
     sink.export(batch).get(30, TimeUnit.SECONDS);
     List<String> got = delivered(5, Duration.ofSeconds(30));
     assertThat(got).containsExactlyElementsOf(batch.stream().map(Envelope::bodyAsString).toList());
+    // What reaches the destination is a valid envelope v1: no sink may mangle one.
+    for (String body : got) {
+      assertThat(EnvelopeValidator.validate(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+          .as(body)
+          .isEmpty();
+    }
   }
 
   @Test
