@@ -1,5 +1,6 @@
 package dev.sebridge.app;
 
+import dev.sebridge.command.CommandSourceCatalog;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigLoader;
@@ -31,6 +32,7 @@ final class ConfigOptions {
   static KeyCatalog catalog(SinkCatalog sinks) {
     List<ConfigKey<?>> keys = new ArrayList<>(CoreKeys.all());
     keys.addAll(sinks.configKeys());
+    keys.addAll(CommandSourceCatalog.discover().configKeys());
     return new KeyCatalog(keys);
   }
 
@@ -44,6 +46,7 @@ final class ConfigOptions {
     if (sinksValueOk) {
       problems.addAll(sinks.problems(read.config()));
     }
+    problems.addAll(CommandSourceCatalog.discover().problems(read.config()));
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }

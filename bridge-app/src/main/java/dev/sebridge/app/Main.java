@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       CheckConfigCommand.class,
       SchemaCommand.class,
+      KeygenCommand.class,
+      ApproveCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {

@@ -92,6 +92,75 @@ class CliTest {
   }
 
   @Test
+  void keygenThenApprovePrintsACommandTheAgentWouldVerify() throws Exception {
+    assertThat(
+            run(
+                "keygen",
+                "--out",
+                dir.resolve("keys").toString(),
+                "--alg",
+                "EdDSA",
+                "--kid",
+                "k-test"))
+        .isZero();
+    assertThat(
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("keys/private.jwk"))))
+        .isEqualTo("rw-------");
+    assertThat(run("keygen", "--out", dir.resolve("keys").toString())).isEqualTo(2);
+    out.getBuffer().setLength(0);
+    assertThat(
+            run(
+                "approve",
+                "--event-id",
+                "E-9",
+                "--vm",
+                "vm-9",
+                "--key",
+                dir.resolve("keys/private.jwk").toString(),
+                "--print"))
+        .isZero();
+    byte[] command = out.toString().trim().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    var trusted =
+        dev.sebridge.command.TrustedKeys.load(
+            dir.resolve("keys/public.jwks"), "commands.trusted-keys");
+    var verdict =
+        new dev.sebridge.command.CommandVerifier(trusted, "vm-9", java.time.Clock.systemUTC())
+            .verify(command);
+    assertThat(verdict).isInstanceOf(dev.sebridge.command.Verdict.Valid.class);
+    assertThat(
+            run(
+                "approve",
+                "--event-id",
+                "E",
+                "--vm",
+                "v",
+                "--key",
+                dir.resolve("keys/private.jwk").toString(),
+                "--print",
+                "--ttl",
+                "15m"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("at most 10m");
+  }
+
+  @Test
+  void commandsNeedTrustedKeys() {
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "commands.source=kafka",
+                "--set",
+                "commands.kafka.bootstrap-servers=h:9092"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("commands.trusted-keys: is required when commands.source is kafka");
+    assertThat(run("check-config", "--set", "approval.policy=user-initiated,yolo")).isEqualTo(2);
+    assertThat(err.toString()).contains("approval.policy: unknown rule 'yolo'");
+  }
+
+  @Test
   void helpListsTheCommands() {
     assertThat(run("--help")).isZero();
     assertThat(out.toString())

@@ -1,5 +1,14 @@
 package dev.sebridge.agent;
 
+import dev.sebridge.approval.ApprovalService;
+import dev.sebridge.approval.ApprovalSettings;
+import dev.sebridge.command.CommandSource;
+import dev.sebridge.command.CommandSourceCatalog;
+import dev.sebridge.command.CommandSourceProvider;
+import dev.sebridge.command.CommandVerifier;
+import dev.sebridge.command.ReceivedCommand;
+import dev.sebridge.command.ReplayCache;
+import dev.sebridge.command.TrustedKeys;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
 import dev.sebridge.envelope.AgentInfo;
@@ -69,6 +78,15 @@ public final class Agent implements AutoCloseable {
   private volatile boolean identityWaitLogged;
   private volatile boolean closing;
   private volatile long committedIncarnation = -1;
+  private final ApprovalSettings approvalSettings;
+  private final TrustedKeys trustedKeys;
+  private final CommandSourceProvider commandSourceProvider;
+  private final ReplayCache replayCache;
+  private final AtomicReference<ApprovalService> approvals = new AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicLong commandsHandled =
+      new java.util.concurrent.atomic.AtomicLong();
+  private Thread commandThread;
+  private volatile CommandSource commandSource;
 
   private Agent(Builder b) {
     this.config = b.config;
@@ -89,6 +107,21 @@ public final class Agent implements AutoCloseable {
       this.tracker =
           new EventTracker(restored.orElse(TrackerState.initial()), restored.isPresent(), gap);
       this.envelopes = new EnvelopeFactory(b.agentInfo, clock);
+      this.approvalSettings = ApprovalSettings.from(config);
+      this.commandSourceProvider = CommandSourceCatalog.discover().selected(config).orElse(null);
+      this.trustedKeys =
+          commandSourceProvider == null
+              ? null
+              : TrustedKeys.load(
+                  config
+                      .find(CoreKeys.COMMANDS_TRUSTED_KEYS)
+                      .orElseThrow(
+                          () ->
+                              new dev.sebridge.config.ConfigException(
+                                  CoreKeys.COMMANDS_TRUSTED_KEYS.name(),
+                                  "is required with commands.source")),
+                  CoreKeys.COMMANDS_TRUSTED_KEYS.name());
+      this.replayCache = new ReplayCache(state, clock);
       List<EventSink> sinks =
           new ArrayList<>(
               SinkCatalog.discover().create(new SinkContext(config, state.path(), clock)));
@@ -165,6 +198,11 @@ public final class Agent implements AutoCloseable {
     identityThread.start();
     pollerThread = new Thread(poller, "sebridge-poller");
     pollerThread.start();
+    if (commandSourceProvider != null) {
+      commandThread = new Thread(this::commandLoop, "sebridge-commands");
+      commandThread.setDaemon(true);
+      commandThread.start();
+    }
     LOG.info(
         "sebridge agent started: IMDS {} every {}, state in {}",
         imds.scheduledEventsUri(),
@@ -275,6 +313,98 @@ public final class Agent implements AutoCloseable {
     }
   }
 
+  /** The approval service, once the VM identity is known (null before, or when unused). */
+  private ApprovalService approvals(VmIdentity vm) {
+    ApprovalService a = approvals.get();
+    if (a == null && (commandSourceProvider != null || approvalSettings.anyPolicy())) {
+      CommandVerifier verifier =
+          trustedKeys == null ? null : new CommandVerifier(trustedKeys, vm.vmId(), clock);
+      a =
+          new ApprovalService(
+              imds,
+              config.get(CoreKeys.IMDS_REQUEST_TIMEOUT),
+              approvalSettings,
+              replayCache,
+              verifier,
+              envelopes,
+              publisher,
+              vm,
+              this::markApproved,
+              clock);
+      if (!approvals.compareAndSet(null, a)) {
+        a.close();
+        a = approvals.get();
+      }
+    }
+    return a;
+  }
+
+  private synchronized void markApproved(List<String> eventIds, Instant at) {
+    boolean changed = false;
+    for (String id : eventIds) {
+      changed |= tracker.markApproved(id, at) != null;
+    }
+    if (changed) {
+      state.write(TRACKER_FILE, TrackerStateCodec.write(tracker.state()));
+    }
+  }
+
+  /** Commands handled (results published) since start. */
+  public long commandsHandled() {
+    return commandsHandled.get();
+  }
+
+  private void commandLoop() {
+    try {
+      while (!closing && identity.get() == null) {
+        Thread.sleep(200);
+      }
+      if (closing) {
+        return;
+      }
+      VmIdentity vm = identity.get();
+      ApprovalService service = approvals(vm);
+      String positionFile = "commands/position-" + commandSourceProvider.name();
+      CommandSource source = commandSourceProvider.create(config, vm.vmId());
+      commandSource = source;
+      Optional<String> position =
+          state.read(positionFile).map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8));
+      IntervalFunction backoff =
+          IntervalFunction.ofExponentialRandomBackoff(
+              Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
+      int failures = 0;
+      source.open(position);
+      LOG.info("reading approval commands from {} for vmId {}", source.name(), vm.vmId());
+      while (!closing) {
+        List<ReceivedCommand> batch;
+        try {
+          batch = source.poll(Duration.ofMillis(500));
+          failures = 0;
+        } catch (RuntimeException e) {
+          failures++;
+          if (failures == 3) {
+            LOG.warn("cannot read commands from {}: {}", source.name(), e.toString());
+          }
+          Thread.sleep(backoff.apply(failures));
+          continue;
+        }
+        for (ReceivedCommand c : batch) {
+          if (closing) {
+            return;
+          }
+          service.handleCommand(c);
+          // The result is durable in the outbox: only now does the command count as read.
+          state.write(positionFile, c.position().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          commandsHandled.incrementAndGet();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("the command loop stopped: approvals by command are off until a restart", e);
+    }
+  }
+
   private void onDocument(ScheduledEventsDocument doc, Instant at) throws InterruptedException {
     VmIdentity vm = identity.get();
     if (vm == null) {
@@ -286,7 +416,10 @@ public final class Agent implements AutoCloseable {
       }
       return;
     }
-    EventTracker.Observation obs = tracker.observe(doc, at);
+    EventTracker.Observation obs;
+    synchronized (this) {
+      obs = tracker.observe(doc, at);
+    }
     if (!obs.transitions().isEmpty()) {
       List<Envelope> out = new ArrayList<>(obs.transitions().size());
       for (Transition t : obs.transitions()) {
@@ -304,11 +437,21 @@ public final class Agent implements AutoCloseable {
             t.inferred() ? ", inferred" : "");
       }
     }
-    tracker.commit(obs);
-    if (obs.stateChanged()) {
-      state.write(TRACKER_FILE, TrackerStateCodec.write(tracker.state()));
+    synchronized (this) {
+      tracker.commit(obs);
+      if (obs.stateChanged()) {
+        state.write(TRACKER_FILE, TrackerStateCodec.write(tracker.state()));
+      }
     }
     committedIncarnation = doc.incarnation();
+    ApprovalService a = approvals(vm);
+    if (a != null) {
+      for (Transition t : obs.transitions()) {
+        if (t.type() == dev.sebridge.track.TransitionType.SCHEDULED && !t.inferred()) {
+          a.onScheduled(t.event(), t.incarnation());
+        }
+      }
+    }
   }
 
   /** Stops polling, flushes the sinks (bounded by agent.shutdown-timeout), releases the state. */
@@ -334,6 +477,24 @@ public final class Agent implements AutoCloseable {
     }
     if (identityThread != null) {
       identityThread.interrupt();
+    }
+    if (commandThread != null) {
+      try {
+        commandThread.join(Math.min(5000, timeout.toMillis()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (commandThread.isAlive()) {
+        commandThread.interrupt();
+      }
+    }
+    CommandSource cs = commandSource;
+    if (cs != null) {
+      cs.close();
+    }
+    ApprovalService a = approvals.get();
+    if (a != null) {
+      a.close();
     }
     publisher.close(timeout);
     if (http != null) {

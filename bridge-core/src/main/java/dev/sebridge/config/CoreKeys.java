@@ -168,6 +168,66 @@ public final class CoreKeys {
           .validator(n -> n < 1024 * 1024 ? Optional.of("must be at least 1MiB") : Optional.empty())
           .build();
 
+  public static final ConfigKey<String> COMMANDS_SOURCE =
+      ConfigKey.builder("commands.source", ConfigType.STRING)
+          .defaultValue("none")
+          .doc(
+              "Where signed approval commands come from: none, kafka (sink-kafka module), or"
+                  + " eventhubs.")
+          .build();
+
+  public static final ConfigKey<Path> COMMANDS_TRUSTED_KEYS =
+      ConfigKey.builder("commands.trusted-keys", ConfigType.PATH)
+          .doc(
+              "The public keys allowed to sign commands: a JWK set file, or a directory of JWK"
+                  + " files. Each key needs a kid; ES256 (P-256) and EdDSA (Ed25519) only.")
+          .build();
+
+  public static final ConfigKey<List<String>> APPROVAL_POLICY =
+      ConfigKey.builder("approval.policy", ConfigType.LIST)
+          .defaultValue(List.of("none"))
+          .doc(
+              "Local auto-approval rules for new Scheduled events that list this VM: none,"
+                  + " user-initiated (EventSource User), short-freeze (Freeze with 0 <="
+                  + " DurationInSeconds < approval.short-freeze-max).")
+          .validator(
+              l ->
+                  l.stream()
+                      .filter(r -> !List.of("none", "user-initiated", "short-freeze").contains(r))
+                      .findFirst()
+                      .map(r -> "unknown rule '" + r + "' (none, user-initiated, short-freeze)"))
+          .build();
+
+  public static final ConfigKey<Duration> APPROVAL_SHORT_FREEZE_MAX =
+      ConfigKey.builder("approval.short-freeze-max", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(9))
+          .doc("short-freeze rule: a Freeze is short when DurationInSeconds is below this.")
+          .validator(positive("approval.short-freeze-max"))
+          .build();
+
+  public static final ConfigKey<Boolean> APPROVAL_LEADER_ONLY =
+      ConfigKey.builder("approval.leader-only", ConfigType.BOOLEAN)
+          .defaultValue(false)
+          .doc(
+              "Only the VM whose name sorts first in an event's Resources approves it by policy (one"
+                  + " approval releases the event for every VM listed).")
+          .build();
+
+  public static final ConfigKey<Boolean> APPROVAL_DRY_RUN =
+      ConfigKey.builder("approval.dry-run", ConfigType.BOOLEAN)
+          .defaultValue(false)
+          .doc("Log and publish what would be approved (policy and commands); post nothing.")
+          .build();
+
+  public static final ConfigKey<List<String>> APPROVAL_ALLOW_TYPES =
+      ConfigKey.builder("approval.allow-types", ConfigType.LIST)
+          .defaultValue(List.of())
+          .defaultDescription("(none)")
+          .doc(
+              "Event types that may be approved besides Freeze, Reboot and Redeploy, e.g."
+                  + " Terminate,Preempt. Never approved otherwise, by command or by policy.")
+          .build();
+
   public static List<ConfigKey<?>> all() {
     return List.of(
         IMDS_ENDPOINT,
@@ -187,7 +247,14 @@ public final class CoreKeys {
         PUBLISH_RETRY_MAX_BACKOFF,
         PUBLISH_EXPORT_TIMEOUT,
         PUBLISH_BATCH_SIZE,
-        OUTBOX_MAX_BYTES);
+        OUTBOX_MAX_BYTES,
+        COMMANDS_SOURCE,
+        COMMANDS_TRUSTED_KEYS,
+        APPROVAL_POLICY,
+        APPROVAL_SHORT_FREEZE_MAX,
+        APPROVAL_LEADER_ONLY,
+        APPROVAL_DRY_RUN,
+        APPROVAL_ALLOW_TYPES);
   }
 
   static Path defaultStateDir() {

@@ -85,6 +85,58 @@ public final class EnvelopeFactory {
     return new Envelope(id, typeOf(t), vm.source(), e.eventId(), vm.vmId(), time, body);
   }
 
+  public static final String RESULT_TYPE = "dev.sebridge.approval.result.v1";
+  public static final String RESULT_SCHEMA = "urn:sebridge:schema:approvalresult:" + SCHEMA_VERSION;
+
+  /**
+   * An {@code approval.result} envelope. Its id is UUIDv5 of {@code vmId|result|<key>}: handling
+   * the same command again yields the same id.
+   */
+  public Envelope approvalResult(dev.sebridge.approval.ApprovalResult r, VmIdentity vm) {
+    String id =
+        NameBasedUuid.v5(NameBasedUuid.SEBRIDGE_NAMESPACE, vm.vmId() + "|result|" + r.key())
+            .toString();
+    Instant time = clock.instant();
+    String subject =
+        r.commandId() != null
+            ? r.commandId()
+            : r.eventIds().isEmpty() ? "unknown" : r.eventIds().get(0);
+    ObjectNode ce = JSON.createObjectNode();
+    ce.put("specversion", "1.0");
+    ce.put("id", id);
+    ce.put("source", vm.source());
+    ce.put("type", RESULT_TYPE);
+    ce.put("subject", subject);
+    ce.put("time", formatTime(time));
+    ce.put("datacontenttype", "application/json");
+    ce.put("dataschema", RESULT_SCHEMA);
+    ce.put("partitionkey", vm.vmId());
+    ObjectNode data = ce.putObject("data");
+    data.put("schemaVersion", SCHEMA_VERSION);
+    data.put("origin", r.origin());
+    data.put("commandId", r.commandId());
+    data.put("outcome", r.outcome().label());
+    data.put("reasonCode", r.reasonCode());
+    data.put("reason", r.reason());
+    var ids = data.putArray("eventIds");
+    r.eventIds().forEach(ids::add);
+    if (r.imdsStatus() == null) {
+      data.putNull("imdsStatus");
+    } else {
+      data.put("imdsStatus", r.imdsStatus());
+    }
+    data.put("requestedBy", r.requestedBy());
+    data.put("issuer", r.issuer());
+    data.put("keyId", r.keyId());
+    ObjectNode v = data.putObject("vm");
+    v.put("vmId", vm.vmId());
+    v.put("name", vm.name());
+    ObjectNode a = data.putObject("agent");
+    a.put("version", agent.version());
+    a.put("hostName", agent.hostName());
+    return new Envelope(id, RESULT_TYPE, vm.source(), subject, vm.vmId(), time, bytes(ce));
+  }
+
   static ObjectNode vmNode(VmIdentity vm) {
     ObjectNode n = JSON.createObjectNode();
     n.put("vmId", vm.vmId());

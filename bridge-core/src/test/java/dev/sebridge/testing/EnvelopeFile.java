@@ -53,9 +53,15 @@ public final class EnvelopeFile {
     return read();
   }
 
-  /** "EventId:transition" of every envelope, in order (inferred ones marked with a star). */
+  /**
+   * "EventId:transition" of every scheduled-event envelope, in order (inferred ones marked with a
+   * star); other types (approval results) are left out.
+   */
   public List<String> transitions() {
-    return read().stream().map(EnvelopeFile::describe).toList();
+    return read().stream()
+        .filter(e -> e.get("type").asText().startsWith("dev.sebridge.scheduledevent."))
+        .map(EnvelopeFile::describe)
+        .toList();
   }
 
   public static String describe(JsonNode e) {

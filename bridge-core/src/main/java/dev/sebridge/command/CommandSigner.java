@@ -1,0 +1,101 @@
+package dev.sebridge.command;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.crypto.ECDSASigner;
+import com.nimbusds.jose.crypto.Ed25519Signer;
+import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.UUID;
+
+/** Builds signed approval commands ({@code sebridge approve}, tests). */
+public final class CommandSigner {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final JWK key;
+  private final String issuer;
+
+  /**
+   * @param key a private EC P-256 (ES256) or Ed25519 (EdDSA) JWK with a kid
+   */
+  public CommandSigner(JWK key, String issuer) {
+    if (!key.isPrivate() || key.getKeyID() == null) {
+      throw new IllegalArgumentException("signing needs a private JWK with a kid");
+    }
+    this.key = key;
+    this.issuer = issuer;
+  }
+
+  /** What to approve. */
+  public record Request(
+      String vmId,
+      List<String> eventIds,
+      String requestedBy,
+      String reason,
+      Instant issuedAt,
+      Duration ttl) {}
+
+  /** The command as CloudEvents JSON, ready to publish keyed by the vmId. */
+  public byte[] sign(Request r) {
+    String id = UUID.randomUUID().toString();
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .jwtID(id)
+            .issuer(issuer)
+            .audience(r.vmId())
+            .issueTime(Date.from(r.issuedAt()))
+            .notBeforeTime(Date.from(r.issuedAt()))
+            .expirationTime(Date.from(r.issuedAt().plus(r.ttl())))
+            .claim("eventIds", r.eventIds())
+            .claim("requestedBy", r.requestedBy())
+            .claim("reason", r.reason() == null ? "" : r.reason())
+            .build();
+    try {
+      JWSAlgorithm alg = key instanceof OctetKeyPair ? JWSAlgorithm.EdDSA : JWSAlgorithm.ES256;
+      JWSSigner signer =
+          key instanceof OctetKeyPair okp ? new Ed25519Signer(okp) : new ECDSASigner((ECKey) key);
+      SignedJWT jwt =
+          new SignedJWT(new JWSHeader.Builder(alg).keyID(key.getKeyID()).build(), claims);
+      jwt.sign(signer);
+      return envelope(id, r.vmId(), r.eventIds().get(0), r.issuedAt(), jwt.serialize());
+    } catch (JOSEException e) {
+      throw new IllegalStateException("cannot sign the command: " + e.getMessage(), e);
+    }
+  }
+
+  /** Wraps a compact JWS (or anything, for tests) into the command's CloudEvent. */
+  public static byte[] envelope(String id, String vmId, String subject, Instant time, String data) {
+    ObjectNode ce = JSON.createObjectNode();
+    ce.put("specversion", "1.0");
+    ce.put("id", id);
+    ce.put("source", "urn:sebridge:approve");
+    ce.put("type", CommandVerifier.TYPE);
+    ce.put("subject", subject);
+    ce.put("time", time.toString());
+    ce.put("datacontenttype", "application/jose");
+    ce.put("dataschema", "urn:sebridge:schema:command:approve:1.0");
+    ce.put("partitionkey", vmId);
+    ce.put("data", data);
+    return ce.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The command id of a signed command's CloudEvent. */
+  public static String commandId(byte[] command) {
+    try {
+      return JSON.readTree(command).get("id").asText();
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+}

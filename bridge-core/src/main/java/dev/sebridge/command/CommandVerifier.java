@@ -1,0 +1,221 @@
+package dev.sebridge.command;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObject;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSObject;
+import com.nimbusds.jose.JWSVerifier;
+import com.nimbusds.jose.crypto.ECDSAVerifier;
+import com.nimbusds.jose.crypto.Ed25519Verifier;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jwt.JWTClaimsSet;
+import java.io.IOException;
+import java.text.ParseException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Verifies approval commands (design.md, "Approval command v1"), in this order: the envelope is a
+ * command; the algorithm is ES256 or EdDSA; {@code kid} names a trusted key of the matching type
+ * and the signature verifies; {@code aud} is this VM; {@code iat}, {@code nbf}, {@code exp} hold
+ * with 60 s of skew and {@code exp - iat} is at most 10 minutes. Replay ({@code jti}) and the IMDS
+ * checks come after, in the approval service. Nothing outside the signed claims is trusted.
+ */
+public final class CommandVerifier {
+  public static final String TYPE = "dev.sebridge.command.approve.v1";
+  public static final int MAX_BYTES = 32 * 1024;
+  public static final Duration SKEW = Duration.ofSeconds(60);
+  public static final Duration MAX_LIFETIME = Duration.ofMinutes(10);
+  private static final Set<JWSAlgorithm> ALLOWED = Set.of(JWSAlgorithm.ES256, JWSAlgorithm.EdDSA);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final TrustedKeys keys;
+  private final String vmId;
+  private final Clock clock;
+
+  public CommandVerifier(TrustedKeys keys, String vmId, Clock clock) {
+    this.keys = keys;
+    this.vmId = vmId;
+    this.clock = clock;
+  }
+
+  public Verdict verify(byte[] payload) {
+    if (payload.length > MAX_BYTES) {
+      return reject(
+          "oversized",
+          "command of " + payload.length + " bytes (at most " + MAX_BYTES + ")",
+          null,
+          null);
+    }
+    JsonNode ce;
+    try {
+      ce = JSON.readTree(payload);
+    } catch (IOException e) {
+      return reject("malformed", "not JSON", null, null);
+    }
+    if (ce == null || !ce.isObject()) {
+      return reject("malformed", "not a JSON object", null, null);
+    }
+    String id = text(ce, "id");
+    if (!TYPE.equals(text(ce, "type"))) {
+      return reject("malformed", "type is not " + TYPE, id, null);
+    }
+    if (id == null || id.isBlank() || id.length() > 128) {
+      return reject("malformed", "no usable id", null, null);
+    }
+    String data = text(ce, "data");
+    if (data == null) {
+      return reject("unsigned", "data is not a compact JWS", id, null);
+    }
+    JOSEObject jose;
+    try {
+      jose = JOSEObject.parse(data);
+    } catch (ParseException e) {
+      return reject("unsigned", "data is not a compact JWS: " + e.getMessage(), id, null);
+    }
+    if (!(jose instanceof JWSObject jws)) {
+      return reject("alg-not-allowed", "unsigned command (alg none)", id, null);
+    }
+    JWSHeader header = jws.getHeader();
+    String kid = header.getKeyID();
+    if (!ALLOWED.contains(header.getAlgorithm())) {
+      return reject(
+          "alg-not-allowed",
+          "algorithm " + header.getAlgorithm() + " is not allowed (ES256, EdDSA)",
+          id,
+          kid);
+    }
+    if (header.getCriticalParams() != null && !header.getCriticalParams().isEmpty()) {
+      return reject(
+          "malformed",
+          "unsupported critical header parameters " + header.getCriticalParams(),
+          id,
+          kid);
+    }
+    JWK key = keys.byKid(kid).orElse(null);
+    if (key == null) {
+      return reject(
+          "untrusted-key",
+          kid == null ? "no kid" : "kid '" + kid + "' is not a trusted key",
+          id,
+          kid);
+    }
+    try {
+      JWSVerifier verifier = verifierFor(header.getAlgorithm(), key);
+      if (verifier == null) {
+        return reject(
+            "untrusted-key",
+            "kid '" + kid + "' is not a key for " + header.getAlgorithm(),
+            id,
+            kid);
+      }
+      if (!jws.verify(verifier)) {
+        return reject("bad-signature", "signature does not verify with kid '" + kid + "'", id, kid);
+      }
+    } catch (JOSEException | IllegalStateException e) {
+      return reject("bad-signature", "signature does not verify: " + e.getMessage(), id, kid);
+    }
+    JWTClaimsSet claims;
+    try {
+      claims = JWTClaimsSet.parse(jws.getPayload().toJSONObject());
+    } catch (ParseException | RuntimeException e) {
+      return reject("malformed", "claims are not a JSON object", id, kid);
+    }
+    return checkClaims(claims, id, kid);
+  }
+
+  private Verdict checkClaims(JWTClaimsSet c, String id, String kid) {
+    List<String> aud = c.getAudience();
+    if (aud == null || !aud.contains(vmId)) {
+      return reject("wrong-audience", "aud " + aud + " is not this VM (" + vmId + ")", id, kid);
+    }
+    Date iat = c.getIssueTime();
+    Date nbf = c.getNotBeforeTime();
+    Date exp = c.getExpirationTime();
+    if (iat == null || nbf == null || exp == null) {
+      return reject("malformed", "iat, nbf and exp are required", id, kid);
+    }
+    Instant now = clock.instant();
+    if (now.isAfter(exp.toInstant().plus(SKEW))) {
+      return reject("expired", "expired at " + exp.toInstant() + " (60 s skew allowed)", id, kid);
+    }
+    if (now.isBefore(nbf.toInstant().minus(SKEW)) || now.isBefore(iat.toInstant().minus(SKEW))) {
+      return reject(
+          "not-yet-valid", "not valid before " + nbf.toInstant() + " (60 s skew allowed)", id, kid);
+    }
+    if (Duration.between(iat.toInstant(), exp.toInstant()).compareTo(MAX_LIFETIME) > 0) {
+      return reject("lifetime-too-long", "exp - iat is over 10 minutes", id, kid);
+    }
+    if (!exp.toInstant().isAfter(iat.toInstant())) {
+      return reject("malformed", "exp is not after iat", id, kid);
+    }
+    String jti = c.getJWTID();
+    if (jti == null || !jti.equals(id)) {
+      return reject("malformed", "jti must equal the command id", id, kid);
+    }
+    List<String> eventIds;
+    String requestedBy;
+    String reason;
+    try {
+      eventIds = c.getStringListClaim("eventIds");
+      requestedBy = c.getStringClaim("requestedBy");
+      reason = c.getStringClaim("reason");
+    } catch (ParseException e) {
+      return reject("malformed", "eventIds, requestedBy or reason has the wrong type", id, kid);
+    }
+    if (eventIds == null
+        || eventIds.isEmpty()
+        || eventIds.size() > 32
+        || eventIds.stream().anyMatch(e -> e == null || e.isBlank())) {
+      return reject("malformed", "eventIds must list 1 to 32 EventIds", id, kid);
+    }
+    if (requestedBy == null || requestedBy.isBlank() || c.getIssuer() == null) {
+      return reject("malformed", "iss and requestedBy are required", id, kid);
+    }
+    return new Verdict.Valid(
+        new VerifiedCommand(
+            id,
+            kid,
+            c.getIssuer(),
+            vmId,
+            iat.toInstant(),
+            nbf.toInstant(),
+            exp.toInstant(),
+            List.copyOf(eventIds),
+            requestedBy,
+            reason == null ? "" : reason));
+  }
+
+  private static JWSVerifier verifierFor(JWSAlgorithm alg, JWK key) throws JOSEException {
+    if (alg.equals(JWSAlgorithm.ES256)
+        && key instanceof ECKey ec
+        && Curve.P_256.equals(ec.getCurve())) {
+      return new ECDSAVerifier(ec);
+    }
+    if (alg.equals(JWSAlgorithm.EdDSA)
+        && key instanceof OctetKeyPair okp
+        && Curve.Ed25519.equals(okp.getCurve())) {
+      return new Ed25519Verifier(okp);
+    }
+    return null;
+  }
+
+  private static Verdict reject(String code, String reason, String id, String kid) {
+    return new Verdict.Rejected(code, reason, id, kid);
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v != null && v.isTextual() ? v.asText() : null;
+  }
+}

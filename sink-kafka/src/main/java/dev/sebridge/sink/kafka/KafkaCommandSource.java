@@ -1,0 +1,121 @@
+package dev.sebridge.sink.kafka;
+
+import dev.sebridge.command.CommandSource;
+import dev.sebridge.command.ReceivedCommand;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads this VM's approval commands: the one partition of the commands topic its vmId hashes to
+ * ({@link CommandPartitioning}), {@code assign()}ed without a consumer group; records keyed by
+ * other VMs that share the partition are skipped. The position (next offset) is the core's to
+ * persist; without one, reading starts 11 minutes back, which covers every command still valid.
+ */
+public final class KafkaCommandSource implements CommandSource {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaCommandSource.class);
+  static final Duration LOOKBACK = Duration.ofMinutes(11);
+
+  private final String topic;
+  private final Map<String, Object> props;
+  private final String vmId;
+  private final byte[] key;
+  private final Clock clock;
+  private Consumer<byte[], byte[]> consumer;
+  private TopicPartition partition;
+  private Optional<String> startPosition = Optional.empty();
+
+  public KafkaCommandSource(String topic, Map<String, Object> props, String vmId, Clock clock) {
+    this.topic = topic;
+    this.props = props;
+    this.vmId = vmId;
+    this.key = vmId.getBytes(StandardCharsets.UTF_8);
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "kafka";
+  }
+
+  @Override
+  public synchronized void open(Optional<String> position) {
+    this.startPosition = position;
+    this.consumer =
+        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Finds and seeks the partition; retried by each poll until the broker and topic answer. */
+  private void assign() {
+    List<PartitionInfo> parts = consumer.partitionsFor(topic, Duration.ofSeconds(10));
+    if (parts == null || parts.isEmpty()) {
+      throw new IllegalStateException("commands topic " + topic + " does not exist");
+    }
+    TopicPartition tp =
+        new TopicPartition(topic, CommandPartitioning.partitionFor(vmId, parts.size()));
+    consumer.assign(List.of(tp));
+    if (startPosition.isPresent()) {
+      consumer.seek(tp, Long.parseLong(startPosition.get()));
+    } else {
+      Map<TopicPartition, OffsetAndTimestamp> at =
+          consumer.offsetsForTimes(
+              Map.of(tp, clock.millis() - LOOKBACK.toMillis()), Duration.ofSeconds(10));
+      OffsetAndTimestamp o = at.get(tp);
+      if (o == null) {
+        consumer.seekToEnd(List.of(tp));
+      } else {
+        consumer.seek(tp, o.offset());
+      }
+    }
+    partition = tp;
+    LOG.info(
+        "reading commands from {} (partition {} of {}) at offset {}",
+        topic,
+        tp.partition(),
+        parts.size(),
+        consumer.position(tp));
+  }
+
+  @Override
+  public synchronized List<ReceivedCommand> poll(Duration timeout) {
+    if (consumer == null) {
+      throw new IllegalStateException("not open");
+    }
+    if (partition == null) {
+      assign();
+    }
+    List<ReceivedCommand> out = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+      if (r.key() == null || !java.util.Arrays.equals(r.key(), key)) {
+        continue; // another VM's command in the same partition
+      }
+      out.add(
+          new ReceivedCommand(
+              r.value() == null ? new byte[0] : r.value(),
+              Long.toString(r.offset() + 1),
+              topic + "/" + r.partition() + "@" + r.offset()));
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (consumer != null) {
+      consumer.close(Duration.ofSeconds(2));
+      consumer = null;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.sebridge.sink.kafka;
+
+import dev.sebridge.command.CommandSource;
+import dev.sebridge.command.CommandSourceProvider;
+import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.envelope.AgentInfo;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The {@code kafka} command source. */
+public final class KafkaCommandSourceProvider implements CommandSourceProvider {
+  public static final ConfigKey<String> BOOTSTRAP_SERVERS =
+      ConfigKey.builder("commands.kafka.bootstrap-servers", ConfigType.STRING)
+          .required()
+          .doc("Kafka command source: bootstrap servers.")
+          .build();
+
+  public static final ConfigKey<String> TOPIC =
+      ConfigKey.builder("commands.kafka.topic", ConfigType.STRING)
+          .defaultValue("sebridge-commands")
+          .doc(
+              "Kafka command source: the commands topic, keyed by target vmId. Each agent reads"
+                  + " only the partition its vmId hashes to.")
+          .build();
+
+  public static final ConfigKey<String> CONSUMER =
+      ConfigKey.builder("commands.kafka.consumer.*", ConfigType.STRING)
+          .doc(
+              "Kafka command source: any kafka-clients consumer setting (security etc.), passed"
+                  + " through. No consumer group is used: group.id is refused.")
+          .build();
+
+  static final Map<String, Object> DEFAULTS =
+      Map.of(
+          "enable.auto.commit", "false",
+          "fetch.max.wait.ms", "100",
+          "fetch.min.bytes", "1",
+          "max.poll.records", "50",
+          "isolation.level", "read_committed",
+          "reconnect.backoff.max.ms", "1000",
+          "request.timeout.ms", "10000",
+          "default.api.timeout.ms", "15000");
+
+  @Override
+  public String name() {
+    return "kafka";
+  }
+
+  @Override
+  public List<ConfigKey<?>> configKeys() {
+    return List.of(BOOTSTRAP_SERVERS, TOPIC, CONSUMER);
+  }
+
+  @Override
+  public List<ConfigProblem> validate(Configuration config) {
+    if (config.passthrough(CONSUMER).containsKey("group.id")) {
+      return List.of(
+          new ConfigProblem(
+              CONSUMER.prefix() + "group.id",
+              "must not be set: each agent reads its own partition without a group"));
+    }
+    return List.of();
+  }
+
+  static Map<String, Object> consumerConfig(Configuration config) {
+    Map<String, Object> p = new HashMap<>(DEFAULTS);
+    p.put("client.id", "sebridge-commands-" + AgentInfo.current().hostName());
+    p.putAll(config.passthrough(CONSUMER));
+    p.put("bootstrap.servers", config.get(BOOTSTRAP_SERVERS));
+    p.remove("group.id");
+    return p;
+  }
+
+  @Override
+  public CommandSource create(Configuration config, String vmId) {
+    return new KafkaCommandSource(
+        config.get(TOPIC), consumerConfig(config), vmId, Clock.systemUTC());
+  }
+}
