@@ -22,6 +22,7 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Configuration config = options.load(System.getenv());
+    LogFormat.apply(config.get(dev.sebridge.config.CoreKeys.LOG_FORMAT));
     CountDownLatch stop = new CountDownLatch(1);
     Signals.onTermination(
         signal -> {

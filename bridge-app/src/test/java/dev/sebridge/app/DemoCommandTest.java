@@ -21,13 +21,19 @@ class DemoCommandTest {
     String text = out.toString();
     assertThat(code).as(text).isZero();
     assertThat(text)
+        .contains("Kafka broker (embedded KRaft)")
         .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000001  Scheduled   Freeze")
         .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000002  Scheduled   Reboot     User")
+        .contains("--> signed approval")
+        .contains("approval result: accepted, IMDS 200")
+        .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000002  Started     Reboot     User")
+        .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000002  Completed   Reboot     User")
         .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000003  Canceled    Redeploy")
         .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000004  Started     Reboot")
         .contains("8A3F1C2E-5B4D-4E6F-9A1B-000000000004  Completed   Reboot")
         .contains("demo done in")
-        .contains("dev.sebridge.scheduledevent.canceled.v1");
+        .contains("approval round trip: command sent -> result envelope read back")
+        .contains("StartRequests received by IMDS: 1");
     assertThat(text).doesNotContain("8A3F1C2E-5B4D-4E6F-9A1B-000000000004  Scheduled");
   }
 }

@@ -179,7 +179,8 @@ class RunCommandTest {
                 VM.vmId() + "|" + id.toLowerCase() + "|scheduled|2")
             .toString();
     assertThat(scheduled.get("id").asText()).isEqualTo(expected);
-    assertThat(UUID.fromString(out.read().get(1).get("id").asText()).version()).isEqualTo(5);
+    assertThat(UUID.fromString(out.transitionEnvelopes().get(1).get("id").asText()).version())
+        .isEqualTo(5);
   }
 
   @Test
@@ -244,6 +245,65 @@ class RunCommandTest {
         .contains("imds.poll-interval: 50ms is below the minimum of 200ms")
         .contains("sink.file.path: is required")
         .doesNotContain("Exception");
+  }
+
+  @Test
+  void noSecretEverReachesTheLogsOrCheckConfig() throws Exception {
+    String password = "pa55-hunter2-do-not-log";
+    com.nimbusds.jose.jwk.JWK privateKey = dev.sebridge.command.TestKeys.es256("leaky");
+    Path keys = dir.resolve("trusted-with-private-part.jwk");
+    java.nio.file.Files.writeString(
+        keys, privateKey.toJSONString()); // operator mistake: private key on the VM
+    String privateD = privateKey.toJSONObject().get("d").toString();
+    List<String> secrets =
+        List.of(
+            "sink.kafka.producer.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
+                + " required username=\"$ConnectionString\" password=\""
+                + password
+                + "\";",
+            "sink.kafka.producer.ssl.key.password=" + password);
+    AgentProcess p =
+        run(
+            List.of(),
+            Map.of(
+                "SEBRIDGE_SINK_KAFKA_PRODUCER_SSL_KEYSTORE_PASSWORD",
+                password,
+                "SEBRIDGE_LOG_FORMAT",
+                "json"),
+            "sinks=kafka,file",
+            "sink.kafka.bootstrap-servers=127.0.0.1:1",
+            "sink.kafka.producer.security.protocol=SASL_PLAINTEXT",
+            "sink.kafka.producer.sasl.mechanism=PLAIN",
+            secrets.get(0),
+            secrets.get(1),
+            "commands.source=kafka",
+            "commands.kafka.bootstrap-servers=127.0.0.1:1",
+            "commands.trusted-keys=" + keys);
+    sim.addEvent(EventSpec.scheduled("Freeze", List.of("WestNO_0")));
+    out.await(1, WAIT);
+    Thread.sleep(3000); // let the Kafka sink and command source fail and log a few times
+    assertThat(p.terminate(WAIT)).isZero();
+    String logs = p.stderr() + p.stdout();
+    assertThat(logs).contains("private key material").contains("\"level\":\"WARN\"");
+    assertThat(logs).doesNotContain(password).doesNotContain(privateD);
+    AgentProcess check =
+        AgentProcess.start(
+            dir.resolve("logs"),
+            List.of(),
+            Map.of(),
+            "check-config",
+            "--set",
+            secrets.get(0),
+            "--set",
+            secrets.get(1),
+            "--set",
+            "sinks=kafka",
+            "--set",
+            "sink.kafka.bootstrap-servers=h:9092");
+    processes.add(check);
+    assertThat(check.waitFor(WAIT)).isZero();
+    assertThat(check.stdout()).contains("sink.kafka.producer.ssl.key.password = ********");
+    assertThat(check.stdout() + check.stderr()).doesNotContain(password);
   }
 
   @Test

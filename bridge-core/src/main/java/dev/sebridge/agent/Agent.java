@@ -67,7 +67,19 @@ public final class Agent implements AutoCloseable {
   private final EventTracker tracker;
   private final EnvelopeFactory envelopes;
   private final EnvelopePublisher publisher;
-  private final PollStats stats = new PollStats();
+  private final AgentMetrics metrics = AgentMetrics.prometheus();
+  private final PollStats stats = new PollStats(metrics);
+  private final Instant startedAt;
+  private final Duration heartbeatInterval;
+  private final java.util.concurrent.atomic.AtomicLong heartbeatSequence =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.ScheduledExecutorService heartbeats =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "sebridge-heartbeat");
+            t.setDaemon(true);
+            return t;
+          });
   private final MetadataPoller poller;
   private final AtomicReference<VmIdentity> identity = new AtomicReference<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -92,6 +104,8 @@ public final class Agent implements AutoCloseable {
     this.config = b.config;
     this.clock = b.clock;
     this.interval = config.get(CoreKeys.IMDS_POLL_INTERVAL);
+    this.startedAt = clock.instant();
+    this.heartbeatInterval = config.get(CoreKeys.HEARTBEAT_INTERVAL);
     this.state = StateDirectory.open(config.get(CoreKeys.STATE_DIR), clock);
     try {
       this.imds =
@@ -138,7 +152,8 @@ public final class Agent implements AutoCloseable {
                       config.get(CoreKeys.PUBLISH_BATCH_SIZE),
                       config.get(CoreKeys.PUBLISH_EXPORT_TIMEOUT),
                       config.get(CoreKeys.PUBLISH_RETRY_MAX_BACKOFF)),
-                  clock);
+                  clock,
+                  metrics.registry());
       this.poller =
           new MetadataPoller(
               imds,
@@ -182,7 +197,10 @@ public final class Agent implements AutoCloseable {
       try {
         http =
             new HealthEndpoint(
-                config.get(CoreKeys.HTTP_BIND_ADDRESS), port, this::readinessProblems);
+                config.get(CoreKeys.HTTP_BIND_ADDRESS),
+                port,
+                this::readinessProblems,
+                metrics::scrape);
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot listen on "
@@ -198,6 +216,11 @@ public final class Agent implements AutoCloseable {
     identityThread.start();
     pollerThread = new Thread(poller, "sebridge-poller");
     pollerThread.start();
+    heartbeats.scheduleAtFixedRate(
+        this::heartbeat,
+        Math.min(2000, heartbeatInterval.toMillis()),
+        heartbeatInterval.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
     if (commandSourceProvider != null) {
       commandThread = new Thread(this::commandLoop, "sebridge-commands");
       commandThread.setDaemon(true);
@@ -224,6 +247,10 @@ public final class Agent implements AutoCloseable {
   /** The outbox, when the agent uses one (always, unless a test replaced the publisher). */
   public Optional<Outbox> outbox() {
     return publisher instanceof Outbox o ? Optional.of(o) : Optional.empty();
+  }
+
+  public AgentMetrics metrics() {
+    return metrics;
   }
 
   public PollStats stats() {
@@ -269,6 +296,7 @@ public final class Agent implements AutoCloseable {
     Optional<String> vmName = config.find(CoreKeys.VM_NAME);
     if (vmId.isPresent() && vmName.isPresent()) {
       identity.set(VmIdentity.of(vmId.get(), vmName.get()));
+      heartbeats.execute(this::heartbeat);
       LOG.info("VM identity from configuration: {} ({})", vmName.get(), vmId.get());
       return;
     }
@@ -294,6 +322,7 @@ public final class Agent implements AutoCloseable {
                 v.osType());
         identity.set(merged);
         LOG.info("VM identity: {} ({}), {}", merged.name(), merged.vmId(), merged.source());
+        heartbeats.execute(this::heartbeat);
         return;
       }
       attempt++;
@@ -330,7 +359,8 @@ public final class Agent implements AutoCloseable {
               publisher,
               vm,
               this::markApproved,
-              clock);
+              clock,
+              metrics);
       if (!approvals.compareAndSet(null, a)) {
         a.close();
         a = approvals.get();
@@ -342,10 +372,53 @@ public final class Agent implements AutoCloseable {
   private synchronized void markApproved(List<String> eventIds, Instant at) {
     boolean changed = false;
     for (String id : eventIds) {
+      var known = tracker.state().events().get(id.toLowerCase(java.util.Locale.ROOT));
+      if (known != null && known.approvedAt() == null) {
+        metrics.approvalDelay(Duration.between(known.firstSeenAt(), at));
+      }
       changed |= tracker.markApproved(id, at) != null;
     }
     if (changed) {
       state.write(TRACKER_FILE, TrackerStateCodec.write(tracker.state()));
+    }
+  }
+
+  /** Publishes a heartbeat (sheddable: dropped first when the outbox is full). */
+  private void heartbeat() {
+    VmIdentity vm = identity.get();
+    if (vm == null || closing) {
+      return;
+    }
+    try {
+      Outbox o = publisher instanceof Outbox x ? x : null;
+      int known;
+      synchronized (this) {
+        known = tracker.state().events().size();
+      }
+      Envelope hb =
+          envelopes.heartbeat(
+              new EnvelopeFactory.HeartbeatData(
+                  heartbeatSequence.incrementAndGet(),
+                  heartbeatInterval,
+                  startedAt,
+                  stats.polls(),
+                  stats.documents(),
+                  stats.failuresByClass(),
+                  stats.lastSuccess(),
+                  stats.lastIncarnation(),
+                  known,
+                  o == null ? 0 : o.sizeBytes(),
+                  o == null ? java.util.Map.of() : o.pendingBySink()),
+              vm);
+      if (o != null) {
+        o.publishSheddable(List.of(hb));
+      } else {
+        publisher.publish(List.of(hb));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("could not publish a heartbeat: {}", e.toString());
     }
   }
 
@@ -428,6 +501,7 @@ public final class Agent implements AutoCloseable {
       publisher.publish(out);
       stats.transitions(out.size());
       for (Transition t : obs.transitions()) {
+        metrics.transition(t.type());
         LOG.info(
             "{} {} {} (incarnation {}{})",
             t.type().label(),
@@ -462,6 +536,7 @@ public final class Agent implements AutoCloseable {
     }
     closing = true;
     Duration timeout = config.get(CoreKeys.SHUTDOWN_TIMEOUT);
+    heartbeats.shutdownNow();
     poller.stop();
     if (pollerThread != null) {
       try {

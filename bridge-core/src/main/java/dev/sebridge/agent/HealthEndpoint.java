@@ -12,14 +12,19 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * {@code /healthz} (the process is alive) and {@code /readyz} (IMDS answered recently and every
- * sink is healthy) on {@code http.bind-address:http.port}, localhost by default.
+ * {@code /healthz} (the process is alive), {@code /readyz} (IMDS answered recently and every sink
+ * is healthy) and {@code /metrics} (Prometheus text) on {@code http.bind-address:http.port},
+ * localhost by default.
  */
 final class HealthEndpoint implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
 
-  HealthEndpoint(String bindAddress, int port, Supplier<List<String>> readinessProblems)
+  HealthEndpoint(
+      String bindAddress,
+      int port,
+      Supplier<List<String>> readinessProblems,
+      Supplier<String> metrics)
       throws IOException {
     server = HttpServer.create(new InetSocketAddress(bindAddress, port), 16);
     executor =
@@ -48,6 +53,9 @@ final class HealthEndpoint implements AutoCloseable {
             answer(ex, 503, b.append("]}").toString());
           }
         });
+    server.createContext(
+        "/metrics",
+        ex -> answer(ex, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
     server.start();
   }
 
@@ -56,13 +64,18 @@ final class HealthEndpoint implements AutoCloseable {
   }
 
   private static void answer(HttpExchange ex, int status, String body) throws IOException {
+    answer(ex, status, body, "application/json");
+  }
+
+  private static void answer(HttpExchange ex, int status, String body, String contentType)
+      throws IOException {
     try (ex) {
       if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
         ex.sendResponseHeaders(405, -1);
         return;
       }
       byte[] b = body.getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.getResponseHeaders().set("Content-Type", contentType);
       ex.sendResponseHeaders(status, b.length);
       try (OutputStream out = ex.getResponseBody()) {
         out.write(b);

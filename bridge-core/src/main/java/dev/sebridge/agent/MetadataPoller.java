@@ -103,7 +103,7 @@ public final class MetadataPoller implements Runnable {
         consecutiveFailures = 0;
         failingSince = null;
         warned = false;
-        stats.success(at, ok.value().incarnation());
+        stats.success(at, ok.value().incarnation(), ok.latency());
         try {
           handler.onDocument(ok.value(), at);
         } catch (InterruptedException e) {

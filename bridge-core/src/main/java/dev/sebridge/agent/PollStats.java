@@ -14,14 +14,21 @@ public final class PollStats {
   private final Map<ImdsFailure.Kind, AtomicLong> failures = new EnumMap<>(ImdsFailure.Kind.class);
   private volatile Instant lastSuccess;
   private volatile long lastIncarnation = -1;
+  private final AgentMetrics metrics;
 
   public PollStats() {
+    this(new AgentMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+  }
+
+  public PollStats(AgentMetrics metrics) {
+    this.metrics = metrics;
     for (ImdsFailure.Kind k : ImdsFailure.Kind.values()) {
       failures.put(k, new AtomicLong());
     }
   }
 
-  void success(Instant at, long incarnation) {
+  void success(Instant at, long incarnation, java.time.Duration latency) {
+    metrics.pollSucceeded(latency);
     polls.incrementAndGet();
     documents.incrementAndGet();
     lastSuccess = at;
@@ -29,6 +36,7 @@ public final class PollStats {
   }
 
   void failure(ImdsFailure.Kind kind) {
+    metrics.pollFailed(kind);
     polls.incrementAndGet();
     failures.get(kind).incrementAndGet();
   }
@@ -51,6 +59,18 @@ public final class PollStats {
 
   public long failures(ImdsFailure.Kind kind) {
     return failures.get(kind).get();
+  }
+
+  /** Failed polls by class label, for heartbeats. */
+  public Map<String, Long> failuresByClass() {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    failures.forEach(
+        (k, v) -> {
+          if (v.get() > 0) {
+            m.put(k.label(), v.get());
+          }
+        });
+    return m;
   }
 
   public long failures() {

@@ -50,6 +50,7 @@ public final class ApprovalService implements AutoCloseable {
   private final VmIdentity vm;
   private final BiConsumer<List<String>, Instant> onApproved;
   private final Clock clock;
+  private final dev.sebridge.agent.AgentMetrics metrics;
   private final IntervalFunction retry =
       IntervalFunction.ofExponentialRandomBackoff(
           Duration.ofMillis(200), 2.0, 0.5, Duration.ofSeconds(2));
@@ -76,7 +77,9 @@ public final class ApprovalService implements AutoCloseable {
       EnvelopePublisher publisher,
       VmIdentity vm,
       BiConsumer<List<String>, Instant> onApproved,
-      Clock clock) {
+      Clock clock,
+      dev.sebridge.agent.AgentMetrics metrics) {
+    this.metrics = metrics;
     this.imds = imds;
     this.imdsTimeout = imdsTimeout;
     this.settings = settings;
@@ -397,6 +400,9 @@ public final class ApprovalService implements AutoCloseable {
 
   private void publish(ApprovalResult r) throws InterruptedException {
     publisher.publish(List.of(envelopes.approvalResult(r, vm)));
+    if (metrics != null) {
+      metrics.approval(r.origin(), r.outcome().label(), r.reasonCode());
+    }
   }
 
   @Override

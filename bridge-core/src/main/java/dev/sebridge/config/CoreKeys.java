@@ -228,6 +228,31 @@ public final class CoreKeys {
                   + " Terminate,Preempt. Never approved otherwise, by command or by policy.")
           .build();
 
+  public static final ConfigKey<Duration> HEARTBEAT_INTERVAL =
+      ConfigKey.builder("heartbeat.interval", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofMinutes(5))
+          .doc(
+              "Period of the dev.sebridge.agent.heartbeat.v1 envelope (poll statistics, outbox"
+                  + " state), so a central team can find silent agents.")
+          .validator(
+              d ->
+                  d.compareTo(Duration.ofSeconds(1)) < 0
+                      ? Optional.of("must be at least 1s")
+                      : Optional.empty())
+          .build();
+
+  public static final ConfigKey<String> LOG_FORMAT =
+      ConfigKey.builder("log.format", ConfigType.STRING)
+          .defaultValue("text")
+          .doc(
+              "Log format on standard error: text (human-readable) or json (one JSON object per line).")
+          .validator(
+              f ->
+                  f.equals("text") || f.equals("json")
+                      ? Optional.empty()
+                      : Optional.of("'" + f + "' is not text or json"))
+          .build();
+
   public static List<ConfigKey<?>> all() {
     return List.of(
         IMDS_ENDPOINT,
@@ -254,7 +279,9 @@ public final class CoreKeys {
         APPROVAL_SHORT_FREEZE_MAX,
         APPROVAL_LEADER_ONLY,
         APPROVAL_DRY_RUN,
-        APPROVAL_ALLOW_TYPES);
+        APPROVAL_ALLOW_TYPES,
+        HEARTBEAT_INTERVAL,
+        LOG_FORMAT);
   }
 
   static Path defaultStateDir() {

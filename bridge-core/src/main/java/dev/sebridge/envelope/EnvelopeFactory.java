@@ -137,6 +137,66 @@ public final class EnvelopeFactory {
     return new Envelope(id, RESULT_TYPE, vm.source(), subject, vm.vmId(), time, bytes(ce));
   }
 
+  public static final String HEARTBEAT_TYPE = "dev.sebridge.agent.heartbeat.v1";
+  public static final String HEARTBEAT_SCHEMA = "urn:sebridge:schema:heartbeat:" + SCHEMA_VERSION;
+
+  /** What a heartbeat reports. */
+  public record HeartbeatData(
+      long sequence,
+      java.time.Duration interval,
+      Instant startedAt,
+      long polls,
+      long documents,
+      java.util.Map<String, Long> failures,
+      Instant lastSuccess,
+      long lastIncarnation,
+      int knownEvents,
+      long outboxBytes,
+      java.util.Map<String, Long> pendingBySink) {}
+
+  /** A heartbeat envelope; id = UUIDv5 of {@code vmId|heartbeat|startedAt|sequence}. */
+  public Envelope heartbeat(HeartbeatData h, VmIdentity vm) {
+    String id =
+        NameBasedUuid.v5(
+                NameBasedUuid.SEBRIDGE_NAMESPACE,
+                vm.vmId() + "|heartbeat|" + h.startedAt() + "|" + h.sequence())
+            .toString();
+    Instant time = clock.instant();
+    ObjectNode ce = JSON.createObjectNode();
+    ce.put("specversion", "1.0");
+    ce.put("id", id);
+    ce.put("source", vm.source());
+    ce.put("type", HEARTBEAT_TYPE);
+    ce.put("subject", vm.vmId());
+    ce.put("time", formatTime(time));
+    ce.put("datacontenttype", "application/json");
+    ce.put("dataschema", HEARTBEAT_SCHEMA);
+    ce.put("partitionkey", vm.vmId());
+    ObjectNode data = ce.putObject("data");
+    data.put("schemaVersion", SCHEMA_VERSION);
+    data.put("intervalSeconds", Math.max(1, h.interval().toSeconds()));
+    data.put("startedAt", formatTime(h.startedAt()));
+    ObjectNode polls = data.putObject("polls");
+    polls.put("total", h.polls());
+    polls.put("documents", h.documents());
+    ObjectNode failures = polls.putObject("failures");
+    h.failures().forEach(failures::put);
+    polls.put("lastSuccessUtc", h.lastSuccess() == null ? null : formatTime(h.lastSuccess()));
+    polls.put("lastIncarnation", h.lastIncarnation());
+    data.put("knownEvents", h.knownEvents());
+    ObjectNode outbox = data.putObject("outbox");
+    outbox.put("bytes", h.outboxBytes());
+    ObjectNode pending = outbox.putObject("pending");
+    h.pendingBySink().forEach(pending::put);
+    ObjectNode v = data.putObject("vm");
+    v.put("vmId", vm.vmId());
+    v.put("name", vm.name());
+    ObjectNode a = data.putObject("agent");
+    a.put("version", agent.version());
+    a.put("hostName", agent.hostName());
+    return new Envelope(id, HEARTBEAT_TYPE, vm.source(), vm.vmId(), vm.vmId(), time, bytes(ce));
+  }
+
   static ObjectNode vmNode(VmIdentity vm) {
     ObjectNode n = JSON.createObjectNode();
     n.put("vmId", vm.vmId());

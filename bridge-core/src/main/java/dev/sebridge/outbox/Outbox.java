@@ -41,6 +41,21 @@ public final class Outbox implements EnvelopePublisher {
   private volatile boolean closed;
 
   public Outbox(StateDirectory state, List<EventSink> sinks, OutboxSettings settings, Clock clock) {
+    this(
+        state,
+        sinks,
+        settings,
+        clock,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  /** An outbox reporting {@code sebridge.outbox.*} and {@code sebridge.envelopes.*} metrics. */
+  public Outbox(
+      StateDirectory state,
+      List<EventSink> sinks,
+      OutboxSettings settings,
+      Clock clock,
+      io.micrometer.core.instrument.MeterRegistry registry) {
     this.clock = clock;
     this.settings = settings;
     this.log = new OutboxLog(state.resolve("outbox"), settings.segmentBytes());
@@ -48,8 +63,30 @@ public final class Outbox implements EnvelopePublisher {
       if (workers.containsKey(s.name())) {
         throw new IllegalArgumentException("two sinks are named " + s.name());
       }
-      workers.put(s.name(), new SinkWorker(s, log, state, settings, this::collectGarbage));
+      SinkWorker w = new SinkWorker(s, log, state, settings, this::collectGarbage, registry, clock);
+      workers.put(s.name(), w);
+      io.micrometer.core.instrument.Gauge.builder(
+              "sebridge.outbox.depth", w, x -> log.lastSeq() - x.cursor())
+          .tag("sink", s.name())
+          .description("envelopes stored but not yet confirmed by the sink")
+          .register(registry);
     }
+    io.micrometer.core.instrument.Gauge.builder("sebridge.outbox.bytes", log, OutboxLog::sizeBytes)
+        .description("size of the outbox on disk")
+        .baseUnit("bytes")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder(
+            "sebridge.outbox.oldest.age", this, Outbox::oldestPendingAgeSeconds)
+        .description("age of the oldest envelope some sink has not confirmed")
+        .baseUnit("seconds")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder(
+            "sebridge.outbox.overflows", overflows, AtomicLong::get)
+        .description("transitions stored while the outbox was over its limit")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("sebridge.outbox.shed", shed, AtomicLong::get)
+        .description("heartbeats dropped because the outbox was full")
+        .register(registry);
     long pending = log.lastSeq() - minCursor();
     if (pending > 0) {
       LOG.info("outbox holds {} envelopes not yet delivered everywhere; resuming", pending);
@@ -99,6 +136,15 @@ public final class Outbox implements EnvelopePublisher {
     return true;
   }
 
+  /** Seconds since the oldest envelope not yet confirmed everywhere was stored (0 when none). */
+  public double oldestPendingAgeSeconds() {
+    long oldest = Long.MAX_VALUE;
+    for (SinkWorker w : workers.values()) {
+      oldest = Math.min(oldest, w.oldestPendingMillis());
+    }
+    return oldest == Long.MAX_VALUE ? 0 : Math.max(0, (clock.millis() - oldest) / 1000.0);
+  }
+
   private long minCursor() {
     long min = log.lastSeq();
     for (SinkWorker w : workers.values()) {
@@ -124,6 +170,13 @@ public final class Outbox implements EnvelopePublisher {
   /** Envelopes stored but not yet confirmed by this sink. */
   public long pending(String sink) {
     return log.lastSeq() - workers.get(sink).cursor();
+  }
+
+  /** Envelopes not yet confirmed, by sink. */
+  public java.util.Map<String, Long> pendingBySink() {
+    java.util.Map<String, Long> m = new java.util.TreeMap<>();
+    workers.keySet().forEach(n -> m.put(n, pending(n)));
+    return m;
   }
 
   public long delivered(String sink) {

@@ -51,12 +51,37 @@ final class SinkWorker implements Runnable {
   private final AtomicLong failures = new AtomicLong();
   private Thread thread;
 
+  private final io.micrometer.core.instrument.Counter publishedCounter;
+  private final io.micrometer.core.instrument.Counter failedCounter;
+  private final io.micrometer.core.instrument.Timer lag;
+  private final java.time.Clock clock;
+  private volatile long oldestPendingMillis = Long.MAX_VALUE;
+
   SinkWorker(
       EventSink sink,
       OutboxLog log,
       StateDirectory state,
       OutboxSettings settings,
-      Runnable onProgress) {
+      Runnable onProgress,
+      io.micrometer.core.instrument.MeterRegistry registry,
+      java.time.Clock clock) {
+    this.clock = clock;
+    this.publishedCounter =
+        io.micrometer.core.instrument.Counter.builder("sebridge.envelopes.published")
+            .tag("sink", sink.name())
+            .description("envelopes confirmed by the sink")
+            .register(registry);
+    this.failedCounter =
+        io.micrometer.core.instrument.Counter.builder("sebridge.envelopes.failed")
+            .tag("sink", sink.name())
+            .description("envelopes in exports the sink failed (they are retried)")
+            .register(registry);
+    this.lag =
+        io.micrometer.core.instrument.Timer.builder("sebridge.publish.lag")
+            .tag("sink", sink.name())
+            .description(
+                "time from an envelope stored in the outbox to its confirmation by the sink")
+            .register(registry);
     this.sink = sink;
     this.log = log;
     this.state = state;
@@ -118,6 +143,11 @@ final class SinkWorker implements Runnable {
     return failures.get();
   }
 
+  /** When the oldest envelope this sink has not confirmed was stored (MAX_VALUE when none). */
+  long oldestPendingMillis() {
+    return oldestPendingMillis;
+  }
+
   boolean healthy() {
     return failedAttempts < REPORT_AFTER_ATTEMPTS;
   }
@@ -162,9 +192,11 @@ final class SinkWorker implements Runnable {
         if (batch.isEmpty()) {
           batch = log.read(cursor, settings.batchSize(), 1024L * 1024);
           if (batch.isEmpty()) {
+            oldestPendingMillis = Long.MAX_VALUE;
             await(Duration.ofSeconds(1));
             continue;
           }
+          oldestPendingMillis = batch.get(0).appendedAtMillis();
         }
         if (!breaker.tryAcquirePermission()) {
           // Open: the breaker lets a probe through once its wait is over.
@@ -180,6 +212,11 @@ final class SinkWorker implements Runnable {
           state.write(cursorFile, Long.toString(last).getBytes(StandardCharsets.UTF_8));
           cursor = last;
           delivered.addAndGet(batch.size());
+          publishedCounter.increment(batch.size());
+          long now = clock.millis();
+          for (OutboxRecord r : batch) {
+            lag.record(Duration.ofMillis(Math.max(0, now - r.appendedAtMillis())));
+          }
           if (failedAttempts >= REPORT_AFTER_ATTEMPTS) {
             LOG.info(
                 "sink {} delivers again after {} failed attempts", sink.name(), failedAttempts);
@@ -190,6 +227,7 @@ final class SinkWorker implements Runnable {
         } else {
           breaker.onError(took, TimeUnit.NANOSECONDS, failure);
           failures.incrementAndGet();
+          failedCounter.increment(batch.size());
           int attempt = ++failedAttempts;
           boolean retriable = failure instanceof RetriableSinkException;
           if (attempt == REPORT_AFTER_ATTEMPTS || (!retriable && attempt == 1)) {

@@ -203,7 +203,7 @@ class AgentTest {
     // At 200ms that would be 15 polls; after a 400 the agent waits 30s before trying again.
     assertThat(sim.scheduledEventsGets()).isEqualTo(1L);
     assertThat(agent.stats().failures(dev.sebridge.imds.ImdsFailure.Kind.BAD_REQUEST)).isPositive();
-    assertThat(out.read()).isEmpty();
+    assertThat(out.transitionEnvelopes()).isEmpty();
   }
 
   @Test
@@ -237,6 +237,96 @@ class AgentTest {
     out.await(1, WAIT);
     assertThat(sim.scheduledEventsGets()).isGreaterThanOrEqualTo(1);
     assertThat(agent.stats().failures()).isZero();
+  }
+
+  static String get(int port, String path, int[] status) throws Exception {
+    var http =
+        java.net.http.HttpClient.newBuilder()
+            .proxy(java.net.http.HttpClient.Builder.NO_PROXY)
+            .build();
+    var r =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + path))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    status[0] = r.statusCode();
+    return r.body();
+  }
+
+  static double metric(String scrape, String line) {
+    return scrape
+        .lines()
+        .filter(l -> l.startsWith(line + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElse(-1);
+  }
+
+  @Test
+  void metricsMoveDuringAScenarioAndReadinessFlipsWithImds() throws Exception {
+    int port;
+    try (var s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    startAgent(Map.of("http.port", String.valueOf(port), "heartbeat.interval", "1s"));
+    int[] status = new int[1];
+    assertThat(get(port, "/healthz", status)).contains("UP");
+    assertThat(status[0]).isEqualTo(200);
+    String before = get(port, "/metrics", status);
+    assertThat(status[0]).isEqualTo(200);
+    String id = sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())));
+    out.await(1, WAIT);
+    sim.startEvent(id);
+    await().atMost(WAIT).until(() -> out.transitions().size() >= 2);
+    sim.injectFault(new Fault.Status(500, null), 2);
+    await().atMost(WAIT).until(() -> sim.pendingFaults() == 0);
+    final int p = port;
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              String m = get(p, "/metrics", new int[1]);
+              return metric(m, "sebridge_envelopes_published_total{sink=\"file\"}") >= 2
+                  && metric(m, "sebridge_imds_errors_total{class=\"server_error\"}") >= 2;
+            });
+    String after = get(port, "/metrics", status);
+    assertThat(metric(after, "sebridge_imds_polls_total"))
+        .isGreaterThan(metric(before, "sebridge_imds_polls_total"));
+    assertThat(metric(after, "sebridge_transitions_total{transition=\"scheduled\"}")).isEqualTo(1);
+    assertThat(metric(after, "sebridge_transitions_total{transition=\"started\"}")).isEqualTo(1);
+    assertThat(metric(after, "sebridge_outbox_depth{sink=\"file\"}")).isGreaterThanOrEqualTo(0);
+    assertThat(after)
+        .contains("sebridge_imds_poll_latency_seconds_count")
+        .contains("sebridge_publish_lag_seconds_count{sink=\"file\"}");
+    // Heartbeats go through the outbox too, and validate against their schema (EnvelopeFile).
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                out.read().stream()
+                    .anyMatch(
+                        e -> e.get("type").asText().equals("dev.sebridge.agent.heartbeat.v1")));
+
+    assertThat(get(port, "/readyz", status)).contains("READY");
+    assertThat(status[0]).isEqualTo(200);
+    sim.injectFault(new Fault.Status(503, null), 10_000);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              get(p, "/readyz", status);
+              return status[0] == 503;
+            });
+    assertThat(get(port, "/readyz", status)).contains("IMDS has not answered");
+    sim.clearFaults();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              get(p, "/readyz", status);
+              return status[0] == 200;
+            });
   }
 
   @Test

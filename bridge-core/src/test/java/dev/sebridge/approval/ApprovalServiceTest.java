@@ -81,7 +81,8 @@ class ApprovalServiceTest {
         publisher,
         vm,
         (ids, at) -> approved.addAll(ids),
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        null);
   }
 
   static ApprovalSettings settings(boolean user, boolean freeze, boolean leaderOnly) {

@@ -44,13 +44,23 @@ public final class EnvelopeFile {
     }
   }
 
-  /** Waits until at least {@code n} envelopes are there; returns them all. */
+  /**
+   * Waits until at least {@code n} scheduled-event transition envelopes are there; returns them
+   * (heartbeats and approval results, also in the file, are left out).
+   */
   public List<JsonNode> await(int n, Duration timeout) {
     Awaitility.await()
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(50))
-        .until(() -> read().size() >= n);
-    return read();
+        .until(() -> transitionEnvelopes().size() >= n);
+    return transitionEnvelopes();
+  }
+
+  /** The scheduled-event transition envelopes, in order. */
+  public List<JsonNode> transitionEnvelopes() {
+    return read().stream()
+        .filter(e -> e.get("type").asText().startsWith("dev.sebridge.scheduledevent."))
+        .toList();
   }
 
   /**
@@ -58,10 +68,7 @@ public final class EnvelopeFile {
    * star); other types (approval results) are left out.
    */
   public List<String> transitions() {
-    return read().stream()
-        .filter(e -> e.get("type").asText().startsWith("dev.sebridge.scheduledevent."))
-        .map(EnvelopeFile::describe)
-        .toList();
+    return transitionEnvelopes().stream().map(EnvelopeFile::describe).toList();
   }
 
   public static String describe(JsonNode e) {

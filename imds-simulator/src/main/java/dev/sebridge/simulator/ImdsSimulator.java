@@ -234,6 +234,11 @@ public final class ImdsSimulator implements AutoCloseable {
     }
   }
 
+  /** Drops every queued fault: IMDS answers normally again. */
+  public synchronized void clearFaults() {
+    faults.clear();
+  }
+
   public synchronized int pendingFaults() {
     return faults.size();
   }

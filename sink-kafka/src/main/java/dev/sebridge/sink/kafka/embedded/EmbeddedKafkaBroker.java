@@ -149,7 +149,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("num.network.threads", "2");
     p.put("num.io.threads", "2");
     p.put("background.threads", "2");
-    p.put("log.cleaner.enable", "false");
     return p;
   }
 

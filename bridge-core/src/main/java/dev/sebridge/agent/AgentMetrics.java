@@ -1,0 +1,108 @@
+package dev.sebridge.agent;
+
+import dev.sebridge.imds.ImdsFailure;
+import dev.sebridge.track.TransitionType;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The agent's metrics (Micrometer, scraped as Prometheus text on {@code /metrics}). Names follow
+ * Prometheus conventions once rendered: {@code sebridge_imds_polls_total}, {@code
+ * sebridge_imds_errors_total{class=...}}, {@code sebridge_transitions_total{transition=...}},
+ * {@code sebridge_envelopes_published_total{sink=...}}, {@code sebridge_outbox_depth{sink=...}},
+ * {@code sebridge_commands_total{origin,outcome,reason}}, {@code sebridge_approval_delay_seconds}.
+ */
+public final class AgentMetrics {
+  private final MeterRegistry registry;
+  private final Counter polls;
+  private final Timer pollLatency;
+  private final Map<ImdsFailure.Kind, Counter> imdsErrors = new EnumMap<>(ImdsFailure.Kind.class);
+  private final Map<TransitionType, Counter> transitions = new EnumMap<>(TransitionType.class);
+  private final Timer approvalDelay;
+
+  public AgentMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.polls =
+        Counter.builder("sebridge.imds.polls")
+            .description("IMDS polls, answered or not")
+            .register(registry);
+    this.pollLatency =
+        Timer.builder("sebridge.imds.poll.latency")
+            .description("latency of IMDS polls answered with a valid document")
+            .publishPercentileHistogram(false)
+            .register(registry);
+    for (ImdsFailure.Kind k : ImdsFailure.Kind.values()) {
+      imdsErrors.put(
+          k,
+          Counter.builder("sebridge.imds.errors")
+              .tag("class", k.label())
+              .description("failed IMDS polls by class")
+              .register(registry));
+    }
+    for (TransitionType t : TransitionType.values()) {
+      transitions.put(
+          t,
+          Counter.builder("sebridge.transitions")
+              .tag("transition", t.typeSegment())
+              .description("scheduled-event transitions published")
+              .register(registry));
+    }
+    this.approvalDelay =
+        Timer.builder("sebridge.approval.delay")
+            .description("time from an event first seen Scheduled to this agent's approval")
+            .register(registry);
+  }
+
+  /** A registry that renders the Prometheus text format. */
+  public static AgentMetrics prometheus() {
+    return new AgentMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition, or empty when the registry is not a Prometheus one. */
+  public String scrape() {
+    return registry instanceof PrometheusMeterRegistry p ? p.scrape() : "";
+  }
+
+  void pollSucceeded(Duration latency) {
+    polls.increment();
+    pollLatency.record(latency);
+  }
+
+  void pollFailed(ImdsFailure.Kind kind) {
+    polls.increment();
+    imdsErrors.get(kind).increment();
+  }
+
+  void transition(TransitionType t) {
+    transitions.get(t).increment();
+  }
+
+  /** An approval result was published. */
+  public void approval(String origin, String outcome, String reasonCode) {
+    registry
+        .counter(
+            "sebridge.commands",
+            "origin",
+            origin,
+            "outcome",
+            outcome,
+            "reason",
+            reasonCode == null ? "" : reasonCode.toLowerCase(Locale.ROOT))
+        .increment();
+  }
+
+  void approvalDelay(Duration d) {
+    approvalDelay.record(d);
+  }
+}
