@@ -316,7 +316,7 @@ class ApprovalEndToEndTest {
     String freeze = sim.addEvent(EventSpec.scheduled("Freeze", List.of(ME.name())).withDuration(5));
     assertThat(awaitResult(1).get("outcome").asText()).isEqualTo("dry-run");
     String reboot = sim.addEvent(EventSpec.scheduled("Reboot", List.of(ME.name())));
-    out.await(3, WAIT);
+    out.await(2, WAIT); // the Freeze and the Reboot, Scheduled
     send(valid(reboot));
     JsonNode r = awaitResult(2);
     assertThat(r.get("outcome").asText()).isEqualTo("dry-run");
