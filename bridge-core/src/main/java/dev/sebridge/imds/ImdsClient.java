@@ -47,6 +47,14 @@ public final class ImdsClient {
             .followRedirects(HttpClient.Redirect.NEVER)
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
+            // One request at a time: one daemon thread, not a cached pool handing work around.
+            .executor(
+                java.util.concurrent.Executors.newSingleThreadExecutor(
+                    r -> {
+                      Thread t = new Thread(r, "sebridge-imds-http");
+                      t.setDaemon(true);
+                      return t;
+                    }))
             .build();
     String b = endpoint.toString();
     this.base = b.endsWith("/") ? b.substring(0, b.length() - 1) : b;

@@ -190,10 +190,14 @@ final class SinkWorker implements Runnable {
     while (!stopping) {
       try {
         if (batch.isEmpty()) {
-          batch = log.read(cursor, settings.batchSize(), 1024L * 1024);
+          // Idle until an append wakes us (no disk reads while there is nothing to deliver).
+          batch =
+              log.lastSeq() > cursor
+                  ? log.read(cursor, settings.batchSize(), 1024L * 1024)
+                  : List.of();
           if (batch.isEmpty()) {
             oldestPendingMillis = Long.MAX_VALUE;
-            await(Duration.ofSeconds(1));
+            await(Duration.ofSeconds(30));
             continue;
           }
           oldestPendingMillis = batch.get(0).appendedAtMillis();

@@ -88,6 +88,7 @@ public final class ImdsSimulator implements AutoCloseable {
   private final List<Map<String, List<String>>> requestHeaders = new CopyOnWriteArrayList<>();
   private final AtomicLong scheduledEventsGets = new AtomicLong();
   private final AtomicLong computeGets = new AtomicLong();
+  private volatile Instant firstGetAt;
 
   private ImdsSimulator(Builder b) throws IOException {
     this.clock = b.clock;
@@ -264,6 +265,11 @@ public final class ImdsSimulator implements AutoCloseable {
     return List.copyOf(startRequests);
   }
 
+  /** When the first GET on the scheduled events path arrived, if any. */
+  public Optional<Instant> firstScheduledEventsGetAt() {
+    return Optional.ofNullable(firstGetAt);
+  }
+
   /** GET requests on the scheduled events path, refused ones included. */
   public long scheduledEventsGets() {
     return scheduledEventsGets.get();
@@ -404,7 +410,9 @@ public final class ImdsSimulator implements AutoCloseable {
 
   private void scheduledEvents(HttpExchange ex, SimVm vm, String apiVersion) throws IOException {
     if ("GET".equals(ex.getRequestMethod())) {
-      scheduledEventsGets.incrementAndGet();
+      if (scheduledEventsGets.incrementAndGet() == 1) {
+        firstGetAt = clock.instant();
+      }
     }
     if (apiVersion == null || !SCHEDULED_EVENTS_API_VERSIONS.contains(apiVersion)) {
       ObjectNode err = JSON.createObjectNode();

@@ -1,0 +1,79 @@
+package dev.sebridge.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent as the launcher starts it: {@code java <jvm.options> -cp dist/lib/* Main run ...}, so
+ * the footprint measured is the shipped one. Reads RSS and CPU time from /proc (Linux).
+ */
+final class AgentProcessHandle implements AutoCloseable {
+  private final Process process;
+  private final long startedNanos;
+
+  private AgentProcessHandle(Process process, long startedNanos) {
+    this.process = process;
+    this.startedNanos = startedNanos;
+  }
+
+  static AgentProcessHandle start(Path repo, Path log, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String line : Files.readAllLines(repo.resolve("bridge-app/src/main/dist/jvm.options"))) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        cmd.add(line.trim());
+      }
+    }
+    cmd.add("-cp");
+    cmd.add(repo.resolve("bridge-app/target/dist/lib").toString() + "/*");
+    cmd.add("dev.sebridge.app.Main");
+    cmd.addAll(args);
+    long t0 = System.nanoTime();
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putIfAbsent("MALLOC_ARENA_MAX", "2"); // as the launcher sets it
+    Process p = pb.start();
+    return new AgentProcessHandle(p, t0);
+  }
+
+  long startedNanos() {
+    return startedNanos;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Resident set size in KiB (VmRSS). */
+  long rssKib() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  /** User + system CPU time in clock ticks (utime + stime of /proc/pid/stat). */
+  long cpuTicks() throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() throws Exception {
+    process.destroy();
+    if (!process.waitFor(15, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+  }
+}
