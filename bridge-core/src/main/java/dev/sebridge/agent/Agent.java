@@ -491,6 +491,10 @@ public final class Agent implements AutoCloseable {
     }
     EventTracker.Observation obs;
     synchronized (this) {
+      if (tracker.touchIfUnchanged(doc, at)) {
+        committedIncarnation = doc.incarnation();
+        return;
+      }
       obs = tracker.observe(doc, at);
     }
     if (!obs.transitions().isEmpty()) {

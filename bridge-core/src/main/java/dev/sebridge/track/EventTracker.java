@@ -123,6 +123,28 @@ public final class EventTracker {
     return true;
   }
 
+  /**
+   * The common case, once a second: the same document as last time. Only the observation time moves
+   * (it decides continuity); nothing is diffed or allocated per event. Returns false when the
+   * document differs (or after a restart), and then {@link #observe} must be used.
+   */
+  public boolean touchIfUnchanged(ScheduledEventsDocument doc, Instant now) {
+    if (restored
+        || committed.observedAt() == null
+        || doc.incarnation() != committed.incarnation()
+        || doc.events().size() != committed.events().size()) {
+      return false;
+    }
+    var known = committed.events().values().iterator();
+    for (ScheduledEvent e : doc.events()) {
+      if (!known.next().event().raw().equals(e.raw())) {
+        return false;
+      }
+    }
+    committed = new TrackerState(committed.incarnation(), now, committed.events());
+    return true;
+  }
+
   /** Adopts an observation whose transitions are durable downstream. */
   public void commit(Observation observation) {
     this.committed = observation.next();

@@ -87,6 +87,28 @@ class EventTrackerTest {
   }
 
   @Test
+  void anUnchangedDocumentOnlyMovesTheObservationTime() {
+    EventTracker t = fresh();
+    ScheduledEventsDocument d =
+        doc(2, event(ID, "Scheduled", "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT"));
+    assertThat(t.touchIfUnchanged(d, T0)).isFalse(); // nothing observed yet
+    step(t, d, T0);
+    assertThat(t.touchIfUnchanged(d, T0.plusSeconds(20))).isTrue();
+    assertThat(t.state().observedAt()).isEqualTo(T0.plusSeconds(20));
+    // Continuity follows the touched time: 25 s after the last touch is still within the 30 s gap.
+    List<Transition> tr = step(t, doc(3), T0.plusSeconds(45));
+    assertThat(tr.get(0).inferred()).isFalse();
+    // Same incarnation, different content (never seen from IMDS, but possible): not a touch.
+    step(t, d, T0.plusSeconds(46));
+    ScheduledEventsDocument other = doc(4, event(ID, "Started", "Freeze", ""));
+    assertThat(t.touchIfUnchanged(doc(2, event(ID, "Started", "Freeze", "")), T0.plusSeconds(47)))
+        .isFalse();
+    assertThat(t.touchIfUnchanged(other, T0.plusSeconds(47))).isFalse();
+    EventTracker restored = new EventTracker(t.state(), true, Duration.ofSeconds(30));
+    assertThat(restored.touchIfUnchanged(d, T0.plusSeconds(48))).isFalse();
+  }
+
+  @Test
   void hardwareFailureIsStartedWithoutAScheduledPhase() {
     EventTracker t = fresh();
     step(t, doc(1), T0);
