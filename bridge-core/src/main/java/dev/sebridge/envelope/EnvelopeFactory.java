@@ -55,15 +55,7 @@ public final class EnvelopeFactory {
     ObjectNode ce = JSON.createObjectNode();
     String id = idOf(vm.vmId(), t).toString();
     Instant time = t.observedAt() == null ? clock.instant() : t.observedAt();
-    ce.put("specversion", "1.0");
-    ce.put("id", id);
-    ce.put("source", vm.source());
-    ce.put("type", typeOf(t));
-    ce.put("subject", e.eventId());
-    ce.put("time", formatTime(time));
-    ce.put("datacontenttype", "application/json");
-    ce.put("dataschema", DATA_SCHEMA);
-    ce.put("partitionkey", vm.vmId());
+    attributes(ce, id, typeOf(t), e.eventId(), time, DATA_SCHEMA, vm);
 
     ObjectNode data = ce.putObject("data");
     data.put("schemaVersion", SCHEMA_VERSION);
@@ -77,9 +69,7 @@ public final class EnvelopeFactory {
     data.put("notBeforeUtc", e.notBefore() == null ? null : formatTime(e.notBefore()));
     data.set("event", e.raw().deepCopy());
     data.set("vm", vmNode(vm));
-    ObjectNode a = data.putObject("agent");
-    a.put("version", agent.version());
-    a.put("hostName", agent.hostName());
+    putAgent(data);
 
     byte[] body = fit(ce);
     return new Envelope(id, typeOf(t), vm.source(), e.eventId(), vm.vmId(), time, body);
@@ -102,15 +92,7 @@ public final class EnvelopeFactory {
             ? r.commandId()
             : r.eventIds().isEmpty() ? "unknown" : r.eventIds().get(0);
     ObjectNode ce = JSON.createObjectNode();
-    ce.put("specversion", "1.0");
-    ce.put("id", id);
-    ce.put("source", vm.source());
-    ce.put("type", RESULT_TYPE);
-    ce.put("subject", subject);
-    ce.put("time", formatTime(time));
-    ce.put("datacontenttype", "application/json");
-    ce.put("dataschema", RESULT_SCHEMA);
-    ce.put("partitionkey", vm.vmId());
+    attributes(ce, id, RESULT_TYPE, subject, time, RESULT_SCHEMA, vm);
     ObjectNode data = ce.putObject("data");
     data.put("schemaVersion", SCHEMA_VERSION);
     data.put("origin", r.origin());
@@ -131,9 +113,7 @@ public final class EnvelopeFactory {
     ObjectNode v = data.putObject("vm");
     v.put("vmId", vm.vmId());
     v.put("name", vm.name());
-    ObjectNode a = data.putObject("agent");
-    a.put("version", agent.version());
-    a.put("hostName", agent.hostName());
+    putAgent(data);
     return new Envelope(id, RESULT_TYPE, vm.source(), subject, vm.vmId(), time, bytes(ce));
   }
 
@@ -163,15 +143,7 @@ public final class EnvelopeFactory {
             .toString();
     Instant time = clock.instant();
     ObjectNode ce = JSON.createObjectNode();
-    ce.put("specversion", "1.0");
-    ce.put("id", id);
-    ce.put("source", vm.source());
-    ce.put("type", HEARTBEAT_TYPE);
-    ce.put("subject", vm.vmId());
-    ce.put("time", formatTime(time));
-    ce.put("datacontenttype", "application/json");
-    ce.put("dataschema", HEARTBEAT_SCHEMA);
-    ce.put("partitionkey", vm.vmId());
+    attributes(ce, id, HEARTBEAT_TYPE, vm.vmId(), time, HEARTBEAT_SCHEMA, vm);
     ObjectNode data = ce.putObject("data");
     data.put("schemaVersion", SCHEMA_VERSION);
     data.put("intervalSeconds", Math.max(1, h.interval().toSeconds()));
@@ -191,10 +163,34 @@ public final class EnvelopeFactory {
     ObjectNode v = data.putObject("vm");
     v.put("vmId", vm.vmId());
     v.put("name", vm.name());
+    putAgent(data);
+    return new Envelope(id, HEARTBEAT_TYPE, vm.source(), vm.vmId(), vm.vmId(), time, bytes(ce));
+  }
+
+  /** The CloudEvents attributes every sebridge envelope carries (structured JSON mode). */
+  private static void attributes(
+      ObjectNode ce,
+      String id,
+      String type,
+      String subject,
+      Instant time,
+      String dataschema,
+      VmIdentity vm) {
+    ce.put("specversion", "1.0");
+    ce.put("id", id);
+    ce.put("source", vm.source());
+    ce.put("type", type);
+    ce.put("subject", subject);
+    ce.put("time", formatTime(time));
+    ce.put("datacontenttype", "application/json");
+    ce.put("dataschema", dataschema);
+    ce.put("partitionkey", vm.vmId());
+  }
+
+  private void putAgent(ObjectNode data) {
     ObjectNode a = data.putObject("agent");
     a.put("version", agent.version());
     a.put("hostName", agent.hostName());
-    return new Envelope(id, HEARTBEAT_TYPE, vm.source(), vm.vmId(), vm.vmId(), time, bytes(ce));
   }
 
   static ObjectNode vmNode(VmIdentity vm) {
