@@ -70,15 +70,14 @@ public final class KafkaCommandSource implements CommandSource {
     if (startPosition.isPresent()) {
       consumer.seek(tp, Long.parseLong(startPosition.get()));
     } else {
+      // The end offset first, then the lookback: a command written in between has an offset at or
+      // after that end and is read. (seekToEnd would resolve lazily, after it, and skip it.)
+      long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(10)).get(tp);
       Map<TopicPartition, OffsetAndTimestamp> at =
           consumer.offsetsForTimes(
               Map.of(tp, clock.millis() - LOOKBACK.toMillis()), Duration.ofSeconds(10));
       OffsetAndTimestamp o = at.get(tp);
-      if (o == null) {
-        consumer.seekToEnd(List.of(tp));
-      } else {
-        consumer.seek(tp, o.offset());
-      }
+      consumer.seek(tp, o == null ? end : o.offset());
     }
     partition = tp;
     LOG.info(
