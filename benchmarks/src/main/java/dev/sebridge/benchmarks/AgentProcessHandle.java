@@ -50,19 +50,12 @@ final class AgentProcessHandle implements AutoCloseable {
 
   /** Resident set size in KiB (VmRSS). */
   long rssKib() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
-      if (line.startsWith("VmRSS:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", ""));
-      }
-    }
-    return -1;
+    return ProcStat.rssKib(pid());
   }
 
-  /** User + system CPU time in clock ticks (utime + stime of /proc/pid/stat). */
+  /** User + system CPU time in clock ticks. */
   long cpuTicks() throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    return ProcStat.cpuTicks(pid());
   }
 
   boolean isAlive() {

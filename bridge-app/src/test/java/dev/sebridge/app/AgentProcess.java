@@ -1,6 +1,5 @@
 package dev.sebridge.app;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,10 +86,6 @@ final class AgentProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(unreadable: " + e + ")";
     }
-  }
-
-  static String classPathSeparator() {
-    return File.pathSeparator;
   }
 
   @Override

@@ -66,7 +66,7 @@ public final class Outbox implements EnvelopePublisher {
       SinkWorker w = new SinkWorker(s, log, state, settings, this::collectGarbage, registry, clock);
       workers.put(s.name(), w);
       io.micrometer.core.instrument.Gauge.builder(
-              "sebridge.outbox.depth", w, x -> log.lastSeq() - x.cursor())
+              "sebridge.outbox.depth", this, o -> o.pending(s.name()))
           .tag("sink", s.name())
           .description("envelopes stored but not yet confirmed by the sink")
           .register(registry);
