@@ -33,6 +33,38 @@ class CliTest {
   }
 
   @Test
+  void checkConfigNamesEachBadLogAnalyticsKey() {
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=loganalytics",
+                "--set",
+                "sink.loganalytics.endpoint=http://dce.example.ingest.monitor.azure.com",
+                "--set",
+                "sink.loganalytics.rule-id=my-rule",
+                "--set",
+                "sink.loganalytics.credential=password"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("sink.loganalytics.endpoint: must be https")
+        .contains("sink.loganalytics.rule-id: must be a DCR immutable id")
+        .contains("sink.loganalytics.credential: must be one of managed-identity");
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=loganalytics",
+                "--set",
+                "sink.loganalytics.endpoint=https://dcr-1.westeurope-1.ingest.monitor.azure.com",
+                "--set",
+                "sink.loganalytics.rule-id=dcr-0123456789abcdef0123456789abcdef"))
+        .isZero();
+    assertThat(out.toString())
+        .contains("sink.loganalytics.rule-id = dcr-0123456789abcdef0123456789abcdef");
+  }
+
+  @Test
   void checkConfigRefusesWeakenedKafkaDeliveryGuarantees() {
     assertThat(
             run(

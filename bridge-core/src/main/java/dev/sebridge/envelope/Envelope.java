@@ -16,8 +16,12 @@ public final class Envelope {
   /** Content type of {@link #body()}. */
   public static final String CONTENT_TYPE = "application/cloudevents+json; charset=UTF-8";
 
-  /** Log Analytics and CloudEvents forwarders refuse larger events. */
-  public static final int MAX_BYTES = 64 * 1024;
+  /**
+   * The agent's own limit: 64,000 bytes, under 64 KB however it is read, so one envelope fits one
+   * Log Analytics field (the Logs Ingestion API truncates values above 64 KB) and every
+   * CloudEvents forwarder. The published contract ({@code schemas}) promises at most 64 KiB.
+   */
+  public static final int MAX_BYTES = 64_000;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 

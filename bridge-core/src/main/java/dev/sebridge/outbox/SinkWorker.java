@@ -33,6 +33,9 @@ final class SinkWorker implements Runnable {
   /** Failed attempts after which the sink is reported (WARN, not ready); earlier ones heal. */
   static final int REPORT_AFTER_ATTEMPTS = 3;
 
+  /** A destination asking for longer pauses than this is asked again after this. */
+  static final Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
+
   private final EventSink sink;
   private final OutboxLog log;
   private final StateDirectory state;
@@ -243,9 +246,7 @@ final class SinkWorker implements Runnable {
           } else {
             LOG.debug("sink {} attempt {} failed: {}", sink.name(), attempt, failure.toString());
           }
-          await(
-              Duration.ofMillis(
-                  retriable ? backoff.apply(attempt) : settings.maxBackoff().toMillis()));
+          await(retryDelay(failure, attempt));
         }
       } catch (InterruptedException e) {
         return;
@@ -259,6 +260,24 @@ final class SinkWorker implements Runnable {
         }
       }
     }
+  }
+
+  /**
+   * The wait before the next attempt: the backoff for retriable failures, but never shorter than
+   * what the destination asked for (Retry-After, capped at {@link #MAX_RETRY_AFTER}); the longest
+   * backoff for failures that will not heal by themselves (they are still retried: nothing is
+   * dropped).
+   */
+  Duration retryDelay(Throwable failure, int attempt) {
+    if (!(failure instanceof RetriableSinkException r)) {
+      return settings.maxBackoff();
+    }
+    Duration delay = Duration.ofMillis(backoff.apply(attempt));
+    Duration asked = r.retryAfter().orElse(Duration.ZERO);
+    if (asked.compareTo(MAX_RETRY_AFTER) > 0) {
+      asked = MAX_RETRY_AFTER;
+    }
+    return asked.compareTo(delay) > 0 ? asked : delay;
   }
 
   private Throwable export(List<OutboxRecord> batch) throws InterruptedException {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sebridge.envelope.Envelope;
+import dev.sebridge.sink.EventSink;
+import dev.sebridge.sink.RetriableSinkException;
 import dev.sebridge.state.StateDirectory;
 import dev.sebridge.testing.EventSinkContractTest;
 import dev.sebridge.testing.InMemorySink;
@@ -14,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,5 +185,50 @@ class OutboxTest {
     o.publish(EventSinkContractTest.envelopes("vm-1", 50));
     o.close(Duration.ofSeconds(10));
     assertThat(a.received()).hasSize(50);
+  }
+
+  @Test
+  void aDestinationAskingToWaitIsNotAskedAgainSooner() throws Exception {
+    // Backoff here is at most 200 ms; the sink answers like HTTP 429 with Retry-After: 1.5 s.
+    List<Long> attempts = new ArrayList<>();
+    InMemorySink inner = new InMemorySink("throttled");
+    EventSink throttled =
+        new EventSink() {
+          @Override
+          public String name() {
+            return "throttled";
+          }
+
+          @Override
+          public synchronized CompletableFuture<Void> export(List<Envelope> batch) {
+            attempts.add(System.nanoTime());
+            if (attempts.size() <= 2) {
+              return CompletableFuture.failedFuture(
+                  new RetriableSinkException("429", null, Duration.ofMillis(1500)));
+            }
+            return inner.export(batch);
+          }
+
+          @Override
+          public CompletableFuture<Void> flush() {
+            return CompletableFuture.completedFuture(null);
+          }
+
+          @Override
+          public CompletableFuture<Void> shutdown() {
+            return inner.shutdown();
+          }
+        };
+    Outbox o = new Outbox(state(), List.of(throttled), FAST, Clock.systemUTC());
+    open.add(() -> o.close(Duration.ofSeconds(1)));
+    o.publish(EventSinkContractTest.envelopes("vm-1", 3));
+    await().atMost(WAIT).until(() -> inner.received().size() == 3);
+    synchronized (throttled) {
+      assertThat(attempts).hasSize(3);
+      for (int i = 1; i < attempts.size(); i++) {
+        assertThat(Duration.ofNanos(attempts.get(i) - attempts.get(i - 1)))
+            .isGreaterThanOrEqualTo(Duration.ofMillis(1500));
+      }
+    }
   }
 }

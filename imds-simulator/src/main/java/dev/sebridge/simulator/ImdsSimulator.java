@@ -88,6 +88,10 @@ public final class ImdsSimulator implements AutoCloseable {
   private final List<Map<String, List<String>>> requestHeaders = new CopyOnWriteArrayList<>();
   private final AtomicLong scheduledEventsGets = new AtomicLong();
   private final AtomicLong computeGets = new AtomicLong();
+  private final List<TokenRequest> tokenRequests = new CopyOnWriteArrayList<>();
+
+  /** A managed identity token handed out: for which resource, to which identity (null: system). */
+  public record TokenRequest(String resource, String clientId, String accessToken) {}
   private volatile Instant firstGetAt;
 
   private ImdsSimulator(Builder b) throws IOException {
@@ -275,6 +279,11 @@ public final class ImdsSimulator implements AutoCloseable {
     return scheduledEventsGets.get();
   }
 
+  /** Managed identity tokens handed out so far. */
+  public List<TokenRequest> tokenRequests() {
+    return List.copyOf(tokenRequests);
+  }
+
   public long computeGets() {
     return computeGets.get();
   }
@@ -400,6 +409,7 @@ public final class ImdsSimulator implements AutoCloseable {
       switch (path) {
         case "/metadata/scheduledevents" -> scheduledEvents(ex, vm, apiVersion);
         case "/metadata/instance/compute" -> compute(ex, vm, apiVersion);
+        case "/metadata/identity/oauth2/token" -> token(ex, vm, query);
         default -> send(ex, 404, "{\"error\":\"Not found\"}");
       }
     } catch (RuntimeException e) {
@@ -507,6 +517,43 @@ public final class ImdsSimulator implements AutoCloseable {
       return;
     }
     send(ex, 200, JSON.writeValueAsString(vm.computeDocument()));
+  }
+
+  /**
+   * The managed identity endpoint, as IMDS answers it: a bearer token for {@code resource}, for the
+   * system-assigned identity or the user-assigned one named by {@code client_id}. The token is
+   * opaque ({@code sim-mi.<vm>.<identity>.<n>}); no signature, nothing to validate.
+   */
+  private void token(HttpExchange ex, SimVm vm, Map<String, String> query) throws IOException {
+    String resource = query.get("resource");
+    if (query.get("api-version") == null || resource == null || resource.isBlank()) {
+      send(
+          ex,
+          400,
+          "{\"error\":\"invalid_request\",\"error_description\":\"Required query variable"
+              + " 'resource' or 'api-version' is missing\"}");
+      return;
+    }
+    String clientId = query.get("client_id");
+    String token =
+        "sim-mi."
+            + vm.name()
+            + "."
+            + (clientId == null ? "system" : clientId)
+            + "."
+            + (tokenRequests.size() + 1);
+    tokenRequests.add(new TokenRequest(resource, clientId, token));
+    long now = clock.instant().getEpochSecond();
+    ObjectNode n = JSON.createObjectNode();
+    n.put("access_token", token);
+    n.put("client_id", clientId == null ? "00000000-0000-0000-0000-00000000c11d" : clientId);
+    n.put("expires_in", "86399");
+    n.put("expires_on", Long.toString(now + 86399));
+    n.put("ext_expires_in", "86399");
+    n.put("not_before", Long.toString(now));
+    n.put("resource", resource);
+    n.put("token_type", "Bearer");
+    send(ex, 200, n.toString());
   }
 
   static Map<String, String> query(URI uri) {

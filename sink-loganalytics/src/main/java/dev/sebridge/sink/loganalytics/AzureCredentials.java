@@ -1,0 +1,70 @@
+package dev.sebridge.sink.loganalytics;
+
+import com.azure.core.credential.TokenCredential;
+import com.azure.identity.DefaultAzureCredentialBuilder;
+import com.azure.identity.ManagedIdentityCredentialBuilder;
+import com.azure.identity.WorkloadIdentityCredentialBuilder;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * How an Azure sink authenticates, the way Azure users expect on a VM: the VM's managed identity
+ * first (system-assigned, or user-assigned with a client id), AKS workload identity on node pools
+ * that use it, and {@code DefaultAzureCredential} (environment, CLI, ...) only when asked for.
+ */
+public enum AzureCredentials {
+  MANAGED_IDENTITY("managed-identity"),
+  WORKLOAD_IDENTITY("workload-identity"),
+  DEFAULT("default");
+
+  private final String configName;
+
+  AzureCredentials(String configName) {
+    this.configName = configName;
+  }
+
+  public String configName() {
+    return configName;
+  }
+
+  public static Optional<AzureCredentials> parse(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    return Arrays.stream(values()).filter(v -> v.configName.equals(t)).findFirst();
+  }
+
+  /** The names accepted in configuration, for error messages and docs. */
+  public static String names() {
+    return String.join(", ", Arrays.stream(values()).map(AzureCredentials::configName).toList());
+  }
+
+  /**
+   * The credential. {@code clientId} selects a user-assigned managed identity (or the workload
+   * identity's application); null means the system-assigned identity (or AZURE_CLIENT_ID).
+   */
+  public TokenCredential create(String clientId) {
+    return switch (this) {
+      case MANAGED_IDENTITY -> {
+        ManagedIdentityCredentialBuilder b = new ManagedIdentityCredentialBuilder();
+        if (clientId != null) {
+          b.clientId(clientId);
+        }
+        yield b.build();
+      }
+      case WORKLOAD_IDENTITY -> {
+        WorkloadIdentityCredentialBuilder b = new WorkloadIdentityCredentialBuilder();
+        if (clientId != null) {
+          b.clientId(clientId);
+        }
+        yield b.build();
+      }
+      case DEFAULT -> {
+        DefaultAzureCredentialBuilder b = new DefaultAzureCredentialBuilder();
+        if (clientId != null) {
+          b.managedIdentityClientId(clientId);
+        }
+        yield b.build();
+      }
+    };
+  }
+}
