@@ -18,8 +18,8 @@ public final class Envelope {
 
   /**
    * The agent's own limit: 64,000 bytes, under 64 KB however it is read, so one envelope fits one
-   * Log Analytics field (the Logs Ingestion API truncates values above 64 KB) and every
-   * CloudEvents forwarder. The published contract ({@code schemas}) promises at most 64 KiB.
+   * Log Analytics field (the Logs Ingestion API truncates values above 64 KB) and every CloudEvents
+   * forwarder. The published contract ({@code schemas}) promises at most 64 KiB.
    */
   public static final int MAX_BYTES = 64_000;
 

@@ -92,6 +92,7 @@ public final class ImdsSimulator implements AutoCloseable {
 
   /** A managed identity token handed out: for which resource, to which identity (null: system). */
   public record TokenRequest(String resource, String clientId, String accessToken) {}
+
   private volatile Instant firstGetAt;
 
   private ImdsSimulator(Builder b) throws IOException {
