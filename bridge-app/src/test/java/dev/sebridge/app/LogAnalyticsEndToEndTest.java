@@ -135,7 +135,7 @@ class LogAnalyticsEndToEndTest {
 
   @Test
   void everyTransitionBecomesARowWithTheManagedIdentitysToken() throws Exception {
-    agent();
+    AgentProcess agent = agent();
     sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM.name())).withId("LF-1"));
     sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM.name())).withId("LR-1"));
     settle();
@@ -164,6 +164,8 @@ class LogAnalyticsEndToEndTest {
     assertThat(token.resource()).startsWith("https://monitor.azure.com");
     assertThat(endpoint.calls())
         .allSatisfy(c -> assertThat(c.authorization()).startsWith("Bearer sim-mi.la-vm-0." + UAMI));
+    // The token never reaches the logs.
+    assertThat(agent.stderr() + agent.stdout()).doesNotContain("sim-mi.");
   }
 
   @Test

@@ -234,6 +234,11 @@ public final class Agent implements AutoCloseable {
     return this;
   }
 
+  /** Address the HTTP endpoint listens on, if it is on. */
+  public java.util.Optional<java.net.InetAddress> httpAddress() {
+    return http == null ? java.util.Optional.empty() : java.util.Optional.of(http.address());
+  }
+
   /** Port of the HTTP endpoint, or 0 when off. */
   public int httpPort() {
     return http == null ? 0 : http.port();

@@ -63,6 +63,10 @@ final class HealthEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  java.net.InetAddress address() {
+    return server.getAddress().getAddress();
+  }
+
   private static void answer(HttpExchange ex, int status, String body) throws IOException {
     answer(ex, status, body, "application/json");
   }

@@ -105,6 +105,11 @@ public final class ConfigLoader {
           new ConfigProblem("--config", file + " is not valid YAML: " + e.getOriginalMessage()));
     } catch (IOException e) {
       problems.add(new ConfigProblem("--config", "cannot read " + file + ": " + e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      // Properties.load on a malformed unicode escape (found by fuzzing).
+      problems.add(
+          new ConfigProblem(
+              "--config", file + " is not a valid properties file: " + e.getMessage()));
     }
   }
 

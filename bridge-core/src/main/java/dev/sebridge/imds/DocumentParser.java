@@ -35,6 +35,10 @@ public final class DocumentParser {
       throw new MalformedDocumentException("not JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new MalformedDocumentException("unreadable: " + e.getMessage());
+    } catch (NumberFormatException e) {
+      // Jackson lets this one through for numbers it cannot represent (found by fuzzing:
+      // a body of "0E3333...7" with USE_BIG_DECIMAL_FOR_FLOATS).
+      throw new MalformedDocumentException("not JSON: " + e.getMessage());
     }
     return parse(root);
   }

@@ -103,6 +103,24 @@ class AgentTest {
   }
 
   @Test
+  void theHttpEndpointListensOnLoopbackUnlessConfiguredOtherwise() throws Exception {
+    startAgent(Map.of("http.port", String.valueOf(freePort())));
+    assertThat(agent.httpAddress())
+        .hasValueSatisfying(a -> assertThat(a.isLoopbackAddress()).isTrue());
+    agent.close();
+    agent = null;
+    startAgent(Map.of("http.port", String.valueOf(freePort()), "http.bind-address", "0.0.0.0"));
+    assertThat(agent.httpAddress())
+        .hasValueSatisfying(a -> assertThat(a.isAnyLocalAddress()).isTrue());
+  }
+
+  static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
   void transientFaultsNeverLookLikeTransitions() {
     startAgent(Map.of());
     String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())));

@@ -98,6 +98,61 @@ class ImdsClientTest {
     }
   }
 
+  /**
+   * Only the configured IMDS base URL is ever contacted: a redirect (which a compromised or
+   * impersonated endpoint could send) is an unexpected answer, never followed, for reads and for
+   * StartRequests alike.
+   */
+  @ParameterizedTest
+  @CsvSource({"301", "302", "303", "307", "308"})
+  void redirectsAreNeverFollowed(int status) throws Exception {
+    try (FakeProxy elsewhere = new FakeProxy()) {
+      com.sun.net.httpserver.HttpServer redirecting =
+          com.sun.net.httpserver.HttpServer.create(
+              new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 4);
+      redirecting.createContext(
+          "/",
+          ex -> {
+            ex.getRequestBody().readAllBytes();
+            ex.getResponseHeaders()
+                .set("Location", elsewhere.url() + ex.getRequestURI().toString());
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+          });
+      redirecting.start();
+      try {
+        ImdsClient c =
+            new ImdsClient(
+                URI.create("http://127.0.0.1:" + redirecting.getAddress().getPort()),
+                "2020-07-01",
+                "2021-02-01");
+        assertThat(c.scheduledEvents(T)).isInstanceOf(ImdsResult.Failed.class);
+        assertThat(c.identity(T)).isInstanceOf(ImdsResult.Failed.class);
+        assertThat(c.startEvents(List.of("E-1"), T)).isInstanceOf(ImdsResult.Failed.class);
+        assertThat(elsewhere.connections()).isZero();
+      } finally {
+        redirecting.stop(0);
+      }
+    }
+  }
+
+  @Test
+  void urlsInsideDocumentsAndEventIdsAreOnlyData() throws Exception {
+    try (FakeProxy elsewhere = new FakeProxy()) {
+      String url = elsewhere.url() + "/metadata/scheduledevents";
+      sim.addEvent(
+          EventSpec.scheduled("Reboot", List.of(url))
+              .withId(url)
+              .withDescription("see " + url)
+              .withExtraFields(Map.of("Location", url, "Href", url)));
+      ImdsResult<ScheduledEventsDocument> r = client.scheduledEvents(T);
+      assertThat(r).isInstanceOf(ImdsResult.Ok.class);
+      assertThat(client.startEvents(List.of(url), T)).isInstanceOf(ImdsResult.Ok.class);
+      assertThat(sim.startRequests()).hasSize(1);
+      assertThat(elsewhere.connections()).isZero();
+    }
+  }
+
   @Test
   void slowAnswersTimeOut() {
     sim.injectFault(new Fault.Delay(2_000), 1);

@@ -1,0 +1,89 @@
+package dev.sebridge.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.sink.kafka.KafkaTestBroker;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Seeded chaos runs checked against the simulator's ground truth ({@link ChaosRun}). {@code
+ * .ci/run} runs the fixed seeds below; {@code scripts/chaos.sh N} runs N random ones. Properties:
+ * {@code sebridge.chaos.seeds} (comma-separated), {@code sebridge.chaos.random} (how many random
+ * seeds instead), {@code sebridge.chaos.seconds} (chaos phase of each run). A failing seed is
+ * printed and replays the same schedule when given again.
+ */
+class ChaosTest {
+  static final String DEFAULT_SEEDS = "1,2,3";
+  static KafkaTestBroker kafka;
+
+  @TempDir static Path dir;
+
+  @BeforeAll
+  static void startKafka() {
+    kafka = KafkaTestBroker.start();
+  }
+
+  @AfterAll
+  static void stopKafka() {
+    kafka.close();
+  }
+
+  static List<Long> seeds() {
+    int random = Integer.getInteger("sebridge.chaos.random", 0);
+    if (random > 0) {
+      Random r = new Random();
+      return Stream.generate(() -> Math.abs(r.nextLong() % 1_000_000)).limit(random).toList();
+    }
+    return Arrays.stream(System.getProperty("sebridge.chaos.seeds", DEFAULT_SEEDS).split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .map(Long::parseLong)
+        .toList();
+  }
+
+  @TestFactory
+  Stream<DynamicTest> chaos() {
+    Duration chaos = Duration.ofSeconds(Integer.getInteger("sebridge.chaos.seconds", 25));
+    return seeds().stream()
+        .map(
+            seed ->
+                DynamicTest.dynamicTest(
+                    "seed " + seed,
+                    () -> {
+                      ChaosRun.Result result = new ChaosRun(seed, dir, kafka).run(chaos);
+                      String line = result.summary();
+                      System.out.println("CHAOS " + line);
+                      Files.writeString(
+                          Path.of("target", "chaos-summary.txt"),
+                          line + System.lineSeparator(),
+                          StandardCharsets.UTF_8,
+                          StandardOpenOption.CREATE,
+                          StandardOpenOption.APPEND);
+                      assertThat(result.problems()).as(line).isEmpty();
+                      assertThat(result.expectedTransitions()).isPositive();
+                    }));
+  }
+
+  @Test
+  void theCheckerReportsALostAndAFalseTransition() throws Exception {
+    // A short run whose truth is falsified: the agent is right, so the checker must object.
+    ChaosRun.Result result = new ChaosRun(99, dir, kafka).falsifyTruth().run(Duration.ofSeconds(8));
+    assertThat(result.problems())
+        .anySatisfy(p -> assertThat(p).contains("truth").contains("Updated"))
+        .hasSizeGreaterThanOrEqualTo(1);
+  }
+}
