@@ -23,7 +23,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * One seeded chaos run: two VMs, each with a real {@code sebridge run} process publishing to Kafka,
  * and a random schedule of event lifecycles of every type (cancellations, reschedules, hardware
  * failures included), IMDS faults (500, 429, 410, garbage, not-a-document, slow answers), broker
- * outages and {@code kill -9} of agents with restarts. The same seed gives the same schedule.
+ * outages and {@code kill -9} of agents with restarts. The same seed gives the same sequence of
+ * random choices (which ones apply depends on timing, so a replay is close, not identical).
  *
  * <p>The ground truth is what the run did to the simulator. Every phase of an event lasts longer
  * than the longest time an agent can be blind (a restart, or a fault burst with backoff), so every

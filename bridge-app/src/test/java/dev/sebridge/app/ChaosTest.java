@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * .ci/run} runs the fixed seeds below; {@code scripts/chaos.sh N} runs N random ones. Properties:
  * {@code sebridge.chaos.seeds} (comma-separated), {@code sebridge.chaos.random} (how many random
  * seeds instead), {@code sebridge.chaos.seconds} (chaos phase of each run). A failing seed is
- * printed and replays the same schedule when given again.
+ * printed; given again it replays the same random choices.
  */
 class ChaosTest {
   static final String DEFAULT_SEEDS = "1,2,3";
