@@ -193,23 +193,22 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
         answer(ex, 400, "InvalidContentEncoding", "body is not gzip");
         return;
       }
-      int status;
       Fault fault;
       synchronized (this) {
         fault = faults.poll();
       }
       List<JsonNode> received = new ArrayList<>();
+      Fault reply;
       if (!API_VERSION.equals(apiVersion)) {
-        status = answer(ex, 400, "InvalidApiVersion", "api-version must be " + API_VERSION);
+        reply = error(400, "InvalidApiVersion", "api-version must be " + API_VERSION);
       } else if (auth == null || !auth.startsWith("Bearer ") || auth.length() < 10) {
-        status = answer(ex, 401, "InvalidToken", "a bearer token is required");
+        reply = error(401, "InvalidToken", "a bearer token is required");
       } else if (!rule.equals(ruleId) || !str.equals(stream)) {
-        status = answer(ex, 404, "NotFound", "unknown rule or stream " + rule + "/" + str);
+        reply = error(404, "NotFound", "unknown rule or stream " + rule + "/" + str);
       } else if (body.length > MAX_BODY_BYTES) {
-        status = answer(ex, 413, "ContentLengthLimitExceeded", "more than 1 MB in one call");
+        reply = error(413, "ContentLengthLimitExceeded", "more than 1 MB in one call");
       } else if (fault != null && fault.status() != 204) {
-        fault.headers().forEach((k, v) -> ex.getResponseHeaders().set(k, v));
-        status = send(ex, fault.status(), fault.body());
+        reply = fault;
       } else {
         JsonNode array;
         try {
@@ -218,17 +217,30 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
           array = null;
         }
         if (array == null || !array.isArray()) {
-          status = answer(ex, 400, "InvalidPayload", "body is not a JSON array");
+          reply = error(400, "InvalidPayload", "body is not a JSON array");
         } else {
           array.forEach(received::add);
           synchronized (this) {
             rows.addAll(received);
           }
-          status = send(ex, 204, "");
+          reply = new Fault(204, Map.of(), "");
         }
       }
-      record(rule, str, apiVersion, auth, encoding, body.length, received.size(), status);
+      // Recorded before the client hears the answer: a test reading calls() after its upload
+      // returned sees every call.
+      record(rule, str, apiVersion, auth, encoding, body.length, received.size(), reply.status());
+      reply.headers().forEach((k, v) -> ex.getResponseHeaders().set(k, v));
+      send(ex, reply.status(), reply.body());
     }
+  }
+
+  private static Fault error(int status, String code, String message) {
+    return new Fault(
+        status,
+        Map.of(),
+        JSON.createObjectNode()
+            .set("error", JSON.createObjectNode().put("code", code).put("message", message))
+            .toString());
   }
 
   private synchronized void record(
