@@ -248,14 +248,10 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
     calls.add(new Call(rule, str, v, auth, enc, bytes, n, status));
   }
 
-  private static int answer(HttpExchange ex, int status, String code, String message)
+  private static void answer(HttpExchange ex, int status, String code, String message)
       throws IOException {
-    return send(
-        ex,
-        status,
-        JSON.createObjectNode()
-            .set("error", JSON.createObjectNode().put("code", code).put("message", message))
-            .toString());
+    Fault reply = error(status, code, message);
+    send(ex, reply.status(), reply.body());
   }
 
   private static int send(HttpExchange ex, int status, String body) throws IOException {
