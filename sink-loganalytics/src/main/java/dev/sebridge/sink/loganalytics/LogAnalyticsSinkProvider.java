@@ -9,6 +9,7 @@ import com.azure.core.http.policy.HttpLogOptions;
 import com.azure.core.http.policy.RetryOptions;
 import com.azure.monitor.ingestion.LogsIngestionClient;
 import com.azure.monitor.ingestion.LogsIngestionClientBuilder;
+import dev.sebridge.azure.AzureCredentials;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigType;
 import dev.sebridge.config.Configuration;
@@ -68,25 +69,13 @@ public final class LogAnalyticsSinkProvider implements EventSinkProvider {
           .build();
 
   public static final ConfigKey<String> CREDENTIAL =
-      ConfigKey.builder("sink.loganalytics.credential", ConfigType.STRING)
-          .defaultValue(AzureCredentials.MANAGED_IDENTITY.configName())
-          .doc(
-              "Log Analytics sink: how to get a token: "
-                  + AzureCredentials.names()
-                  + ". The identity needs the Monitoring Metrics Publisher role on the rule.")
-          .validator(
-              s ->
-                  AzureCredentials.parse(s).isPresent()
-                      ? Optional.empty()
-                      : Optional.of("must be one of " + AzureCredentials.names()))
-          .build();
+      AzureCredentials.credentialKey(
+          "sink.loganalytics",
+          "Log Analytics sink",
+          "the Monitoring Metrics Publisher role on the rule");
 
   public static final ConfigKey<String> CLIENT_ID =
-      ConfigKey.builder("sink.loganalytics.client-id", ConfigType.STRING)
-          .doc(
-              "Log Analytics sink: client id of a user-assigned managed identity (or of the"
-                  + " workload identity's application). Unset: the system-assigned identity.")
-          .build();
+      AzureCredentials.clientIdKey("sink.loganalytics", "Log Analytics sink");
 
   @Override
   public String name() {
@@ -101,9 +90,10 @@ public final class LogAnalyticsSinkProvider implements EventSinkProvider {
   @Override
   public EventSink create(SinkContext context) {
     Configuration config = context.config();
-    AzureCredentials kind = AzureCredentials.parse(config.get(CREDENTIAL)).orElseThrow();
-    TokenCredential credential = kind.create(config.find(CLIENT_ID).orElse(null));
-    return create(config, credential, new JdkHttpClientBuilder().build());
+    return create(
+        config,
+        AzureCredentials.from(config, CREDENTIAL, CLIENT_ID),
+        new JdkHttpClientBuilder().build());
   }
 
   /** With a given credential and HTTP client (tests use their own TLS trust). */

@@ -1,9 +1,12 @@
-package dev.sebridge.sink.loganalytics;
+package dev.sebridge.azure;
 
 import com.azure.core.credential.TokenCredential;
 import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.azure.identity.ManagedIdentityCredentialBuilder;
 import com.azure.identity.WorkloadIdentityCredentialBuilder;
+import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.config.Configuration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
@@ -36,6 +39,37 @@ public enum AzureCredentials {
   /** The names accepted in configuration, for error messages and docs. */
   public static String names() {
     return String.join(", ", Arrays.stream(values()).map(AzureCredentials::configName).toList());
+  }
+
+  /**
+   * The {@code <prefix>.credential} key of a component that authenticates with Microsoft Entra ID.
+   *
+   * @param role what the identity needs, for the documentation (e.g. "Azure Event Hubs Data Sender
+   *     on the hub")
+   */
+  public static ConfigKey<String> credentialKey(String prefix, String component, String role) {
+    return ConfigKey.builder(prefix + ".credential", ConfigType.STRING)
+        .defaultValue(MANAGED_IDENTITY.configName())
+        .doc(component + ": how to get a token: " + names() + ". The identity needs " + role + ".")
+        .validator(
+            s -> parse(s).isPresent() ? Optional.empty() : Optional.of("must be one of " + names()))
+        .build();
+  }
+
+  /** The {@code <prefix>.client-id} key: a user-assigned identity, unset for system-assigned. */
+  public static ConfigKey<String> clientIdKey(String prefix, String component) {
+    return ConfigKey.builder(prefix + ".client-id", ConfigType.STRING)
+        .doc(
+            component
+                + ": client id of a user-assigned managed identity (or of the workload identity's"
+                + " application). Unset: the system-assigned identity.")
+        .build();
+  }
+
+  /** The credential a configuration names with the two keys above. */
+  public static TokenCredential from(
+      Configuration config, ConfigKey<String> credential, ConfigKey<String> clientId) {
+    return parse(config.get(credential)).orElseThrow().create(config.find(clientId).orElse(null));
   }
 
   /**
