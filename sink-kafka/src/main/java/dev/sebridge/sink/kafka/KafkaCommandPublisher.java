@@ -1,5 +1,6 @@
 package dev.sebridge.sink.kafka;
 
+import dev.sebridge.command.CommandPartitioning;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

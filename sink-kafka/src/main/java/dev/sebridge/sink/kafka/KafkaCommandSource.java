@@ -1,5 +1,6 @@
 package dev.sebridge.sink.kafka;
 
+import dev.sebridge.command.CommandPartitioning;
 import dev.sebridge.command.CommandSource;
 import dev.sebridge.command.ReceivedCommand;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,7 @@ package dev.sebridge.sink.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sebridge.command.CommandPartitioning;
 import dev.sebridge.command.ReceivedCommand;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -49,6 +50,29 @@ class KafkaCommandSourceTest {
                 .get();
         assertThat(CommandPartitioning.partitionFor(vmId, 7)).as(vmId).isEqualTo(meta.partition());
       }
+    }
+  }
+
+  @Test
+  void thePartitionFunctionEqualsKafkasMurmur2ForAnyKey() {
+    java.util.Random random = new java.util.Random(42);
+    for (int i = 0; i < 100_000; i++) {
+      StringBuilder b = new StringBuilder();
+      int length = random.nextInt(48);
+      for (int j = 0; j < length; j++) {
+        // ASCII mostly, some multi-byte characters: every tail length of the hash is exercised.
+        b.append(
+            random.nextInt(10) == 0
+                ? (char) (0x80 + random.nextInt(0x3000))
+                : (char) (32 + random.nextInt(95)));
+      }
+      String key = b.toString();
+      int partitions = 1 + random.nextInt(1024);
+      int kafka =
+          org.apache.kafka.common.utils.Utils.toPositive(
+                  org.apache.kafka.common.utils.Utils.murmur2(key.getBytes(StandardCharsets.UTF_8)))
+              % partitions;
+      assertThat(CommandPartitioning.partitionFor(key, partitions)).as(key).isEqualTo(kafka);
     }
   }
 

@@ -1,0 +1,183 @@
+package dev.sebridge.sink.eventhubs;
+
+import com.azure.messaging.eventhubs.EventData;
+import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
+import com.azure.messaging.eventhubs.models.EventPosition;
+import com.azure.messaging.eventhubs.models.PartitionEvent;
+import com.azure.messaging.eventhubs.models.ReceiveOptions;
+import dev.sebridge.command.CommandPartitioning;
+import dev.sebridge.command.CommandSource;
+import dev.sebridge.command.ReceivedCommand;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+
+/**
+ * Reads this VM's approval commands from the commands hub: only the partition its vmId maps to
+ * ({@link CommandPartitioning}, as {@code sebridge approve} sends), in one consumer group, as a
+ * non-exclusive reader (no owner level, so a restarted agent never fights its previous self).
+ * Events addressed to other VMs sharing the partition are skipped: a command carries its target in
+ * the {@code cloudEvents_partitionkey} application property (or the partition key).
+ *
+ * <p>The position is the sequence number of the last command handed over; the core persists it once
+ * the command's result is durable, and reading resumes after it. Without one, reading starts 11
+ * minutes back, which covers every command still valid. A receive stream that fails (after the
+ * client's own retry) is opened again by the next poll, after the last event seen.
+ */
+public final class EventHubsCommandSource implements CommandSource {
+  private static final Logger LOG = LoggerFactory.getLogger(EventHubsCommandSource.class);
+  static final Duration LOOKBACK = Duration.ofMinutes(11);
+  static final String TARGET_PROPERTY = "cloudEvents_partitionkey";
+
+  private final Supplier<EventHubConsumerAsyncClient> factory;
+  private final String hub;
+  private final String vmId;
+  private final Clock clock;
+  private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+  private EventHubConsumerAsyncClient client;
+  private Disposable stream;
+  private String partitionId;
+  private Optional<String> startPosition = Optional.empty();
+  private Long lastSeen;
+  private boolean open;
+
+  public EventHubsCommandSource(
+      Supplier<EventHubConsumerAsyncClient> factory, String hub, String vmId, Clock clock) {
+    this.factory = factory;
+    this.hub = hub;
+    this.vmId = vmId;
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "eventhubs";
+  }
+
+  @Override
+  public synchronized void open(Optional<String> position) {
+    position.ifPresent(EventHubsCommandSource::parsePosition);
+    this.startPosition = position;
+    this.open = true;
+  }
+
+  static long parsePosition(String position) {
+    try {
+      return Long.parseLong(position.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "the stored Event Hubs command position is not a sequence number: " + position, e);
+    }
+  }
+
+  /** Opens the receive stream: the partition, and where to start. */
+  private void subscribe() {
+    if (client == null) {
+      client = factory.get();
+    }
+    List<String> ids = client.getPartitionIds().collectList().block(Duration.ofSeconds(30));
+    if (ids == null || ids.isEmpty()) {
+      throw new IllegalStateException("commands hub " + hub + " has no partitions");
+    }
+    partitionId = ids.get(CommandPartitioning.partitionFor(vmId, ids.size()));
+    EventPosition from;
+    String described;
+    if (lastSeen != null) {
+      from = EventPosition.fromSequenceNumber(lastSeen, false);
+      described = "after sequence number " + lastSeen;
+    } else if (startPosition.isPresent()) {
+      long seq = parsePosition(startPosition.get());
+      from = EventPosition.fromSequenceNumber(seq, false);
+      described = "after sequence number " + seq + " (the stored position)";
+    } else {
+      from = EventPosition.fromEnqueuedTime(clock.instant().minus(LOOKBACK));
+      described = "at events enqueued since " + clock.instant().minus(LOOKBACK);
+    }
+    stream =
+        client
+            .receiveFromPartition(partitionId, from, new ReceiveOptions())
+            .subscribe(
+                received::add,
+                received::add,
+                () -> received.add(new IllegalStateException("the receive stream ended")));
+    LOG.info(
+        "reading commands from hub {} (partition {} of {}) {}",
+        hub,
+        partitionId,
+        ids.size(),
+        described);
+  }
+
+  @Override
+  public synchronized List<ReceivedCommand> poll(Duration timeout) {
+    if (!open) {
+      throw new IllegalStateException("not open");
+    }
+    if (stream == null) {
+      subscribe();
+    }
+    List<Object> items = new ArrayList<>();
+    try {
+      Object first = received.poll(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      if (first == null) {
+        return List.of();
+      }
+      items.add(first);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+    received.drainTo(items);
+    List<ReceivedCommand> out = new ArrayList<>();
+    for (Object item : items) {
+      if (item instanceof Throwable t) {
+        // Terminal for this stream: the next poll opens a new one after the last event seen.
+        stream.dispose();
+        stream = null;
+        received.clear();
+        if (out.isEmpty()) {
+          throw new IllegalStateException("reading commands from " + hub + " failed: " + t, t);
+        }
+        LOG.warn("reading commands from {} failed, reopening: {}", hub, t.toString());
+        break;
+      }
+      EventData d = ((PartitionEvent) item).getData();
+      lastSeen = d.getSequenceNumber();
+      if (!addressedToThisVm(d)) {
+        continue; // another VM's command in the same partition
+      }
+      out.add(
+          new ReceivedCommand(
+              d.getBody(),
+              Long.toString(d.getSequenceNumber()),
+              hub + "/" + partitionId + "@" + d.getSequenceNumber()));
+    }
+    return out;
+  }
+
+  private boolean addressedToThisVm(EventData d) {
+    Object target = d.getProperties().get(TARGET_PROPERTY);
+    return vmId.equals(target) || vmId.equals(d.getPartitionKey());
+  }
+
+  @Override
+  public synchronized void close() {
+    open = false;
+    if (stream != null) {
+      stream.dispose();
+      stream = null;
+    }
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+  }
+}

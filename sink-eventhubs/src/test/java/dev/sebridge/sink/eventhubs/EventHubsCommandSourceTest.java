@@ -1,0 +1,185 @@
+package dev.sebridge.sink.eventhubs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.command.CommandPartitioning;
+import dev.sebridge.command.CommandSource;
+import dev.sebridge.command.ReceivedCommand;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.sink.eventhubs.testing.EventHubsTestHub;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Event Hubs command source with the real consumer, and the publisher sebridge approve uses.
+ */
+class EventHubsCommandSourceTest {
+  static final int PARTITIONS = 4;
+  static EventHubsTestHub namespace;
+
+  @BeforeAll
+  static void startNamespace() {
+    namespace =
+        EventHubsTestHub.start(
+            Map.of("commands", PARTITIONS, "commands-2", PARTITIONS), "sebridge-0", "sebridge-1");
+  }
+
+  @AfterAll
+  static void stopNamespace() {
+    namespace.close();
+  }
+
+  static CommandSource source(String hub, String vmId, Clock clock) {
+    Configuration config =
+        Configuration.of(
+            Map.of("commands.eventhubs.connection-string", namespace.connectionString(hub)));
+    return new EventHubsCommandSourceProvider().create(config, vmId, clock);
+  }
+
+  static void publish(String hub, String vmId, String text) {
+    EventHubsCommandPublisher.publish(
+        namespace.connectionString(), hub, vmId, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static List<String> pollUntil(CommandSource s, int n, Duration timeout) {
+    List<String> out = new ArrayList<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (out.size() < n && System.nanoTime() < deadline) {
+      try {
+        for (ReceivedCommand c : s.poll(Duration.ofMillis(500))) {
+          out.add(new String(c.payload(), StandardCharsets.UTF_8) + "@" + c.position());
+        }
+      } catch (RuntimeException e) {
+        // as the agent's loop does: try again
+      }
+    }
+    return out;
+  }
+
+  /** A vmId that shares the partition of {@code vmId}, and one that does not. */
+  static String neighbour(String vmId, boolean samePartition) {
+    int mine = CommandPartitioning.partitionFor(vmId, PARTITIONS);
+    while (true) {
+      String other = "vm-" + UUID.randomUUID();
+      if ((CommandPartitioning.partitionFor(other, PARTITIONS) == mine) == samePartition) {
+        return other;
+      }
+    }
+  }
+
+  @Test
+  void readsOnlyItsOwnCommandsFromItsPartitionAndResumesAfterTheStoredPosition() {
+    String me = "vm-" + UUID.randomUUID();
+    String sharing = neighbour(me, true);
+    String elsewhere = neighbour(me, false);
+    publish("commands", me, "one");
+    publish("commands", sharing, "not-mine-1");
+    publish("commands", elsewhere, "not-mine-2");
+    publish("commands", me, "two");
+    List<String> got;
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      got = pollUntil(s, 2, Duration.ofSeconds(30));
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+    assertThat(got).hasSize(2);
+    assertThat(got.get(0)).startsWith("one@");
+    assertThat(got.get(1)).startsWith("two@");
+    // Every command of `me` went to the partition sebridge approve and the agent agree on.
+    assertThat(namespace.peer().map(p -> p.events("commands")).orElse(List.of()))
+        .filteredOn(e -> me.equals(e.properties().get("cloudEvents_partitionkey")))
+        .allSatisfy(
+            e ->
+                assertThat(e.partitionId())
+                    .isEqualTo(Integer.toString(CommandPartitioning.partitionFor(me, PARTITIONS))));
+
+    String position = got.get(0).substring(got.get(0).indexOf('@') + 1);
+    publish("commands", me, "three");
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.of(position));
+      List<String> again = pollUntil(s, 2, Duration.ofSeconds(30));
+      assertThat(again).hasSize(2);
+      assertThat(again.get(0)).startsWith("two@");
+      assertThat(again.get(1)).startsWith("three@");
+    }
+  }
+
+  @Test
+  void withoutAPositionReadingStartsElevenMinutesBack() {
+    String me = "vm-" + UUID.randomUUID();
+    publish("commands-2", me, "recent");
+    // Twelve minutes from now, the command is older than any command can be valid: not read.
+    Clock later = Clock.fixed(Instant.now().plus(Duration.ofMinutes(12)), ZoneOffset.UTC);
+    try (CommandSource s = source("commands-2", me, later)) {
+      s.open(Optional.empty());
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(3))).isEmpty();
+    }
+    Clock soon = Clock.fixed(Instant.now().plus(Duration.ofMinutes(10)), ZoneOffset.UTC);
+    try (CommandSource s = source("commands-2", me, soon)) {
+      s.open(Optional.empty());
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
+          .singleElement()
+          .asString()
+          .startsWith("recent@");
+    }
+  }
+
+  @Test
+  void aFailedStreamIsReopenedAfterTheLastEventSeen() {
+    String me = "vm-" + UUID.randomUUID();
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      publish("commands", me, "before");
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
+          .singleElement()
+          .asString()
+          .startsWith("before@");
+      namespace.takeDown();
+      try {
+        // The stream fails once the client gives up; polls go on meanwhile without returning data.
+        assertThat(pollUntil(s, 1, Duration.ofSeconds(25))).isEmpty();
+      } finally {
+        namespace.bringBack();
+      }
+      publish("commands", me, "after");
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(60)))
+          .singleElement()
+          .asString()
+          .startsWith("after@");
+    }
+  }
+
+  @Test
+  void aFleetSpreadsOverConsumerGroupsIndependentlyOfPartitions() {
+    Configuration config =
+        Configuration.of(
+            Map.of(
+                "commands.eventhubs.consumer-group", "sebridge",
+                "commands.eventhubs.consumer-groups", "2"));
+    Map<String, Integer> perGroupInPartition0 = new HashMap<>();
+    for (int i = 0; i < 2000; i++) {
+      String vm = UUID.randomUUID().toString();
+      String group = EventHubsCommandSourceProvider.consumerGroup(config, vm);
+      assertThat(group).isIn("sebridge-0", "sebridge-1");
+      if (CommandPartitioning.partitionFor(vm, PARTITIONS) == 0) {
+        perGroupInPartition0.merge(group, 1, Integer::sum);
+      }
+    }
+    // The VMs of one partition use both groups about equally (about 250 each of 500).
+    assertThat(perGroupInPartition0.values()).allSatisfy(n -> assertThat(n).isBetween(180, 320));
+    assertThat(EventHubsCommandSourceProvider.consumerGroup(Configuration.of(Map.of()), "any"))
+        .isEqualTo("$Default");
+  }
+}
