@@ -1,8 +1,10 @@
 package dev.sebridge.app;
 
+import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.nimbusds.jose.jwk.JWK;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigType;
+import dev.sebridge.sink.eventhubs.EventHubsCommandPublisher;
 import dev.sebridge.sink.kafka.KafkaCommandPublisher;
 import java.io.Reader;
 import java.net.InetAddress;
@@ -57,6 +59,30 @@ final class ApproveCommand implements Callable<Integer> {
   String topic = "sebridge-commands";
 
   @Option(
+      names = "--eventhubs",
+      paramLabel = "NAMESPACE",
+      description =
+          "Event Hubs namespace (myns.servicebus.windows.net), with your Microsoft Entra ID"
+              + " identity (Azure CLI login, environment, managed identity): it needs Azure Event"
+              + " Hubs Data Sender on the commands hub.")
+  String eventhubs;
+
+  @Option(
+      names = "--eventhubs-connection-string-env",
+      paramLabel = "VARIABLE",
+      description =
+          "Instead of --eventhubs: the environment variable holding an Event Hubs connection"
+              + " string (a secret, so never on the command line).")
+  String eventhubsConnectionStringEnv;
+
+  @Option(
+      names = "--eventhub",
+      paramLabel = "NAME",
+      description =
+          "Commands hub (default: ${DEFAULT-VALUE}; a connection string's EntityPath wins).")
+  String eventhub = "sebridge-commands";
+
+  @Option(
       names = "--producer-config",
       paramLabel = "FILE",
       description = "Kafka producer properties (security settings).")
@@ -79,6 +105,9 @@ final class ApproveCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /** Where environment variables come from (tests set their own). */
+  static java.util.function.Function<String, String> environment = System::getenv;
+
   @Override
   public Integer call() throws Exception {
     var err = spec.commandLine().getErr();
@@ -96,9 +125,26 @@ final class ApproveCommand implements Callable<Integer> {
           "sebridge approve: --ttl must be positive and at most 10m (agents refuse longer)");
       return Main.EXIT_CONFIG;
     }
-    if (!print && kafka == null) {
-      err.println("sebridge approve: --kafka BOOTSTRAP is required (or --print)");
+    int targets =
+        (kafka != null ? 1 : 0)
+            + (eventhubs != null ? 1 : 0)
+            + (eventhubsConnectionStringEnv != null ? 1 : 0);
+    if (!print && targets != 1) {
+      err.println(
+          "sebridge approve: give one of --kafka BOOTSTRAP, --eventhubs NAMESPACE,"
+              + " --eventhubs-connection-string-env VARIABLE (or --print)");
       return Main.EXIT_CONFIG;
+    }
+    String connectionString = null;
+    if (eventhubsConnectionStringEnv != null) {
+      connectionString = environment.apply(eventhubsConnectionStringEnv);
+      if (connectionString == null || connectionString.isBlank()) {
+        err.println(
+            "sebridge approve: --eventhubs-connection-string-env: "
+                + eventhubsConnectionStringEnv
+                + " is not set");
+        return Main.EXIT_CONFIG;
+      }
     }
     JWK jwk;
     try {
@@ -119,6 +165,17 @@ final class ApproveCommand implements Callable<Integer> {
     if (print) {
       out.println(new String(command, StandardCharsets.UTF_8));
       out.flush();
+      return 0;
+    }
+    if (connectionString != null || eventhubs != null) {
+      EventHubsCommandPublisher.Published p =
+          connectionString != null
+              ? EventHubsCommandPublisher.publish(connectionString, eventhub, vmId, command)
+              : EventHubsCommandPublisher.publish(
+                  eventhubs, eventhub, new DefaultAzureCredentialBuilder().build(), vmId, command);
+      out.println(id);
+      out.flush();
+      err.println("published to event hub " + p.hub() + " partition " + p.partitionId());
       return 0;
     }
     Map<String, Object> extra = new HashMap<>();
