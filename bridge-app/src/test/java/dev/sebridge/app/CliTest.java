@@ -22,14 +22,96 @@ class CliTest {
   void checkConfigListsEveryProblemAndExitsTwo() throws Exception {
     Path f = dir.resolve("c.yaml");
     Files.writeString(
-        f, "imds:\n  poll-interval: 10ms\nsinks: file,kafka,eventhubs\nhttp:\n  port: -1\n");
+        f, "imds:\n  poll-interval: 10ms\nsinks: file,kafka,eventhubs,pubsub\nhttp:\n  port: -1\n");
     assertThat(run("check-config", "--config", f.toString())).isEqualTo(2);
     assertThat(err.toString())
         .contains("imds.poll-interval: 10ms is below the minimum of 200ms")
         .contains("http.port: -1 is not a port number")
-        .contains("sink 'eventhubs' needs the sink-eventhubs module")
+        .contains("unknown sink 'pubsub'")
+        .contains("sink.eventhubs.namespace: is required")
         .contains("sink.file.path: is required")
         .contains("sink.kafka.bootstrap-servers: is required");
+  }
+
+  @Test
+  void checkConfigNamesEachBadEventHubsKeyAndNeverPrintsTheConnectionString() throws Exception {
+    assertThat(
+            run("check-config", "--set", "sinks=eventhubs", "--set", "commands.source=eventhubs"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("sink.eventhubs.namespace: is required (or set sink.eventhubs.connection-string")
+        .contains("sink.eventhubs.name: is required")
+        .contains("commands.eventhubs.namespace: is required")
+        .doesNotContain("commands.eventhubs.name:");
+    err.getBuffer().setLength(0);
+    String secret = "c2VjcmV0LWtleS12YWx1ZQ==";
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=eventhubs",
+                "--set",
+                "sink.eventhubs.namespace=https://myns.servicebus.windows.net",
+                "--set",
+                "sink.eventhubs.name=events",
+                "--set",
+                "commands.source=eventhubs",
+                "--set",
+                "commands.eventhubs.connection-string=SharedAccessKey=" + secret,
+                "--set",
+                "commands.eventhubs.consumer-groups=0"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("sink.eventhubs.namespace: must be a host name")
+        .contains("commands.eventhubs.connection-string: must be an Event Hubs connection string")
+        .contains("commands.eventhubs.consumer-groups: must be 1 to 1000")
+        .doesNotContain(secret);
+    String good =
+        "Endpoint=sb://myns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey="
+            + secret
+            + ";EntityPath=events";
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=eventhubs",
+                "--set",
+                "sink.eventhubs.connection-string=" + good,
+                "--set",
+                "commands.source=eventhubs",
+                "--set",
+                "commands.eventhubs.namespace=myns.servicebus.windows.net",
+                "--set",
+                "commands.eventhubs.client-id=7d1f3c2a-1111-4222-8333-944445555666",
+                "--set",
+                "commands.trusted-keys=" + trustedKeys()))
+        .as(err.toString())
+        .isZero();
+    assertThat(out.toString() + err.toString()).doesNotContain(secret);
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "sinks=eventhubs",
+                "--set",
+                "sink.eventhubs.connection-string=" + good,
+                "--set",
+                "sink.eventhubs.name=other"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("sink.eventhubs.name: is other but the connection string's EntityPath")
+        .doesNotContain(secret);
+  }
+
+  /** A trusted key file, for configurations that read commands. */
+  Path trustedKeys() throws Exception {
+    Path f = dir.resolve("trusted.jwks");
+    Files.writeString(
+        f,
+        new com.nimbusds.jose.jwk.JWKSet(
+                dev.sebridge.command.TestKeys.es256("cli-test").toPublicJWK())
+            .toString());
+    return f;
   }
 
   @Test

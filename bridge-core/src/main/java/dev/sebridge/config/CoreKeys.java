@@ -107,7 +107,7 @@ public final class CoreKeys {
       ConfigKey.builder("sinks", ConfigType.LIST)
           .defaultValue(List.of("stdout"))
           .doc(
-              "Comma list of sinks: stdout, file, and those of installed modules (kafka, eventhubs).")
+              "Comma list of sinks: stdout, file, and those of installed modules (kafka, eventhubs, loganalytics).")
           .validator(l -> l.isEmpty() ? Optional.of("names no sink") : Optional.empty())
           .build();
 

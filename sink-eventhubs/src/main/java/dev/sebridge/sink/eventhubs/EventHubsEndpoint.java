@@ -5,6 +5,7 @@ import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.core.util.ClientOptions;
 import com.azure.messaging.eventhubs.EventHubClientBuilder;
 import dev.sebridge.azure.AzureCredentials;
+import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.ConfigType;
@@ -73,7 +74,7 @@ public final class EventHubsEndpoint {
                 component
                     + ": a shared access connection string, instead of a Microsoft Entra ID"
                     + " identity (Endpoint=sb://...;SharedAccessKeyName=...;SharedAccessKey=...)."
-                    + " A secret: put it in the environment, never logged.")
+                    + " Put it in the environment (SEBRIDGE_..._CONNECTION_STRING).")
             .validator(
                 s ->
                     ENDPOINT.matcher(s).find()
@@ -110,7 +111,7 @@ public final class EventHubsEndpoint {
                   + config.find(name).get()
                   + " but the connection string's EntityPath names another hub"));
     }
-    if (entity.isEmpty() && config.find(name).isEmpty()) {
+    if (entity.isEmpty() && config.find(name).or(name::defaultValue).isEmpty()) {
       problems.add(new ConfigProblem(name.name(), "is required"));
     }
     return problems;
@@ -126,7 +127,8 @@ public final class EventHubsEndpoint {
     return config
         .find(name)
         .or(() -> config.find(connectionString).flatMap(EventHubsEndpoint::entityPath))
-        .orElseThrow();
+        .or(name::defaultValue)
+        .orElseThrow(() -> new ConfigException(name.name(), "is required"));
   }
 
   /** Which way it authenticates, for logs (never the secret). */
@@ -155,7 +157,7 @@ public final class EventHubsEndpoint {
       // With EntityPath in it, the one-argument form; otherwise the hub comes from the name key.
       return entityPath(cs.get()).isPresent()
           ? b.connectionString(cs.get())
-          : b.connectionString(cs.get(), config.get(name));
+          : b.connectionString(cs.get(), hub(config));
     }
     return b.credential(
         config.get(namespace), hub(config), AzureCredentials.from(config, credential, clientId));
