@@ -31,6 +31,11 @@ public final class DeployDeclarations {
   private DeployDeclarations() {}
 
   public static String columnsJson() {
+    return write(columns());
+  }
+
+  /** The columns as the table declares them: name, type, description. */
+  static ArrayNode columns() {
     ArrayNode cols = JSON.createArrayNode();
     for (RowMapping.Column c : RowMapping.COLUMNS) {
       cols.addObject()
@@ -38,7 +43,7 @@ public final class DeployDeclarations {
           .put("type", c.type().kusto())
           .put("description", c.description());
     }
-    return write(cols);
+    return cols;
   }
 
   public static String armTemplate() {
@@ -85,23 +90,7 @@ public final class DeployDeclarations {
     retention.put("maxValue", 730);
 
     ArrayNode resources = t.putArray("resources");
-    ObjectNode table = resources.addObject();
-    table.put("type", "Microsoft.OperationalInsights/workspaces/tables");
-    table.put("apiVersion", "2022-10-01");
-    table.put("name", "[format('{0}/{1}', parameters('workspaceName'), '" + TABLE + "')]");
-    ObjectNode tableProps = table.putObject("properties");
-    tableProps.put("plan", "Analytics");
-    tableProps.put("retentionInDays", "[parameters('retentionInDays')]");
-    ObjectNode schema = tableProps.putObject("schema");
-    schema.put("name", TABLE);
-    ArrayNode tableCols = schema.putArray("columns");
-    for (RowMapping.Column c : RowMapping.COLUMNS) {
-      tableCols
-          .addObject()
-          .put("name", c.name())
-          .put("type", c.type().kusto())
-          .put("description", c.description());
-    }
+    table(resources, "retentionInDays");
 
     ObjectNode dcr = resources.addObject();
     dcr.put("type", "Microsoft.Insights/dataCollectionRules");
@@ -172,7 +161,22 @@ public final class DeployDeclarations {
     return write(t);
   }
 
-  private static ObjectNode param(
+  /** The {@code VmScheduledEvents_CL} table in the workspace named by {@code workspaceName}. */
+  static ObjectNode table(ArrayNode resources, String retentionParameter) {
+    ObjectNode table = resources.addObject();
+    table.put("type", "Microsoft.OperationalInsights/workspaces/tables");
+    table.put("apiVersion", "2022-10-01");
+    table.put("name", "[format('{0}/{1}', parameters('workspaceName'), '" + TABLE + "')]");
+    ObjectNode tableProps = table.putObject("properties");
+    tableProps.put("plan", "Analytics");
+    tableProps.put("retentionInDays", "[parameters('" + retentionParameter + "')]");
+    ObjectNode schema = tableProps.putObject("schema");
+    schema.put("name", TABLE);
+    schema.set("columns", columns());
+    return table;
+  }
+
+  static ObjectNode param(
       ObjectNode params, String name, String type, String def, String description) {
     ObjectNode p = params.putObject(name);
     p.put("type", type);
@@ -183,11 +187,11 @@ public final class DeployDeclarations {
     return p;
   }
 
-  private static void output(ObjectNode outputs, String name, String value) {
+  static void output(ObjectNode outputs, String name, String value) {
     outputs.putObject(name).put("type", "string").put("value", value);
   }
 
-  private static String write(Object node) {
+  static String write(Object node) {
     try {
       return JSON.writeValueAsString(node) + "\n";
     } catch (JsonProcessingException e) {
