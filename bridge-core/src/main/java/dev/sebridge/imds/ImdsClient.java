@@ -6,13 +6,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -21,10 +21,14 @@ import java.util.Objects;
  * The IMDS client: {@code GET} and {@code POST /metadata/scheduledevents}, {@code GET
  * /metadata/instance/compute}.
  *
- * <p>Built with {@link HttpClient.Builder#NO_PROXY}: IMDS must never be reached through a proxy,
- * whatever {@code HTTP_PROXY} or {@code http.proxyHost} say. Every request carries {@code Metadata:
- * true} and never {@code X-Forwarded-For}; redirects are not followed, so only the configured base
- * URL is ever contacted. HTTP/1.1 only: IMDS does not speak HTTP/2 and an upgrade attempt is noise.
+ * <p>Every connection is opened with {@link Proxy#NO_PROXY}: IMDS must never be reached through a
+ * proxy, whatever {@code HTTP_PROXY} or {@code http.proxyHost} say. Every request carries {@code
+ * Metadata: true} and never {@code X-Forwarded-For}; redirects are not followed, so only the
+ * configured base URL is ever contacted. HTTP/1.1 with keep-alive.
+ *
+ * <p>The JDK's {@code HttpURLConnection}, not {@code java.net.http.HttpClient}: one blocking
+ * request a second on the caller's thread needs no selector thread, executor hand-offs or futures,
+ * and costs about half the CPU (benchmarks/REPORT.md).
  *
  * <p>Answers are classified into {@link ImdsResult.Ok} (a 200 with a valid body) or {@link
  * ImdsResult.Failed}; a failure is never mistaken for "no events".
@@ -33,29 +37,15 @@ public final class ImdsClient {
   /** Larger answers are not IMDS: refuse rather than buffer them. */
   static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http;
   private final String base;
   private final String apiVersion;
   private final String computeApiVersion;
 
   public ImdsClient(URI endpoint, String apiVersion, String computeApiVersion) {
-    this.http =
-        HttpClient.newBuilder()
-            .proxy(HttpClient.Builder.NO_PROXY)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            // One request at a time: one daemon thread, not a cached pool handing work around.
-            .executor(
-                java.util.concurrent.Executors.newSingleThreadExecutor(
-                    r -> {
-                      Thread t = new Thread(r, "sebridge-imds-http");
-                      t.setDaemon(true);
-                      return t;
-                    }))
-            .build();
     String b = endpoint.toString();
     this.base = b.endsWith("/") ? b.substring(0, b.length() - 1) : b;
     this.apiVersion = Objects.requireNonNull(apiVersion);
@@ -68,9 +58,10 @@ public final class ImdsClient {
 
   /** Reads the scheduled events document. */
   public ImdsResult<ScheduledEventsDocument> scheduledEvents(Duration timeout) {
-    HttpRequest req = request(scheduledEventsUri(), timeout).GET().build();
     return send(
-        req,
+        scheduledEventsUri(),
+        timeout,
+        null,
         body -> {
           try {
             return DocumentParser.parse(body);
@@ -84,7 +75,9 @@ public final class ImdsClient {
   public ImdsResult<VmIdentity> identity(Duration timeout) {
     URI uri = URI.create(base + "/metadata/instance/compute?api-version=" + computeApiVersion);
     return send(
-        request(uri, timeout).GET().build(),
+        uri,
+        timeout,
+        null,
         body -> {
           try {
             return VmIdentity.fromCompute(JSON.readTree(body));
@@ -104,53 +97,79 @@ public final class ImdsClient {
     ObjectNode body = JSON.createObjectNode();
     ArrayNode reqs = body.putArray("StartRequests");
     eventIds.forEach(id -> reqs.addObject().put("EventId", id));
-    HttpRequest req =
-        request(scheduledEventsUri(), timeout)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-            .build();
-    return send(req, b -> 200);
+    return send(
+        scheduledEventsUri(), timeout, body.toString().getBytes(StandardCharsets.UTF_8), b -> 200);
   }
 
-  private static HttpRequest.Builder request(URI uri, Duration timeout) {
-    return HttpRequest.newBuilder(uri).timeout(timeout).header("Metadata", "true");
-  }
-
-  private <T> ImdsResult<T> send(HttpRequest req, BodyReader<T> reader) {
+  /** A GET, or a POST of {@code post}; {@code timeout} bounds the wait for the answer. */
+  private <T> ImdsResult<T> send(URI uri, Duration timeout, byte[] post, BodyReader<T> reader) {
     long start = System.nanoTime();
-    HttpResponse<InputStream> resp;
+    HttpURLConnection c;
     try {
-      resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (HttpConnectTimeoutException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
-    } catch (HttpTimeoutException e) {
-      return failed(
-          ImdsFailure.Kind.TIMEOUT, 0, "no answer within " + req.timeout().orElseThrow(), start);
-    } catch (ConnectException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
+      c = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
+    } catch (IOException | IllegalArgumentException e) {
+      return failed(ImdsFailure.Kind.CONNECTION, 0, "bad URL " + uri + ": " + e, start);
+    }
+    c.setInstanceFollowRedirects(false);
+    c.setUseCaches(false);
+    c.setConnectTimeout((int) Math.min(CONNECT_TIMEOUT.toMillis(), timeout.toMillis()));
+    c.setReadTimeout((int) Math.max(1, timeout.toMillis()));
+    c.setRequestProperty("Metadata", "true");
+    c.setRequestProperty("Accept", "application/json");
+    try {
+      if (post != null) {
+        c.setRequestMethod("POST");
+        c.setDoOutput(true);
+        c.setRequestProperty("Content-Type", "application/json");
+        c.setFixedLengthStreamingMode(post.length);
+      }
+      try {
+        c.connect();
+      } catch (SocketTimeoutException e) {
+        return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
+      } catch (ConnectException e) {
+        return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
+      }
+      if (post != null) {
+        try (OutputStream out = c.getOutputStream()) {
+          out.write(post);
+        }
+      }
+      int status;
+      try {
+        status = c.getResponseCode();
+      } catch (SocketTimeoutException e) {
+        c.disconnect();
+        return failed(ImdsFailure.Kind.TIMEOUT, 0, "no answer within " + timeout, start);
+      }
+      if (status < 0) {
+        c.disconnect();
+        return failed(ImdsFailure.Kind.MALFORMED, 0, "not an HTTP answer", start);
+      }
+      byte[] body;
+      // Read to the end and close: the connection goes back to the keep-alive cache.
+      try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+        body = in == null ? new byte[0] : in.readNBytes(MAX_BODY_BYTES + 1);
+      } catch (IOException e) {
+        c.disconnect();
+        return failed(
+            ImdsFailure.Kind.CONNECTION, status, "answer cut short: " + describe(e), start);
+      }
+      if (status != 200) {
+        return failed(kindOf(status), status, snippet(body), start);
+      }
+      if (body.length > MAX_BODY_BYTES) {
+        c.disconnect();
+        return failed(ImdsFailure.Kind.MALFORMED, status, "answer larger than 4 MiB", start);
+      }
+      try {
+        return new ImdsResult.Ok<>(reader.read(body), Duration.ofNanos(System.nanoTime() - start));
+      } catch (BodyException e) {
+        return failed(ImdsFailure.Kind.MALFORMED, status, e.getMessage(), start);
+      }
     } catch (IOException e) {
+      c.disconnect();
       return failed(ImdsFailure.Kind.CONNECTION, 0, describe(e), start);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "interrupted", start);
-    }
-    int status = resp.statusCode();
-    byte[] body;
-    try (InputStream in = resp.body()) {
-      body = in.readNBytes(MAX_BODY_BYTES + 1);
-    } catch (IOException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, status, "answer cut short: " + describe(e), start);
-    }
-    if (status != 200) {
-      return failed(kindOf(status), status, snippet(body), start);
-    }
-    if (body.length > MAX_BODY_BYTES) {
-      return failed(ImdsFailure.Kind.MALFORMED, status, "answer larger than 4 MiB", start);
-    }
-    try {
-      return new ImdsResult.Ok<>(reader.read(body), Duration.ofNanos(System.nanoTime() - start));
-    } catch (BodyException e) {
-      return failed(ImdsFailure.Kind.MALFORMED, status, e.getMessage(), start);
     }
   }
 
