@@ -6,13 +6,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -26,9 +29,13 @@ import java.util.Objects;
  * Metadata: true} and never {@code X-Forwarded-For}; redirects are not followed, so only the
  * configured base URL is ever contacted. HTTP/1.1 with keep-alive.
  *
- * <p>The JDK's {@code HttpURLConnection}, not {@code java.net.http.HttpClient}: one blocking
- * request a second on the caller's thread needs no selector thread, executor hand-offs or futures,
- * and costs about half the CPU (benchmarks/REPORT.md).
+ * <p>Reads (every second) use the JDK's {@code HttpURLConnection}: one blocking request on the
+ * caller's thread needs no selector thread, executor hand-offs or futures, and costs about half the
+ * CPU of {@code java.net.http.HttpClient} (benchmarks/REPORT.md). The rare {@code POST} uses {@code
+ * HttpClient}, made on first use: {@code HttpURLConnection} writes a streamed body after the
+ * headers in a second packet, which Nagle's algorithm holds back until the delayed ACK (40 ms), and
+ * it retries a buffered {@code POST} on its own; {@code HttpClient} sets TCP_NODELAY and never
+ * retries a {@code POST}.
  *
  * <p>Answers are classified into {@link ImdsResult.Ok} (a 200 with a valid body) or {@link
  * ImdsResult.Failed}; a failure is never mistaken for "no events".
@@ -44,6 +51,7 @@ public final class ImdsClient {
   private final String base;
   private final String apiVersion;
   private final String computeApiVersion;
+  private HttpClient postClient;
 
   public ImdsClient(URI endpoint, String apiVersion, String computeApiVersion) {
     String b = endpoint.toString();
@@ -58,10 +66,9 @@ public final class ImdsClient {
 
   /** Reads the scheduled events document. */
   public ImdsResult<ScheduledEventsDocument> scheduledEvents(Duration timeout) {
-    return send(
+    return get(
         scheduledEventsUri(),
         timeout,
-        null,
         body -> {
           try {
             return DocumentParser.parse(body);
@@ -74,10 +81,9 @@ public final class ImdsClient {
   /** Reads this VM's identity. */
   public ImdsResult<VmIdentity> identity(Duration timeout) {
     URI uri = URI.create(base + "/metadata/instance/compute?api-version=" + computeApiVersion);
-    return send(
+    return get(
         uri,
         timeout,
-        null,
         body -> {
           try {
             return VmIdentity.fromCompute(JSON.readTree(body));
@@ -97,12 +103,57 @@ public final class ImdsClient {
     ObjectNode body = JSON.createObjectNode();
     ArrayNode reqs = body.putArray("StartRequests");
     eventIds.forEach(id -> reqs.addObject().put("EventId", id));
-    return send(
-        scheduledEventsUri(), timeout, body.toString().getBytes(StandardCharsets.UTF_8), b -> 200);
+    HttpRequest req =
+        HttpRequest.newBuilder(scheduledEventsUri())
+            .timeout(timeout)
+            .header("Metadata", "true")
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    long start = System.nanoTime();
+    HttpResponse<byte[]> resp;
+    try {
+      resp = postClient().send(req, HttpResponse.BodyHandlers.ofByteArray());
+    } catch (HttpConnectTimeoutException e) {
+      return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
+    } catch (HttpTimeoutException e) {
+      return failed(ImdsFailure.Kind.TIMEOUT, 0, "no answer within " + timeout, start);
+    } catch (ConnectException e) {
+      return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
+    } catch (IOException e) {
+      return failed(ImdsFailure.Kind.CONNECTION, 0, describe(e), start);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return failed(ImdsFailure.Kind.CONNECTION, 0, "interrupted", start);
+    }
+    if (resp.statusCode() != 200) {
+      return failed(kindOf(resp.statusCode()), resp.statusCode(), snippet(resp.body()), start);
+    }
+    return new ImdsResult.Ok<>(200, Duration.ofNanos(System.nanoTime() - start));
   }
 
-  /** A GET, or a POST of {@code post}; {@code timeout} bounds the wait for the answer. */
-  private <T> ImdsResult<T> send(URI uri, Duration timeout, byte[] post, BodyReader<T> reader) {
+  private synchronized HttpClient postClient() {
+    if (postClient == null) {
+      postClient =
+          HttpClient.newBuilder()
+              .proxy(HttpClient.Builder.NO_PROXY)
+              .followRedirects(HttpClient.Redirect.NEVER)
+              .version(HttpClient.Version.HTTP_1_1)
+              .connectTimeout(CONNECT_TIMEOUT)
+              .executor(
+                  java.util.concurrent.Executors.newSingleThreadExecutor(
+                      r -> {
+                        Thread t = new Thread(r, "sebridge-imds-post");
+                        t.setDaemon(true);
+                        return t;
+                      }))
+              .build();
+    }
+    return postClient;
+  }
+
+  /** A GET; {@code timeout} bounds the wait for the answer. */
+  private <T> ImdsResult<T> get(URI uri, Duration timeout, BodyReader<T> reader) {
     long start = System.nanoTime();
     HttpURLConnection c;
     try {
@@ -117,23 +168,12 @@ public final class ImdsClient {
     c.setRequestProperty("Metadata", "true");
     c.setRequestProperty("Accept", "application/json");
     try {
-      if (post != null) {
-        c.setRequestMethod("POST");
-        c.setDoOutput(true);
-        c.setRequestProperty("Content-Type", "application/json");
-        c.setFixedLengthStreamingMode(post.length);
-      }
       try {
         c.connect();
       } catch (SocketTimeoutException e) {
         return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
       } catch (ConnectException e) {
         return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
-      }
-      if (post != null) {
-        try (OutputStream out = c.getOutputStream()) {
-          out.write(post);
-        }
       }
       int status;
       try {
