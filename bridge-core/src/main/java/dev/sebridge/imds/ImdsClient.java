@@ -32,10 +32,10 @@ import java.util.Objects;
  * <p>Reads (every second) use the JDK's {@code HttpURLConnection}: one blocking request on the
  * caller's thread needs no selector thread, executor hand-offs or futures, and costs about half the
  * CPU of {@code java.net.http.HttpClient} (benchmarks/REPORT.md). The rare {@code POST} uses {@code
- * HttpClient}, made on first use: {@code HttpURLConnection} writes a streamed body after the
- * headers in a second packet, which Nagle's algorithm holds back until the delayed ACK (40 ms), and
- * it retries a buffered {@code POST} on its own; {@code HttpClient} sets TCP_NODELAY and never
- * retries a {@code POST}.
+ * HttpClient}, made on first use: {@code HttpURLConnection} cannot set TCP_NODELAY, writes a
+ * streamed body in a second write after the headers (which Nagle's algorithm may hold until the
+ * peer's delayed ACK), and retries a buffered {@code POST} on a stale connection by itself; {@code
+ * HttpClient} sets TCP_NODELAY and never retries a {@code POST}.
  *
  * <p>Answers are classified into {@link ImdsResult.Ok} (a 200 with a valid body) or {@link
  * ImdsResult.Failed}; a failure is never mistaken for "no events".
