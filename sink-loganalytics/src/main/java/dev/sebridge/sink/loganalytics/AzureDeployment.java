@@ -217,19 +217,7 @@ public final class AzureDeployment {
         .put("name", "sebridgeEvents")
         .put("consumerGroup", INGESTION_CONSUMER_GROUP)
         .put("stream", INGESTION_STREAM);
-    props
-        .putObject("destinations")
-        .putArray("logAnalytics")
-        .addObject()
-        .put(
-            "workspaceResourceId",
-            "[resourceId('Microsoft.OperationalInsights/workspaces', parameters('workspaceName'))]")
-        .put("name", "workspace");
-    ObjectNode flow = props.putArray("dataFlows").addObject();
-    flow.putArray("streams").add(INGESTION_STREAM);
-    flow.putArray("destinations").add("workspace");
-    flow.put("transformKql", EventHubTransform.kql());
-    flow.put("outputStream", DeployDeclarations.STREAM);
+    DeployDeclarations.intoTable(props, INGESTION_STREAM, EventHubTransform.kql());
 
     String dcrPrincipal =
         "reference(" + dcrId + ", '" + DCR_API + "', 'full').identity.principalId";

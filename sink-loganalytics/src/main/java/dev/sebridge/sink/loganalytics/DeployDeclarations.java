@@ -110,19 +110,7 @@ public final class DeployDeclarations {
     for (RowMapping.Column c : RowMapping.COLUMNS) {
       streamCols.addObject().put("name", c.name()).put("type", c.type().kusto());
     }
-    dcrProps
-        .putObject("destinations")
-        .putArray("logAnalytics")
-        .addObject()
-        .put(
-            "workspaceResourceId",
-            "[resourceId('Microsoft.OperationalInsights/workspaces', parameters('workspaceName'))]")
-        .put("name", "workspace");
-    ObjectNode flow = dcrProps.putArray("dataFlows").addObject();
-    flow.putArray("streams").add(STREAM);
-    flow.putArray("destinations").add("workspace");
-    flow.put("transformKql", "source");
-    flow.put("outputStream", STREAM);
+    intoTable(dcrProps, STREAM, "source");
 
     ObjectNode role = resources.addObject();
     role.put("condition", "[not(empty(parameters('agentPrincipalId')))]");
@@ -174,6 +162,26 @@ public final class DeployDeclarations {
     schema.put("name", TABLE);
     schema.set("columns", columns());
     return table;
+  }
+
+  /**
+   * A rule's destination (the workspace named by {@code workspaceName}) and its one data flow from
+   * {@code inputStream} through {@code transformKql} into the table.
+   */
+  static void intoTable(ObjectNode dcrProps, String inputStream, String transformKql) {
+    dcrProps
+        .putObject("destinations")
+        .putArray("logAnalytics")
+        .addObject()
+        .put(
+            "workspaceResourceId",
+            "[resourceId('Microsoft.OperationalInsights/workspaces', parameters('workspaceName'))]")
+        .put("name", "workspace");
+    ObjectNode flow = dcrProps.putArray("dataFlows").addObject();
+    flow.putArray("streams").add(inputStream);
+    flow.putArray("destinations").add("workspace");
+    flow.put("transformKql", transformKql);
+    flow.put("outputStream", STREAM);
   }
 
   static ObjectNode param(

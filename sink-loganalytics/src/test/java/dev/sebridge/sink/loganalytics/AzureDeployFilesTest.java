@@ -30,21 +30,10 @@ class AzureDeployFilesTest {
   static final Path DIR = Path.of("..", "deploy", "azure");
   static final ObjectMapper JSON = new ObjectMapper();
 
-  static void check(String file, String generated) throws IOException {
-    Path p = DIR.resolve(file);
-    if (Boolean.getBoolean("sebridge.write-docs")) {
-      Files.createDirectories(DIR);
-      Files.writeString(p, generated, StandardCharsets.UTF_8);
-    }
-    assertThat(Files.readString(p, StandardCharsets.UTF_8))
-        .as("%s is out of date; regenerate it (see AzureDeployFilesTest's Javadoc)", p)
-        .isEqualTo(generated);
-  }
-
   @Test
   void transformAndTemplateAreGenerated() throws IOException {
-    check("transform.kql", EventHubTransform.kql());
-    check("sebridge.json", AzureDeployment.armTemplate());
+    LogAnalyticsDeployFilesTest.check(DIR, "transform.kql", EventHubTransform.kql());
+    LogAnalyticsDeployFilesTest.check(DIR, "sebridge.json", AzureDeployment.armTemplate());
   }
 
   @Test

@@ -22,9 +22,14 @@ class LogAnalyticsDeployFilesTest {
   static final ObjectMapper JSON = new ObjectMapper();
 
   static void check(String file, String generated) throws IOException {
-    Path p = DIR.resolve(file);
+    check(DIR, file, generated);
+  }
+
+  /** A generated file under deploy/ is current (or is written, with -Dsebridge.write-docs). */
+  static void check(Path dir, String file, String generated) throws IOException {
+    Path p = dir.resolve(file);
     if (Boolean.getBoolean("sebridge.write-docs")) {
-      Files.createDirectories(DIR);
+      Files.createDirectories(dir);
       Files.writeString(p, generated, StandardCharsets.UTF_8);
     }
     assertThat(p).as("%s is stale: run with -Dsebridge.write-docs=true", p).exists();
