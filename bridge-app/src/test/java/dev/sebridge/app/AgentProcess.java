@@ -1,10 +1,15 @@
 package dev.sebridge.app;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sebridge.simulator.ImdsSimulator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +47,45 @@ final class AgentProcess implements AutoCloseable {
         new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
     pb.environment().putAll(env);
     return new AgentProcess(pb.start(), out, err);
+  }
+
+  /**
+   * {@code sebridge run} with a {@code --set} for each setting, after the test defaults (polls
+   * every 250 ms, no HTTP endpoint), which a setting of the same key replaces.
+   */
+  static AgentProcess run(
+      Path logDir, List<String> jvmArgs, Map<String, String> env, Map<String, String> settings)
+      throws IOException {
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("imds.poll-interval", "250ms");
+    all.put("http.port", "0");
+    all.putAll(settings);
+    List<String> args = new ArrayList<>(List.of("run"));
+    all.forEach(
+        (k, v) -> {
+          args.add("--set");
+          args.add(k + "=" + v);
+        });
+    return start(logDir, jvmArgs, env, args.toArray(String[]::new));
+  }
+
+  /**
+   * {@link #run}, then waits until the agent has polled the simulator a few times, and fails with
+   * its stderr if it died instead.
+   */
+  static AgentProcess runPolling(
+      ImdsSimulator sim,
+      Duration wait,
+      Path logDir,
+      List<String> jvmArgs,
+      Map<String, String> env,
+      Map<String, String> settings)
+      throws IOException {
+    long gets = sim.scheduledEventsGets();
+    AgentProcess p = run(logDir, jvmArgs, env, settings);
+    await().atMost(wait).until(() -> sim.scheduledEventsGets() > gets + 2 || !p.isAlive());
+    assertThat(p.isAlive()).as("agent died: %s", p.stderr()).isTrue();
+    return p;
   }
 
   /** SIGKILL: no shutdown hook, no flush. */

@@ -281,31 +281,15 @@ final class ChaosRun {
   }
 
   private void startAgent(SimVm vm) throws Exception {
-    AgentProcess p =
-        AgentProcess.start(
-            dir.resolve("logs-" + seed),
-            List.of(),
-            Map.of(),
-            "run",
-            "--set",
-            "imds.endpoint=" + sim.baseUri(vm.name()),
-            "--set",
-            "imds.poll-interval=250ms",
-            "--set",
-            "imds.max-backoff=1s",
-            "--set",
-            "state.dir=" + dir.resolve("state-" + seed + "-" + vm.name()),
-            "--set",
-            "http.port=0",
-            "--set",
-            "sinks=kafka",
-            "--set",
-            "sink.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-            "--set",
-            "sink.kafka.topic=" + topic,
-            "--set",
-            "publish.max-backoff=1s");
-    agents.put(vm, p);
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("imds.endpoint", sim.baseUri(vm.name()).toString());
+    settings.put("imds.max-backoff", "1s");
+    settings.put("state.dir", dir.resolve("state-" + seed + "-" + vm.name()).toString());
+    settings.put("sinks", "kafka");
+    settings.put("sink.kafka.bootstrap-servers", kafka.bootstrapServers());
+    settings.put("sink.kafka.topic", topic);
+    settings.put("publish.max-backoff", "1s");
+    agents.put(vm, AgentProcess.run(dir.resolve("logs-" + seed), List.of(), Map.of(), settings));
   }
 
   // ------------------------------------------------------------------ checker

@@ -65,8 +65,18 @@ class EventHubsEndToEndTest {
   }
 
   void startAgent() throws Exception {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("imds.endpoint", sim.baseUri(VM.name()).toString());
+    settings.put("state.dir", dir.resolve("state").toString());
+    settings.put("sinks", "eventhubs,file");
+    settings.put("sink.file.path", dir.resolve("out.jsonl").toString());
+    settings.put("commands.source", "eventhubs");
+    settings.put("commands.trusted-keys", dir.resolve("trusted.jwks").toString());
+    settings.put("publish.max-backoff", "2s");
     agent =
-        AgentProcess.start(
+        AgentProcess.runPolling(
+            sim,
+            WAIT,
             dir.resolve("logs"),
             List.of(),
             // Secrets from the environment, as docs/eventhubs.md says to.
@@ -74,28 +84,7 @@ class EventHubsEndToEndTest {
                 "SEBRIDGE_SINK_EVENTHUBS_CONNECTION_STRING", namespace.connectionString(EVENTS),
                 "SEBRIDGE_COMMANDS_EVENTHUBS_CONNECTION_STRING",
                     namespace.connectionString(COMMANDS)),
-            "run",
-            "--set",
-            "imds.endpoint=" + sim.baseUri(VM.name()),
-            "--set",
-            "imds.poll-interval=250ms",
-            "--set",
-            "state.dir=" + dir.resolve("state"),
-            "--set",
-            "http.port=0",
-            "--set",
-            "sinks=eventhubs,file",
-            "--set",
-            "sink.file.path=" + dir.resolve("out.jsonl"),
-            "--set",
-            "commands.source=eventhubs",
-            "--set",
-            "commands.trusted-keys=" + dir.resolve("trusted.jwks"),
-            "--set",
-            "publish.max-backoff=2s");
-    long gets = sim.scheduledEventsGets();
-    await().atMost(WAIT).until(() -> sim.scheduledEventsGets() > gets + 2 || !agent.isAlive());
-    assertThat(agent.isAlive()).as("agent died: %s", agent.stderr()).isTrue();
+            settings);
   }
 
   static void settle() throws InterruptedException {

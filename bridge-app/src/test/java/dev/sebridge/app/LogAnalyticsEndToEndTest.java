@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -52,8 +53,19 @@ class LogAnalyticsEndToEndTest {
   }
 
   AgentProcess agent() throws Exception {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("imds.endpoint", sim.baseUri(VM.name()).toString());
+    settings.put("state.dir", dir.resolve("state").toString());
+    settings.put("sinks", "loganalytics,file");
+    settings.put("sink.file.path", dir.resolve("out.jsonl").toString());
+    settings.put("sink.loganalytics.endpoint", endpoint.endpoint().toString());
+    settings.put("sink.loganalytics.rule-id", RULE);
+    settings.put("sink.loganalytics.client-id", UAMI);
+    settings.put("publish.max-backoff", "2s");
     AgentProcess p =
-        AgentProcess.start(
+        AgentProcess.runPolling(
+            sim,
+            WAIT,
             dir.resolve("logs"),
             List.of(
                 "-Djavax.net.ssl.trustStore=" + endpoint.trustStore(),
@@ -61,31 +73,8 @@ class LogAnalyticsEndToEndTest {
                 "-Djavax.net.ssl.trustStoreType=PKCS12"),
             // Where azure-identity (MSAL) looks for IMDS instead of 169.254.169.254.
             Map.of("AZURE_POD_IDENTITY_AUTHORITY_HOST", "http://127.0.0.1:" + sim.port()),
-            "run",
-            "--set",
-            "imds.endpoint=" + sim.baseUri(VM.name()),
-            "--set",
-            "imds.poll-interval=250ms",
-            "--set",
-            "state.dir=" + dir.resolve("state"),
-            "--set",
-            "http.port=0",
-            "--set",
-            "sinks=loganalytics,file",
-            "--set",
-            "sink.file.path=" + dir.resolve("out.jsonl"),
-            "--set",
-            "sink.loganalytics.endpoint=" + endpoint.endpoint(),
-            "--set",
-            "sink.loganalytics.rule-id=" + RULE,
-            "--set",
-            "sink.loganalytics.client-id=" + UAMI,
-            "--set",
-            "publish.max-backoff=2s");
+            settings);
     agents.add(p);
-    long gets = sim.scheduledEventsGets();
-    await().atMost(WAIT).until(() -> sim.scheduledEventsGets() > gets + 2 || !p.isAlive());
-    assertThat(p.isAlive()).as("agent died: %s", p.stderr()).isTrue();
     return p;
   }
 
