@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,6 +78,8 @@ final class DemoCommand implements Callable<Integer> {
   long timeoutSeconds = 180;
 
   @Spec CommandSpec spec;
+
+  private Signals.Termination termination;
 
   @Override
   public Integer call() throws Exception {
@@ -199,9 +200,8 @@ final class DemoCommand implements Callable<Integer> {
         player.setDaemon(true);
         player.start();
         if (follow) {
-          CountDownLatch stop = new CountDownLatch(1);
-          Signals.onTermination(s -> stop.countDown());
-          stop.await();
+          termination = Signals.install(Duration.ofSeconds(15));
+          termination.await();
         } else {
           long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
           while (player.isAlive()
@@ -236,6 +236,9 @@ final class DemoCommand implements Callable<Integer> {
       return 0;
     } finally {
       deleteQuietly(work);
+      if (termination != null) {
+        termination.stopped();
+      }
     }
   }
 

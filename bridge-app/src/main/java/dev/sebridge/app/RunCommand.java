@@ -2,14 +2,18 @@ package dev.sebridge.app;
 
 import dev.sebridge.agent.Agent;
 import dev.sebridge.config.Configuration;
+import dev.sebridge.config.CoreKeys;
+import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** {@code sebridge run}: the agent, until SIGTERM or SIGINT; then it flushes and exits 0. */
+/**
+ * {@code sebridge run}: the agent, until SIGTERM or SIGINT (or any JVM shutdown); then it flushes
+ * and exits 0. An agent that fails to start is closed, so nothing it had taken stays held.
+ */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
@@ -22,15 +26,19 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Configuration config = options.load(System.getenv());
-    LogFormat.apply(config.get(dev.sebridge.config.CoreKeys.LOG_FORMAT));
-    CountDownLatch stop = new CountDownLatch(1);
-    Signals.onTermination(
-        signal -> {
-          LOG.info("{} received: flushing and stopping", signal);
-          stop.countDown();
-        });
-    try (Agent agent = Agent.builder(config).build().start()) {
-      stop.await();
+    LogFormat.apply(config.get(CoreKeys.LOG_FORMAT));
+    Signals.Termination termination =
+        Signals.install(config.get(CoreKeys.SHUTDOWN_TIMEOUT).plus(Duration.ofSeconds(5)));
+    try {
+      Agent agent = Agent.builder(config).build();
+      try {
+        agent.start();
+        LOG.info("{} received: flushing and stopping", termination.await());
+      } finally {
+        agent.close();
+      }
+    } finally {
+      termination.stopped();
     }
     return 0;
   }

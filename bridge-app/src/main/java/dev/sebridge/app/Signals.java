@@ -1,26 +1,73 @@
 package dev.sebridge.app;
 
-import java.util.function.Consumer;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * SIGTERM and SIGINT handling. A JVM killed by SIGTERM exits 143 after its shutdown hooks; the
- * agent must flush and exit 0 instead, so it takes the signals itself ({@code sun.misc.Signal}, in
- * the jdk.unsupported module, the only JDK API for this).
+ * Stopping on SIGTERM and SIGINT, and on every other way the JVM shuts down.
+ *
+ * <p>A JVM killed by SIGTERM exits 143 after its shutdown hooks; the agent must flush and exit 0
+ * instead, so it takes SIGTERM and SIGINT itself ({@code sun.misc.Signal}, in the jdk.unsupported
+ * module, the only JDK API for this). Where that is not possible (Windows service stops, SIGHUP,
+ * {@code System.exit} elsewhere) the JVM runs its shutdown hooks and then halts: the hook installed
+ * here then waits, at most {@code bound}, until the command reports {@link Termination#stopped()},
+ * so the agent's flush is not cut short.
  */
 final class Signals {
   private Signals() {}
 
+  /** Installs the handlers and the shutdown hook. */
   @SuppressWarnings("restriction")
-  static void onTermination(Consumer<String> handler) {
+  static Termination install(Duration bound) {
+    Termination t = new Termination();
     for (String name : new String[] {"TERM", "INT"}) {
       try {
-        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> handler.accept("SIG" + s.getName()));
+        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> t.signal("SIG" + s.getName()));
       } catch (IllegalArgumentException e) {
-        // Signal not available on this platform (e.g. TERM on some Windows JVMs): the shutdown
-        // hook below still stops the agent cleanly.
+        // Not available on this platform (e.g. TERM on some Windows JVMs): the hook stops us.
       }
     }
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> handler.accept("shutdown"), "sebridge-shutdown"));
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  t.signal("shutdown");
+                  t.awaitStopped(bound);
+                },
+                "sebridge-shutdown"));
+    return t;
+  }
+
+  /** A command's side of a stop: wait for one, say when it is done. */
+  static final class Termination {
+    private final CountDownLatch requested = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final AtomicReference<String> signal = new AtomicReference<>();
+
+    private void signal(String name) {
+      signal.compareAndSet(null, name);
+      requested.countDown();
+    }
+
+    /** Blocks until a stop is requested; returns what requested it (e.g. {@code SIGTERM}). */
+    String await() throws InterruptedException {
+      requested.await();
+      return signal.get();
+    }
+
+    /** The command has stopped (flushed, released its state): the JVM may exit. */
+    void stopped() {
+      stopped.countDown();
+    }
+
+    private void awaitStopped(Duration bound) {
+      try {
+        stopped.await(bound.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }

@@ -5,7 +5,6 @@ import dev.sebridge.simulator.Scenario;
 import dev.sebridge.simulator.SimVm;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -46,8 +45,7 @@ final class SimulateCommand implements Callable<Integer> {
     if (s != null && !s.vms().isEmpty()) {
       b.vms(s.vms());
     }
-    CountDownLatch stop = new CountDownLatch(1);
-    Signals.onTermination(signal -> stop.countDown());
+    Signals.Termination termination = Signals.install(java.time.Duration.ofSeconds(5));
     try (ImdsSimulator sim = b.build().start()) {
       var out = spec.commandLine().getOut();
       out.println("IMDS simulator on " + sim.baseUri() + " (time scale " + scale + ")");
@@ -65,7 +63,9 @@ final class SimulateCommand implements Callable<Integer> {
         t.setDaemon(true);
         t.start();
       }
-      stop.await();
+      termination.await();
+    } finally {
+      termination.stopped();
     }
     return 0;
   }

@@ -112,6 +112,10 @@ final class AgentProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  long pid() {
+    return process.pid();
+  }
+
   boolean isAlive() {
     return process.isAlive();
   }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Seeded chaos runs checked against the simulator's ground truth ({@link ChaosRun}). {@code
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * seeds instead), {@code sebridge.chaos.seconds} (chaos phase of each run). A failing seed is
  * printed; given again it replays the same random choices.
  */
+@Isolated("its checker assumes an agent restarts within 4 s: no CPU contention")
 class ChaosTest {
   static final String DEFAULT_SEEDS = "1,2,3";
   static KafkaTestBroker kafka;

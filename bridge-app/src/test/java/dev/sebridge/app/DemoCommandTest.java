@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** Runs the README's main-job command ({@code sebridge demo}), faster. */
+@Isolated("time scale 120: a poll stalled by CPU contention misses documents")
 class DemoCommandTest {
   @Test
   void demoPlaysTheScenarioPrintsTheTimelineAndExitsZero() {

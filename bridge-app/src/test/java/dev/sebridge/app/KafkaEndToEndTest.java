@@ -25,12 +25,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Simulator -> `sebridge run` (real processes) -> a real Kafka broker -> a plain KafkaConsumer,
  * checked against the simulator's ground truth: zero lost transitions, order per vmId, duplicates
  * only as identical envelopes.
  */
+@Isolated("timed broker outages: no CPU contention")
 class KafkaEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final ObjectMapper JSON = new ObjectMapper();

@@ -9,7 +9,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -89,16 +88,16 @@ public final class AgentMetrics {
   }
 
   /** An approval result was published. */
-  public void approval(String origin, String outcome, String reasonCode) {
+  public void approval(dev.sebridge.approval.ApprovalResult r) {
     registry
         .counter(
             "sebridge.commands",
             "origin",
-            origin,
+            r.origin().label(),
             "outcome",
-            outcome,
+            r.outcome().label(),
             "reason",
-            reasonCode == null ? "" : reasonCode.toLowerCase(Locale.ROOT))
+            r.reasonCode().label())
         .increment();
   }
 

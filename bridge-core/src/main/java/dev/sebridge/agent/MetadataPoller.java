@@ -1,7 +1,9 @@
 package dev.sebridge.agent;
 
+import dev.sebridge.concurrent.DaemonThreads;
+import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
-import dev.sebridge.imds.ImdsClient;
+import dev.sebridge.imds.Imds;
 import dev.sebridge.imds.ImdsFailure;
 import dev.sebridge.imds.ImdsResult;
 import dev.sebridge.imds.ScheduledEventsDocument;
@@ -28,13 +30,13 @@ import org.slf4j.LoggerFactory;
  * pace, never in a tight loop. Until IMDS first answers, requests may take up to the first-request
  * timeout (enabling Scheduled Events for a VM can take 2 minutes).
  */
-public final class MetadataPoller implements Runnable {
+public final class MetadataPoller {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataPoller.class);
 
   /** Failures last longer than this before they are worth a WARN. */
   private static final Duration WARN_AFTER = Duration.ofSeconds(30);
 
-  private final ImdsClient client;
+  private final Imds client;
   private final DocumentHandler handler;
   private final PollStats stats;
   private final Clock clock;
@@ -48,10 +50,11 @@ public final class MetadataPoller implements Runnable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private volatile boolean stopped;
+  private Thread thread;
   private boolean answeredOnce;
 
   MetadataPoller(
-      ImdsClient client,
+      Imds client,
       DocumentHandler handler,
       PollStats stats,
       Clock clock,
@@ -77,12 +80,30 @@ public final class MetadataPoller implements Runnable {
             min(throttledStart, maxBackoff), 3.0, 0.5, maxBackoff);
   }
 
+  /** A poller with the {@code imds.*} timing settings. */
+  static MetadataPoller create(
+      Imds client, DocumentHandler handler, PollStats stats, Clock clock, Configuration config) {
+    return new MetadataPoller(
+        client,
+        handler,
+        stats,
+        clock,
+        config.get(CoreKeys.IMDS_POLL_INTERVAL),
+        config.get(CoreKeys.IMDS_REQUEST_TIMEOUT),
+        config.get(CoreKeys.IMDS_FIRST_REQUEST_TIMEOUT),
+        config.get(CoreKeys.IMDS_MAX_BACKOFF));
+  }
+
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  @Override
-  public void run() {
+  /** Starts polling on the {@code sebridge-poller} thread. */
+  void start() {
+    thread = DaemonThreads.start("sebridge-poller", this::run);
+  }
+
+  private void run() {
     long intervalNanos = interval.toNanos();
     long next = System.nanoTime();
     int consecutiveFailures = 0;
@@ -176,13 +197,30 @@ public final class MetadataPoller implements Runnable {
     }
   }
 
-  void stop() {
+  /**
+   * Stops polling and waits up to {@code timeout} for the document in hand; a poller still blocked
+   * after that (publishing to a full disk, say) is interrupted: nothing was committed, and the next
+   * run publishes the same envelopes again.
+   */
+  void stop(Duration timeout) {
     stopped = true;
     lock.lock();
     try {
       wake.signalAll();
     } finally {
       lock.unlock();
+    }
+    if (thread == null) {
+      return;
+    }
+    try {
+      thread.join(timeout.toMillis());
+      if (thread.isAlive()) {
+        thread.interrupt();
+        thread.join(1000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -19,8 +19,8 @@ public final class ApprovalPolicy {
     this.settings = settings;
   }
 
-  /** The rule that approves this newly Scheduled event ({@code policy-...}), if any. */
-  public Optional<String> ruleFor(ScheduledEvent e, VmIdentity vm) {
+  /** The rule that approves this newly Scheduled event, if any. */
+  public Optional<ReasonCode> ruleFor(ScheduledEvent e, VmIdentity vm) {
     if (!e.isScheduled() || !e.lists(vm.name()) || !settings.typeAllowed(e.eventType())) {
       return Optional.empty();
     }
@@ -28,7 +28,7 @@ public final class ApprovalPolicy {
       return Optional.empty();
     }
     if (settings.userInitiated() && e.eventSource().map("User"::equalsIgnoreCase).orElse(false)) {
-      return Optional.of("policy-user-initiated");
+      return Optional.of(ReasonCode.POLICY_USER_INITIATED);
     }
     OptionalInt d = e.durationInSeconds();
     if (settings.shortFreeze()
@@ -36,7 +36,7 @@ public final class ApprovalPolicy {
         && d.isPresent()
         && d.getAsInt() >= 0
         && d.getAsInt() < settings.shortFreezeMax().toSeconds()) {
-      return Optional.of("policy-short-freeze");
+      return Optional.of(ReasonCode.POLICY_SHORT_FREEZE);
     }
     return Optional.empty();
   }

@@ -1,35 +1,61 @@
 package dev.sebridge.approval;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What happened to one approval: published as a {@code dev.sebridge.approval.result.v1} envelope.
  *
- * @param origin {@code command} or {@code policy}
- * @param commandId the command's id (null for a policy approval, or a command too broken to have
- *     one)
+ * @param origin a signed command, or the local policy
  * @param outcome accepted, rejected, failed or dry-run
- * @param reasonCode machine-readable reason (docs/schemas.md lists the codes)
+ * @param reasonCode machine-readable reason
  * @param reason human-readable reason
  * @param eventIds the events concerned
  * @param imdsStatus HTTP status of the POST, or null when nothing was posted
- * @param requestedBy from the verified command, or null
- * @param issuer from the verified command, or null
- * @param keyId the kid the command named, or null
  * @param key what makes the result's envelope id unique and stable (command id, or position)
  */
 public record ApprovalResult(
-    String origin,
-    String commandId,
+    Origin origin,
     Outcome outcome,
-    String reasonCode,
+    ReasonCode reasonCode,
     String reason,
     List<String> eventIds,
     Integer imdsStatus,
-    String requestedBy,
-    String issuer,
-    String keyId,
     String key) {
+
+  public ApprovalResult {
+    Objects.requireNonNull(origin);
+    Objects.requireNonNull(outcome);
+    Objects.requireNonNull(reasonCode);
+    Objects.requireNonNull(key);
+    eventIds = eventIds == null ? List.of() : List.copyOf(eventIds);
+  }
+
+  /** Where an approval came from. */
+  public sealed interface Origin {
+    /** The value of {@code data.origin}. */
+    String label();
+  }
+
+  /**
+   * A command from the commands topic. Only what the verifier could read: for a command too broken
+   * to have them, the fields are null; for a rejected one they are untrusted.
+   */
+  public record Command(String commandId, String requestedBy, String issuer, String keyId)
+      implements Origin {
+    @Override
+    public String label() {
+      return "command";
+    }
+  }
+
+  /** The local approval policy ({@code approval.policy}). */
+  public record Policy() implements Origin {
+    @Override
+    public String label() {
+      return "policy";
+    }
+  }
 
   /** The closed set of outcomes. */
   public enum Outcome {
@@ -49,7 +75,8 @@ public record ApprovalResult(
     }
   }
 
-  public ApprovalResult {
-    eventIds = eventIds == null ? List.of() : List.copyOf(eventIds);
+  /** The command id, when the origin is a command that has one. */
+  public String commandId() {
+    return origin instanceof Command c ? c.commandId() : null;
   }
 }

@@ -4,6 +4,7 @@ import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
+import dev.sebridge.spi.CommandSourceProvider;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +19,11 @@ public final class CommandSourceCatalog {
   private final Map<String, CommandSourceProvider> providers = new LinkedHashMap<>();
 
   public CommandSourceCatalog(List<CommandSourceProvider> list) {
-    list.forEach(p -> providers.put(p.name(), p));
+    for (CommandSourceProvider p : list) {
+      if (providers.putIfAbsent(p.name(), p) != null) {
+        throw new IllegalStateException("two command sources are named " + p.name());
+      }
+    }
   }
 
   public static CommandSourceCatalog discover() {

@@ -15,6 +15,7 @@ import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.OctetKeyPair;
 import com.nimbusds.jwt.JWTClaimsSet;
+import dev.sebridge.approval.ReasonCode;
 import java.io.IOException;
 import java.text.ParseException;
 import java.time.Clock;
@@ -25,8 +26,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Verifies approval commands (design.md, "Approval command v1"), in this order: the envelope is a
- * command; the algorithm is ES256 or EdDSA; {@code kid} names a trusted key of the matching type
+ * Verifies approval commands (docs/schemas.md, "Approval command"), in this order: the envelope is
+ * a command; the algorithm is ES256 or EdDSA; {@code kid} names a trusted key of the matching type
  * and the signature verifies; {@code aud} is this VM; {@code iat}, {@code nbf}, {@code exp} hold
  * with 60 s of skew and {@code exp - iat} is at most 10 minutes. Replay ({@code jti}) and the IMDS
  * checks come after, in the approval service. Nothing outside the signed claims is trusted.
@@ -52,7 +53,7 @@ public final class CommandVerifier {
   public Verdict verify(byte[] payload) {
     if (payload.length > MAX_BYTES) {
       return reject(
-          "oversized",
+          ReasonCode.OVERSIZED,
           "command of " + payload.length + " bytes (at most " + MAX_BYTES + ")",
           null,
           null);
@@ -61,43 +62,43 @@ public final class CommandVerifier {
     try {
       ce = JSON.readTree(payload);
     } catch (IOException e) {
-      return reject("malformed", "not JSON", null, null);
+      return reject(ReasonCode.MALFORMED, "not JSON", null, null);
     }
     if (ce == null || !ce.isObject()) {
-      return reject("malformed", "not a JSON object", null, null);
+      return reject(ReasonCode.MALFORMED, "not a JSON object", null, null);
     }
     String id = text(ce, "id");
     if (!TYPE.equals(text(ce, "type"))) {
-      return reject("malformed", "type is not " + TYPE, id, null);
+      return reject(ReasonCode.MALFORMED, "type is not " + TYPE, id, null);
     }
     if (id == null || id.isBlank() || id.length() > 128) {
-      return reject("malformed", "no usable id", null, null);
+      return reject(ReasonCode.MALFORMED, "no usable id", null, null);
     }
     String data = text(ce, "data");
     if (data == null) {
-      return reject("unsigned", "data is not a compact JWS", id, null);
+      return reject(ReasonCode.UNSIGNED, "data is not a compact JWS", id, null);
     }
     JOSEObject jose;
     try {
       jose = JOSEObject.parse(data);
     } catch (ParseException e) {
-      return reject("unsigned", "data is not a compact JWS: " + e.getMessage(), id, null);
+      return reject(ReasonCode.UNSIGNED, "data is not a compact JWS: " + e.getMessage(), id, null);
     }
     if (!(jose instanceof JWSObject jws)) {
-      return reject("alg-not-allowed", "unsigned command (alg none)", id, null);
+      return reject(ReasonCode.ALG_NOT_ALLOWED, "unsigned command (alg none)", id, null);
     }
     JWSHeader header = jws.getHeader();
     String kid = header.getKeyID();
     if (!ALLOWED.contains(header.getAlgorithm())) {
       return reject(
-          "alg-not-allowed",
+          ReasonCode.ALG_NOT_ALLOWED,
           "algorithm " + header.getAlgorithm() + " is not allowed (ES256, EdDSA)",
           id,
           kid);
     }
     if (header.getCriticalParams() != null && !header.getCriticalParams().isEmpty()) {
       return reject(
-          "malformed",
+          ReasonCode.MALFORMED,
           "unsupported critical header parameters " + header.getCriticalParams(),
           id,
           kid);
@@ -105,7 +106,7 @@ public final class CommandVerifier {
     JWK key = keys.byKid(kid).orElse(null);
     if (key == null) {
       return reject(
-          "untrusted-key",
+          ReasonCode.UNTRUSTED_KEY,
           kid == null ? "no kid" : "kid '" + kid + "' is not a trusted key",
           id,
           kid);
@@ -114,22 +115,24 @@ public final class CommandVerifier {
       JWSVerifier verifier = verifierFor(header.getAlgorithm(), key);
       if (verifier == null) {
         return reject(
-            "untrusted-key",
+            ReasonCode.UNTRUSTED_KEY,
             "kid '" + kid + "' is not a key for " + header.getAlgorithm(),
             id,
             kid);
       }
       if (!jws.verify(verifier)) {
-        return reject("bad-signature", "signature does not verify with kid '" + kid + "'", id, kid);
+        return reject(
+            ReasonCode.BAD_SIGNATURE, "signature does not verify with kid '" + kid + "'", id, kid);
       }
     } catch (JOSEException | IllegalStateException e) {
-      return reject("bad-signature", "signature does not verify: " + e.getMessage(), id, kid);
+      return reject(
+          ReasonCode.BAD_SIGNATURE, "signature does not verify: " + e.getMessage(), id, kid);
     }
     JWTClaimsSet claims;
     try {
       claims = JWTClaimsSet.parse(jws.getPayload().toJSONObject());
     } catch (ParseException | RuntimeException e) {
-      return reject("malformed", "claims are not a JSON object", id, kid);
+      return reject(ReasonCode.MALFORMED, "claims are not a JSON object", id, kid);
     }
     return checkClaims(claims, id, kid);
   }
@@ -137,31 +140,36 @@ public final class CommandVerifier {
   private Verdict checkClaims(JWTClaimsSet c, String id, String kid) {
     List<String> aud = c.getAudience();
     if (aud == null || !aud.contains(vmId)) {
-      return reject("wrong-audience", "aud " + aud + " is not this VM (" + vmId + ")", id, kid);
+      return reject(
+          ReasonCode.WRONG_AUDIENCE, "aud " + aud + " is not this VM (" + vmId + ")", id, kid);
     }
     Date iat = c.getIssueTime();
     Date nbf = c.getNotBeforeTime();
     Date exp = c.getExpirationTime();
     if (iat == null || nbf == null || exp == null) {
-      return reject("malformed", "iat, nbf and exp are required", id, kid);
+      return reject(ReasonCode.MALFORMED, "iat, nbf and exp are required", id, kid);
     }
     Instant now = clock.instant();
     if (now.isAfter(exp.toInstant().plus(SKEW))) {
-      return reject("expired", "expired at " + exp.toInstant() + " (60 s skew allowed)", id, kid);
+      return reject(
+          ReasonCode.EXPIRED, "expired at " + exp.toInstant() + " (60 s skew allowed)", id, kid);
     }
     if (now.isBefore(nbf.toInstant().minus(SKEW)) || now.isBefore(iat.toInstant().minus(SKEW))) {
       return reject(
-          "not-yet-valid", "not valid before " + nbf.toInstant() + " (60 s skew allowed)", id, kid);
+          ReasonCode.NOT_YET_VALID,
+          "not valid before " + nbf.toInstant() + " (60 s skew allowed)",
+          id,
+          kid);
     }
     if (Duration.between(iat.toInstant(), exp.toInstant()).compareTo(MAX_LIFETIME) > 0) {
-      return reject("lifetime-too-long", "exp - iat is over 10 minutes", id, kid);
+      return reject(ReasonCode.LIFETIME_TOO_LONG, "exp - iat is over 10 minutes", id, kid);
     }
     if (!exp.toInstant().isAfter(iat.toInstant())) {
-      return reject("malformed", "exp is not after iat", id, kid);
+      return reject(ReasonCode.MALFORMED, "exp is not after iat", id, kid);
     }
     String jti = c.getJWTID();
     if (jti == null || !jti.equals(id)) {
-      return reject("malformed", "jti must equal the command id", id, kid);
+      return reject(ReasonCode.MALFORMED, "jti must equal the command id", id, kid);
     }
     List<String> eventIds;
     String requestedBy;
@@ -171,16 +179,17 @@ public final class CommandVerifier {
       requestedBy = c.getStringClaim("requestedBy");
       reason = c.getStringClaim("reason");
     } catch (ParseException e) {
-      return reject("malformed", "eventIds, requestedBy or reason has the wrong type", id, kid);
+      return reject(
+          ReasonCode.MALFORMED, "eventIds, requestedBy or reason has the wrong type", id, kid);
     }
     if (eventIds == null
         || eventIds.isEmpty()
         || eventIds.size() > 32
         || eventIds.stream().anyMatch(e -> e == null || e.isBlank())) {
-      return reject("malformed", "eventIds must list 1 to 32 EventIds", id, kid);
+      return reject(ReasonCode.MALFORMED, "eventIds must list 1 to 32 EventIds", id, kid);
     }
     if (requestedBy == null || requestedBy.isBlank() || c.getIssuer() == null) {
-      return reject("malformed", "iss and requestedBy are required", id, kid);
+      return reject(ReasonCode.MALFORMED, "iss and requestedBy are required", id, kid);
     }
     return new Verdict.Valid(
         new VerifiedCommand(
@@ -210,7 +219,7 @@ public final class CommandVerifier {
     return null;
   }
 
-  private static Verdict reject(String code, String reason, String id, String kid) {
+  private static Verdict reject(ReasonCode code, String reason, String id, String kid) {
     return new Verdict.Rejected(code, reason, id, kid);
   }
 

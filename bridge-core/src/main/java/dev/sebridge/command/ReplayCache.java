@@ -15,9 +15,10 @@ import java.util.Optional;
  * Command ids ({@code jti}) already acted on, kept durably ({@code state.dir/commands/seen.json})
  * until their command has expired, so neither a replay nor a restart reopens them.
  *
- * <p>An entry is written before anything is posted ({@link State#PENDING}) and completed once the
- * result is durable ({@link State#DONE}), with the source position it was read at: the same command
- * read again at the same position is a re-delivery after a crash, not a replay.
+ * <p>An entry is written before anything is posted ({@link State#PENDING}) and completed only once
+ * the command's result envelope is durable in the outbox ({@link State#DONE}), with the source
+ * position it was read at: the same command read again at the same position is a re-delivery after
+ * a crash, not a replay, and a {@code PENDING} one is resumed.
  */
 public final class ReplayCache {
   static final String FILE = "commands/seen.json";
@@ -96,6 +97,21 @@ public final class ReplayCache {
           n.put("state", e.state().name());
         });
     dir.write(FILE, root.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** Marks commands DONE (their results are durable), in one write. */
+  public synchronized void markDone(java.util.Collection<String> jtis) {
+    boolean changed = false;
+    for (String jti : jtis) {
+      Entry e = entries.get(jti);
+      if (e != null && e.state() != State.DONE) {
+        entries.put(jti, new Entry(e.expiresAt(), e.position(), State.DONE));
+        changed = true;
+      }
+    }
+    if (changed) {
+      persist();
+    }
   }
 
   public synchronized int size() {

@@ -39,6 +39,16 @@ public final class TrustedKeys {
     this.byKid = Map.copyOf(m);
   }
 
+  /** The keys {@code commands.trusted-keys} names: required once a command source is set. */
+  public static TrustedKeys fromConfig(dev.sebridge.config.Configuration config) {
+    var key = dev.sebridge.config.CoreKeys.COMMANDS_TRUSTED_KEYS;
+    return load(
+        config
+            .find(key)
+            .orElseThrow(() -> new ConfigException(key.name(), "is required with commands.source")),
+        key.name());
+  }
+
   /** Loads the keys; a problem is a {@link ConfigException} naming {@code key}. */
   public static TrustedKeys load(Path path, String key) {
     List<JWK> keys = new ArrayList<>();

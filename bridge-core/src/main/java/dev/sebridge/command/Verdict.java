@@ -10,6 +10,7 @@ public sealed interface Verdict {
    * Refused, with a machine-readable code and a human-readable reason. {@code commandId} and the
    * other fields are whatever could be read (untrusted; for the result envelope only).
    */
-  record Rejected(String reasonCode, String reason, String commandId, String keyId)
+  record Rejected(
+      dev.sebridge.approval.ReasonCode reasonCode, String reason, String commandId, String keyId)
       implements Verdict {}
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.approval.ApprovalResult;
 import dev.sebridge.imds.ScheduledEvent;
 import dev.sebridge.imds.VmIdentity;
 import dev.sebridge.track.Transition;
@@ -15,7 +16,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Builds envelope v1 (design.md) from transitions.
+ * Builds envelope v1 from transitions: the contract is docs/schemas.md, and where this sits in the
+ * agent is docs/architecture.md.
  *
  * <p>Ids are deterministic: UUIDv5 of {@code vmId|EventId|transition|DocumentIncarnation}, EventId
  * in lower case, so the same change gets the same id across restarts and re-sends deduplicate.
@@ -82,7 +84,7 @@ public final class EnvelopeFactory {
    * An {@code approval.result} envelope. Its id is UUIDv5 of {@code vmId|result|<key>}: handling
    * the same command again yields the same id.
    */
-  public Envelope approvalResult(dev.sebridge.approval.ApprovalResult r, VmIdentity vm) {
+  public Envelope approvalResult(ApprovalResult r, VmIdentity vm) {
     String id =
         NameBasedUuid.v5(NameBasedUuid.SEBRIDGE_NAMESPACE, vm.vmId() + "|result|" + r.key())
             .toString();
@@ -91,14 +93,18 @@ public final class EnvelopeFactory {
         r.commandId() != null
             ? r.commandId()
             : r.eventIds().isEmpty() ? "unknown" : r.eventIds().get(0);
+    ApprovalResult.Command command =
+        r.origin() instanceof ApprovalResult.Command c
+            ? c
+            : new ApprovalResult.Command(null, null, null, null);
     ObjectNode ce = JSON.createObjectNode();
     attributes(ce, id, RESULT_TYPE, subject, time, RESULT_SCHEMA, vm);
     ObjectNode data = ce.putObject("data");
     data.put("schemaVersion", SCHEMA_VERSION);
-    data.put("origin", r.origin());
-    data.put("commandId", r.commandId());
+    data.put("origin", r.origin().label());
+    data.put("commandId", command.commandId());
     data.put("outcome", r.outcome().label());
-    data.put("reasonCode", r.reasonCode());
+    data.put("reasonCode", r.reasonCode().label());
     data.put("reason", r.reason());
     var ids = data.putArray("eventIds");
     r.eventIds().forEach(ids::add);
@@ -107,9 +113,9 @@ public final class EnvelopeFactory {
     } else {
       data.put("imdsStatus", r.imdsStatus());
     }
-    data.put("requestedBy", r.requestedBy());
-    data.put("issuer", r.issuer());
-    data.put("keyId", r.keyId());
+    data.put("requestedBy", command.requestedBy());
+    data.put("issuer", command.issuer());
+    data.put("keyId", command.keyId());
     ObjectNode v = data.putObject("vm");
     v.put("vmId", vm.vmId());
     v.put("name", vm.name());

@@ -40,7 +40,7 @@ import java.util.Objects;
  * <p>Answers are classified into {@link ImdsResult.Ok} (a 200 with a valid body) or {@link
  * ImdsResult.Failed}; a failure is never mistaken for "no events".
  */
-public final class ImdsClient {
+public final class ImdsClient implements Imds {
   /** Larger answers are not IMDS: refuse rather than buffer them. */
   static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -60,11 +60,23 @@ public final class ImdsClient {
     this.computeApiVersion = Objects.requireNonNull(computeApiVersion);
   }
 
+  /**
+   * The client {@code imds.endpoint}, {@code imds.api-version} and {@code imds.compute-api-version}
+   * describe.
+   */
+  public static ImdsClient from(dev.sebridge.config.Configuration config) {
+    return new ImdsClient(
+        config.get(dev.sebridge.config.CoreKeys.IMDS_ENDPOINT),
+        config.get(dev.sebridge.config.CoreKeys.IMDS_API_VERSION),
+        config.get(dev.sebridge.config.CoreKeys.IMDS_COMPUTE_API_VERSION));
+  }
+
+  @Override
   public URI scheduledEventsUri() {
     return URI.create(base + "/metadata/scheduledevents?api-version=" + apiVersion);
   }
 
-  /** Reads the scheduled events document. */
+  @Override
   public ImdsResult<ScheduledEventsDocument> scheduledEvents(Duration timeout) {
     return get(
         scheduledEventsUri(),
@@ -78,7 +90,7 @@ public final class ImdsClient {
         });
   }
 
-  /** Reads this VM's identity. */
+  @Override
   public ImdsResult<VmIdentity> identity(Duration timeout) {
     URI uri = URI.create(base + "/metadata/instance/compute?api-version=" + computeApiVersion);
     return get(
@@ -95,10 +107,7 @@ public final class ImdsClient {
         });
   }
 
-  /**
-   * Approves events: one {@code POST} with a StartRequest per EventId. The value of a success is
-   * the HTTP status (200).
-   */
+  @Override
   public ImdsResult<Integer> startEvents(List<String> eventIds, Duration timeout) {
     ObjectNode body = JSON.createObjectNode();
     ArrayNode reqs = body.putArray("StartRequests");
@@ -142,11 +151,7 @@ public final class ImdsClient {
               .connectTimeout(CONNECT_TIMEOUT)
               .executor(
                   java.util.concurrent.Executors.newSingleThreadExecutor(
-                      r -> {
-                        Thread t = new Thread(r, "sebridge-imds-post");
-                        t.setDaemon(true);
-                        return t;
-                      }))
+                      dev.sebridge.concurrent.DaemonThreads.named("sebridge-imds-post")))
               .build();
     }
     return postClient;

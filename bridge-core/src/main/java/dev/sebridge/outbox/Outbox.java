@@ -1,8 +1,8 @@
 package dev.sebridge.outbox;
 
-import dev.sebridge.agent.EnvelopePublisher;
 import dev.sebridge.envelope.Envelope;
-import dev.sebridge.sink.EventSink;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.state.CrashPoints;
 import dev.sebridge.state.StateDirectory;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,6 +39,10 @@ public final class Outbox implements EnvelopePublisher {
   private final AtomicLong overflows = new AtomicLong();
   private final AtomicLong shed = new AtomicLong();
   private volatile boolean closed;
+  private final java.util.concurrent.locks.ReentrantLock progressLock =
+      new java.util.concurrent.locks.ReentrantLock();
+  private final java.util.concurrent.locks.Condition progress = progressLock.newCondition();
+  private long deliveredEverywhere; // guarded by progressLock
 
   public Outbox(StateDirectory state, List<EventSink> sinks, OutboxSettings settings, Clock clock) {
     this(
@@ -56,14 +60,26 @@ public final class Outbox implements EnvelopePublisher {
       OutboxSettings settings,
       Clock clock,
       io.micrometer.core.instrument.MeterRegistry registry) {
+    this(state, sinks, settings, clock, registry, CrashPoints.none());
+  }
+
+  /** The same, with crash points (the crash-point campaign). */
+  public Outbox(
+      StateDirectory state,
+      List<EventSink> sinks,
+      OutboxSettings settings,
+      Clock clock,
+      io.micrometer.core.instrument.MeterRegistry registry,
+      CrashPoints crashPoints) {
     this.clock = clock;
     this.settings = settings;
-    this.log = new OutboxLog(state.resolve("outbox"), settings.segmentBytes());
+    this.log = new OutboxLog(state.resolve("outbox"), settings.segmentBytes(), crashPoints);
     for (EventSink s : sinks) {
       if (workers.containsKey(s.name())) {
         throw new IllegalArgumentException("two sinks are named " + s.name());
       }
-      SinkWorker w = new SinkWorker(s, log, state, settings, this::collectGarbage, registry, clock);
+      SinkWorker w =
+          new SinkWorker(s, log, state, settings, this::onProgress, registry, clock, crashPoints);
       workers.put(s.name(), w);
       io.micrometer.core.instrument.Gauge.builder(
               "sebridge.outbox.depth", this, o -> o.pending(s.name()))
@@ -87,6 +103,7 @@ public final class Outbox implements EnvelopePublisher {
     io.micrometer.core.instrument.Gauge.builder("sebridge.outbox.shed", shed, AtomicLong::get)
         .description("heartbeats dropped because the outbox was full")
         .register(registry);
+    deliveredEverywhere = minCursor();
     long pending = log.lastSeq() - minCursor();
     if (pending > 0) {
       LOG.info("outbox holds {} envelopes not yet delivered everywhere; resuming", pending);
@@ -99,10 +116,7 @@ public final class Outbox implements EnvelopePublisher {
     append(envelopes, false);
   }
 
-  /**
-   * Stores envelopes that may be dropped when the outbox is full (heartbeats); returns false when
-   * they were.
-   */
+  @Override
   public boolean publishSheddable(List<Envelope> envelopes) {
     return append(envelopes, true);
   }
@@ -153,13 +167,28 @@ public final class Outbox implements EnvelopePublisher {
     return min;
   }
 
-  private void collectGarbage() {
-    log.deleteUpTo(minCursor());
+  /** A sink worker moved its cursor: drop what every sink has, wake whoever waits for it. */
+  private void onProgress() {
+    progressLock.lock();
+    try {
+      long min = minCursor();
+      log.deleteUpTo(min);
+      deliveredEverywhere = Math.max(deliveredEverywhere, min);
+      progress.signalAll();
+    } finally {
+      progressLock.unlock();
+    }
   }
 
   @Override
-  public boolean healthy() {
-    return workers.values().stream().allMatch(SinkWorker::healthy);
+  public List<String> problems() {
+    List<String> failing = failingSinks();
+    return failing.isEmpty() ? List.of() : List.of("sinks failing: " + String.join(", ", failing));
+  }
+
+  @Override
+  public Status status() {
+    return new Status(sizeBytes(), pendingBySink());
   }
 
   /** Names of the sinks that keep failing. */
@@ -201,16 +230,26 @@ public final class Outbox implements EnvelopePublisher {
     return shed.get();
   }
 
-  /** Waits until every sink has confirmed everything stored so far. */
+  /**
+   * Waits until every sink has confirmed everything stored so far (and what they all have is
+   * deleted).
+   */
   public boolean awaitDelivered(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (minCursor() < log.lastSeq()) {
-      if (System.nanoTime() > deadline) {
-        return false;
+    long target = log.lastSeq();
+    progressLock.lock();
+    try {
+      while (deliveredEverywhere < target) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        progress.awaitNanos(left);
       }
-      Thread.sleep(10);
+      return true;
+    } finally {
+      progressLock.unlock();
     }
-    return true;
   }
 
   /**

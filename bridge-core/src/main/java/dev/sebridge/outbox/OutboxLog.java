@@ -1,6 +1,7 @@
 package dev.sebridge.outbox;
 
 import dev.sebridge.envelope.Envelope;
+import dev.sebridge.state.CrashPoints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -51,9 +52,12 @@ final class OutboxLog implements AutoCloseable {
     }
   }
 
-  OutboxLog(Path dir, long segmentBytes) {
+  private final CrashPoints crashPoints;
+
+  OutboxLog(Path dir, long segmentBytes, CrashPoints crashPoints) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
+    this.crashPoints = crashPoints;
     try {
       Files.createDirectories(dir);
       recover();
@@ -185,6 +189,15 @@ final class OutboxLog implements AutoCloseable {
         seq++;
       }
       buf.flip();
+      if (crashPoints.at(CrashPoints.OUTBOX_PARTIAL_APPEND)) {
+        // Half a batch on disk, as a kill -9 in the middle of the write leaves it.
+        buf.limit(Math.max(1, total / 2));
+        while (buf.hasRemaining()) {
+          active.write(buf);
+        }
+        active.force(false);
+        crashPoints.crash(CrashPoints.OUTBOX_PARTIAL_APPEND);
+      }
       while (buf.hasRemaining()) {
         active.write(buf);
       }

@@ -15,6 +15,16 @@ import java.time.Duration;
 public record OutboxSettings(
     long maxBytes, long segmentBytes, int batchSize, Duration exportTimeout, Duration maxBackoff) {
 
+  /** From {@code outbox.max-bytes} and {@code publish.*}. */
+  public static OutboxSettings from(dev.sebridge.config.Configuration config) {
+    return new OutboxSettings(
+        config.get(dev.sebridge.config.CoreKeys.OUTBOX_MAX_BYTES),
+        4L * 1024 * 1024,
+        config.get(dev.sebridge.config.CoreKeys.PUBLISH_BATCH_SIZE),
+        config.get(dev.sebridge.config.CoreKeys.PUBLISH_EXPORT_TIMEOUT),
+        config.get(dev.sebridge.config.CoreKeys.PUBLISH_RETRY_MAX_BACKOFF));
+  }
+
   public static OutboxSettings defaults() {
     return new OutboxSettings(
         256L * 1024 * 1024, 4L * 1024 * 1024, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));

@@ -1,8 +1,10 @@
 package dev.sebridge.outbox;
 
+import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.envelope.Envelope;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.RetriableSinkException;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.RetriableSinkException;
+import dev.sebridge.state.CrashPoints;
 import dev.sebridge.state.StateDirectory;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -59,6 +61,7 @@ final class SinkWorker implements Runnable {
   private final io.micrometer.core.instrument.Timer lag;
   private final java.time.Clock clock;
   private volatile long oldestPendingMillis = Long.MAX_VALUE;
+  private final CrashPoints crashPoints;
 
   SinkWorker(
       EventSink sink,
@@ -67,8 +70,10 @@ final class SinkWorker implements Runnable {
       OutboxSettings settings,
       Runnable onProgress,
       io.micrometer.core.instrument.MeterRegistry registry,
-      java.time.Clock clock) {
+      java.time.Clock clock,
+      CrashPoints crashPoints) {
     this.clock = clock;
+    this.crashPoints = crashPoints;
     this.publishedCounter =
         io.micrometer.core.instrument.Counter.builder("sebridge.envelopes.published")
             .tag("sink", sink.name())
@@ -160,9 +165,7 @@ final class SinkWorker implements Runnable {
   }
 
   void start() {
-    thread = new Thread(this, "sebridge-sink-" + sink.name());
-    thread.setDaemon(true);
-    thread.start();
+    thread = DaemonThreads.start("sebridge-sink-" + sink.name(), this);
   }
 
   /** New records are durable: look for them now. */
@@ -216,6 +219,7 @@ final class SinkWorker implements Runnable {
         if (failure == null) {
           breaker.onSuccess(took, TimeUnit.NANOSECONDS);
           long last = batch.get(batch.size() - 1).seq();
+          crashPoints.reach(CrashPoints.SINK_AFTER_EXPORT);
           state.write(cursorFile, Long.toString(last).getBytes(StandardCharsets.UTF_8));
           cursor = last;
           delivered.addAndGet(batch.size());

@@ -49,6 +49,11 @@ public final class EventTracker {
     return committed;
   }
 
+  /** True until the first observation after a restart is committed. */
+  public boolean isRestored() {
+    return restored;
+  }
+
   public Observation observe(ScheduledEventsDocument doc, Instant now) {
     Map<String, KnownEvent> before = committed.events();
     Map<String, KnownEvent> after = new LinkedHashMap<>();

@@ -1,6 +1,6 @@
 package dev.sebridge.track;
 
-/** The changes of a scheduled event the agent reports (design.md, "Envelope v1"). */
+/** The changes of a scheduled event the agent reports (docs/schemas.md). */
 public enum TransitionType {
   /** First seen Scheduled. */
   SCHEDULED("scheduled", "Scheduled"),

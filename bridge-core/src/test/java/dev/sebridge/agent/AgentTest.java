@@ -22,8 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /** The agent in-process against the simulator, with the file sink. */
+@Execution(ExecutionMode.CONCURRENT)
 class AgentTest {
   static final Duration WAIT = Duration.ofSeconds(15);
   static final SimVm VM0 = SimVm.of("WestNO_0", "11111111-0000-4000-8000-000000000000");
@@ -345,6 +348,44 @@ class AgentTest {
               get(p, "/readyz", status);
               return status[0] == 200;
             });
+  }
+
+  /** Defect 3: a command pump that fails is reported on /readyz, and comes back by itself. */
+  @Test
+  void aFailingCommandPumpTurnsReadinessRedUntilItRecovers() throws Exception {
+    java.nio.file.Files.writeString(
+        dir.resolve("keys.jwks"),
+        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
+    FailingCommandSourceProvider.failures.set(3);
+    startAgent(
+        Map.of(
+            "commands.source",
+            FailingCommandSourceProvider.NAME,
+            "commands.trusted-keys",
+            dir.resolve("keys.jwks").toString()));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                agent.readinessProblems().stream()
+                    .anyMatch(p -> p.contains("approval commands: handling failed")));
+    // Opened again with backoff after each failure: the fourth open works.
+    await().atMost(WAIT).until(() -> agent.readinessProblems().isEmpty());
+    assertThat(FailingCommandSourceProvider.opened.get()).isGreaterThanOrEqualTo(4);
+  }
+
+  /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
+  @Test
+  void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {
+    Files.createDirectories(dir.resolve("state"));
+    Files.writeString(dir.resolve("state/outbox"), "a file where the outbox directory goes");
+    dev.sebridge.testing.InMemorySink sink = new dev.sebridge.testing.InMemorySink("mem");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> Agent.builder(config(Map.of())).extraSink(sink).build())
+        .hasMessageContaining("outbox");
+    assertThat(sink.isShutdown()).as("the sink was shut down").isTrue();
+    dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())
+        .close();
   }
 
   @Test

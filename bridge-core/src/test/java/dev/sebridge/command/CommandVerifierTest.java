@@ -37,7 +37,7 @@ class CommandVerifierTest {
   }
 
   static String code(Verdict v) {
-    return v instanceof Verdict.Rejected r ? r.reasonCode() : "valid";
+    return v instanceof Verdict.Rejected r ? r.reasonCode().label() : "valid";
   }
 
   @Test

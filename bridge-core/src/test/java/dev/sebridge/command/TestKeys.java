@@ -27,6 +27,13 @@ public final class TestKeys {
     }
   }
 
+  /** A JWK set with the public parts of the keys, as {@code commands.trusted-keys} reads it. */
+  public static String trustedSet(JWK... keys) {
+    return new com.nimbusds.jose.jwk.JWKSet(
+            java.util.Arrays.stream(keys).map(JWK::toPublicJWK).toList())
+        .toString();
+  }
+
   public static TrustedKeys trusting(JWK... keys) {
     return new TrustedKeys(List.of(keys));
   }

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Fuzz tests of everything that reads outside input: the IMDS document parser, the command
@@ -39,6 +40,7 @@ import java.util.Map;
  * is a crash. {@code ./mvnw verify} replays the inputs under {@code
  * src/test/resources/dev/sebridge/fuzz/ParsersFuzzTestInputs/}; {@code scripts/fuzz.sh} fuzzes.
  */
+@Isolated("Jazzer instruments the JVM")
 class ParsersFuzzTest {
   static final JWK KEY = TestKeys.es256("fuzz-key");
   static final String VM_ID = "66666666-0000-4000-8000-000000000000";

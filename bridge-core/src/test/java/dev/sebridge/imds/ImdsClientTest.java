@@ -14,9 +14,11 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+@Isolated("sets the JVM-wide proxy properties")
 class ImdsClientTest {
   static final Duration T = Duration.ofSeconds(5);
   ImdsSimulator sim;

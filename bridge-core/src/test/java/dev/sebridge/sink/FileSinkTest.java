@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sebridge.sink.file.FileSink;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.RetriableSinkException;
 import dev.sebridge.testing.EventSinkContractTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,5 +47,18 @@ class FileSinkTest extends EventSinkContractTest {
     var f = bad.export(envelopes("c", 1));
     assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(RetriableSinkException.class);
+  }
+
+  @Test
+  void aLineLeftUnfinishedByACrashIsCutOffBeforeTheNextAppend() throws Exception {
+    Path f = dir.resolve("crashed.jsonl");
+    Files.writeString(f, "{\"complete\":1}\n{\"cut sho");
+    EventSink sink = new FileSink(f);
+    sink.export(envelopes("c", 1)).get(10, TimeUnit.SECONDS);
+    List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).isEqualTo("{\"complete\":1}");
+    assertThat(lines.get(1)).startsWith("{\"specversion\"");
+    sink.close();
   }
 }

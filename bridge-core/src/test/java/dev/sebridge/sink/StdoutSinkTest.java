@@ -1,6 +1,7 @@
 package dev.sebridge.sink;
 
 import dev.sebridge.sink.stdout.StdoutSink;
+import dev.sebridge.spi.EventSink;
 import dev.sebridge.testing.EventSinkContractTest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -71,6 +71,21 @@ public final class EnvelopeFile {
     return transitionEnvelopes().stream().map(EnvelopeFile::describe).toList();
   }
 
+  /**
+   * Like {@link #transitions()}, each envelope id once: a crash may make the agent send a
+   * transition again, and then the copy must be identical (asserted here).
+   */
+  public List<String> distinctTransitions() {
+    java.util.Map<String, JsonNode> byId = new java.util.LinkedHashMap<>();
+    for (JsonNode e : transitionEnvelopes()) {
+      JsonNode first = byId.putIfAbsent(e.get("id").asText(), e);
+      if (first != null && !first.equals(e)) {
+        throw new AssertionError("two different envelopes with id " + e.get("id").asText());
+      }
+    }
+    return byId.values().stream().map(EnvelopeFile::describe).toList();
+  }
+
   public static String describe(JsonNode e) {
     JsonNode d = e.get("data");
     return d.at("/event/EventId").asText()

@@ -10,7 +10,7 @@ import dev.sebridge.imds.DocumentParser;
 import dev.sebridge.imds.ScheduledEvent;
 import dev.sebridge.imds.VmIdentity;
 import dev.sebridge.schemas.EnvelopeValidator;
-import dev.sebridge.sink.EventSink;
+import dev.sebridge.spi.EventSink;
 import dev.sebridge.track.Transition;
 import dev.sebridge.track.TransitionType;
 import java.time.Clock;

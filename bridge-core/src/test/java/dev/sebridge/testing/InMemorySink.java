@@ -1,9 +1,9 @@
 package dev.sebridge.testing;
 
 import dev.sebridge.envelope.Envelope;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.RetriableSinkException;
-import dev.sebridge.sink.SinkException;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.RetriableSinkException;
+import dev.sebridge.spi.SinkException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -80,6 +80,10 @@ public final class InMemorySink implements EventSink {
   @Override
   public CompletableFuture<Void> flush() {
     return CompletableFuture.completedFuture(null);
+  }
+
+  public synchronized boolean isShutdown() {
+    return shutdown;
   }
 
   @Override

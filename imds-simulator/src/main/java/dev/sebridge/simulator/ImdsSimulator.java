@@ -63,6 +63,18 @@ public final class ImdsSimulator implements AutoCloseable {
           "2019-08-01",
           "2020-07-01");
 
+  /** How many requests' headers are kept for {@link #requestHeaders()}: the newest ones. */
+  public static final int RECORDED_REQUESTS = 1000;
+
+  static {
+    // The JDK server writes an answer's headers and body as two segments; without TCP_NODELAY the
+    // body waits for the client's delayed ACK (about 40 ms per request). The setting is read once
+    // per JVM, when the first com.sun.net.httpserver server is made.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(ImdsSimulator.class);
   private static final DateTimeFormatter HTTP_DATE =
       DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC).withLocale(Locale.US);
@@ -85,7 +97,8 @@ public final class ImdsSimulator implements AutoCloseable {
   private Instant lastPoll;
 
   private final List<StartRequestRecord> startRequests = new CopyOnWriteArrayList<>();
-  private final List<Map<String, List<String>>> requestHeaders = new CopyOnWriteArrayList<>();
+  // Guarded by itself; bounded so that a long `sebridge simulate` run does not grow.
+  private final Deque<Map<String, List<String>>> requestHeaders = new ArrayDeque<>();
   private final AtomicLong scheduledEventsGets = new AtomicLong();
   private final AtomicLong computeGets = new AtomicLong();
   private final List<TokenRequest> tokenRequests = new CopyOnWriteArrayList<>();
@@ -289,9 +302,14 @@ public final class ImdsSimulator implements AutoCloseable {
     return computeGets.get();
   }
 
-  /** Headers of every request received, in order (header names lower-cased). */
+  /**
+   * Headers of the newest {@value #RECORDED_REQUESTS} requests received, oldest first (header names
+   * lower-cased).
+   */
   public List<Map<String, List<String>>> requestHeaders() {
-    return List.copyOf(requestHeaders);
+    synchronized (requestHeaders) {
+      return List.copyOf(requestHeaders);
+    }
   }
 
   public synchronized Optional<Instant> lastPoll() {
@@ -380,7 +398,12 @@ public final class ImdsSimulator implements AutoCloseable {
       Map<String, List<String>> headers = new LinkedHashMap<>();
       ex.getRequestHeaders()
           .forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
-      requestHeaders.add(headers);
+      synchronized (requestHeaders) {
+        if (requestHeaders.size() == RECORDED_REQUESTS) {
+          requestHeaders.removeFirst();
+        }
+        requestHeaders.addLast(headers);
+      }
       String path = ex.getRequestURI().getPath();
       if (path.startsWith("/control/")) {
         SimulatorControlApi.handle(this, ex, path.substring("/control".length()));

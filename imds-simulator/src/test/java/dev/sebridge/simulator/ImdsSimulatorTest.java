@@ -53,6 +53,24 @@ class ImdsSimulatorTest {
   }
 
   @Test
+  void keepsOnlyTheNewestRequestHeadersSoALongRunDoesNotGrow() throws Exception {
+    sim = ImdsSimulator.builder().build().start();
+    int kept = ImdsSimulator.RECORDED_REQUESTS;
+    for (int i = 0; i < kept + 200; i++) {
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(
+                  URI.create(sim.baseUri() + "/metadata/scheduledevents?api-version=2020-07-01"))
+              .header("Metadata", "true")
+              .header("X-Request-Number", Integer.toString(i));
+      http.send(b.build(), HttpResponse.BodyHandlers.discarding());
+    }
+    List<Map<String, List<String>>> headers = sim.requestHeaders();
+    assertThat(headers).hasSize(kept);
+    assertThat(headers.get(0).get("x-request-number")).containsExactly("200");
+    assertThat(headers.get(kept - 1).get("x-request-number")).containsExactly("1199");
+  }
+
+  @Test
   void refusesRequestsImdsWouldRefuse() throws Exception {
     sim = ImdsSimulator.builder().build().start();
     URI base = sim.baseUri();

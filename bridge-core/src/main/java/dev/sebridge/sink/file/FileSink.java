@@ -1,9 +1,9 @@
 package dev.sebridge.sink.file;
 
 import dev.sebridge.envelope.Envelope;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.RetriableSinkException;
-import dev.sebridge.sink.SinkException;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.RetriableSinkException;
+import dev.sebridge.spi.SinkException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -16,6 +16,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Appends envelopes to a file as JSON Lines (one envelope per line), fsynced per batch. A reader
  * can tail it; Log Analytics agents can collect it.
+ *
+ * <p>A line left unfinished by a crash or power loss in the middle of an append is cut off when the
+ * file is opened again: that batch was never confirmed, so the outbox sends it again whole.
  */
 public final class FileSink implements EventSink {
   private final Path path;
@@ -65,11 +68,36 @@ public final class FileSink implements EventSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
+      cutUnfinishedLine();
       channel =
           FileChannel.open(
               path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     }
     return channel;
+  }
+
+  private void cutUnfinishedLine() throws IOException {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (FileChannel ch =
+        FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      long end = ch.size();
+      ByteBuffer one = ByteBuffer.allocate(1);
+      long keep = end;
+      while (keep > 0) {
+        one.clear();
+        ch.read(one, keep - 1);
+        if (one.get(0) == '\n') {
+          break;
+        }
+        keep--;
+      }
+      if (keep < end) {
+        ch.truncate(keep);
+        ch.force(true);
+      }
+    }
   }
 
   @Override

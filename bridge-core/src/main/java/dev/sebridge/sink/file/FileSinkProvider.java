@@ -2,9 +2,9 @@ package dev.sebridge.sink.file;
 
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigType;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.EventSinkProvider;
-import dev.sebridge.sink.SinkContext;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.EventSinkProvider;
+import dev.sebridge.spi.SinkContext;
 import java.nio.file.Path;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package dev.sebridge.sink.stdout;
 
 import dev.sebridge.config.ConfigKey;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.EventSinkProvider;
-import dev.sebridge.sink.SinkContext;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.EventSinkProvider;
+import dev.sebridge.spi.SinkContext;
 import java.util.List;
 
 /** The {@code stdout} sink (the default). */

@@ -2,12 +2,12 @@ package dev.sebridge.sink.eventhubs;
 
 import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
 import dev.sebridge.command.CommandPartitioning;
-import dev.sebridge.command.CommandSource;
-import dev.sebridge.command.CommandSourceProvider;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.ConfigType;
 import dev.sebridge.config.Configuration;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.CommandSourceProvider;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

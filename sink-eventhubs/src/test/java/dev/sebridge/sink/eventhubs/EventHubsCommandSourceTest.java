@@ -3,15 +3,14 @@ package dev.sebridge.sink.eventhubs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sebridge.command.CommandPartitioning;
-import dev.sebridge.command.CommandSource;
-import dev.sebridge.command.ReceivedCommand;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.sink.eventhubs.testing.EventHubsTestHub;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.ReceivedCommand;
+import dev.sebridge.testing.CommandSourceContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,9 +22,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Event Hubs command source with the real consumer, and the publisher sebridge approve uses.
+ * The Event Hubs command source with the real consumer, and the publisher sebridge approve uses:
+ * the shared contract, and what is Event Hubs' own (explicit partitions, consumer groups, a stream
+ * that fails and is reopened).
  */
-class EventHubsCommandSourceTest {
+class EventHubsCommandSourceTest extends CommandSourceContractTest {
   static final int PARTITIONS = 4;
   static EventHubsTestHub namespace;
 
@@ -39,6 +40,21 @@ class EventHubsCommandSourceTest {
   @AfterAll
   static void stopNamespace() {
     namespace.close();
+  }
+
+  @Override
+  protected CommandSource source(String vmId, Clock clock) {
+    return source("commands-2", vmId, clock);
+  }
+
+  @Override
+  protected void publish(String vmId, byte[] payload) {
+    EventHubsCommandPublisher.publish(namespace.connectionString(), "commands-2", vmId, payload);
+  }
+
+  @Override
+  protected int partitions() {
+    return PARTITIONS;
   }
 
   static CommandSource source(String hub, String vmId, Clock clock) {
@@ -66,17 +82,6 @@ class EventHubsCommandSourceTest {
       }
     }
     return out;
-  }
-
-  /** A vmId that shares the partition of {@code vmId}, and one that does not. */
-  static String neighbour(String vmId, boolean samePartition) {
-    int mine = CommandPartitioning.partitionFor(vmId, PARTITIONS);
-    while (true) {
-      String other = "vm-" + UUID.randomUUID();
-      if ((CommandPartitioning.partitionFor(other, PARTITIONS) == mine) == samePartition) {
-        return other;
-      }
-    }
   }
 
   @Test
@@ -113,26 +118,6 @@ class EventHubsCommandSourceTest {
       assertThat(again).hasSize(2);
       assertThat(again.get(0)).startsWith("two@");
       assertThat(again.get(1)).startsWith("three@");
-    }
-  }
-
-  @Test
-  void withoutAPositionReadingStartsElevenMinutesBack() {
-    String me = "vm-" + UUID.randomUUID();
-    publish("commands-2", me, "recent");
-    // Twelve minutes from now, the command is older than any command can be valid: not read.
-    Clock later = Clock.fixed(Instant.now().plus(Duration.ofMinutes(12)), ZoneOffset.UTC);
-    try (CommandSource s = source("commands-2", me, later)) {
-      s.open(Optional.empty());
-      assertThat(pollUntil(s, 1, Duration.ofSeconds(3))).isEmpty();
-    }
-    Clock soon = Clock.fixed(Instant.now().plus(Duration.ofMinutes(10)), ZoneOffset.UTC);
-    try (CommandSource s = source("commands-2", me, soon)) {
-      s.open(Optional.empty());
-      assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
-          .singleElement()
-          .asString()
-          .startsWith("recent@");
     }
   }
 

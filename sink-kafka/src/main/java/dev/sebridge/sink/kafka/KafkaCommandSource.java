@@ -1,8 +1,8 @@
 package dev.sebridge.sink.kafka;
 
 import dev.sebridge.command.CommandPartitioning;
-import dev.sebridge.command.CommandSource;
-import dev.sebridge.command.ReceivedCommand;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.ReceivedCommand;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,12 +1,12 @@
 package dev.sebridge.sink.kafka;
 
-import dev.sebridge.command.CommandSource;
-import dev.sebridge.command.CommandSourceProvider;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.ConfigType;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.envelope.AgentInfo;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.CommandSourceProvider;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;

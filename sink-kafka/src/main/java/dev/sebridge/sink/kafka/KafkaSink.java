@@ -1,9 +1,9 @@
 package dev.sebridge.sink.kafka;
 
 import dev.sebridge.envelope.Envelope;
-import dev.sebridge.sink.EventSink;
-import dev.sebridge.sink.RetriableSinkException;
-import dev.sebridge.sink.SinkException;
+import dev.sebridge.spi.EventSink;
+import dev.sebridge.spi.RetriableSinkException;
+import dev.sebridge.spi.SinkException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,14 +3,11 @@ package dev.sebridge.sink.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sebridge.command.CommandPartitioning;
-import dev.sebridge.command.ReceivedCommand;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.testing.CommandSourceContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -18,12 +15,36 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class KafkaCommandSourceTest {
+/** The Kafka command source against a real broker: the shared contract, and Kafka's routing. */
+class KafkaCommandSourceTest extends CommandSourceContractTest {
+  static final int PARTITIONS = 5;
   static KafkaTestBroker broker;
+  static String topic;
 
   @BeforeAll
   static void start() {
     broker = KafkaTestBroker.start();
+    topic = KafkaTestBroker.uniqueTopic("contract");
+    broker.createTopic(topic, PARTITIONS);
+  }
+
+  @Override
+  protected CommandSource source(String vmId, Clock clock) {
+    return new KafkaCommandSource(
+        topic,
+        Map.of("bootstrap.servers", broker.bootstrapServers(), "fetch.max.wait.ms", "100"),
+        vmId,
+        clock);
+  }
+
+  @Override
+  protected void publish(String vmId, byte[] payload) throws Exception {
+    KafkaCommandPublisher.publish(broker.bootstrapServers(), topic, vmId, payload, Map.of());
+  }
+
+  @Override
+  protected int partitions() {
+    return PARTITIONS;
   }
 
   @AfterAll
@@ -74,51 +95,5 @@ class KafkaCommandSourceTest {
               % partitions;
       assertThat(CommandPartitioning.partitionFor(key, partitions)).as(key).isEqualTo(kafka);
     }
-  }
-
-  @Test
-  void readsOnlyItsOwnCommandsAndResumesFromAPosition() throws Exception {
-    String topic = KafkaTestBroker.uniqueTopic("commands");
-    broker.createTopic(topic, 3);
-    String me = "vm-me";
-    for (String vm : List.of(me, "vm-other-1", me, "vm-other-2", "vm-other-3", me)) {
-      KafkaCommandPublisher.publish(
-          broker.bootstrapServers(),
-          topic,
-          vm,
-          ("for " + vm).getBytes(StandardCharsets.UTF_8),
-          Map.of());
-    }
-    Map<String, Object> props =
-        Map.of("bootstrap.servers", broker.bootstrapServers(), "fetch.max.wait.ms", "100");
-    List<ReceivedCommand> got =
-        readAll(new KafkaCommandSource(topic, props, me, Clock.systemUTC()), Optional.empty(), 3);
-    assertThat(got)
-        .hasSize(3)
-        .allSatisfy(
-            c ->
-                assertThat(new String(c.payload(), StandardCharsets.UTF_8)).isEqualTo("for vm-me"));
-    // Resuming after the second command yields only the third.
-    List<ReceivedCommand> rest =
-        readAll(
-            new KafkaCommandSource(topic, props, me, Clock.systemUTC()),
-            Optional.of(got.get(1).position()),
-            1);
-    assertThat(rest).extracting(ReceivedCommand::position).containsExactly(got.get(2).position());
-  }
-
-  static List<ReceivedCommand> readAll(KafkaCommandSource s, Optional<String> position, int n) {
-    List<ReceivedCommand> out = new ArrayList<>();
-    s.open(position);
-    try {
-      long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (out.size() < n && System.nanoTime() < end) {
-        out.addAll(s.poll(Duration.ofMillis(200)));
-      }
-      out.addAll(s.poll(Duration.ofMillis(300)));
-    } finally {
-      s.close();
-    }
-    return out;
   }
 }

@@ -1,4 +1,4 @@
-package dev.sebridge.command;
+package dev.sebridge.spi;
 
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Creates a command source; found with {@link java.util.ServiceLoader} ({@code
- * META-INF/services/dev.sebridge.command.CommandSourceProvider}).
+ * META-INF/services/dev.sebridge.spi.CommandSourceProvider}).
  */
 public interface CommandSourceProvider {
 

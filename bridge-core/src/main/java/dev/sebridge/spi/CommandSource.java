@@ -1,4 +1,4 @@
-package dev.sebridge.command;
+package dev.sebridge.spi;
 
 import java.time.Duration;
 import java.util.List;
@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * Where approval commands come from (a Kafka topic, an event hub). Shaped like {@link
- * dev.sebridge.sink.EventSink}: I/O only. The core owns the loop, verification, and the position:
- * it passes the last committed position to {@link #open} and persists a command's {@link
+ * dev.sebridge.spi.EventSink}: I/O only. The core owns the loop, verification, and the position: it
+ * passes the last committed position to {@link #open} and persists a command's {@link
  * ReceivedCommand#position()} only after the command's result envelope is durable.
  *
  * <p>Lifecycle: {@link #open} once, {@link #poll} from one thread, {@link #close} (idempotent).

@@ -1,4 +1,4 @@
-package dev.sebridge.sink;
+package dev.sebridge.spi;
 
 /** A sink could not take a batch. Not retried unless it is a {@link RetriableSinkException}. */
 public class SinkException extends RuntimeException {

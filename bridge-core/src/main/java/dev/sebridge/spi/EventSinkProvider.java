@@ -1,4 +1,4 @@
-package dev.sebridge.sink;
+package dev.sebridge.spi;
 
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigProblem;
@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Creates a sink; found with {@link java.util.ServiceLoader} (register the implementation in {@code
- * META-INF/services/dev.sebridge.sink.EventSinkProvider}). The core never depends on a sink module.
+ * META-INF/services/dev.sebridge.spi.EventSinkProvider}). The core never depends on a sink module.
  */
 public interface EventSinkProvider {
 

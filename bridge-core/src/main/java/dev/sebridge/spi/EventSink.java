@@ -1,4 +1,4 @@
-package dev.sebridge.sink;
+package dev.sebridge.spi;
 
 import dev.sebridge.envelope.Envelope;
 import java.time.Duration;

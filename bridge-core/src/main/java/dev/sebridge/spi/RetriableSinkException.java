@@ -1,4 +1,4 @@
-package dev.sebridge.sink;
+package dev.sebridge.spi;
 
 import java.time.Duration;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.sebridge.command;
+package dev.sebridge.spi;
 
 /**
  * A command as read from a command source: raw bytes, trusted for nothing.

@@ -1,0 +1,194 @@
+package dev.sebridge.agent;
+
+import dev.sebridge.approval.ApprovalRecorder;
+import dev.sebridge.approval.ApprovalService;
+import dev.sebridge.command.CommandJournal;
+import dev.sebridge.command.CommandVerifier;
+import dev.sebridge.command.ReplayCache;
+import dev.sebridge.command.TrustedKeys;
+import dev.sebridge.concurrent.DaemonThreads;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.CommandSourceProvider;
+import dev.sebridge.spi.ReceivedCommand;
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The command pump: one thread, the only path from the commands topic to {@code POST
+ * StartRequests}. It reads batches from the command source and hands each to the {@link
+ * CommandHandler}, which takes it through verification, approval and durable results in order.
+ *
+ * <p>If reading or handling fails, the source is closed and opened again at the committed position,
+ * with exponential backoff and jitter (0.5 s to 30 s); meanwhile {@link #problems()} reports it, so
+ * {@code /readyz} is not green while approvals by command do not work. A failure to read logs a
+ * WARN once it has lasted {@value #WARN_AFTER_READ_FAILURES} attempts; a failure to handle, an
+ * ERROR at once.
+ */
+final class CommandPump implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandPump.class);
+  static final Duration POLL = Duration.ofMillis(500);
+  static final int WARN_AFTER_READ_FAILURES = 3;
+
+  private final Function<String, CommandSource> sources;
+  private final CompletableFuture<CommandHandler> handler;
+  private final IntervalFunction backoff =
+      IntervalFunction.ofExponentialRandomBackoff(
+          Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
+  private final CountDownLatch closing = new CountDownLatch(1);
+  private final AtomicLong handled = new AtomicLong();
+  private volatile String problem;
+  private Thread thread;
+
+  /**
+   * @param sources makes the command source for a vmId (again after each failure)
+   * @param handler the handler, once the VM identity is known
+   */
+  CommandPump(Function<String, CommandSource> sources, CompletableFuture<CommandHandler> handler) {
+    this.sources = sources;
+    this.handler = handler;
+  }
+
+  /** The pump for a configured command source, with its durable state in {@code state.dir}. */
+  static CommandPump create(
+      AgentContext ctx,
+      CommandSourceProvider provider,
+      TrustedKeys keys,
+      CompletableFuture<ApprovalService> approvals,
+      ApprovalRecorder recorder) {
+    CommandJournal journal = new CommandJournal(ctx.state(), provider.name());
+    ReplayCache replay = new ReplayCache(ctx.state(), ctx.clock());
+    return new CommandPump(
+        vmId -> provider.create(ctx.config(), vmId),
+        approvals.thenApply(
+            service ->
+                new CommandHandler(
+                    ctx,
+                    journal,
+                    replay,
+                    new CommandVerifier(keys, service.vm().vmId(), ctx.clock()),
+                    service,
+                    recorder,
+                    service.vm())));
+  }
+
+  void start() {
+    thread = DaemonThreads.start("sebridge-commands", this::run);
+  }
+
+  /** Why approvals by command do not work right now; empty when they do. */
+  List<String> problems() {
+    String p = problem;
+    if (p == null && thread != null && !thread.isAlive() && closing.getCount() > 0) {
+      p = "approval commands: the command pump stopped";
+    }
+    return p == null ? List.of() : List.of(p);
+  }
+
+  /** Commands handled (their results durable) since start. */
+  long handled() {
+    return handled.get();
+  }
+
+  private void run() {
+    CommandHandler h;
+    try {
+      h = handler.get();
+    } catch (InterruptedException | CancellationException | ExecutionException e) {
+      return; // stopped before the identity was known
+    }
+    int failures = 0;
+    while (closing.getCount() > 0) {
+      try (CommandSource source = sources.apply(h.vm().vmId())) {
+        h.recover();
+        source.open(h.position());
+        LOG.info("reading approval commands from {} for vmId {}", source.name(), h.vm().vmId());
+        while (closing.getCount() > 0) {
+          List<ReceivedCommand> batch = read(source);
+          failures = 0;
+          problem = null;
+          if (!batch.isEmpty()) {
+            h.handle(batch);
+            handled.addAndGet(batch.size());
+          }
+        }
+      } catch (SourceFailure e) {
+        failures++;
+        problem = "approval commands: cannot read from the command source: " + e.getMessage();
+        if (failures == WARN_AFTER_READ_FAILURES) {
+          LOG.warn("cannot read approval commands ({} attempts): {}", failures, e.getMessage());
+        } else {
+          LOG.info("reading approval commands failed, retrying: {}", e.getMessage());
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        failures++;
+        problem = "approval commands: handling failed: " + e;
+        if (failures == 1) {
+          LOG.error("handling approval commands failed; retrying with backoff", e);
+        }
+      }
+      if (awaitClosing(Duration.ofMillis(backoff.apply(Math.max(1, failures))))) {
+        return;
+      }
+    }
+  }
+
+  private static List<ReceivedCommand> read(CommandSource source) throws SourceFailure {
+    try {
+      return source.poll(POLL);
+    } catch (RuntimeException e) {
+      throw new SourceFailure(e);
+    }
+  }
+
+  private boolean awaitClosing(Duration d) {
+    try {
+      return closing.await(d.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    }
+  }
+
+  /** Stops reading; waits up to {@code timeout} for the batch in hand to finish. */
+  void close(Duration timeout) {
+    closing.countDown();
+    handler.cancel(false);
+    if (thread != null) {
+      try {
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+          thread.interrupt();
+          thread.join(1000);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(5));
+  }
+
+  /** The command source failed to read: retried, and a WARN only if it lasts. */
+  private static final class SourceFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SourceFailure(RuntimeException cause) {
+      super(cause.toString(), cause);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.sebridge.agent;
+
+import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.CommandSourceProvider;
+import dev.sebridge.spi.ReceivedCommand;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A command source for tests whose {@link CommandSource#open} fails with a runtime error the first
+ * {@link #failures} times, then reads nothing.
+ */
+public final class FailingCommandSourceProvider implements CommandSourceProvider {
+  static final String NAME = "test-failing";
+  static final AtomicInteger failures = new AtomicInteger();
+  static final AtomicInteger opened = new AtomicInteger();
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public List<ConfigKey<?>> configKeys() {
+    return List.of();
+  }
+
+  @Override
+  public CommandSource create(Configuration config, String vmId) {
+    return new CommandSource() {
+      @Override
+      public String name() {
+        return NAME;
+      }
+
+      @Override
+      public void open(Optional<String> position) {
+        opened.incrementAndGet();
+        if (failures.getAndDecrement() > 0) {
+          throw new IllegalStateException("simulated failure opening the source");
+        }
+      }
+
+      @Override
+      public List<ReceivedCommand> poll(Duration timeout) {
+        return List.of();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

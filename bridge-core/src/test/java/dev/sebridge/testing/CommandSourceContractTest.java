@@ -1,0 +1,146 @@
+package dev.sebridge.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.command.CommandPartitioning;
+import dev.sebridge.spi.CommandSource;
+import dev.sebridge.spi.ReceivedCommand;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link CommandSource} must do, whatever it reads from (Kafka, Event Hubs): each
+ * implementation's test extends this class against a real broker or namespace, as every sink's test
+ * extends {@link EventSinkContractTest}.
+ *
+ * <p>The commands channel (topic, hub) is shared by the tests; each test uses vmIds of its own.
+ */
+public abstract class CommandSourceContractTest {
+  protected static final Duration READ = Duration.ofSeconds(30);
+
+  /** A source reading the commands of {@code vmId}, with {@code clock} for its lookback. */
+  protected abstract CommandSource source(String vmId, Clock clock);
+
+  /** Sends a command addressed to {@code vmId} the way approval workflows do. */
+  protected abstract void publish(String vmId, byte[] payload) throws Exception;
+
+  /** Partitions of the commands channel. */
+  protected abstract int partitions();
+
+  protected void publish(String vmId, String text) throws Exception {
+    publish(vmId, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A fresh vmId sharing the partition of {@code vmId} (or not). */
+  protected String neighbour(String vmId, boolean samePartition) {
+    int mine = CommandPartitioning.partitionFor(vmId, partitions());
+    while (true) {
+      String other = UUID.randomUUID().toString();
+      if ((CommandPartitioning.partitionFor(other, partitions()) == mine) == samePartition) {
+        return other;
+      }
+    }
+  }
+
+  /** Polls until {@code n} commands came or the timeout passed; then once more, briefly. */
+  protected static List<ReceivedCommand> read(CommandSource s, int n, Duration timeout) {
+    List<ReceivedCommand> out = new ArrayList<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (out.size() < n && System.nanoTime() < deadline) {
+      try {
+        out.addAll(s.poll(Duration.ofMillis(300)));
+      } catch (RuntimeException e) {
+        // the pump retries a failed poll; so do we
+      }
+    }
+    out.addAll(s.poll(Duration.ofMillis(300)));
+    return out;
+  }
+
+  protected static List<String> texts(List<ReceivedCommand> commands) {
+    return commands.stream().map(c -> new String(c.payload(), StandardCharsets.UTF_8)).toList();
+  }
+
+  @Test
+  void readsOnlyTheCommandsOfItsVmInOrder() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "one");
+    publish(neighbour(me, true), "a neighbour's");
+    publish(neighbour(me, false), "elsewhere");
+    publish(me, "two");
+    publish(me, "three");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      List<ReceivedCommand> got = read(s, 3, READ);
+      assertThat(texts(got)).containsExactly("one", "two", "three");
+      assertThat(got).extracting(ReceivedCommand::origin).doesNotContainNull();
+    }
+  }
+
+  @Test
+  void reopenedAtAPositionItReadsWhatCameAfterIt() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "one");
+    publish(me, "two");
+    List<ReceivedCommand> first;
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      first = read(s, 2, READ);
+    }
+    assertThat(texts(first)).containsExactly("one", "two");
+    publish(me, "three");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.of(first.get(0).position()));
+      assertThat(texts(read(s, 2, READ))).containsExactly("two", "three");
+    }
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.of(first.get(1).position()));
+      assertThat(texts(read(s, 1, READ))).containsExactly("three");
+    }
+  }
+
+  @Test
+  void withoutAPositionItReadsBackFarEnoughForEveryValidCommandAndNoFurther() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "recent");
+    // A command lives at most 10 minutes (60 s of skew): 11 minutes back covers every valid one.
+    Clock tenMinutesLater = Clock.fixed(Instant.now().plus(Duration.ofMinutes(10)), ZoneOffset.UTC);
+    try (CommandSource s = source(me, tenMinutesLater)) {
+      s.open(Optional.empty());
+      assertThat(texts(read(s, 1, READ))).containsExactly("recent");
+    }
+    Clock twelveMinutesLater =
+        Clock.fixed(Instant.now().plus(Duration.ofMinutes(12)), ZoneOffset.UTC);
+    try (CommandSource s = source(me, twelveMinutesLater)) {
+      s.open(Optional.empty());
+      assertThat(read(s, 1, Duration.ofSeconds(3))).isEmpty();
+    }
+  }
+
+  @Test
+  void anEmptyRecordIsHandedOverForTheCoreToReject() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, new byte[0]);
+    publish(me, "after");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      assertThat(texts(read(s, 2, READ))).containsExactly("", "after");
+    }
+  }
+
+  @Test
+  void closeIsIdempotent() {
+    CommandSource s = source(UUID.randomUUID().toString(), Clock.systemUTC());
+    s.open(Optional.empty());
+    s.close();
+    s.close();
+  }
+}
