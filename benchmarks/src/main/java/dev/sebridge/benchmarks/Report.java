@@ -146,7 +146,10 @@ final class Report {
             "Footprint: %d s after a 15 s warm-up, RSS (VmRSS) sampled every second, CPU from utime+stime. Start time: %d runs.\n\n",
             footprintSeconds, startRuns));
     b.append(
-        "The simulator serves HTTP with the JDK's `com.sun.net.httpserver`, which writes an answer's headers and body as two segments without TCP_NODELAY. A request sent right after the previous answer (an approval's fresh IMDS read just after a poll) therefore waits for the client's delayed ACK, about 40 ms, and that wait is part of the approval numbers below. Measured outside this run: a GET right after a GET takes 44 ms against the simulator as is, and 3 ms with `-Dsun.net.httpserver.nodelay=true`. The agent's IMDS reads use `HttpURLConnection`, which cannot shorten the ACK delay.\n\n");
+        "The simulator serves HTTP with the JDK's `com.sun.net.httpserver` with TCP_NODELAY on"
+            + " (`sun.net.httpserver.nodelay`, set by the simulator): without it, an answer's body"
+            + " waited for the client's delayed ACK (about 40 ms), which earlier reports counted in"
+            + " the approval numbers although it was the simulator's, not the agent's.\n\n");
     b.append("## Targets\n\n| what | target | measured | result |\n|---|---|---|---|\n");
     targets.forEach(t -> b.append(t).append('\n'));
     b.append("\n## Results\n\n");
