@@ -42,7 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * same simulator at the same time.
  *
  * <p>Usage: {@code Benchmarks --repo DIR --out REPORT.md [--changes N] [--approvals N]
- * [--footprint-seconds S] [--start-runs N] [--no-reference]}
+ * [--footprint-seconds S] [--start-runs N] [--flood N] [--no-reference]}
  */
 public final class Benchmarks {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -58,6 +58,10 @@ public final class Benchmarks {
   final int startRuns;
   final boolean reference;
   final Report report = new Report();
+
+  /** Garbage records behind the genuine approval (flood benchmark); each kind alone: 40 %. */
+  int flood = 250_000;
+
   final Random random = new Random(7);
 
   Benchmarks(
@@ -84,6 +88,7 @@ public final class Benchmarks {
     int approvals = 200;
     int footprint = 300;
     int starts = 5;
+    int flood = 250_000;
     boolean reference = true;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -94,6 +99,7 @@ public final class Benchmarks {
         case "--footprint-seconds" -> footprint = Integer.parseInt(args[++i]);
         case "--start-runs" -> starts = Integer.parseInt(args[++i]);
         case "--no-reference" -> reference = false;
+        case "--flood" -> flood = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -107,6 +113,7 @@ public final class Benchmarks {
             footprint,
             starts,
             reference);
+    b.flood = flood;
     b.runAll();
     Files.writeString(
         out,
@@ -120,6 +127,7 @@ public final class Benchmarks {
         detection(kafka, interval, reference && interval.equals(Duration.ofSeconds(1)));
       }
       approval(kafka);
+      new FloodBenchmark(this).run(kafka);
       footprint(kafka);
     }
     startTime();
@@ -365,7 +373,7 @@ public final class Benchmarks {
   }
 
   void approval(EmbeddedKafkaBroker kafka) throws Exception {
-    kafka.createTopic(COMMANDS, 3);
+    kafka.createCommandsTopic(COMMANDS, 3);
     String topic = "events-approval";
     kafka.createTopic(topic, 3);
     JWK key = new ECKeyGenerator(Curve.P_256).keyID("bench").generate();

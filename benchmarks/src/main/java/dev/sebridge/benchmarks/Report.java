@@ -47,6 +47,39 @@ final class Report {
         missed == 0 && agent.percentile(99) <= ms + 30);
   }
 
+  /**
+   * @param rates one line per kind of garbage
+   * @param delay from the genuine approval produced to its POST, as text
+   */
+  void flood(
+      List<String> rates, int perKind, int flood, double floodSeconds, String delay, int posts) {
+    results.add(
+        "### A flooded commands topic\n\nThe agent's threads pinned to one core. Rejections per"
+            + String.format(" second by kind (each kind: %,d records", perKind)
+            + " keyed for the VM, timed from the first"
+            + " produced to the agent's counter reaching them all; a rate near the production rate"
+            + " means the producer was the limit):\n\n"
+            + String.join("\n", rates)
+            + String.format(
+                "\n\nA genuine approval produced right behind %,d garbage records (the three kinds"
+                    + " mixed, produced in %.1f s): POSTed **%s** after it was produced; POSTs: %d.",
+                flood, floodSeconds, delay, posts));
+    boolean fast = rates.stream().allMatch(Report::atLeastTenThousand);
+    target("rejections per second on one core", ">= 10,000 each kind", fast ? "yes" : "no", fast);
+    long ms = delay.endsWith(" ms") ? Long.parseLong(delay.substring(0, delay.length() - 3)) : -1;
+    target(
+        "approval behind " + String.format("%,d", flood) + " garbage records",
+        "<= 10 s",
+        delay,
+        ms >= 0 && ms <= 10_000 && posts == 1);
+  }
+
+  private static boolean atLeastTenThousand(String rateLine) {
+    int star = rateLine.indexOf("**");
+    String n = rateLine.substring(star + 2, rateLine.indexOf(' ', star)).replace(",", "");
+    return Double.parseDouble(n) >= 10_000;
+  }
+
   void approval(Stats s, int failed) {
     results.add(
         "### Approval latency\n\nFrom a signed command produced to Kafka to the StartRequests POST arriving at the simulator.\n\n- "

@@ -21,6 +21,7 @@ class BenchmarksSmokeTest {
         .as("the distribution is built before this module")
         .isDirectory();
     Benchmarks b = new Benchmarks(repo, work, 3, 3, 3, 1, false);
+    b.flood = 500;
     b.runAll();
     String report = b.report.markdown(3, 3, 3, 1, false);
     Files.writeString(
@@ -29,6 +30,8 @@ class BenchmarksSmokeTest {
         .contains("| detection p99 at 1000 ms |")
         .contains("| detection p99 at 250 ms |")
         .contains("| approval p99 |")
+        .contains("| rejections per second on one core |")
+        .contains("garbage records | <= 10 s |")
         .contains("| RSS (max) |")
         .contains("| CPU |")
         .contains("| start to first poll (p50) |")

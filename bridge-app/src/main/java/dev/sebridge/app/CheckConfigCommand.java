@@ -1,5 +1,6 @@
 package dev.sebridge.app;
 
+import dev.sebridge.command.CommandSourceCatalog;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.KeyCatalog;
 import dev.sebridge.sink.SinkCatalog;
@@ -25,6 +26,9 @@ final class CheckConfigCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     out.println("configuration is valid; keys set:");
     config.describe(catalog).forEach((k, v) -> out.println("  " + k + " = " + v));
+    CommandSourceCatalog.discover()
+        .selected(config)
+        .ifPresent(p -> p.advice(config).forEach(a -> out.println("note: " + a)));
     return 0;
   }
 }

@@ -99,7 +99,7 @@ final class DemoCommand implements Callable<Integer> {
         ImdsSimulator sim =
             ImdsSimulator.builder().vms(scenario.vms()).timeScale(timeScale).build().start()) {
       kafka.createTopic(EVENTS, 3);
-      kafka.createTopic(COMMANDS, 3);
+      kafka.createCommandsTopic(COMMANDS, 3);
       JWK key = KeygenCommand.generate("ES256", "demo-approvals");
       Files.writeString(work.resolve("trusted.jwks"), new JWKSet(key.toPublicJWK()).toString());
       String vm = scenario.vms().get(0).name();

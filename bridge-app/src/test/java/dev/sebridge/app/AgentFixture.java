@@ -118,6 +118,13 @@ final class AgentFixture
     return topic;
   }
 
+  /** A new commands topic, configured as the agents require. */
+  String commandsTopic(String prefix, int partitions) {
+    String topic = KafkaTestBroker.uniqueTopic(prefix);
+    kafka().createCommandsTopic(topic, partitions);
+    return topic;
+  }
+
   /** The JSON Lines file the agent of {@code vm} writes with the file sink. */
   EnvelopeFile out(SimVm vm) {
     return new EnvelopeFile(outPath(vm));
@@ -198,6 +205,15 @@ final class AgentFixture
   void stop(Agent a) {
     agents.remove(a);
     a.close();
+  }
+
+  /** A TCP port nothing listens on right now. */
+  static int freePort() {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Publishes a command keyed by {@code vmId} on {@code topic}. */

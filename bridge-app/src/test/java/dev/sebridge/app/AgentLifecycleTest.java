@@ -19,8 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** How the agent process starts and stops when things go wrong. */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class AgentLifecycleTest {
   static final SimVm VM = SimVm.of("life-0", "77777777-0000-4000-8000-000000000000");
   @TempDir Path dir;

@@ -39,12 +39,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Signed approval commands through a real Kafka broker into the agent, checked at the simulator:
  * every valid command ends in a POST and an accepted result; every invalid one in a rejected result
  * with its reason, and no POST at all.
  */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class ApprovalEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(30);
   static final SimVm ME = SimVm.of("WestNO_0", "44444444-0000-4000-8000-000000000000");
@@ -73,7 +76,7 @@ class ApprovalEndToEndTest {
   void start() throws Exception {
     sim = ImdsSimulator.builder().vm(ME).vm(OTHER).build().start();
     topic = KafkaTestBroker.uniqueTopic("commands");
-    kafka.createTopic(topic, 4);
+    kafka.createCommandsTopic(topic, 4);
     Files.writeString(
         dir.resolve("trusted.jwks"),
         new JWKSet(List.of(KEY.toPublicJWK(), ED_KEY.toPublicJWK())).toString());

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Seeded chaos runs checked against the simulator's ground truth ({@link ChaosRun}). {@code
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.parallel.Isolated;
  * seeds instead), {@code sebridge.chaos.seconds} (chaos phase of each run). A failing seed is
  * printed; given again it replays the same random choices.
  */
-@Isolated("its checker assumes an agent restarts within 4 s: no CPU contention")
+// Exclusive: its checker assumes an agent restarts within 4 s.
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class ChaosTest {
   static final String DEFAULT_SEEDS = "1,2,3";
   static KafkaTestBroker kafka;

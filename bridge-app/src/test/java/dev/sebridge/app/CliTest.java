@@ -34,6 +34,29 @@ class CliTest {
   }
 
   @Test
+  void checkConfigSaysHowTheKafkaCommandsTopicMustBeConfigured() throws Exception {
+    Path keys = dir.resolve("keys.jwks");
+    Files.writeString(
+        keys, dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k")));
+    assertThat(
+            run(
+                "check-config",
+                "--set",
+                "commands.source=kafka",
+                "--set",
+                "commands.kafka.bootstrap-servers=broker:9092",
+                "--set",
+                "commands.trusted-keys=" + keys))
+        .as(err.toString())
+        .isZero();
+    assertThat(out.toString())
+        .contains("note: the commands topic sebridge-commands must be stored uncompressed")
+        .contains(
+            "--entity-name sebridge-commands --add-config"
+                + " compression.type=uncompressed,max.message.bytes=65536");
+  }
+
+  @Test
   void checkConfigNamesEachBadEventHubsKeyAndNeverPrintsTheConnectionString() throws Exception {
     assertThat(
             run("check-config", "--set", "sinks=eventhubs", "--set", "commands.source=eventhubs"))

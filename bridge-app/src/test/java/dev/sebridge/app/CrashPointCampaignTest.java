@@ -23,6 +23,8 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The crash-point campaign: a real {@code sebridge run} process is stopped as abruptly as {@code
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * by a signed command, a user Reboot approved by the local policy, a garbage record and an expired
  * command, each event then completed. {@code -Dsebridge.crash.points=a,b} runs only those points.
  */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class CrashPointCampaignTest {
   static final List<String> POINTS =
       List.of(
@@ -66,7 +69,7 @@ class CrashPointCampaignTest {
 
   @Test
   void noCrashPointLosesAResultOrATransitionOrPostsTwice() throws Exception {
-    String topic = fixture.topic("crash-commands", 4);
+    String topic = fixture.commandsTopic("crash-commands", 4);
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       Map<String, Future<Run>> runs = new LinkedHashMap<>();

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** Runs the README's main-job command ({@code sebridge demo}), faster. */
-@Isolated("time scale 120: a poll stalled by CPU contention misses documents")
+// Exclusive: time scale 120: a stalled poll misses documents.
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class DemoCommandTest {
   @Test
   void demoPlaysTheScenarioPrintsTheTimelineAndExitsZero() {

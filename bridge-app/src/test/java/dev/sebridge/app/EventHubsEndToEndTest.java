@@ -28,12 +28,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Simulator -> `sebridge run` (a real process) -> Event Hubs (the AMQP test peer, or the emulator
  * where Docker runs) -> the real EventHubConsumerClient; and a signed approval sent with `sebridge
  * approve` through the commands hub back into the agent.
  */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class EventHubsEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(120);
   static final String EVENTS = "scheduled-events";

@@ -25,14 +25,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Simulator -> `sebridge run` (real processes) -> a real Kafka broker -> a plain KafkaConsumer,
  * checked against the simulator's ground truth: zero lost transitions, order per vmId, duplicates
  * only as identical envelopes.
  */
-@Isolated("timed broker outages: no CPU contention")
+// Exclusive: timed broker outages.
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class KafkaEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final ObjectMapper JSON = new ObjectMapper();

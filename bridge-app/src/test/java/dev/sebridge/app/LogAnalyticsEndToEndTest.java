@@ -21,12 +21,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Simulator -> `sebridge run` (a real process, managed identity from the simulator's IMDS token
  * endpoint) -> the Logs Ingestion API test endpoint over HTTPS: every transition arrives as a row
  * of the declared columns, also across an outage and throttling.
  */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class LogAnalyticsEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(90);
   static final String RULE = "dcr-00112233445566778899aabbccddeeff";
@@ -62,6 +65,7 @@ class LogAnalyticsEndToEndTest {
     settings.put("sink.loganalytics.rule-id", RULE);
     settings.put("sink.loganalytics.client-id", UAMI);
     settings.put("publish.max-backoff", "2s");
+    settings.put("publish.warn-after", "5s");
     AgentProcess p =
         AgentProcess.runPolling(
             sim,
@@ -181,8 +185,9 @@ class LogAnalyticsEndToEndTest {
     // The operator sees one clear warning and the recovery, not the SDK's stack traces.
     System.out.println(agent.stderr());
     assertThat(agent.stderr())
-        .contains("sink loganalytics keeps failing")
-        .contains("sink loganalytics delivers again")
+        .contains("sink loganalytics has been failing for ")
+        .contains("sink loganalytics delivers again after an outage of")
         .doesNotContain(" ERROR ");
+    assertThat(agent.stderr().lines().filter(l -> l.contains(" WARN "))).hasSize(1);
   }
 }

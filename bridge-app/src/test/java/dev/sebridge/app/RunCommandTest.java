@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The issue's acceptance command, as a real process:
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   --set state.dir=DIR --set imds.poll-interval=250ms --set http.port=0
  * </pre>
  */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class RunCommandTest {
   static final Duration WAIT = Duration.ofSeconds(30);
   static final SimVm VM = SimVm.of("WestNO_0", "22222222-0000-4000-8000-000000000000");

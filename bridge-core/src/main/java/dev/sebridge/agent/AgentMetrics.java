@@ -101,6 +101,14 @@ public final class AgentMetrics {
         .increment();
   }
 
+  /** A rejected command counted in a summary instead of a result of its own. */
+  void rejectionCounted(dev.sebridge.approval.ReasonCode code) {
+    registry
+        .counter(
+            "sebridge.commands", "origin", "command", "outcome", "rejected", "reason", code.label())
+        .increment();
+  }
+
   void approvalDelay(Duration d) {
     approvalDelay.record(d);
   }

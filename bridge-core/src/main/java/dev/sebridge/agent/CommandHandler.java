@@ -10,6 +10,7 @@ import dev.sebridge.command.CommandVerifier;
 import dev.sebridge.command.ReplayCache;
 import dev.sebridge.command.Verdict;
 import dev.sebridge.command.VerifiedCommand;
+import dev.sebridge.config.CoreKeys;
 import dev.sebridge.envelope.Envelope;
 import dev.sebridge.envelope.EnvelopeFactory;
 import dev.sebridge.imds.VmIdentity;
@@ -17,6 +18,7 @@ import dev.sebridge.outbox.EnvelopePublisher;
 import dev.sebridge.spi.ReceivedCommand;
 import dev.sebridge.state.CrashPoints;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +58,7 @@ final class CommandHandler {
   private final AgentMetrics metrics;
   private final CrashPoints crashPoints;
   private final Clock clock;
+  private final RejectionSummary rejections;
 
   CommandHandler(
       AgentContext ctx,
@@ -76,6 +79,11 @@ final class CommandHandler {
     this.metrics = ctx.metrics();
     this.crashPoints = ctx.crashPoints();
     this.clock = ctx.clock();
+    this.rejections =
+        new RejectionSummary(
+            ctx.config().get(CoreKeys.COMMANDS_REJECTIONS_REPORTED),
+            ctx.config().get(CoreKeys.COMMANDS_REJECTIONS_INTERVAL));
+    rejections.restore(journal.pendingRejections());
   }
 
   VmIdentity vm() {
@@ -100,12 +108,14 @@ final class CommandHandler {
 
   /** Handles a batch; returns once its results are durable and its position committed. */
   void handle(List<ReceivedCommand> batch) throws InterruptedException {
+    Instant now = clock.instant();
     List<ApprovalResult> results = new ArrayList<>();
     List<String> commandIds = new ArrayList<>();
-    List<ApprovalResult> rejections = new ArrayList<>();
+    List<ApprovalResult> reported = new ArrayList<>();
+    List<ReasonCode> counted = new ArrayList<>();
     for (ReceivedCommand received : batch) {
       Verdict verdict =
-          clock.instant().isBefore(replay.blindUntil())
+          now.isBefore(replay.blindUntil())
               ? new Verdict.Rejected(
                   ReasonCode.REPLAY_CACHE_LOST,
                   "the replay cache was lost; commands are refused until " + replay.blindUntil(),
@@ -116,20 +126,86 @@ final class CommandHandler {
         // Genuine approvals first: garbage in the same batch does not delay them.
         handleValid(valid.command(), received).ifPresent(results::add);
         commandIds.add(valid.command().commandId());
+      } else if (rejections.reportIndividually(now)) {
+        reported.add(rejection((Verdict.Rejected) verdict, received));
       } else {
-        rejections.add(rejection((Verdict.Rejected) verdict, received));
+        Verdict.Rejected r = (Verdict.Rejected) verdict;
+        rejections.count(r.reasonCode(), received.origin(), now);
+        counted.add(r.reasonCode());
       }
     }
-    results.addAll(rejections);
+    results.addAll(reported);
+    Optional<ApprovalResult> summary = summary(now);
+    summary.ifPresent(results::add);
+    commit(batch.get(batch.size() - 1).position(), results, commandIds);
+    results.stream()
+        .filter(r -> r.kind() != ApprovalResult.Kind.SUMMARY)
+        .forEach(metrics::approval);
+    counted.forEach(code -> metrics.rejectionCounted(code));
+  }
+
+  /** A record the source skipped because the agent kept dying there: its result. */
+  void poison(String record, int crashes) throws InterruptedException {
+    ApprovalResult r =
+        new ApprovalResult(
+            new ApprovalResult.Command(null, null, null, null),
+            ApprovalResult.Outcome.REJECTED,
+            ReasonCode.POISON_RECORD,
+            "the agent died reading this record " + crashes + " times; it was skipped unread",
+            List.of(),
+            null,
+            record,
+            "poison:" + record);
+    commit(journal.position().orElse(null), List.of(r), List.of());
+    metrics.approval(r);
+  }
+
+  /** Between batches: reports the counted rejections once their interval is over. */
+  void idle() throws InterruptedException {
+    Optional<ApprovalResult> summary = summary(clock.instant());
+    if (summary.isPresent()) {
+      commit(journal.position().orElse(null), List.of(summary.get()), List.of());
+    }
+  }
+
+  /** Stage, publish, DONE, commit: the order that loses nothing. */
+  private void commit(String position, List<ApprovalResult> results, List<String> commandIds)
+      throws InterruptedException {
     List<Envelope> out = results.stream().map(r -> envelopes.approvalResult(r, vm)).toList();
-    journal.stage(batch.get(batch.size() - 1).position(), out, commandIds);
+    journal.stage(position, out, commandIds, rejections.toJson());
     crashPoints.reach(CrashPoints.PUMP_AFTER_JOURNAL);
     publisher.publish(out);
     crashPoints.reach(CrashPoints.PUMP_AFTER_RESULT_DURABLE);
-    results.forEach(metrics::approval);
     replay.markDone(commandIds);
     crashPoints.reach(CrashPoints.PUMP_AFTER_DONE);
     journal.commit();
+  }
+
+  private Optional<ApprovalResult> summary(Instant now) {
+    return rejections
+        .due(now)
+        .map(
+            c -> {
+              LOG.warn(
+                  "rejected {} more command(s), not reported one by one, from {} to {} since {}:"
+                      + " {}",
+                  c.total(),
+                  c.firstRecord(),
+                  c.lastRecord(),
+                  c.since(),
+                  c.byReason());
+              return new ApprovalResult(
+                  new ApprovalResult.Command(null, null, null, null),
+                  ApprovalResult.Outcome.REJECTED,
+                  ReasonCode.SUMMARIZED,
+                  c.total() + " commands rejected, counted by reason in summary",
+                  List.of(),
+                  null,
+                  ApprovalResult.Kind.SUMMARY,
+                  null,
+                  c,
+                  "summary:" + c.firstRecord());
+            });
   }
 
   private Optional<ApprovalResult> handleValid(VerifiedCommand c, ReceivedCommand received) {
@@ -150,8 +226,15 @@ final class CommandHandler {
                 origin,
                 ApprovalResult.Outcome.REJECTED,
                 ReasonCode.REPLAYED,
-                "command " + c.commandId() + " was already used",
+                "command "
+                    + c.commandId()
+                    + " was already used (first read at "
+                    + seen.get().position()
+                    + "); that first copy's outcome stands",
                 c.eventIds(),
+                null,
+                ApprovalResult.Kind.REPLAY,
+                received.origin(),
                 null,
                 key + ":replay:" + received.position()));
       }
@@ -177,7 +260,7 @@ final class CommandHandler {
     } else {
       LOG.warn("command {}: {} ({})", c.commandId(), d.outcome().label(), d.reasonCode());
     }
-    return Optional.of(d.toResult(origin, c.eventIds(), key));
+    return Optional.of(d.toResult(origin, c.eventIds(), received.origin(), key));
   }
 
   private static ApprovalResult rejection(Verdict.Rejected r, ReceivedCommand received) {
@@ -194,6 +277,7 @@ final class CommandHandler {
         r.reason(),
         List.of(),
         null,
+        received.origin(),
         r.commandId() != null
             ? "command:" + r.commandId() + ":" + received.position()
             : "position:" + received.origin());

@@ -10,6 +10,7 @@ import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.spi.CommandSource;
 import dev.sebridge.spi.CommandSourceProvider;
 import dev.sebridge.spi.ReceivedCommand;
+import dev.sebridge.spi.UnsafeSourceException;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
 import java.util.List;
@@ -39,8 +40,12 @@ final class CommandPump implements AutoCloseable {
   static final Duration POLL = Duration.ofMillis(500);
   static final int WARN_AFTER_READ_FAILURES = 3;
 
+  /** An unsafe source (its configuration) is looked at again after this long. */
+  static final Duration UNSAFE_RETRY = Duration.ofMinutes(5);
+
   private final Function<String, CommandSource> sources;
   private final CompletableFuture<CommandHandler> handler;
+  private final ReadingMarker marker;
   private final IntervalFunction backoff =
       IntervalFunction.ofExponentialRandomBackoff(
           Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
@@ -53,9 +58,13 @@ final class CommandPump implements AutoCloseable {
    * @param sources makes the command source for a vmId (again after each failure)
    * @param handler the handler, once the VM identity is known
    */
-  CommandPump(Function<String, CommandSource> sources, CompletableFuture<CommandHandler> handler) {
+  CommandPump(
+      Function<String, CommandSource> sources,
+      CompletableFuture<CommandHandler> handler,
+      ReadingMarker marker) {
     this.sources = sources;
     this.handler = handler;
+    this.marker = marker;
   }
 
   /** The pump for a configured command source, with its durable state in {@code state.dir}. */
@@ -78,7 +87,8 @@ final class CommandPump implements AutoCloseable {
                     new CommandVerifier(keys, service.vm().vmId(), ctx.clock()),
                     service,
                     recorder,
-                    service.vm())));
+                    service.vm())),
+        new ReadingMarker(ctx.state(), provider.name()));
   }
 
   void start() {
@@ -107,20 +117,38 @@ final class CommandPump implements AutoCloseable {
       return; // stopped before the identity was known
     }
     int failures = 0;
+    boolean firstSession = true;
     while (closing.getCount() > 0) {
       try (CommandSource source = sources.apply(h.vm().vmId())) {
         h.recover();
         source.open(h.position());
+        if (firstSession) {
+          firstSession = false;
+          skipPoisonRecord(source, h);
+        }
         LOG.info("reading approval commands from {} for vmId {}", source.name(), h.vm().vmId());
         while (closing.getCount() > 0) {
           List<ReceivedCommand> batch = read(source);
           failures = 0;
           problem = null;
-          if (!batch.isEmpty()) {
+          if (batch.isEmpty()) {
+            h.idle();
+          } else {
             h.handle(batch);
             handled.addAndGet(batch.size());
           }
         }
+        break;
+      } catch (UnsafeSourceException e) {
+        failures++;
+        problem = "approval commands are off: " + e.getMessage();
+        if (failures == 1) {
+          LOG.error("approval commands are off: {}", e.getMessage());
+        }
+        if (awaitClosing(UNSAFE_RETRY)) {
+          break;
+        }
+        continue;
       } catch (SourceFailure e) {
         failures++;
         problem = "approval commands: cannot read from the command source: " + e.getMessage();
@@ -130,7 +158,7 @@ final class CommandPump implements AutoCloseable {
           LOG.info("reading approval commands failed, retrying: {}", e.getMessage());
         }
       } catch (InterruptedException e) {
-        return;
+        break;
       } catch (RuntimeException e) {
         failures++;
         problem = "approval commands: handling failed: " + e;
@@ -139,14 +167,43 @@ final class CommandPump implements AutoCloseable {
         }
       }
       if (awaitClosing(Duration.ofMillis(backoff.apply(Math.max(1, failures))))) {
-        return;
+        break;
       }
+    }
+    marker.stopped();
+  }
+
+  /**
+   * Once per start: if the agent died reading at the same position {@link
+   * ReadingMarker#MAX_CRASHES} times, the record there is skipped, with a {@code poison-record}
+   * result, so a record that breaks the source cannot keep the agent in a crash loop.
+   */
+  private void skipPoisonRecord(CommandSource source, CommandHandler h)
+      throws InterruptedException {
+    java.util.OptionalLong poison = marker.start();
+    if (poison.isEmpty()) {
+      return;
+    }
+    java.util.Optional<String> skipped = source.skipAt(poison.getAsLong());
+    marker.skipped();
+    if (skipped.isPresent()) {
+      LOG.error(
+          "skipped the record at {}: the agent died reading there {} times",
+          skipped.get(),
+          ReadingMarker.MAX_CRASHES);
+      h.poison(skipped.get(), ReadingMarker.MAX_CRASHES);
     }
   }
 
-  private static List<ReceivedCommand> read(CommandSource source) throws SourceFailure {
+  private List<ReceivedCommand> read(CommandSource source) throws SourceFailure {
     try {
+      java.util.OptionalLong next = source.readPosition();
+      if (next.isPresent()) {
+        marker.reading(next.getAsLong());
+      }
       return source.poll(POLL);
+    } catch (UnsafeSourceException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new SourceFailure(e);
     }

@@ -132,7 +132,7 @@ final class PolicyApprover implements AutoCloseable {
         journal.done(e.key());
         return;
       }
-      r = d.toResult(new ApprovalResult.Policy(), ids, e.key());
+      r = d.toResult(new ApprovalResult.Policy(), ids, null, e.key());
       result = envelopes.approvalResult(r, vm);
       journal.staged(e.key(), result);
     }

@@ -12,6 +12,9 @@ import java.util.Objects;
  * @param reason human-readable reason
  * @param eventIds the events concerned
  * @param imdsStatus HTTP status of the POST, or null when nothing was posted
+ * @param kind the command's own outcome, a refused replay of it, or a summary of rejections
+ * @param record where the command was read (e.g. {@code commands/3@1042}), or null
+ * @param summary for {@link Kind#SUMMARY}: the rejections counted, else null
  * @param key what makes the result's envelope id unique and stable (command id, or position)
  */
 public record ApprovalResult(
@@ -21,14 +24,52 @@ public record ApprovalResult(
     String reason,
     List<String> eventIds,
     Integer imdsStatus,
+    Kind kind,
+    String record,
+    RejectionCounts summary,
     String key) {
 
   public ApprovalResult {
     Objects.requireNonNull(origin);
     Objects.requireNonNull(outcome);
     Objects.requireNonNull(reasonCode);
+    Objects.requireNonNull(kind);
     Objects.requireNonNull(key);
     eventIds = eventIds == null ? List.of() : List.copyOf(eventIds);
+  }
+
+  /** A command's or a policy's own outcome. */
+  public ApprovalResult(
+      Origin origin,
+      Outcome outcome,
+      ReasonCode reasonCode,
+      String reason,
+      List<String> eventIds,
+      Integer imdsStatus,
+      String record,
+      String key) {
+    this(
+        origin, outcome, reasonCode, reason, eventIds, imdsStatus, Kind.OUTCOME, record, null, key);
+  }
+
+  /** Which of the three things a result says ({@code data.resultKind}). */
+  public enum Kind {
+    /** What happened to this command (or policy approval): the one a workflow waits for. */
+    OUTCOME("outcome"),
+    /** A later copy of an already used command was refused; the first copy's outcome stands. */
+    REPLAY("replay"),
+    /** Rejections counted, not reported one by one ({@code summary}). */
+    SUMMARY("summary");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
   }
 
   /** Where an approval came from. */

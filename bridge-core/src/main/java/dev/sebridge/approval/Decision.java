@@ -23,7 +23,8 @@ public record Decision(Outcome outcome, ReasonCode reasonCode, String reason, In
 
   /** The result envelope's content for this decision. */
   public ApprovalResult toResult(
-      ApprovalResult.Origin origin, java.util.List<String> eventIds, String key) {
-    return new ApprovalResult(origin, outcome, reasonCode, reason, eventIds, imdsStatus, key);
+      ApprovalResult.Origin origin, java.util.List<String> eventIds, String record, String key) {
+    return new ApprovalResult(
+        origin, outcome, reasonCode, reason, eventIds, imdsStatus, record, key);
   }
 }

@@ -35,7 +35,13 @@ public enum ReasonCode {
   IMDS_REFUSED("imds-refused", "IMDS did not take the POST"),
   INTERRUPTED(
       "interrupted",
-      "the agent restarted while handling the command and IMDS lists the event no more");
+      "the agent restarted while handling the command and IMDS lists the event no more"),
+  // The records themselves.
+  POISON_RECORD(
+      "poison-record",
+      "the record made the command source fail again and again at the same position: skipped"),
+  SUMMARIZED(
+      "summarized", "rejections beyond the per-interval limit, counted and reported together");
 
   private final String label;
   private final String meaning;

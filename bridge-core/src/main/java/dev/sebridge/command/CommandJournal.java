@@ -21,8 +21,9 @@ import java.util.Optional;
  * envelopes, so a consumer sees identical duplicates at worst), and reading resumes after the
  * batch. One write stages a whole batch, one write commits it.
  *
- * <p>Format: {@code {"position": "...", "results": ["<envelope JSON>"...], "commands": [jti...]}};
- * a file holding only a position (written by earlier versions) is read as such.
+ * <p>Format: {@code {"position": "...", "results": ["<envelope JSON>"...], "commands": [jti...],
+ * "rejections": {counts not yet reported}}}; a file holding only a position (written by earlier
+ * versions) is read as such.
  */
 public final class CommandJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -32,6 +33,7 @@ public final class CommandJournal {
   private String position;
   private List<Envelope> staged = List.of();
   private List<String> stagedCommands = List.of();
+  private JsonNode pendingRejections;
 
   public CommandJournal(StateDirectory state, String sourceName) {
     this.state = state;
@@ -56,6 +58,7 @@ public final class CommandJournal {
       root.path("commands").forEach(c -> commands.add(c.asText()));
       staged = List.copyOf(results);
       stagedCommands = List.copyOf(commands);
+      pendingRejections = root.get("rejections");
     } catch (IOException | IllegalArgumentException e) {
       // Without it the pump re-reads from its lookback: commands already handled are then
       // replays (the replay cache has them), new ones are handled. Nothing is approved twice.
@@ -81,12 +84,21 @@ public final class CommandJournal {
     return stagedCommands;
   }
 
-  /** Durably records a batch's results and the position after it, before they are published. */
+  /** Rejections counted but not yet reported (null when none), as the pump left them. */
+  public synchronized JsonNode pendingRejections() {
+    return pendingRejections;
+  }
+
+  /**
+   * Durably records a batch's results, the position after it, and the rejections counted so far,
+   * before the results are published.
+   */
   public synchronized void stage(
-      String nextPosition, List<Envelope> results, List<String> commands) {
+      String nextPosition, List<Envelope> results, List<String> commands, JsonNode rejections) {
     position = nextPosition;
     staged = List.copyOf(results);
     stagedCommands = List.copyOf(commands);
+    pendingRejections = rejections;
     write();
   }
 
@@ -107,6 +119,9 @@ public final class CommandJournal {
     staged.forEach(e -> results.add(e.bodyAsString()));
     var commands = root.putArray("commands");
     stagedCommands.forEach(commands::add);
+    if (pendingRejections != null) {
+      root.set("rejections", pendingRejections);
+    }
     try {
       state.write(file, JSON.writeValueAsBytes(root));
     } catch (IOException e) {

@@ -23,7 +23,9 @@ import java.util.UUID;
 /** Builds signed approval commands ({@code sebridge approve}, tests). */
 public final class CommandSigner {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final JWK key;
+  private final JWSSigner signer;
+  private final JWSAlgorithm algorithm;
+  private final String keyId;
   private final String issuer;
 
   /**
@@ -33,7 +35,28 @@ public final class CommandSigner {
     if (!key.isPrivate() || key.getKeyID() == null) {
       throw new IllegalArgumentException("signing needs a private JWK with a kid");
     }
-    this.key = key;
+    this.algorithm = key instanceof OctetKeyPair ? JWSAlgorithm.EdDSA : JWSAlgorithm.ES256;
+    try {
+      this.signer =
+          key instanceof OctetKeyPair okp ? new Ed25519Signer(okp) : new ECDSASigner((ECKey) key);
+    } catch (JOSEException e) {
+      throw new IllegalArgumentException("cannot sign with this key: " + e.getMessage(), e);
+    }
+    this.keyId = key.getKeyID();
+    this.issuer = issuer;
+  }
+
+  /**
+   * A signer whose private key lives elsewhere (Azure Key Vault): {@code signer} produces the JWS
+   * signature for {@code algorithm} (ES256 or EdDSA) with the key named {@code keyId}.
+   */
+  public CommandSigner(JWSSigner signer, JWSAlgorithm algorithm, String keyId, String issuer) {
+    if (!JWSAlgorithm.ES256.equals(algorithm) && !JWSAlgorithm.EdDSA.equals(algorithm)) {
+      throw new IllegalArgumentException("commands are signed with ES256 or EdDSA only");
+    }
+    this.signer = signer;
+    this.algorithm = algorithm;
+    this.keyId = keyId;
     this.issuer = issuer;
   }
 
@@ -46,9 +69,13 @@ public final class CommandSigner {
       Instant issuedAt,
       Duration ttl) {}
 
-  /** The command as CloudEvents JSON, ready to publish keyed by the vmId. */
+  /** The command as CloudEvents JSON, ready to publish keyed by the vmId; a random id. */
   public byte[] sign(Request r) {
-    String id = UUID.randomUUID().toString();
+    return sign(r, UUID.randomUUID().toString());
+  }
+
+  /** The command with the given id (the {@code jti}): deterministic ids make retries safe. */
+  public byte[] sign(Request r, String id) {
     JWTClaimsSet claims =
         new JWTClaimsSet.Builder()
             .jwtID(id)
@@ -62,11 +89,7 @@ public final class CommandSigner {
             .claim("reason", r.reason() == null ? "" : r.reason())
             .build();
     try {
-      JWSAlgorithm alg = key instanceof OctetKeyPair ? JWSAlgorithm.EdDSA : JWSAlgorithm.ES256;
-      JWSSigner signer =
-          key instanceof OctetKeyPair okp ? new Ed25519Signer(okp) : new ECDSASigner((ECKey) key);
-      SignedJWT jwt =
-          new SignedJWT(new JWSHeader.Builder(alg).keyID(key.getKeyID()).build(), claims);
+      SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(algorithm).keyID(keyId).build(), claims);
       jwt.sign(signer);
       return envelope(id, r.vmId(), r.eventIds().get(0), r.issuedAt(), jwt.serialize());
     } catch (JOSEException e) {

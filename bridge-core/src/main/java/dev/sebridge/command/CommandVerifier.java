@@ -67,49 +67,69 @@ public final class CommandVerifier {
     if (ce == null || !ce.isObject()) {
       return reject(ReasonCode.MALFORMED, "not a JSON object", null, null);
     }
-    String id = text(ce, "id");
+    String rawId = text(ce, "id");
+    String id = Untrusted.text(rawId, Untrusted.ID);
     if (!TYPE.equals(text(ce, "type"))) {
       return reject(ReasonCode.MALFORMED, "type is not " + TYPE, id, null);
     }
-    if (id == null || id.isBlank() || id.length() > 128) {
-      return reject(ReasonCode.MALFORMED, "no usable id", null, null);
+    if (rawId == null || rawId.isBlank() || !Untrusted.isPlain(rawId, Untrusted.ID)) {
+      return reject(
+          ReasonCode.MALFORMED,
+          "the id must be 1 to " + Untrusted.ID + " characters without control characters",
+          id,
+          null);
     }
     String data = text(ce, "data");
     if (data == null) {
       return reject(ReasonCode.UNSIGNED, "data is not a compact JWS", id, null);
     }
+    return verifyJws(data, rawId);
+  }
+
+  private Verdict verifyJws(String data, String id) {
     JOSEObject jose;
     try {
       jose = JOSEObject.parse(data);
     } catch (ParseException e) {
-      return reject(ReasonCode.UNSIGNED, "data is not a compact JWS: " + e.getMessage(), id, null);
+      return reject(ReasonCode.UNSIGNED, "data is not a compact JWS", id, null);
     }
     if (!(jose instanceof JWSObject jws)) {
       return reject(ReasonCode.ALG_NOT_ALLOWED, "unsigned command (alg none)", id, null);
     }
     JWSHeader header = jws.getHeader();
-    String kid = header.getKeyID();
+    String kid = Untrusted.text(header.getKeyID(), Untrusted.KID);
     if (!ALLOWED.contains(header.getAlgorithm())) {
       return reject(
           ReasonCode.ALG_NOT_ALLOWED,
-          "algorithm " + header.getAlgorithm() + " is not allowed (ES256, EdDSA)",
+          "algorithm "
+              + Untrusted.text(String.valueOf(header.getAlgorithm()), Untrusted.ALG)
+              + " is not allowed (ES256, EdDSA)",
           id,
           kid);
     }
     if (header.getCriticalParams() != null && !header.getCriticalParams().isEmpty()) {
       return reject(
           ReasonCode.MALFORMED,
-          "unsupported critical header parameters " + header.getCriticalParams(),
+          "unsupported critical header parameters "
+              + Untrusted.text(String.join(",", header.getCriticalParams()), Untrusted.ALG),
           id,
           kid);
     }
-    JWK key = keys.byKid(kid).orElse(null);
+    JWK key = keys.byKid(header.getKeyID()).orElse(null);
     if (key == null) {
       return reject(
           ReasonCode.UNTRUSTED_KEY,
           kid == null ? "no kid" : "kid '" + kid + "' is not a trusted key",
           id,
           kid);
+    }
+    // Only rejects, so it may come before the (costlier) signature check: a flood of expired
+    // commands is turned away cheaply. Claims that cannot be read wait for the signature check.
+    JWTClaimsSet claims = readClaims(jws);
+    Date exp = claims == null ? null : claims.getExpirationTime();
+    if (exp != null && clock.instant().isAfter(exp.toInstant().plus(SKEW))) {
+      return reject(
+          ReasonCode.EXPIRED, "expired at " + exp.toInstant() + " (60 s skew allowed)", id, kid);
     }
     try {
       JWSVerifier verifier = verifierFor(header.getAlgorithm(), key);
@@ -125,23 +145,34 @@ public final class CommandVerifier {
             ReasonCode.BAD_SIGNATURE, "signature does not verify with kid '" + kid + "'", id, kid);
       }
     } catch (JOSEException | IllegalStateException e) {
-      return reject(
-          ReasonCode.BAD_SIGNATURE, "signature does not verify: " + e.getMessage(), id, kid);
+      return reject(ReasonCode.BAD_SIGNATURE, "signature does not verify", id, kid);
     }
-    JWTClaimsSet claims;
-    try {
-      claims = JWTClaimsSet.parse(jws.getPayload().toJSONObject());
-    } catch (ParseException | RuntimeException e) {
+    if (claims == null) {
       return reject(ReasonCode.MALFORMED, "claims are not a JSON object", id, kid);
     }
     return checkClaims(claims, id, kid);
+  }
+
+  private static JWTClaimsSet readClaims(JWSObject jws) {
+    try {
+      return JWTClaimsSet.parse(jws.getPayload().toJSONObject());
+    } catch (ParseException | RuntimeException e) {
+      return null;
+    }
   }
 
   private Verdict checkClaims(JWTClaimsSet c, String id, String kid) {
     List<String> aud = c.getAudience();
     if (aud == null || !aud.contains(vmId)) {
       return reject(
-          ReasonCode.WRONG_AUDIENCE, "aud " + aud + " is not this VM (" + vmId + ")", id, kid);
+          ReasonCode.WRONG_AUDIENCE,
+          "aud "
+              + Untrusted.text(String.valueOf(aud), Untrusted.PRINCIPAL)
+              + " is not this VM ("
+              + vmId
+              + ")",
+          id,
+          kid);
     }
     Date iat = c.getIssueTime();
     Date nbf = c.getNotBeforeTime();
@@ -185,8 +216,13 @@ public final class CommandVerifier {
     if (eventIds == null
         || eventIds.isEmpty()
         || eventIds.size() > 32
-        || eventIds.stream().anyMatch(e -> e == null || e.isBlank())) {
-      return reject(ReasonCode.MALFORMED, "eventIds must list 1 to 32 EventIds", id, kid);
+        || eventIds.stream()
+            .anyMatch(e -> e == null || e.isBlank() || !Untrusted.isPlain(e, Untrusted.EVENT_ID))) {
+      return reject(
+          ReasonCode.MALFORMED,
+          "eventIds must list 1 to 32 EventIds of at most " + Untrusted.EVENT_ID + " characters",
+          id,
+          kid);
     }
     if (requestedBy == null || requestedBy.isBlank() || c.getIssuer() == null) {
       return reject(ReasonCode.MALFORMED, "iss and requestedBy are required", id, kid);
@@ -195,14 +231,14 @@ public final class CommandVerifier {
         new VerifiedCommand(
             id,
             kid,
-            c.getIssuer(),
+            Untrusted.text(c.getIssuer(), Untrusted.PRINCIPAL),
             vmId,
             iat.toInstant(),
             nbf.toInstant(),
             exp.toInstant(),
             List.copyOf(eventIds),
-            requestedBy,
-            reason == null ? "" : reason));
+            Untrusted.text(requestedBy, Untrusted.PRINCIPAL),
+            reason == null ? "" : Untrusted.text(reason, Untrusted.REASON)));
   }
 
   private static JWSVerifier verifierFor(JWSAlgorithm alg, JWK key) throws JOSEException {

@@ -135,6 +135,15 @@ public final class CoreKeys {
           .validator(positive("agent.shutdown-timeout"))
           .build();
 
+  public static final ConfigKey<Duration> PUBLISH_WARN_AFTER =
+      ConfigKey.builder("publish.warn-after", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .doc(
+              "A sink failing this long gets one WARN (at once for a failure that will not heal),"
+                  + " and one INFO when it delivers again; retries in between are quiet.")
+          .validator(positive("publish.warn-after"))
+          .build();
+
   public static final ConfigKey<Duration> PUBLISH_RETRY_MAX_BACKOFF =
       ConfigKey.builder("publish.max-backoff", ConfigType.DURATION_TYPE)
           .defaultValue(Duration.ofSeconds(10))
@@ -181,6 +190,23 @@ public final class CoreKeys {
           .doc(
               "The public keys allowed to sign commands: a JWK set file, or a directory of JWK"
                   + " files. Each key needs a kid; ES256 (P-256) and EdDSA (Ed25519) only.")
+          .build();
+
+  public static final ConfigKey<Integer> COMMANDS_REJECTIONS_REPORTED =
+      ConfigKey.builder("commands.rejections.reported", ConfigType.INT)
+          .defaultValue(20)
+          .doc(
+              "Rejected commands per interval that get a result envelope and a log line of their"
+                  + " own; the ones after that are counted and reported together, in one summary"
+                  + " result and one log line at the end of the interval. Metrics count all.")
+          .validator(n -> n < 0 ? Optional.of("must not be negative") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Duration> COMMANDS_REJECTIONS_INTERVAL =
+      ConfigKey.builder("commands.rejections.interval", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofMinutes(1))
+          .doc("The interval of commands.rejections.reported.")
+          .validator(positive("commands.rejections.interval"))
           .build();
 
   public static final ConfigKey<List<String>> APPROVAL_POLICY =
@@ -270,11 +296,14 @@ public final class CoreKeys {
         HTTP_BIND_ADDRESS,
         SHUTDOWN_TIMEOUT,
         PUBLISH_RETRY_MAX_BACKOFF,
+        PUBLISH_WARN_AFTER,
         PUBLISH_EXPORT_TIMEOUT,
         PUBLISH_BATCH_SIZE,
         OUTBOX_MAX_BYTES,
         COMMANDS_SOURCE,
         COMMANDS_TRUSTED_KEYS,
+        COMMANDS_REJECTIONS_REPORTED,
+        COMMANDS_REJECTIONS_INTERVAL,
         APPROVAL_POLICY,
         APPROVAL_SHORT_FREEZE_MAX,
         APPROVAL_LEADER_ONLY,

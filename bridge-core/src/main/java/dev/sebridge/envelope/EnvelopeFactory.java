@@ -78,7 +78,12 @@ public final class EnvelopeFactory {
   }
 
   public static final String RESULT_TYPE = "dev.sebridge.approval.result.v1";
-  public static final String RESULT_SCHEMA = "urn:sebridge:schema:approvalresult:" + SCHEMA_VERSION;
+
+  /** 1.1 added the optional {@code resultKind}, {@code record} and {@code summary}. */
+  public static final String RESULT_SCHEMA_VERSION = "1.1";
+
+  public static final String RESULT_SCHEMA =
+      "urn:sebridge:schema:approvalresult:" + RESULT_SCHEMA_VERSION;
 
   /**
    * An {@code approval.result} envelope. Its id is UUIDv5 of {@code vmId|result|<key>}: handling
@@ -100,8 +105,9 @@ public final class EnvelopeFactory {
     ObjectNode ce = JSON.createObjectNode();
     attributes(ce, id, RESULT_TYPE, subject, time, RESULT_SCHEMA, vm);
     ObjectNode data = ce.putObject("data");
-    data.put("schemaVersion", SCHEMA_VERSION);
+    data.put("schemaVersion", RESULT_SCHEMA_VERSION);
     data.put("origin", r.origin().label());
+    data.put("resultKind", r.kind().label());
     data.put("commandId", command.commandId());
     data.put("outcome", r.outcome().label());
     data.put("reasonCode", r.reasonCode().label());
@@ -116,6 +122,19 @@ public final class EnvelopeFactory {
     data.put("requestedBy", command.requestedBy());
     data.put("issuer", command.issuer());
     data.put("keyId", command.keyId());
+    if (r.record() != null) {
+      data.put("record", r.record());
+    }
+    if (r.summary() != null) {
+      ObjectNode sum = data.putObject("summary");
+      sum.put("rejected", r.summary().total());
+      ObjectNode by = sum.putObject("byReason");
+      r.summary().byReason().forEach(by::put);
+      sum.put("firstRecord", r.summary().firstRecord());
+      sum.put("lastRecord", r.summary().lastRecord());
+      sum.put("since", formatTime(r.summary().since()));
+      sum.put("until", formatTime(r.summary().until()));
+    }
     ObjectNode v = data.putObject("vm");
     v.put("vmId", vm.vmId());
     v.put("name", vm.name());

@@ -2,6 +2,7 @@ package dev.sebridge.outbox;
 
 import dev.sebridge.envelope.Envelope;
 import dev.sebridge.state.CrashPoints;
+import dev.sebridge.state.StateDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -59,7 +60,7 @@ final class OutboxLog implements AutoCloseable {
     this.segmentBytes = segmentBytes;
     this.crashPoints = crashPoints;
     try {
-      Files.createDirectories(dir);
+      StateDirectory.createPrivateDirectories(dir);
       recover();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the outbox in " + dir, e);
@@ -77,6 +78,7 @@ final class OutboxLog implements AutoCloseable {
     nextSeq = 1;
     for (int i = 0; i < files.size(); i++) {
       Path p = files.get(i);
+      StateDirectory.restrict(p); // written 0644 by earlier versions
       long first = Long.parseLong(p.getFileName().toString().substring(7, 27));
       Segment seg = new Segment(p, first);
       long valid = scan(seg);
@@ -160,6 +162,7 @@ final class OutboxLog implements AutoCloseable {
     active =
         FileChannel.open(
             p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    StateDirectory.restrict(p);
     segments.add(new Segment(p, nextSeq));
   }
 

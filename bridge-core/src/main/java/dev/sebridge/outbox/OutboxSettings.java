@@ -11,9 +11,25 @@ import java.time.Duration;
  * @param batchSize most envelopes handed to a sink in one export
  * @param exportTimeout longest wait for a sink to confirm a batch
  * @param maxBackoff longest wait between two attempts at a failing sink (exponential with jitter)
+ * @param warnAfter how long a sink fails before one WARN says so
  */
 public record OutboxSettings(
-    long maxBytes, long segmentBytes, int batchSize, Duration exportTimeout, Duration maxBackoff) {
+    long maxBytes,
+    long segmentBytes,
+    int batchSize,
+    Duration exportTimeout,
+    Duration maxBackoff,
+    Duration warnAfter) {
+
+  /** With the default {@code publish.warn-after} of 30 s. */
+  public OutboxSettings(
+      long maxBytes,
+      long segmentBytes,
+      int batchSize,
+      Duration exportTimeout,
+      Duration maxBackoff) {
+    this(maxBytes, segmentBytes, batchSize, exportTimeout, maxBackoff, Duration.ofSeconds(30));
+  }
 
   /** From {@code outbox.max-bytes} and {@code publish.*}. */
   public static OutboxSettings from(dev.sebridge.config.Configuration config) {
@@ -22,7 +38,8 @@ public record OutboxSettings(
         4L * 1024 * 1024,
         config.get(dev.sebridge.config.CoreKeys.PUBLISH_BATCH_SIZE),
         config.get(dev.sebridge.config.CoreKeys.PUBLISH_EXPORT_TIMEOUT),
-        config.get(dev.sebridge.config.CoreKeys.PUBLISH_RETRY_MAX_BACKOFF));
+        config.get(dev.sebridge.config.CoreKeys.PUBLISH_RETRY_MAX_BACKOFF),
+        config.get(dev.sebridge.config.CoreKeys.PUBLISH_WARN_AFTER));
   }
 
   public static OutboxSettings defaults() {

@@ -11,6 +11,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.IntervalFunction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
 final class SinkWorker implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkWorker.class);
 
-  /** Failed attempts after which the sink is reported (WARN, not ready); earlier ones heal. */
+  /** Failed attempts after which the sink is reported not ready; earlier ones heal. */
   static final int REPORT_AFTER_ATTEMPTS = 3;
 
   /** A destination asking for longer pauses than this is asked again after this. */
@@ -62,6 +63,7 @@ final class SinkWorker implements Runnable {
   private final java.time.Clock clock;
   private volatile long oldestPendingMillis = Long.MAX_VALUE;
   private final CrashPoints crashPoints;
+  private final SinkOutage outage;
 
   SinkWorker(
       EventSink sink,
@@ -74,6 +76,7 @@ final class SinkWorker implements Runnable {
       CrashPoints crashPoints) {
     this.clock = clock;
     this.crashPoints = crashPoints;
+    this.outage = new SinkOutage(sink.name(), settings.warnAfter());
     this.publishedCounter =
         io.micrometer.core.instrument.Counter.builder("sebridge.envelopes.published")
             .tag("sink", sink.name())
@@ -210,10 +213,12 @@ final class SinkWorker implements Runnable {
         }
         if (!breaker.tryAcquirePermission()) {
           // Open: the breaker lets a probe through once its wait is over.
+          outage.check(clock.instant(), log.lastSeq() - cursor);
           await(Duration.ofMillis(Math.min(1000, settings.maxBackoff().toMillis())));
           continue;
         }
         long start = System.nanoTime();
+        Instant attemptStart = clock.instant();
         Throwable failure = export(batch);
         long took = System.nanoTime() - start;
         if (failure == null) {
@@ -228,10 +233,7 @@ final class SinkWorker implements Runnable {
           for (OutboxRecord r : batch) {
             lag.record(Duration.ofMillis(Math.max(0, now - r.appendedAtMillis())));
           }
-          if (failedAttempts >= REPORT_AFTER_ATTEMPTS) {
-            LOG.info(
-                "sink {} delivers again after {} failed attempts", sink.name(), failedAttempts);
-          }
+          outage.delivered(clock.instant(), batch.size());
           failedAttempts = 0;
           batch = List.of();
           onProgress.run();
@@ -240,17 +242,16 @@ final class SinkWorker implements Runnable {
           failures.incrementAndGet();
           failedCounter.increment(batch.size());
           int attempt = ++failedAttempts;
-          boolean retriable = failure instanceof RetriableSinkException;
-          if (attempt == REPORT_AFTER_ATTEMPTS || (!retriable && attempt == 1)) {
-            LOG.warn(
-                "sink {} keeps failing; {} envelopes wait in the outbox and are retried: {}",
-                sink.name(),
-                log.lastSeq() - cursor,
-                failure.toString());
-          } else {
-            LOG.debug("sink {} attempt {} failed: {}", sink.name(), attempt, failure.toString());
-          }
-          await(retryDelay(failure, attempt));
+          Instant now = clock.instant();
+          outage.failed(
+              attemptStart,
+              now,
+              failure,
+              log.lastSeq() - cursor,
+              failure instanceof RetriableSinkException);
+          Duration delay = retryDelay(failure, attempt);
+          Duration untilWarn = outage.untilWarn(now);
+          awaitRetry(untilWarn.compareTo(delay) < 0 ? untilWarn : delay);
         }
       } catch (InterruptedException e) {
         return;
@@ -299,6 +300,26 @@ final class SinkWorker implements Runnable {
       return e.getCause();
     } catch (TimeoutException e) {
       return new RetriableSinkException("no confirmation within " + settings.exportTimeout());
+    }
+  }
+
+  /**
+   * Waits the whole retry delay: new envelopes (a wake) do not make a failing sink worth asking
+   * sooner, and a destination that asked for a pause gets it. Only a stop ends it early.
+   */
+  private void awaitRetry(Duration d) throws InterruptedException {
+    long deadline = System.nanoTime() + d.toNanos();
+    lock.lock();
+    try {
+      long left;
+      while (!stopping && (left = deadline - System.nanoTime()) > 0) {
+        wake.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException();
     }
   }
 

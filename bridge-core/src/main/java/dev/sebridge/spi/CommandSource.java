@@ -3,6 +3,7 @@ package dev.sebridge.spi;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Where approval commands come from (a Kafka topic, an event hub). Shaped like {@link
@@ -25,6 +26,25 @@ public interface CommandSource extends AutoCloseable {
 
   /** Waits up to {@code timeout} for commands; returns them in order (maybe none). */
   List<ReceivedCommand> poll(Duration timeout);
+
+  /**
+   * The position the next {@link #poll} reads from, past the records of other VMs too, when the
+   * source can say: the core records it before reading, so that a record that makes the agent die
+   * again and again at the same position can be skipped. Positions are decimal numbers that
+   * increase along the stream (Kafka offsets, Event Hubs sequence numbers).
+   */
+  default OptionalLong readPosition() {
+    return OptionalLong.empty();
+  }
+
+  /**
+   * Skips the record at {@code position} without decoding it: the agent died reading there again
+   * and again (a "poison record"). Called right after {@link #open}. Returns where the record was
+   * (e.g. {@code commands/3@1042}), or empty when there is no record there (nothing is skipped).
+   */
+  default Optional<String> skipAt(long position) {
+    return Optional.empty();
+  }
 
   @Override
   void close();

@@ -22,6 +22,11 @@ public interface CommandSourceProvider {
     return List.of();
   }
 
+  /** What {@code check-config} should tell an operator about this source's setup (not problems). */
+  default List<String> advice(Configuration config) {
+    return List.of();
+  }
+
   /**
    * Creates the source for one VM: it reads only what is addressed to {@code vmId} (its partition).
    */

@@ -51,18 +51,7 @@ public final class StateDirectory implements AutoCloseable {
    */
   public static StateDirectory open(Path dir, Clock clock) {
     try {
-      if (!Files.isDirectory(dir)) {
-        if (POSIX) {
-          Files.createDirectories(
-              dir,
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } else {
-          Files.createDirectories(dir);
-        }
-      }
-      if (POSIX) {
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-      }
+      createPrivateDirectories(dir);
       Path lockFile = dir.resolve("lock");
       FileChannel ch =
           FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -98,7 +87,7 @@ public final class StateDirectory implements AutoCloseable {
     Path target = dir.resolve(name);
     Path tmp = dir.resolve(name + ".tmp");
     try {
-      Files.createDirectories(target.getParent());
+      createPrivateDirectories(target.getParent());
       try (FileChannel ch =
           FileChannel.open(
               tmp,
@@ -167,9 +156,44 @@ public final class StateDirectory implements AutoCloseable {
     }
   }
 
-  static void restrict(Path file) throws IOException {
+  /** Makes a file readable and writable by its owner only (0600), where the file system can. */
+  public static void restrict(Path file) throws IOException {
     if (POSIX) {
       Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+  }
+
+  /**
+   * Makes {@code dir} a directory for its owner only (0700): created with its missing parents (each
+   * 0700) when absent, tightened when it exists. Existing parents are left as they are.
+   */
+  public static void createPrivateDirectories(Path dir) throws IOException {
+    createMissing(dir);
+    if (POSIX) {
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    }
+  }
+
+  private static void createMissing(Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    Path parent = dir.toAbsolutePath().getParent();
+    if (parent != null) {
+      createMissing(parent);
+    }
+    try {
+      if (POSIX) {
+        Files.createDirectory(
+            dir,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } else {
+        Files.createDirectory(dir);
+      }
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!Files.isDirectory(dir)) {
+        throw e;
+      }
     }
   }
 

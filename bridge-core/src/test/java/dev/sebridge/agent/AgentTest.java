@@ -388,6 +388,56 @@ class AgentTest {
         .close();
   }
 
+  /** Everything under state.dir is the agent's alone: directories 0700, files 0600. */
+  @Test
+  void everyDirectoryAndFileUnderTheStateDirectoryIsPrivate() throws Exception {
+    java.nio.file.Files.writeString(
+        dir.resolve("keys.jwks"),
+        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
+    FailingCommandSourceProvider.failures.set(0);
+    startAgent(
+        Map.of(
+            "commands.source",
+            FailingCommandSourceProvider.NAME,
+            "commands.trusted-keys",
+            dir.resolve("keys.jwks").toString(),
+            "approval.policy",
+            "user-initiated"));
+    String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())).withSource("User"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                out.read().stream()
+                    .anyMatch(
+                        e -> e.get("type").asText().equals("dev.sebridge.approval.result.v1")));
+    await().atMost(WAIT).until(() -> Files.exists(dir.resolve("state/commands")));
+    Path state = dir.resolve("state");
+    List<String> loose = new java.util.ArrayList<>();
+    try (var paths = Files.walk(state)) {
+      paths.forEach(
+          p -> {
+            try {
+              String mode =
+                  java.nio.file.attribute.PosixFilePermissions.toString(
+                      Files.getPosixFilePermissions(p));
+              String expected = Files.isDirectory(p) ? "rwx------" : "rw-------";
+              if (!mode.equals(expected)) {
+                loose.add(state.relativize(p) + " is " + mode);
+              }
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          });
+    }
+    assertThat(loose).isEmpty();
+    assertThat(sim.eventStatus(id)).contains("Started");
+    try (var paths = Files.walk(state)) {
+      assertThat(paths.map(p -> state.relativize(p).toString()))
+          .contains("outbox", "tracker.json", "commands", "lock");
+    }
+  }
+
   @Test
   void readinessFollowsImds() {
     startAgent(Map.of());

@@ -250,6 +250,74 @@ class CommandHandlerTest {
   }
 
   @Test
+  void aLostReplayCacheRefusesCommandsUntilEveryOldOneHasExpired() throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("commands"));
+    java.nio.file.Files.writeString(dir.resolve("commands/seen.json"), "{corrupt");
+    String e = imds.schedule("Reboot");
+    try (Run run = new Run(CrashPoints.none())) {
+      run.deliverFromPosition(topic(command(e)));
+    }
+    assertThat(data(outbox.ofType(RESULT).get(0)).get("reasonCode").asText())
+        .isEqualTo("replay-cache-lost");
+    assertThat(imds.posts()).isEmpty();
+    // 11 minutes later every command that could have been recorded there has expired.
+    clock.advance(Duration.ofMinutes(11).plusSeconds(1));
+    try (Run run = new Run(CrashPoints.none())) {
+      run.deliverFromPosition(topic(command(e), command(e)));
+    }
+    assertThat(imds.posts()).containsExactly(List.of(e));
+  }
+
+  @Test
+  void rejectionsBeyondTheLimitAreCountedAndReportedTogetherOncePerInterval() throws Exception {
+    List<ReceivedCommand> garbage = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      garbage.add(
+          new ReceivedCommand(
+              ("junk " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              Long.toString(i + 1),
+              "commands/0@" + i));
+    }
+    try (Run run = new Run(CrashPoints.none())) {
+      run.handler.handle(garbage.subList(0, 150));
+      run.handler.handle(garbage.subList(150, 200));
+      assertThat(outbox.ofType(RESULT)).hasSize(20); // commands.rejections.reported
+      run.handler.idle();
+      assertThat(outbox.ofType(RESULT)).hasSize(20); // the interval is not over
+      clock.advance(Duration.ofMinutes(1));
+      run.handler.idle();
+    }
+    List<Envelope> results = outbox.ofType(RESULT);
+    assertThat(results).hasSize(21);
+    JsonNode summary = data(results.get(20));
+    assertThat(summary.get("resultKind").asText()).isEqualTo("summary");
+    assertThat(summary.at("/summary/rejected").asLong()).isEqualTo(180);
+    assertThat(summary.at("/summary/byReason/malformed").asLong()).isEqualTo(180);
+    assertThat(summary.at("/summary/firstRecord").asText()).isEqualTo("commands/0@20");
+    assertThat(summary.at("/summary/lastRecord").asText()).isEqualTo("commands/0@199");
+  }
+
+  @Test
+  void countsNotYetReportedSurviveARestart() throws Exception {
+    List<ReceivedCommand> garbage = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      garbage.add(
+          new ReceivedCommand(
+              ("junk " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              Long.toString(i + 1),
+              "commands/0@" + i));
+    }
+    try (Run run = new Run(CrashPoints.none())) {
+      run.handler.handle(garbage);
+    }
+    clock.advance(Duration.ofMinutes(2));
+    try (Run run = new Run(CrashPoints.none())) {
+      run.handler.idle();
+    }
+    assertThat(data(outbox.ofType(RESULT).get(20)).at("/summary/rejected").asLong()).isEqualTo(10);
+  }
+
+  @Test
   void theJournalReadsAPositionWrittenByEarlierVersions() throws Exception {
     try (StateDirectory state = StateDirectory.open(dir, clock)) {
       state.write("commands/position-test", "42".getBytes(java.nio.charset.StandardCharsets.UTF_8));

@@ -33,7 +33,7 @@ public final class Schemas {
   private static Map<SchemaKind, List<String>> released() {
     Map<SchemaKind, List<String>> m = new EnumMap<>(SchemaKind.class);
     m.put(SchemaKind.ENVELOPE, List.of("1.0"));
-    m.put(SchemaKind.RESULT, List.of("1.0"));
+    m.put(SchemaKind.RESULT, List.of("1.0", "1.1"));
     m.put(SchemaKind.HEARTBEAT, List.of("1.0"));
     m.put(SchemaKind.COMMAND, List.of("1.0"));
     return m;
@@ -69,9 +69,14 @@ public final class Schemas {
     }
   }
 
+  /** Compiled once per kind and version: compiling is far costlier than validating. */
+  private static final Map<String, JsonSchema> COMPILED =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** Validates a document against one schema version; returns the problems (empty when valid). */
   public static List<String> validate(SchemaKind kind, String version, JsonNode document) {
-    JsonSchema schema = FACTORY.getSchema(tree(kind, version));
+    JsonSchema schema =
+        COMPILED.computeIfAbsent(kind + "@" + version, k -> FACTORY.getSchema(tree(kind, version)));
     Set<ValidationMessage> messages = schema.validate(document);
     List<String> out = new ArrayList<>();
     messages.forEach(m -> out.add(m.getMessage()));

@@ -78,8 +78,8 @@ public final class EventHubsCommandSource implements CommandSource {
     }
   }
 
-  /** Opens the receive stream: the partition, and where to start. */
-  private void subscribe() {
+  /** Finds this VM's partition; returns how many the hub has. */
+  private int ensurePartition() {
     if (client == null) {
       client = factory.get();
     }
@@ -88,6 +88,12 @@ public final class EventHubsCommandSource implements CommandSource {
       throw new IllegalStateException("commands hub " + hub + " has no partitions");
     }
     partitionId = ids.get(CommandPartitioning.partitionFor(vmId, ids.size()));
+    return ids.size();
+  }
+
+  /** Opens the receive stream: the partition, and where to start. */
+  private void subscribe() {
+    int partitions = ensurePartition();
     EventPosition from;
     String described;
     if (lastSeen != null) {
@@ -101,18 +107,14 @@ public final class EventHubsCommandSource implements CommandSource {
       from = EventPosition.fromEnqueuedTime(clock.instant().minus(LOOKBACK));
       described = "at events enqueued since " + clock.instant().minus(LOOKBACK);
     }
-    stream =
-        client
-            .receiveFromPartition(partitionId, from, new ReceiveOptions())
-            .subscribe(
-                received::add,
-                received::add,
-                () -> received.add(new IllegalStateException("the receive stream ended")));
+    BoundedReceiver receiver = new BoundedReceiver();
+    client.receiveFromPartition(partitionId, from, new ReceiveOptions()).subscribe(receiver);
+    stream = receiver;
     LOG.info(
         "reading commands from hub {} (partition {} of {}) {}",
         hub,
         partitionId,
-        ids.size(),
+        partitions,
         described);
   }
 
@@ -136,6 +138,9 @@ public final class EventHubsCommandSource implements CommandSource {
       return List.of();
     }
     received.drainTo(items);
+    if (stream instanceof BoundedReceiver r) {
+      r.request(items.size());
+    }
     List<ReceivedCommand> out = new ArrayList<>();
     for (Object item : items) {
       if (item instanceof Throwable t) {
@@ -163,9 +168,62 @@ public final class EventHubsCommandSource implements CommandSource {
     return out;
   }
 
+  /**
+   * Takes at most {@link #BUFFERED} events ahead of the pump (plus the client's prefetch): a flood
+   * of large events cannot fill the heap while the pump is busy.
+   */
+  static final int BUFFERED = 64;
+
+  private final class BoundedReceiver
+      extends reactor.core.publisher.BaseSubscriber<PartitionEvent> {
+    @Override
+    protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+      request(BUFFERED);
+    }
+
+    @Override
+    protected void hookOnNext(PartitionEvent event) {
+      received.add(event);
+    }
+
+    @Override
+    protected void hookOnError(Throwable t) {
+      received.add(t);
+    }
+
+    @Override
+    protected void hookOnComplete() {
+      received.add(new IllegalStateException("the receive stream ended"));
+    }
+  }
+
   private boolean addressedToThisVm(EventData d) {
     Object target = d.getProperties().get(TARGET_PROPERTY);
     return vmId.equals(target) || vmId.equals(d.getPartitionKey());
+  }
+
+  @Override
+  public synchronized java.util.OptionalLong readPosition() {
+    return lastSeen == null
+        ? startPosition
+            .map(p -> java.util.OptionalLong.of(parsePosition(p) + 1))
+            .orElse(java.util.OptionalLong.empty())
+        : java.util.OptionalLong.of(lastSeen + 1);
+  }
+
+  @Override
+  public synchronized Optional<String> skipAt(long position) {
+    ensurePartition();
+    long last =
+        client
+            .getPartitionProperties(partitionId)
+            .block(Duration.ofSeconds(30))
+            .getLastEnqueuedSequenceNumber();
+    if (position > last) {
+      return Optional.empty(); // no event there (yet): nothing to skip
+    }
+    lastSeen = position; // the next stream starts after it
+    return Optional.of(hub + "/" + partitionId + "@" + position);
   }
 
   @Override

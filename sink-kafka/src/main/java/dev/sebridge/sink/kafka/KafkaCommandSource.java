@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,26 +26,51 @@ import org.slf4j.LoggerFactory;
  * ({@link CommandPartitioning}), {@code assign()}ed without a consumer group; records keyed by
  * other VMs that share the partition are skipped. The position (next offset) is the core's to
  * persist; without one, reading starts 11 minutes back, which covers every command still valid.
+ *
+ * <p>Before reading anything it checks that the topic cannot hold a record larger than 64 KiB after
+ * decompression ({@link CommandTopicGuard}), unless {@code commands.kafka.verify-topic=false}.
  */
 public final class KafkaCommandSource implements CommandSource {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaCommandSource.class);
   static final Duration LOOKBACK = Duration.ofMinutes(11);
+
+  /**
+   * How the commands topic must be configured: stored uncompressed, batches of at most 64 KiB, so
+   * no record decompresses to more in an agent ({@link CommandTopicGuard}).
+   */
+  public static final Map<String, String> TOPIC_CONFIGS =
+      Map.of(
+          "compression.type",
+          "uncompressed",
+          "max.message.bytes",
+          Integer.toString(CommandTopicGuard.MAX_MESSAGE_BYTES));
 
   private final String topic;
   private final Map<String, Object> props;
   private final String vmId;
   private final byte[] key;
   private final Clock clock;
+  private final boolean verifyTopic;
   private Consumer<byte[], byte[]> consumer;
   private TopicPartition partition;
   private Optional<String> startPosition = Optional.empty();
 
   public KafkaCommandSource(String topic, Map<String, Object> props, String vmId, Clock clock) {
+    this(topic, props, vmId, clock, true);
+  }
+
+  /**
+   * @param verifyTopic check the topic's configuration before reading (see {@link
+   *     CommandTopicGuard})
+   */
+  public KafkaCommandSource(
+      String topic, Map<String, Object> props, String vmId, Clock clock, boolean verifyTopic) {
     this.topic = topic;
     this.props = props;
     this.vmId = vmId;
     this.key = vmId.getBytes(StandardCharsets.UTF_8);
     this.clock = clock;
+    this.verifyTopic = verifyTopic;
   }
 
   @Override
@@ -61,6 +87,9 @@ public final class KafkaCommandSource implements CommandSource {
 
   /** Finds and seeks the partition; retried by each poll until the broker and topic answer. */
   private void assign() {
+    if (verifyTopic) {
+      CommandTopicGuard.check(props, topic, Duration.ofSeconds(10));
+    }
     List<PartitionInfo> parts = consumer.partitionsFor(topic, Duration.ofSeconds(10));
     if (parts == null || parts.isEmpty()) {
       throw new IllegalStateException("commands topic " + topic + " does not exist");
@@ -109,6 +138,28 @@ public final class KafkaCommandSource implements CommandSource {
               topic + "/" + r.partition() + "@" + r.offset()));
     }
     return out;
+  }
+
+  @Override
+  public synchronized OptionalLong readPosition() {
+    if (partition == null) {
+      assign();
+    }
+    return OptionalLong.of(consumer.position(partition));
+  }
+
+  @Override
+  public synchronized Optional<String> skipAt(long position) {
+    if (partition == null) {
+      assign();
+    }
+    long end = consumer.endOffsets(List.of(partition), Duration.ofSeconds(10)).get(partition);
+    if (position >= end || position < consumer.position(partition)) {
+      return Optional.empty();
+    }
+    // Every record before it was read already (the agent died fetching at this position).
+    consumer.seek(partition, position + 1);
+    return Optional.of(topic + "/" + partition.partition() + "@" + position);
   }
 
   @Override

@@ -35,12 +35,30 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
                   + " through. No consumer group is used: group.id is refused.")
           .build();
 
+  public static final ConfigKey<Boolean> VERIFY_TOPIC =
+      ConfigKey.builder("commands.kafka.verify-topic", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .doc(
+              "Kafka command source: before reading, check that the commands topic has"
+                  + " compression.type=uncompressed and max.message.bytes <= 65536, so that no"
+                  + " record can decompress to more than 64 KiB in the agent; refuse to read it"
+                  + " otherwise (approvals by command off, /readyz says why, events go on). Needs"
+                  + " DescribeConfigs on the topic. Set false only where the topic is known to be"
+                  + " configured so.")
+          .build();
+
+  /**
+   * Batches big enough that a flood of garbage is read quickly, fetches bounded (records are at
+   * most 64 KiB on a safe topic).
+   */
   static final Map<String, Object> DEFAULTS =
       Map.of(
           "enable.auto.commit", "false",
           "fetch.max.wait.ms", "100",
           "fetch.min.bytes", "1",
-          "max.poll.records", "50",
+          "max.poll.records", "500",
+          "fetch.max.bytes", "1048576",
+          "max.partition.fetch.bytes", "262144",
           "isolation.level", "read_committed",
           "reconnect.backoff.max.ms", "1000",
           "request.timeout.ms", "10000",
@@ -53,7 +71,7 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
 
   @Override
   public List<ConfigKey<?>> configKeys() {
-    return List.of(BOOTSTRAP_SERVERS, TOPIC, CONSUMER);
+    return List.of(BOOTSTRAP_SERVERS, TOPIC, VERIFY_TOPIC, CONSUMER);
   }
 
   @Override
@@ -65,6 +83,18 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
               "must not be set: each agent reads its own partition without a group"));
     }
     return List.of();
+  }
+
+  @Override
+  public List<String> advice(Configuration config) {
+    return List.of(
+        "the commands topic "
+            + config.get(TOPIC)
+            + " must be stored uncompressed with records of at most 64 KiB; "
+            + (config.get(VERIFY_TOPIC)
+                ? "the agent checks it before reading and refuses any other. To set it: "
+                : "commands.kafka.verify-topic=false: the agent trusts that it is. To set it: ")
+            + CommandTopicGuard.fix(config.get(TOPIC)));
   }
 
   static Map<String, Object> consumerConfig(Configuration config) {
@@ -79,6 +109,10 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
   @Override
   public CommandSource create(Configuration config, String vmId) {
     return new KafkaCommandSource(
-        config.get(TOPIC), consumerConfig(config), vmId, Clock.systemUTC());
+        config.get(TOPIC),
+        consumerConfig(config),
+        vmId,
+        Clock.systemUTC(),
+        config.get(VERIFY_TOPIC));
   }
 }

@@ -25,7 +25,7 @@ class KafkaCommandSourceTest extends CommandSourceContractTest {
   static void start() {
     broker = KafkaTestBroker.start();
     topic = KafkaTestBroker.uniqueTopic("contract");
-    broker.createTopic(topic, PARTITIONS);
+    broker.createCommandsTopic(topic, PARTITIONS);
   }
 
   @Override

@@ -25,7 +25,18 @@ public abstract class KafkaTestBroker implements AutoCloseable {
 
   public abstract String bootstrapServers();
 
-  public abstract void createTopic(String name, int partitions);
+  public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  /**
+   * A commands topic, configured as the agents require ({@link KafkaCommandSource#TOPIC_CONFIGS}).
+   */
+  public void createCommandsTopic(String name, int partitions) {
+    createTopic(name, partitions, KafkaCommandSource.TOPIC_CONFIGS);
+  }
+
+  public abstract void createTopic(String name, int partitions, Map<String, String> configs);
 
   /** An outage: clients cannot reach the broker until {@link #bringBack()}. */
   public abstract void takeDown();
@@ -94,8 +105,8 @@ public abstract class KafkaTestBroker implements AutoCloseable {
     }
 
     @Override
-    public void createTopic(String name, int partitions) {
-      broker.createTopic(name, partitions);
+    public void createTopic(String name, int partitions, Map<String, String> configs) {
+      broker.createTopic(name, partitions, configs);
     }
 
     @Override
@@ -132,13 +143,15 @@ public abstract class KafkaTestBroker implements AutoCloseable {
     }
 
     @Override
-    public void createTopic(String name, int partitions) {
+    public void createTopic(String name, int partitions, Map<String, String> configs) {
       try (var admin =
           org.apache.kafka.clients.admin.Admin.create(
               Map.of("bootstrap.servers", bootstrapServers()))) {
         admin
             .createTopics(
-                List.of(new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1)))
+                List.of(
+                    new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1)
+                        .configs(configs)))
             .all()
             .get();
       } catch (Exception e) {

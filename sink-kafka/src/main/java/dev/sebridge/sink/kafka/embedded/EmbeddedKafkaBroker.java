@@ -101,9 +101,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** Creates a topic (idempotent). */
   public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, java.util.Map.of());
+  }
+
+  /** A commands topic, configured as the agents require (see KafkaCommandSource). */
+  public void createCommandsTopic(String name, int partitions) {
+    createTopic(name, partitions, dev.sebridge.sink.kafka.KafkaCommandSource.TOPIC_CONFIGS);
+  }
+
+  public void createTopic(String name, int partitions, java.util.Map<String, String> configs) {
     try (Admin admin = admin()) {
       admin
-          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all()
           .get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
