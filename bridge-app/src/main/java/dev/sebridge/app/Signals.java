@@ -15,12 +15,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * here then waits, at most {@code bound}, until the command reports {@link Termination#stopped()},
  * so the agent's flush is not cut short.
  */
-final class Signals {
+public final class Signals {
   private Signals() {}
 
   /** Installs the handlers and the shutdown hook. */
   @SuppressWarnings("restriction")
-  static Termination install(Duration bound) {
+  public static Termination install(Duration bound) {
     Termination t = new Termination();
     for (String name : new String[] {"TERM", "INT"}) {
       try {
@@ -41,7 +41,7 @@ final class Signals {
   }
 
   /** A command's side of a stop: wait for one, say when it is done. */
-  static final class Termination {
+  public static final class Termination {
     private final CountDownLatch requested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicReference<String> signal = new AtomicReference<>();
@@ -52,13 +52,13 @@ final class Signals {
     }
 
     /** Blocks until a stop is requested; returns what requested it (e.g. {@code SIGTERM}). */
-    String await() throws InterruptedException {
+    public String await() throws InterruptedException {
       requested.await();
       return signal.get();
     }
 
     /** The command has stopped (flushed, released its state): the JVM may exit. */
-    void stopped() {
+    public void stopped() {
       stopped.countDown();
     }
 

@@ -143,7 +143,12 @@ public final class EnvelopeFactory {
   }
 
   public static final String HEARTBEAT_TYPE = "dev.sebridge.agent.heartbeat.v1";
-  public static final String HEARTBEAT_SCHEMA = "urn:sebridge:schema:heartbeat:" + SCHEMA_VERSION;
+
+  /** 1.1: {@code data.vm} carries the whole identity, as in scheduled-event envelopes. */
+  public static final String HEARTBEAT_SCHEMA_VERSION = "1.1";
+
+  public static final String HEARTBEAT_SCHEMA =
+      "urn:sebridge:schema:heartbeat:" + HEARTBEAT_SCHEMA_VERSION;
 
   /** What a heartbeat reports. */
   public record HeartbeatData(
@@ -170,7 +175,7 @@ public final class EnvelopeFactory {
     ObjectNode ce = JSON.createObjectNode();
     attributes(ce, id, HEARTBEAT_TYPE, vm.vmId(), time, HEARTBEAT_SCHEMA, vm);
     ObjectNode data = ce.putObject("data");
-    data.put("schemaVersion", SCHEMA_VERSION);
+    data.put("schemaVersion", HEARTBEAT_SCHEMA_VERSION);
     data.put("intervalSeconds", Math.max(1, h.interval().toSeconds()));
     data.put("startedAt", formatTime(h.startedAt()));
     ObjectNode polls = data.putObject("polls");
@@ -185,9 +190,7 @@ public final class EnvelopeFactory {
     outbox.put("bytes", h.outboxBytes());
     ObjectNode pending = outbox.putObject("pending");
     h.pendingBySink().forEach(pending::put);
-    ObjectNode v = data.putObject("vm");
-    v.put("vmId", vm.vmId());
-    v.put("name", vm.name());
+    data.set("vm", vmNode(vm));
     putAgent(data);
     return new Envelope(id, HEARTBEAT_TYPE, vm.source(), vm.vmId(), vm.vmId(), time, bytes(ce));
   }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.sebridge.testing.LoopbackTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,9 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -25,9 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The upload side of the Azure Monitor Logs Ingestion API, on loopback, for tests: {@code POST
@@ -43,12 +40,11 @@ import javax.net.ssl.TrustManagerFactory;
 public final class LogsIngestionEndpoint implements AutoCloseable {
   public static final String API_VERSION = "2023-01-01";
   public static final int MAX_BODY_BYTES = 1024 * 1024;
-  public static final String TRUST_STORE_PASSWORD = "changeit";
+  public static final String TRUST_STORE_PASSWORD = LoopbackTls.PASSWORD;
 
   private static final Pattern PATH =
       Pattern.compile("/dataCollectionRules/([^/]+)/streams/([^/]+)");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static Tls tls;
 
   /** What one call looked like, and what it was answered. */
   public record Call(
@@ -66,14 +62,14 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
 
   private final String ruleId;
   private final String stream;
-  private final Tls keys;
+  private final LoopbackTls keys;
   private final List<JsonNode> rows = new ArrayList<>();
   private final List<Call> calls = new ArrayList<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
   private HttpsServer server;
   private int port;
 
-  private LogsIngestionEndpoint(String ruleId, String stream, Tls keys) {
+  private LogsIngestionEndpoint(String ruleId, String stream, LoopbackTls keys) {
     this.ruleId = ruleId;
     this.stream = stream;
     this.keys = keys;
@@ -81,7 +77,7 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
 
   /** Starts on a free loopback port, accepting uploads for this rule and stream only. */
   public static LogsIngestionEndpoint start(String ruleId, String stream) throws IOException {
-    LogsIngestionEndpoint e = new LogsIngestionEndpoint(ruleId, stream, tls());
+    LogsIngestionEndpoint e = new LogsIngestionEndpoint(ruleId, stream, LoopbackTls.get());
     e.listen(0);
     return e;
   }
@@ -89,7 +85,7 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
   private void listen(int onPort) throws IOException {
     HttpsServer s =
         HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), 16);
-    s.setHttpsConfigurator(new HttpsConfigurator(keys.context()));
+    s.setHttpsConfigurator(new HttpsConfigurator(keys.serverContext()));
     s.setExecutor(Executors.newFixedThreadPool(2));
     s.createContext("/", this::handle);
     s.start();
@@ -291,81 +287,5 @@ public final class LogsIngestionEndpoint implements AutoCloseable {
   @Override
   public void close() {
     stop();
-  }
-
-  // ------------------------------------------------------------------ TLS
-
-  private record Tls(SSLContext context, SSLContext clientContext, Path trustStore) {}
-
-  /** One self-signed key per test JVM (keytool takes about a second). */
-  private static synchronized Tls tls() throws IOException {
-    if (tls != null) {
-      return tls;
-    }
-    try {
-      Path dir = Files.createTempDirectory("logs-ingestion-tls");
-      dir.toFile().deleteOnExit();
-      Path keyStore = dir.resolve("server.p12");
-      char[] pw = TRUST_STORE_PASSWORD.toCharArray();
-      Process p =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                  "-genkeypair",
-                  "-alias",
-                  "endpoint",
-                  "-keyalg",
-                  "EC",
-                  "-groupname",
-                  "secp256r1",
-                  "-dname",
-                  "CN=127.0.0.1",
-                  "-ext",
-                  "SAN=ip:127.0.0.1,dns:localhost",
-                  "-validity",
-                  "7",
-                  "-storetype",
-                  "PKCS12",
-                  "-keystore",
-                  keyStore.toString(),
-                  "-storepass",
-                  TRUST_STORE_PASSWORD,
-                  "-keypass",
-                  TRUST_STORE_PASSWORD)
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IOException("keytool failed: " + out);
-      }
-      KeyStore ks = KeyStore.getInstance("PKCS12");
-      try (InputStream in = Files.newInputStream(keyStore)) {
-        ks.load(in, pw);
-      }
-      KeyManagerFactory kmf =
-          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      kmf.init(ks, pw);
-      SSLContext server = SSLContext.getInstance("TLS");
-      server.init(kmf.getKeyManagers(), null, null);
-
-      KeyStore trust = KeyStore.getInstance("PKCS12");
-      trust.load(null, pw);
-      trust.setCertificateEntry("endpoint", ks.getCertificate("endpoint"));
-      Path trustStore = dir.resolve("trust.p12");
-      try (OutputStream o = Files.newOutputStream(trustStore)) {
-        trust.store(o, pw);
-      }
-      TrustManagerFactory tmf =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(trust);
-      SSLContext client = SSLContext.getInstance("TLS");
-      client.init(null, tmf.getTrustManagers(), null);
-      tls = new Tls(server, client, trustStore);
-      return tls;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException(e);
-    } catch (java.security.GeneralSecurityException e) {
-      throw new IOException("cannot set up TLS for the test endpoint", e);
-    }
   }
 }

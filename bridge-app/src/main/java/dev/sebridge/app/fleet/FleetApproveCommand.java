@@ -1,0 +1,183 @@
+package dev.sebridge.app.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sebridge fleet approve EVENTID}: asks the fleet service to approve an event for some or
+ * all of its Scheduled VMs, then shows each VM's result as its agent reports it.
+ */
+@Command(
+    name = "approve",
+    mixinStandardHelpOptions = true,
+    description =
+        "Approves an event through the fleet service (one signed command per VM) and shows the"
+            + " agents' results.")
+final class FleetApproveCommand implements Callable<Integer> {
+  static final Duration POLL = Duration.ofMillis(500);
+
+  @Mixin FleetClientOptions options = new FleetClientOptions();
+
+  @Parameters(index = "0", paramLabel = "EVENTID", description = "The event to approve.")
+  String eventId;
+
+  @Option(
+      names = "--vm",
+      paramLabel = "VMID",
+      description =
+          "Approve for this VM only (repeatable; default: every VM that has it Scheduled).")
+  List<String> vms = new ArrayList<>();
+
+  @Option(names = "--reason", required = true, description = "Why (recorded in every command).")
+  String reason;
+
+  @Option(
+      names = "--wait",
+      paramLabel = "SECONDS",
+      description =
+          "Wait this long for every VM's result (0: do not wait; default ${DEFAULT-VALUE}).")
+  long waitSeconds = 60;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    FleetClient client = options.client(System.getenv());
+    ObjectNode body = FleetClient.JSON.createObjectNode();
+    if (!vms.isEmpty()) {
+      var list = body.putArray("vms");
+      vms.forEach(list::add);
+    }
+    body.put("reason", reason);
+    PrintWriter out = spec.commandLine().getOut();
+    JsonNode accepted;
+    try {
+      accepted =
+          client.post(
+              "api/events/" + FleetClient.segment(eventId) + "/approve",
+              body,
+              UUID.randomUUID().toString());
+    } catch (FleetClient.ApiError e) {
+      spec.commandLine().getErr().println("sebridge fleet approve: " + e.getMessage());
+      return 1;
+    }
+    String requestId = accepted.path("requestId").asText();
+    if (!options.json) {
+      out.printf(
+          "request %s by %s: %d command(s) for event %s%n",
+          requestId,
+          accepted.path("requestedBy").asText(),
+          accepted.path("commands").size(),
+          accepted.path("eventId").asText());
+      out.flush();
+    }
+    JsonNode request = accepted;
+    boolean complete = waitSeconds <= 0;
+    if (waitSeconds > 0) {
+      try {
+        request = awaitComplete(client, requestId, Duration.ofSeconds(waitSeconds));
+        complete = true;
+      } catch (TimeoutException e) {
+        request = client.get("api/approvals/" + FleetClient.segment(requestId));
+      }
+    }
+    if (options.json) {
+      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(request));
+      out.flush();
+      return complete ? 0 : 1;
+    }
+    if (waitSeconds > 0) {
+      print(out, request, names(client));
+      if (!complete) {
+        out.println(
+            "some VMs have not answered within "
+                + waitSeconds
+                + "s: see GET /api/approvals/"
+                + requestId);
+      }
+    }
+    out.flush();
+    return complete ? 0 : 1;
+  }
+
+  /** Polls the request until every VM has a result. */
+  static JsonNode awaitComplete(FleetClient client, String requestId, Duration timeout)
+      throws InterruptedException, TimeoutException, ExecutionException {
+    CompletableFuture<JsonNode> done = new CompletableFuture<>();
+    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
+    try {
+      poller.scheduleWithFixedDelay(
+          () -> {
+            try {
+              JsonNode r = client.get("api/approvals/" + FleetClient.segment(requestId));
+              if (r.path("complete").asBoolean()) {
+                done.complete(r);
+              }
+            } catch (FleetClient.ApiError e) {
+              if (e.status != 404) { // 404: the view has not caught up with the request yet
+                done.completeExceptionally(e);
+              }
+            } catch (Exception e) {
+              done.completeExceptionally(e);
+            }
+          },
+          0,
+          POLL.toMillis(),
+          TimeUnit.MILLISECONDS);
+      return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      poller.shutdownNow();
+    }
+  }
+
+  private Map<String, String> names(FleetClient client) {
+    Map<String, String> names = new HashMap<>();
+    try {
+      for (JsonNode v : client.get("api/events/" + FleetClient.segment(eventId)).path("vms")) {
+        names.put(v.path("vmId").asText(), v.path("name").asText("-"));
+      }
+    } catch (Exception e) {
+      // names are a convenience: the table shows vmIds without them
+    }
+    return names;
+  }
+
+  static void print(PrintWriter out, JsonNode request, Map<String, String> names) {
+    Table t = new Table("VM", "NAME", "COMMAND", "OUTCOME", "REASON CODE", "AT");
+    request
+        .path("vms")
+        .fields()
+        .forEachRemaining(
+            f -> {
+              JsonNode v = f.getValue();
+              t.row(
+                  f.getKey(),
+                  names.getOrDefault(f.getKey(), "-"),
+                  v.path("commandId").asText(),
+                  v.path("outcome").asText("waiting"),
+                  v.path("reasonCode").asText("-"),
+                  v.path("resultAt").asText("-"));
+            });
+    t.print(out);
+  }
+}

@@ -1,0 +1,270 @@
+package dev.sebridge.fleet;
+
+import dev.sebridge.azure.AzureCredentials;
+import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.config.Configuration;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The fleet service's configuration keys ({@code sebridge fleet serve}). */
+public final class FleetKeys {
+  private FleetKeys() {}
+
+  public static final ConfigKey<String> BOOTSTRAP_SERVERS =
+      ConfigKey.builder("fleet.kafka.bootstrap-servers", ConfigType.STRING)
+          .required()
+          .doc(
+              "Kafka bootstrap servers of the cluster that holds the envelopes and commands topics.")
+          .build();
+
+  public static final ConfigKey<String> KAFKA_CLIENT =
+      ConfigKey.builder("fleet.kafka.client.*", ConfigType.STRING)
+          .secret()
+          .doc(
+              "Any Kafka client setting (security.protocol, sasl.*, ssl.*...), passed to Kafka"
+                  + " Streams, its producers and consumers, and the admin client.")
+          .build();
+
+  public static final ConfigKey<String> ENVELOPES_TOPIC =
+      ConfigKey.builder("fleet.topic.envelopes", ConfigType.STRING)
+          .defaultValue("scheduled-events")
+          .doc("The topic the agents publish envelopes to (keyed by vmId).")
+          .build();
+
+  public static final ConfigKey<String> COMMANDS_TOPIC =
+      ConfigKey.builder("fleet.topic.commands", ConfigType.STRING)
+          .defaultValue("sebridge-commands")
+          .doc("The topic the agents read approval commands from (keyed by vmId).")
+          .build();
+
+  public static final ConfigKey<String> APPROVALS_TOPIC =
+      ConfigKey.builder("fleet.topic.approvals", ConfigType.STRING)
+          .defaultValue("sebridge-fleet-approvals")
+          .doc(
+              "The audit topic: every approval request is written here before any command is"
+                  + " sent. Created when missing, kept for fleet.approvals-retention.")
+          .build();
+
+  public static final ConfigKey<String> TOPIC_PREFIX =
+      ConfigKey.builder("fleet.topic.prefix", ConfigType.STRING)
+          .defaultValue("sebridge-fleet")
+          .doc("Prefix of the topics the service creates for itself (views, repartitioning).")
+          .build();
+
+  public static final ConfigKey<Integer> PARTITIONS =
+      ConfigKey.builder("fleet.partitions", ConfigType.INT)
+          .defaultValue(6)
+          .doc(
+              "Partitions of the topics the service creates (the audit topic included): how many"
+                  + " instances can share the work.")
+          .validator(n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Integer> REPLICATION =
+      ConfigKey.builder("fleet.replication-factor", ConfigType.INT)
+          .defaultValue(3)
+          .doc("Replication factor of the topics the service creates (1 for a one-broker test).")
+          .validator(n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<String> APPLICATION_ID =
+      ConfigKey.builder("fleet.application-id", ConfigType.STRING)
+          .defaultValue("sebridge-fleet")
+          .doc("Kafka Streams application id: every instance of one fleet service shares it.")
+          .build();
+
+  public static final ConfigKey<Path> STATE_DIR =
+      ConfigKey.builder("fleet.state-dir", ConfigType.PATH)
+          .defaultValue(Path.of("/var/lib/sebridge-fleet"))
+          .doc("Kafka Streams' local directory (the stores themselves are in memory).")
+          .build();
+
+  public static final ConfigKey<Integer> HTTP_PORT =
+      ConfigKey.builder("fleet.http.port", ConfigType.INT)
+          .defaultValue(8080)
+          .doc("Port of the API (and /healthz, /readyz, /metrics).")
+          .validator(p -> p < 0 || p > 65535 ? Optional.of(p + " is not a port") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<String> HTTP_BIND_ADDRESS =
+      ConfigKey.builder("fleet.http.bind-address", ConfigType.STRING)
+          .defaultValue("0.0.0.0")
+          .doc("Address the API listens on (behind a load balancer: every instance answers).")
+          .build();
+
+  public static final ConfigKey<Path> TOKENS_FILE =
+      ConfigKey.builder("fleet.auth.tokens-file", ConfigType.PATH)
+          .doc(
+              "Static bearer tokens (one machine, the demo): a YAML or JSON list of {token,"
+                  + " principal, role} with role reader or approver. Must be readable by its owner"
+                  + " only (0600).")
+          .build();
+
+  public static final ConfigKey<String> ENTRA_TENANT =
+      ConfigKey.builder("fleet.auth.entra.tenant-id", ConfigType.STRING)
+          .doc(
+              "Microsoft Entra ID tenant whose access tokens are accepted (app roles Fleet.Read"
+                  + " and Fleet.Approve).")
+          .build();
+
+  public static final ConfigKey<String> ENTRA_AUDIENCE =
+      ConfigKey.builder("fleet.auth.entra.audience", ConfigType.STRING)
+          .doc(
+              "The audience tokens must be issued for (the API's application id URI or client id).")
+          .build();
+
+  public static final ConfigKey<URI> ENTRA_JWKS =
+      ConfigKey.builder("fleet.auth.entra.jwks-uri", ConfigType.HTTP_URL)
+          .defaultDescription("https://login.microsoftonline.com/<tenant>/discovery/v2.0/keys")
+          .doc("Where the tenant's signing keys are read.")
+          .build();
+
+  public static final ConfigKey<String> ENTRA_ISSUER =
+      ConfigKey.builder("fleet.auth.entra.issuer", ConfigType.STRING)
+          .defaultDescription("https://login.microsoftonline.com/<tenant>/v2.0")
+          .doc("The issuer tokens must carry.")
+          .build();
+
+  public static final ConfigKey<Path> SIGNING_KEY_FILE =
+      ConfigKey.builder("fleet.signing.key-file", ConfigType.PATH)
+          .doc(
+              "The private JWK (ES256 or EdDSA, with a kid) commands are signed with; readable by"
+                  + " its owner only (0600). Or fleet.signing.key-vault-key.")
+          .build();
+
+  public static final ConfigKey<URI> SIGNING_KEY_VAULT_KEY =
+      ConfigKey.builder("fleet.signing.key-vault-key", ConfigType.HTTP_URL)
+          .doc(
+              "An Azure Key Vault EC P-256 key (https://<vault>.vault.azure.net/keys/<name>/<version>)"
+                  + " that signs commands without its private part ever leaving the vault. The"
+                  + " service's identity needs the Key Vault Crypto User role on it.")
+          .build();
+
+  public static final ConfigKey<String> SIGNING_KEY_ID =
+      ConfigKey.builder("fleet.signing.key-id", ConfigType.STRING)
+          .doc(
+              "The kid commands name (the agents' trusted-keys must have it). Default: the JWK's"
+                  + " kid, or the Key Vault key's name.")
+          .build();
+
+  public static final ConfigKey<String> SIGNING_ISSUER =
+      ConfigKey.builder("fleet.signing.issuer", ConfigType.STRING)
+          .defaultValue("sebridge-fleet")
+          .doc("The iss claim of the commands the service signs.")
+          .build();
+
+  public static final ConfigKey<String> KEY_VAULT_CREDENTIAL =
+      AzureCredentials.credentialKey(
+          "fleet.signing", "Key Vault signing", "Key Vault Crypto User on the signing key");
+
+  public static final ConfigKey<String> KEY_VAULT_CLIENT_ID =
+      AzureCredentials.clientIdKey("fleet.signing", "Key Vault signing");
+
+  public static final ConfigKey<Duration> COMMAND_LIFETIME =
+      ConfigKey.builder("fleet.command-lifetime", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofMinutes(5))
+          .doc("How long a command the service signs is valid (at most 10 minutes).")
+          .validator(
+              d ->
+                  d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0
+                      ? Optional.of("must be more than 0 and at most 10m")
+                      : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Integer> SILENT_AFTER =
+      ConfigKey.builder("fleet.silent-after", ConfigType.INT)
+          .defaultValue(3)
+          .doc("Heartbeat intervals without any envelope after which an agent is silent.")
+          .validator(n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Duration> CLOSED_RETENTION =
+      ConfigKey.builder("fleet.closed-retention", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofHours(24))
+          .doc("How long a closed event stays queryable by id.")
+          .build();
+
+  public static List<ConfigKey<?>> all() {
+    return List.of(
+        BOOTSTRAP_SERVERS,
+        KAFKA_CLIENT,
+        ENVELOPES_TOPIC,
+        COMMANDS_TOPIC,
+        APPROVALS_TOPIC,
+        TOPIC_PREFIX,
+        PARTITIONS,
+        REPLICATION,
+        APPLICATION_ID,
+        STATE_DIR,
+        HTTP_PORT,
+        HTTP_BIND_ADDRESS,
+        TOKENS_FILE,
+        ENTRA_TENANT,
+        ENTRA_AUDIENCE,
+        ENTRA_JWKS,
+        ENTRA_ISSUER,
+        SIGNING_KEY_FILE,
+        SIGNING_KEY_VAULT_KEY,
+        SIGNING_KEY_ID,
+        SIGNING_ISSUER,
+        KEY_VAULT_CREDENTIAL,
+        KEY_VAULT_CLIENT_ID,
+        COMMAND_LIFETIME,
+        SILENT_AFTER,
+        CLOSED_RETENTION);
+  }
+
+  /**
+   * Reads the service's configuration from a file, {@code SEBRIDGE_FLEET_*} environment variables
+   * and {@code --set} arguments; a {@link dev.sebridge.config.ConfigException} lists every problem,
+   * each naming its key.
+   */
+  public static Configuration load(
+      Path file, java.util.Map<String, String> env, List<String> sets) {
+    dev.sebridge.config.ConfigLoader.Result read =
+        new dev.sebridge.config.ConfigLoader(new dev.sebridge.config.KeyCatalog(all()))
+            .read(file, env, sets);
+    java.util.Set<ConfigProblem> problems = new java.util.LinkedHashSet<>(read.problems());
+    problems.addAll(read.config().problems(all(), true));
+    if (problems.isEmpty()) {
+      problems.addAll(validate(read.config()));
+    }
+    if (!problems.isEmpty()) {
+      throw new dev.sebridge.config.ConfigException(List.copyOf(problems));
+    }
+    return read.config();
+  }
+
+  /** Problems spanning several keys. */
+  public static List<ConfigProblem> validate(Configuration c) {
+    List<ConfigProblem> problems = new ArrayList<>();
+    if (!c.isSet(TOKENS_FILE) && !c.isSet(ENTRA_TENANT)) {
+      problems.add(
+          new ConfigProblem(
+              TOKENS_FILE.name(),
+              "no way to authenticate: set fleet.auth.tokens-file or fleet.auth.entra.tenant-id"
+                  + " (nothing is served without a token)"));
+    }
+    if (c.isSet(ENTRA_TENANT) && !c.isSet(ENTRA_AUDIENCE)) {
+      problems.add(
+          new ConfigProblem(ENTRA_AUDIENCE.name(), "is required with fleet.auth.entra.tenant-id"));
+    }
+    boolean file = c.isSet(SIGNING_KEY_FILE);
+    boolean vault = c.isSet(SIGNING_KEY_VAULT_KEY);
+    if (file == vault) {
+      problems.add(
+          new ConfigProblem(
+              SIGNING_KEY_FILE.name(),
+              file
+                  ? "set either fleet.signing.key-file or fleet.signing.key-vault-key, not both"
+                  : "is required (or fleet.signing.key-vault-key): commands must be signed"));
+    }
+    return problems;
+  }
+}

@@ -1,0 +1,164 @@
+package dev.sebridge.fleet;
+
+import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.SkipAndCount;
+import dev.sebridge.fleet.streams.TopologyObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The fleet service's Prometheus metrics ({@code /metrics}): open events, silent agents, approval
+ * results by outcome, time from Scheduled to approval, view lag (now minus the newest applied
+ * envelope's time), and records skipped by kind. Gauges over the views are computed when scraped,
+ * from the same global stores the API reads.
+ */
+public final class FleetMetrics implements TopologyObserver {
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Clock clock;
+  private final AtomicReference<Instant> newestApplied = new AtomicReference<>();
+  private final Timer approvalDelay;
+  private final MultiGauge outcomes;
+  private volatile FleetViews views;
+
+  public FleetMetrics(Clock clock) {
+    this.clock = clock;
+    Gauge.builder("sebridge.fleet.open.events", this, m -> m.count(true))
+        .description("Events some VM has not finished")
+        .register(registry);
+    Gauge.builder("sebridge.fleet.vms", this, m -> m.vms(false))
+        .description("VMs whose agents the fleet service has heard from")
+        .register(registry);
+    Gauge.builder("sebridge.fleet.silent.agents", this, m -> m.vms(true))
+        .description("Agents that sent nothing for fleet.silent-after heartbeat intervals")
+        .register(registry);
+    Gauge.builder("sebridge.fleet.view.lag", this, FleetMetrics::lagSeconds)
+        .description("Now minus the time of the newest envelope applied to the views")
+        .baseUnit("seconds")
+        .register(registry);
+    approvalDelay =
+        Timer.builder("sebridge.fleet.approval.delay")
+            .description("From a VM reporting an event Scheduled to its approval being accepted")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofSeconds(1))
+            .maximumExpectedValue(Duration.ofDays(2))
+            .register(registry);
+    outcomes =
+        MultiGauge.builder("sebridge.fleet.approval.results")
+            .description("Agents' results for the fleet service's commands, by outcome")
+            .register(registry);
+  }
+
+  /** The views to count (set once the streams run). */
+  public void views(FleetViews views) {
+    this.views = views;
+  }
+
+  @Override
+  public void applied(Instant envelopeTime) {
+    newestApplied.accumulateAndGet(envelopeTime, (a, b) -> a == null || b.isAfter(a) ? b : a);
+  }
+
+  @Override
+  public void approvedAfter(Duration sinceScheduled) {
+    approvalDelay.record(sinceScheduled.isNegative() ? Duration.ZERO : sinceScheduled);
+  }
+
+  /** Counts an HTTP answer (kept small: by route family and status). */
+  public Counter http(String route, int status) {
+    return Counter.builder("sebridge.fleet.http.requests")
+        .tags(Tags.of("route", route, "status", Integer.toString(status)))
+        .register(registry);
+  }
+
+  /** The newest applied envelope's time, if any was applied. */
+  public Instant newestApplied() {
+    return newestApplied.get();
+  }
+
+  /** The Prometheus text exposition. */
+  public String scrape() {
+    refreshMultiGauges();
+    return registry.scrape();
+  }
+
+  private void refreshMultiGauges() {
+    SkipAndCount.counts()
+        .forEach(
+            (kind, count) ->
+                FunctionCounter.builder("sebridge.fleet.skipped.records", count, AtomicLong::get)
+                    .description("Records the fleet service could not read or apply, by kind")
+                    .tag("kind", kind)
+                    .register(registry));
+    Map<String, Long> byOutcome = new TreeMap<>();
+    FleetViews v = views;
+    if (v != null) {
+      try {
+        v.requests()
+            .forEach(
+                r ->
+                    r.vms()
+                        .values()
+                        .forEach(
+                            vm ->
+                                byOutcome.merge(
+                                    vm.outcome() == null ? "waiting" : vm.outcome(),
+                                    1L,
+                                    Long::sum)));
+      } catch (RuntimeException notReady) {
+        // the stores are not queryable while the streams rebalance: keep the last values
+        return;
+      }
+    }
+    outcomes.register(
+        byOutcome.entrySet().stream()
+            .map(e -> MultiGauge.Row.of(Tags.of("outcome", e.getKey()), e.getValue()))
+            .toList(),
+        true);
+  }
+
+  private double lagSeconds() {
+    Instant t = newestApplied.get();
+    return t == null ? Double.NaN : Duration.between(t, clock.instant()).toMillis() / 1000.0;
+  }
+
+  private double count(boolean open) {
+    FleetViews v = views;
+    if (v == null) {
+      return Double.NaN;
+    }
+    try {
+      return v.events().stream().filter(e -> e.open() == open).count();
+    } catch (RuntimeException notReady) {
+      return Double.NaN;
+    }
+  }
+
+  private double vms(boolean silentOnly) {
+    FleetViews v = views;
+    if (v == null) {
+      return Double.NaN;
+    }
+    try {
+      List<VmView> all = v.vms();
+      return silentOnly ? all.stream().filter(VmView::silent).count() : all.size();
+    } catch (RuntimeException notReady) {
+      return Double.NaN;
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package dev.sebridge.fleet;
+
+import com.azure.core.credential.TokenCredential;
+import com.azure.core.http.HttpClient;
+import dev.sebridge.azure.AzureCredentials;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.api.ApprovalRequests;
+import dev.sebridge.fleet.api.FleetQueries;
+import dev.sebridge.fleet.api.FleetServer;
+import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.auth.Authenticator;
+import dev.sebridge.fleet.auth.EntraTokens;
+import dev.sebridge.fleet.auth.StaticTokens;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.signing.FleetSigner;
+import dev.sebridge.fleet.streams.CommandIssuer;
+import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.streams.TopologyObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet service: Kafka Streams over the envelopes topic ({@link FleetTopology}), the HTTP API
+ * over its views ({@link FleetServer}), and the audit producer approvals go through. Built from
+ * configuration ({@link FleetKeys}); {@link #start()} creates its topics, starts the streams and
+ * serves; {@link #close()} stops all of it.
+ */
+public final class FleetService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetService.class);
+
+  private final Configuration config;
+  private final FleetTopology.Topics topics;
+  private final Map<String, Object> kafka;
+  private final KafkaStreams streams;
+  private final Producer<String, ApprovalRequest> audit;
+  private final FleetServer server;
+  private final FleetMetrics metrics;
+  private final FleetReadiness readiness;
+  private final CountDownLatch running = new CountDownLatch(1);
+
+  private FleetService(Builder b) {
+    this.config = b.config;
+    Clock clock = b.clock;
+    this.topics =
+        new FleetTopology.Topics(
+            config.get(FleetKeys.TOPIC_PREFIX),
+            config.get(FleetKeys.ENVELOPES_TOPIC),
+            config.get(FleetKeys.COMMANDS_TOPIC),
+            config.get(FleetKeys.APPROVALS_TOPIC));
+    this.kafka = kafkaClientConfig(config);
+    Authenticator auth = authenticator(config);
+    CommandSigner signer = FleetSigner.from(config, b.keyVaultCredential(), b.keyVaultHttp);
+    this.metrics = new FleetMetrics(clock);
+    TopologyObserver observer = b.observer == null ? metrics : both(metrics, b.observer);
+    this.streams =
+        new KafkaStreams(
+            FleetTopology.build(
+                topics,
+                new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME)),
+                config.get(FleetKeys.SILENT_AFTER),
+                config.get(FleetKeys.CLOSED_RETENTION),
+                observer),
+            FleetStreamsConfig.of(config, kafka));
+    streams.setStateListener(
+        (now, before) -> {
+          LOG.info("fleet streams: {} -> {}", before, now);
+          if (now == KafkaStreams.State.RUNNING) {
+            running.countDown();
+          }
+        });
+    FleetViews views = FleetViews.of(streams);
+    metrics.views(views);
+    this.readiness = new FleetReadiness(streams, clock);
+    this.audit = auditProducer(kafka);
+    try {
+      this.server =
+          new FleetServer(
+              config.get(FleetKeys.HTTP_BIND_ADDRESS),
+              config.get(FleetKeys.HTTP_PORT),
+              auth,
+              new FleetQueries(views, clock),
+              new ApprovalRequests(audit, topics.approvals(), views, clock),
+              readiness::problems,
+              metrics::scrape);
+    } catch (IOException e) {
+      audit.close();
+      streams.close();
+      throw new UncheckedIOException(
+          "cannot listen on "
+              + config.get(FleetKeys.HTTP_BIND_ADDRESS)
+              + ":"
+              + config.get(FleetKeys.HTTP_PORT)
+              + " (fleet.http.port)",
+          e);
+    }
+  }
+
+  public static Builder builder(Configuration config) {
+    return new Builder(config);
+  }
+
+  /** Creates the service's topics when missing, starts the streams and serves the API. */
+  public FleetService start() throws InterruptedException {
+    try (Admin admin = Admin.create(kafka)) {
+      FleetTopics.ensure(
+          admin,
+          topics,
+          config.get(FleetKeys.PARTITIONS),
+          config.get(FleetKeys.REPLICATION).shortValue());
+    }
+    streams.start();
+    server.start();
+    LOG.info(
+        "fleet service on port {}: envelopes from {}, commands to {}",
+        server.port(),
+        topics.envelopes(),
+        topics.commands());
+    return this;
+  }
+
+  /** Waits until the streams run (their stores restored): true if they did in time. */
+  public boolean awaitRunning(Duration timeout) throws InterruptedException {
+    return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The API's port. */
+  public int port() {
+    return server.port();
+  }
+
+  /** What keeps the service from being ready; empty when it is. */
+  public List<String> readinessProblems() {
+    return readiness.problems();
+  }
+
+  public FleetMetrics metrics() {
+    return metrics;
+  }
+
+  /** The views this instance answers from. */
+  public FleetViews views() {
+    return FleetViews.of(streams);
+  }
+
+  /** Adds a route to the HTTP server (the web page). */
+  public FleetService route(FleetServer.Route route) {
+    server.route(route);
+    return this;
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    streams.close(Duration.ofSeconds(30));
+    audit.close(Duration.ofSeconds(5));
+  }
+
+  static Map<String, Object> kafkaClientConfig(Configuration config) {
+    Map<String, Object> m = new HashMap<>(config.passthrough(FleetKeys.KAFKA_CLIENT));
+    m.put("bootstrap.servers", config.get(FleetKeys.BOOTSTRAP_SERVERS));
+    return m;
+  }
+
+  private static Producer<String, ApprovalRequest> auditProducer(Map<String, Object> kafka) {
+    Map<String, Object> p = new HashMap<>(kafka);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-audit");
+    return new KafkaProducer<>(
+        p, new StringSerializer(), new JsonSerde<>(ApprovalRequest.class).serializer());
+  }
+
+  private static Authenticator authenticator(Configuration config) {
+    List<Authenticator> all = new ArrayList<>();
+    config
+        .find(FleetKeys.TOKENS_FILE)
+        .ifPresent(f -> all.add(StaticTokens.load(f, FleetKeys.TOKENS_FILE.name())));
+    config
+        .find(FleetKeys.ENTRA_TENANT)
+        .ifPresent(
+            tenant ->
+                all.add(
+                    new EntraTokens(
+                        config
+                            .find(FleetKeys.ENTRA_JWKS)
+                            .orElse(
+                                URI.create(
+                                    "https://login.microsoftonline.com/"
+                                        + tenant
+                                        + "/discovery/v2.0/keys")),
+                        config
+                            .find(FleetKeys.ENTRA_ISSUER)
+                            .orElse("https://login.microsoftonline.com/" + tenant + "/v2.0"),
+                        config.get(FleetKeys.ENTRA_AUDIENCE))));
+    return Authenticator.anyOf(all);
+  }
+
+  private static TopologyObserver both(TopologyObserver a, TopologyObserver b) {
+    return new TopologyObserver() {
+      @Override
+      public void applied(java.time.Instant envelopeTime) {
+        a.applied(envelopeTime);
+        b.applied(envelopeTime);
+      }
+
+      @Override
+      public void approvedAfter(Duration sinceScheduled) {
+        a.approvedAfter(sinceScheduled);
+        b.approvedAfter(sinceScheduled);
+      }
+    };
+  }
+
+  /** How to build a service: its configuration, and what tests and the demo replace. */
+  public static final class Builder {
+    private final Configuration config;
+    private Clock clock = Clock.systemUTC();
+    private TokenCredential keyVaultCredential;
+    private HttpClient keyVaultHttp;
+    private TopologyObserver observer;
+
+    private Builder(Configuration config) {
+      this.config = config;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** Key Vault through this credential and HTTP client (a test endpoint's TLS trust). */
+    public Builder keyVault(TokenCredential credential, HttpClient http) {
+      this.keyVaultCredential = credential;
+      this.keyVaultHttp = http;
+      return this;
+    }
+
+    /** Also tells this observer what the topology applies (benchmarks). */
+    public Builder observer(TopologyObserver observer) {
+      this.observer = observer;
+      return this;
+    }
+
+    private TokenCredential keyVaultCredential() {
+      if (keyVaultCredential != null || !config.isSet(FleetKeys.SIGNING_KEY_VAULT_KEY)) {
+        return keyVaultCredential;
+      }
+      return AzureCredentials.from(
+          config, FleetKeys.KEY_VAULT_CREDENTIAL, FleetKeys.KEY_VAULT_CLIENT_ID);
+    }
+
+    public FleetService build() {
+      return new FleetService(this);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.sebridge.fleet;
+
+import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.streams.SkipAndCount;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The Kafka Streams settings of the fleet service. Exactly-once (v2): the commands a request sends,
+ * its state and its view are committed together. A dead instance's partitions move after the
+ * session timeout (10 s), and a standby keeps a warm copy of each store, so the survivor takes over
+ * within seconds. Records that cannot be read or applied are counted and skipped ({@link
+ * SkipAndCount}). Settings under {@code fleet.kafka.client.*} win.
+ */
+final class FleetStreamsConfig {
+  private FleetStreamsConfig() {}
+
+  static Properties of(Configuration config, Map<String, Object> kafka) {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.get(FleetKeys.APPLICATION_ID));
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, config.get(FleetKeys.STATE_DIR).toString());
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(FleetKeys.REPLICATION));
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    p.putAll(kafka);
+    return p;
+  }
+}

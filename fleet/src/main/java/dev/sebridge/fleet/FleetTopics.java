@@ -1,0 +1,90 @@
+package dev.sebridge.fleet;
+
+import dev.sebridge.config.ConfigException;
+import dev.sebridge.fleet.streams.FleetTopology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * The topics the fleet service needs: the agents' envelopes and commands topics must exist (they
+ * belong to the fleet, not to this service); its own (views, repartitioning, the audit topic) are
+ * created when missing: views compacted, the audit topic kept a year.
+ */
+final class FleetTopics {
+  private FleetTopics() {}
+
+  static void ensure(Admin admin, FleetTopology.Topics topics, int partitions, short replication)
+      throws InterruptedException {
+    Set<String> existing;
+    try {
+      existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot list the topics of the cluster: " + e.getMessage(), e);
+    }
+    for (var required :
+        Map.of(
+                FleetKeys.ENVELOPES_TOPIC.name(), topics.envelopes(),
+                FleetKeys.COMMANDS_TOPIC.name(), topics.commands())
+            .entrySet()) {
+      if (!existing.contains(required.getValue())) {
+        throw new ConfigException(
+            required.getKey(), "topic " + required.getValue() + " does not exist");
+      }
+    }
+    List<NewTopic> create = new ArrayList<>();
+    Map<String, String> compact = Map.of("cleanup.policy", "compact");
+    Map<String, String> week = Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis()));
+    add(create, existing, topics.of(FleetTopology.VIEWS_VMS), partitions, replication, compact);
+    add(create, existing, topics.of(FleetTopology.VIEWS_EVENTS), partitions, replication, compact);
+    add(
+        create,
+        existing,
+        topics.of(FleetTopology.VIEWS_REQUESTS),
+        partitions,
+        replication,
+        compact);
+    add(create, existing, topics.of(FleetTopology.BY_EVENT), partitions, replication, week);
+    add(create, existing, topics.of(FleetTopology.BY_REQUEST), partitions, replication, week);
+    add(
+        create,
+        existing,
+        topics.approvals(),
+        partitions,
+        replication,
+        Map.of("retention.ms", Long.toString(Duration.ofDays(365).toMillis())));
+    if (create.isEmpty()) {
+      return;
+    }
+    try {
+      admin.createTopics(create).all().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException(
+            "cannot create the fleet service's topics: " + e.getCause().getMessage(), e);
+      }
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("no answer creating the fleet service's topics", e);
+    }
+  }
+
+  private static void add(
+      List<NewTopic> create,
+      Set<String> existing,
+      String name,
+      int partitions,
+      short replication,
+      Map<String, String> configs) {
+    if (!existing.contains(name)) {
+      create.add(new NewTopic(name, partitions, replication).configs(configs));
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.envelope.NameBasedUuid;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Accepts an approval: checks it against the events view (the event is open; each VM reported it
+ * and still has it Scheduled), then writes it to the audit topic and returns. The topology signs
+ * and sends the commands from there; nothing is sent that was not audited first.
+ */
+public final class ApprovalRequests {
+  static final int MAX_REASON = 512;
+
+  private final Producer<String, ApprovalRequest> audit;
+  private final String auditTopic;
+  private final FleetViews views;
+  private final Clock clock;
+
+  public ApprovalRequests(
+      Producer<String, ApprovalRequest> audit, String auditTopic, FleetViews views, Clock clock) {
+    this.audit = audit;
+    this.auditTopic = auditTopic;
+    this.views = views;
+    this.clock = clock;
+  }
+
+  /**
+   * @param vmIds the VMs to approve for, or null for every VM that has the event Scheduled
+   * @param idempotencyKey makes a retried request the same request (same id, same commands)
+   */
+  public ApprovalRequest request(
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      Principal approver,
+      String idempotencyKey,
+      String origin) {
+    if (!approver.role().mayApprove()) {
+      throw new ApiException(403, approver.name() + " may read, not approve");
+    }
+    if (reason == null || reason.isBlank() || reason.length() > MAX_REASON) {
+      throw new ApiException(400, "a reason of 1 to " + MAX_REASON + " characters is required");
+    }
+    EventView event =
+        views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
+    if (!event.open()) {
+      throw new ApiException(409, "event " + eventId + " is over");
+    }
+    List<String> targets = new ArrayList<>();
+    if (vmIds == null || vmIds.isEmpty()) {
+      event.vms().values().stream()
+          .filter(v -> v.status().equals("scheduled"))
+          .forEach(v -> targets.add(v.vmId()));
+    } else {
+      List<String> refused = new ArrayList<>();
+      for (String vm : new LinkedHashSet<>(vmIds)) {
+        VmEventState s = event.vms().get(vm);
+        if (s == null || !s.status().equals("scheduled")) {
+          refused.add(vm + (s == null ? " (does not report it)" : " (" + s.status() + ")"));
+        } else {
+          targets.add(vm);
+        }
+      }
+      if (!refused.isEmpty()) {
+        throw new ApiException(409, "not Scheduled on: " + String.join(", ", refused));
+      }
+    }
+    if (targets.isEmpty()) {
+      throw new ApiException(409, "no VM has event " + eventId + " Scheduled");
+    }
+    String requestId =
+        idempotencyKey == null || idempotencyKey.isBlank()
+            ? UUID.randomUUID().toString()
+            : NameBasedUuid.v5(
+                    NameBasedUuid.SEBRIDGE_NAMESPACE,
+                    "fleet-request|" + approver.name() + "|" + idempotencyKey)
+                .toString();
+    ApprovalRequest r =
+        new ApprovalRequest(
+            requestId, event.eventId(), targets, reason, approver.name(), clock.instant(), origin);
+    try {
+      audit.send(new ProducerRecord<>(auditTopic, requestId, r)).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(503, "interrupted writing the audit record");
+    } catch (ExecutionException | TimeoutException e) {
+      throw new ApiException(503, "cannot write the audit record: " + e.getMessage());
+    }
+    return r;
+  }
+
+  static Set<String> scheduledOn(EventView e) {
+    Set<String> s = new LinkedHashSet<>();
+    e.vms().values().stream()
+        .filter(v -> v.status().equals("scheduled"))
+        .forEach(v -> s.add(v.vmId()));
+    return s;
+  }
+}

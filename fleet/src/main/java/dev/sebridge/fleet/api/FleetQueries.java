@@ -1,0 +1,187 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * What the API answers, as JSON, from the views: events grouped by EventId with per-VM status
+ * counts and the time left to NotBefore; VMs; approval requests. No business logic here beyond
+ * filtering and counting what the views hold.
+ */
+public final class FleetQueries {
+  private final FleetViews views;
+  private final Clock clock;
+
+  public FleetQueries(FleetViews views, Clock clock) {
+    this.views = views;
+    this.clock = clock;
+  }
+
+  /**
+   * Filters of {@code GET /api/events}: null means any.
+   *
+   * @param open true: only events some VM is not done with; false: only closed ones
+   */
+  public record EventFilter(
+      Boolean open, String type, String zone, String scaleSet, String subscription) {}
+
+  public ObjectNode events(EventFilter f) {
+    Map<String, VmView> vms = vmsById();
+    ObjectNode out = JsonSerde.JSON.createObjectNode();
+    out.put("generatedAt", clock.instant().toString());
+    ArrayNode list = out.putArray("events");
+    views.events().stream()
+        .filter(e -> f.open() == null || e.open() == f.open())
+        .filter(e -> f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
+        .sorted(
+            Comparator.comparing(
+                EventView::firstSeenAt, Comparator.nullsLast(Comparator.naturalOrder())))
+        .forEach(
+            e -> {
+              List<VmEventState> matching =
+                  e.vms().values().stream().filter(vmFilter(f, vms)).toList();
+              if (!matching.isEmpty()
+                  || (f.zone() == null && f.scaleSet() == null && f.subscription() == null)) {
+                list.add(summary(e, matching, vms));
+              }
+            });
+    return out;
+  }
+
+  private static Predicate<VmEventState> vmFilter(EventFilter f, Map<String, VmView> vms) {
+    return v ->
+        (f.zone() == null || f.zone().equals(v.zone()))
+            && (f.scaleSet() == null || f.scaleSet().equalsIgnoreCase(v.scaleSet()))
+            && (f.subscription() == null
+                || Optional.ofNullable(vms.get(v.vmId()))
+                    .map(VmView::subscriptionId)
+                    .map(f.subscription()::equalsIgnoreCase)
+                    .orElse(false));
+  }
+
+  public Optional<ObjectNode> event(String eventId) {
+    Map<String, VmView> vms = vmsById();
+    return views
+        .event(eventId)
+        .map(
+            e -> {
+              ObjectNode n = summary(e, List.copyOf(e.vms().values()), vms);
+              ArrayNode list = n.putArray("vms");
+              e.vms().values().forEach(v -> list.add(vmState(v, vms.get(v.vmId()))));
+              return n;
+            });
+  }
+
+  private ObjectNode summary(
+      EventView e, List<VmEventState> vmsOfInterest, Map<String, VmView> vms) {
+    Instant now = clock.instant();
+    ObjectNode n = JsonSerde.JSON.createObjectNode();
+    n.put("eventId", e.eventId());
+    n.put("eventType", e.eventType());
+    n.put("eventSource", e.eventSource());
+    n.put("notBefore", e.notBefore() == null ? null : e.notBefore().toString());
+    if (e.notBefore() == null) {
+      n.putNull("secondsToNotBefore");
+    } else {
+      n.put("secondsToNotBefore", Duration.between(now, e.notBefore()).toSeconds());
+    }
+    if (e.durationInSeconds() == null) {
+      n.putNull("durationInSeconds");
+    } else {
+      n.put("durationInSeconds", e.durationInSeconds());
+    }
+    n.put("description", e.description());
+    ArrayNode res = n.putArray("resources");
+    e.resources().forEach(res::add);
+    // Listed VMs from which no agent reported the event: no agent, a silent one, or not ours.
+    java.util.Set<String> reporting = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    e.vms().values().forEach(v -> reporting.add(Objects.requireNonNullElse(v.name(), "")));
+    ArrayNode unreported = n.putArray("unreported");
+    e.resources().stream().filter(r -> !reporting.contains(r)).forEach(unreported::add);
+    n.put("open", e.open());
+    n.put("firstSeenAt", str(e.firstSeenAt()));
+    n.put("lastSeenAt", str(e.lastSeenAt()));
+    n.put("closedAt", str(e.closedAt()));
+    n.put("vmCount", vmsOfInterest.size());
+    Map<String, Integer> counts = new TreeMap<>();
+    Map<String, Integer> zones = new TreeMap<>();
+    Map<String, Integer> scaleSets = new TreeMap<>();
+    int silent = 0;
+    for (VmEventState v : vmsOfInterest) {
+      counts.merge(v.status(), 1, Integer::sum);
+      zones.merge(Objects.requireNonNullElse(v.zone(), "-"), 1, Integer::sum);
+      scaleSets.merge(Objects.requireNonNullElse(v.scaleSet(), "-"), 1, Integer::sum);
+      VmView vm = vms.get(v.vmId());
+      if (vm != null && vm.silent()) {
+        silent++;
+      }
+    }
+    n.set("counts", JsonSerde.JSON.valueToTree(counts));
+    n.put("silentAgents", silent);
+    n.set("zones", JsonSerde.JSON.valueToTree(zones));
+    n.set("scaleSets", JsonSerde.JSON.valueToTree(scaleSets));
+    return n;
+  }
+
+  private static ObjectNode vmState(VmEventState v, VmView vm) {
+    ObjectNode n = JsonSerde.JSON.valueToTree(v);
+    n.put("silent", vm != null && vm.silent());
+    return n;
+  }
+
+  public ObjectNode vms(Boolean silent) {
+    ObjectNode out = JsonSerde.JSON.createObjectNode();
+    out.put("generatedAt", clock.instant().toString());
+    ArrayNode list = out.putArray("vms");
+    views.vms().stream()
+        .filter(v -> silent == null || v.silent() == silent)
+        .sorted(Comparator.comparing(v -> Objects.requireNonNullElse(v.name(), v.vmId())))
+        .forEach(v -> list.add((ObjectNode) JsonSerde.JSON.valueToTree(v)));
+    return out;
+  }
+
+  public Optional<ObjectNode> vm(String vmId) {
+    return views.vm(vmId).map(v -> (ObjectNode) JsonSerde.JSON.valueToTree(v));
+  }
+
+  public Optional<ObjectNode> request(String requestId) {
+    return views.request(requestId).map(FleetQueries::requestJson);
+  }
+
+  static ObjectNode requestJson(RequestView r) {
+    ObjectNode n = JsonSerde.JSON.valueToTree(r);
+    Map<String, Integer> outcomes = new TreeMap<>();
+    r.vms()
+        .values()
+        .forEach(
+            v -> outcomes.merge(v.outcome() == null ? "waiting" : v.outcome(), 1, Integer::sum));
+    n.set("outcomes", JsonSerde.JSON.valueToTree(outcomes));
+    n.put("complete", r.complete());
+    return n;
+  }
+
+  private Map<String, VmView> vmsById() {
+    Map<String, VmView> m = new TreeMap<>();
+    views.vms().forEach(v -> m.put(v.vmId(), v));
+    return m;
+  }
+
+  private static String str(Instant t) {
+    return t == null ? null : t.toString();
+  }
+}

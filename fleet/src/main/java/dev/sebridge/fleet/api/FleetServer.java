@@ -1,0 +1,266 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.sebridge.concurrent.DaemonThreads;
+import dev.sebridge.fleet.auth.Authenticator;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet service's HTTP API (docs/fleet.md, docs/fleet-openapi.yaml). Every {@code /api/} call
+ * needs a bearer token: 401 without a valid one, 403 for a reader approving. {@code /healthz} and
+ * {@code /readyz} answer without one and say nothing but the status; {@code /metrics} needs one.
+ * Handlers only translate: requests to queries of the views, and approvals to audit records.
+ */
+public final class FleetServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetServer.class);
+  private static final Pattern EVENT = Pattern.compile("/api/events/([^/]+)");
+  private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
+  private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");
+  private static final Pattern APPROVAL = Pattern.compile("/api/approvals/([^/]+)");
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final Authenticator auth;
+  private final FleetQueries queries;
+  private final ApprovalRequests approvals;
+  private final Supplier<List<String>> readiness;
+  private final Supplier<String> metrics;
+  private final List<Route> routes = new ArrayList<>();
+
+  /** An extra route (the web page adds its own); {@code handler} answers or returns false. */
+  @FunctionalInterface
+  public interface Route {
+    boolean handle(HttpExchange ex, String path, Optional<Principal> principal) throws IOException;
+  }
+
+  public FleetServer(
+      String bindAddress,
+      int port,
+      Authenticator auth,
+      FleetQueries queries,
+      ApprovalRequests approvals,
+      Supplier<List<String>> readiness,
+      Supplier<String> metrics)
+      throws IOException {
+    this.auth = auth;
+    this.queries = queries;
+    this.approvals = approvals;
+    this.readiness = readiness;
+    this.metrics = metrics;
+    this.server = HttpServer.create(new InetSocketAddress(bindAddress, port), 64);
+    this.executor = Executors.newFixedThreadPool(4, DaemonThreads.named("fleet-http"));
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+  }
+
+  /** Adds a route tried before the API's own (the web page). */
+  public FleetServer route(Route r) {
+    routes.add(r);
+    return this;
+  }
+
+  public FleetServer start() {
+    server.start();
+    return this;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      String path = ex.getRequestURI().getPath();
+      if (path.equals("/healthz")) {
+        json(ex, 200, status("UP"));
+        return;
+      }
+      if (path.equals("/readyz")) {
+        json(
+            ex,
+            readiness.get().isEmpty() ? 200 : 503,
+            status(readiness.get().isEmpty() ? "READY" : "NOT_READY"));
+        return;
+      }
+      Optional<Principal> principal = principal(ex);
+      for (Route r : routes) {
+        if (r.handle(ex, path, principal)) {
+          return;
+        }
+      }
+      if (principal.isEmpty()) {
+        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
+        json(ex, 401, error("a valid bearer token is required"));
+        return;
+      }
+      try {
+        api(ex, path, principal.get());
+      } catch (ApiException e) {
+        json(ex, e.status(), error(e.getMessage()));
+      } catch (IOException | RuntimeException e) {
+        LOG.error("answering {} {} failed", ex.getRequestMethod(), path, e);
+        json(ex, 500, error("internal error"));
+      }
+    }
+  }
+
+  private void api(HttpExchange ex, String path, Principal p) throws IOException {
+    String method = ex.getRequestMethod();
+    Map<String, String> q = query(ex);
+    Matcher m;
+    if (path.equals("/metrics") && method.equals("GET")) {
+      send(
+          ex,
+          200,
+          metrics.get().getBytes(StandardCharsets.UTF_8),
+          "text/plain; version=0.0.4; charset=utf-8");
+    } else if (path.equals("/api/events") && method.equals("GET")) {
+      json(
+          ex,
+          200,
+          queries.events(
+              new FleetQueries.EventFilter(
+                  q.containsKey("open") ? Boolean.valueOf(q.get("open")) : null,
+                  q.get("type"),
+                  q.get("zone"),
+                  q.get("scaleSet"),
+                  q.get("subscription"))));
+    } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
+      JsonNode body = body(ex);
+      List<String> vms = null;
+      if (body.has("vms")) {
+        vms = new ArrayList<>();
+        for (JsonNode v : body.get("vms")) {
+          vms.add(v.asText());
+        }
+      }
+      ApprovalRequest r =
+          approvals.request(
+              decode(m.group(1)),
+              vms,
+              body.path("reason").asText(null),
+              p,
+              ex.getRequestHeaders().getFirst("Idempotency-Key"),
+              "api");
+      ObjectNode out = JsonSerde.JSON.createObjectNode();
+      out.put("requestId", r.requestId());
+      out.put("eventId", r.eventId());
+      out.put("requestedBy", r.requestedBy());
+      var commands = out.putObject("commands");
+      r.vmIds().forEach(vm -> commands.put(vm, ApprovalRequest.commandId(r.requestId(), vm)));
+      ex.getResponseHeaders().set("Location", "/api/approvals/" + r.requestId());
+      json(ex, 202, out);
+    } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
+      json(ex, 200, found(queries.event(decode(m.group(1))), "event"));
+    } else if (path.equals("/api/vms") && method.equals("GET")) {
+      json(ex, 200, queries.vms(q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null));
+    } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
+      json(ex, 200, found(queries.vm(decode(m.group(1))), "VM"));
+    } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
+      json(ex, 200, found(queries.request(decode(m.group(1))), "approval request"));
+    } else {
+      throw new ApiException(
+          path.startsWith("/api/") || path.equals("/metrics") ? 405 : 404,
+          "no such route: " + method + " " + path);
+    }
+  }
+
+  /** The principal of the request's bearer token, if it has a valid one. */
+  Optional<Principal> principal(HttpExchange ex) {
+    String h = ex.getRequestHeaders().getFirst("Authorization");
+    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    return auth.authenticate(h.substring(7).trim());
+  }
+
+  private static <T> T found(Optional<T> o, String what) {
+    return o.orElseThrow(() -> new ApiException(404, "no such " + what));
+  }
+
+  private static JsonNode body(HttpExchange ex) throws IOException {
+    byte[] b = ex.getRequestBody().readNBytes(64 * 1024);
+    try {
+      JsonNode n = JsonSerde.JSON.readTree(b);
+      if (n == null || !n.isObject()) {
+        throw new ApiException(400, "the body must be a JSON object");
+      }
+      return n;
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw new ApiException(400, "the body is not JSON");
+    }
+  }
+
+  static Map<String, String> query(HttpExchange ex) {
+    Map<String, String> q = new LinkedHashMap<>();
+    String raw = ex.getRequestURI().getRawQuery();
+    if (raw != null) {
+      for (String part : raw.split("&")) {
+        int eq = part.indexOf('=');
+        if (eq > 0) {
+          q.put(decode(part.substring(0, eq)), decode(part.substring(eq + 1)));
+        }
+      }
+    }
+    return q;
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+  }
+
+  private static ObjectNode status(String s) {
+    return JsonSerde.JSON.createObjectNode().put("status", s);
+  }
+
+  private static ObjectNode error(String message) {
+    return JsonSerde.JSON.createObjectNode().put("error", message);
+  }
+
+  /** Answers with a JSON body. */
+  public static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+    send(ex, status, JsonSerde.JSON.writeValueAsBytes(body), "application/json");
+  }
+
+  /** Answers with a body of this type. */
+  public static void send(HttpExchange ex, int status, byte[] body, String contentType)
+      throws IOException {
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    if (body.length > 0) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

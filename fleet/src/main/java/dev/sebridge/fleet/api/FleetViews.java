@@ -1,0 +1,80 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.FleetTopology;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The fleet view as the API reads it: the global stores, which every instance holds whole, so any
+ * instance answers any query without asking another (docs/fleet.md says why).
+ */
+public final class FleetViews {
+  private final Supplier<ReadOnlyKeyValueStore<String, VmView>> vms;
+  private final Supplier<ReadOnlyKeyValueStore<String, EventView>> events;
+  private final Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests;
+
+  FleetViews(
+      Supplier<ReadOnlyKeyValueStore<String, VmView>> vms,
+      Supplier<ReadOnlyKeyValueStore<String, EventView>> events,
+      Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests) {
+    this.vms = vms;
+    this.events = events;
+    this.requests = requests;
+  }
+
+  /** The views of a running Kafka Streams instance. */
+  public static FleetViews of(KafkaStreams streams) {
+    return new FleetViews(
+        () -> store(streams, FleetTopology.VMS_VIEW),
+        () -> store(streams, FleetTopology.EVENTS_VIEW),
+        () -> store(streams, FleetTopology.REQUESTS_VIEW));
+  }
+
+  private static <V> ReadOnlyKeyValueStore<String, V> store(KafkaStreams streams, String name) {
+    return streams.store(
+        StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+  }
+
+  public Optional<EventView> event(String eventId) {
+    return Optional.ofNullable(events.get().get(eventId.toLowerCase(Locale.ROOT)));
+  }
+
+  public List<EventView> events() {
+    return all(events.get());
+  }
+
+  public Optional<VmView> vm(String vmId) {
+    return Optional.ofNullable(vms.get().get(vmId));
+  }
+
+  public List<VmView> vms() {
+    return all(vms.get());
+  }
+
+  public Optional<RequestView> request(String requestId) {
+    return Optional.ofNullable(requests.get().get(requestId));
+  }
+
+  public List<RequestView> requests() {
+    return all(requests.get());
+  }
+
+  private static <V> List<V> all(ReadOnlyKeyValueStore<String, V> store) {
+    List<V> out = new ArrayList<>();
+    try (KeyValueIterator<String, V> it = store.all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+}

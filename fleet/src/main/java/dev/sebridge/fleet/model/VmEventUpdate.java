@@ -1,0 +1,31 @@
+package dev.sebridge.fleet.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+
+/**
+ * What one VM's envelope says about one event, on its way from the VM's partition to the event's
+ * (the events view is keyed by EventId).
+ *
+ * @param eventKey the EventId, lower case
+ * @param vmId the reporting VM
+ * @param name its name
+ * @param zone its zone
+ * @param scaleSet its scale set
+ * @param time the envelope's time
+ * @param transition the transition, or {@code approval} for an approval result
+ * @param inferred a removal the agent could not observe live
+ * @param event the IMDS event (transitions), else null
+ * @param approval the result (approval results), else null
+ */
+public record VmEventUpdate(
+    String eventKey,
+    String vmId,
+    String name,
+    String zone,
+    String scaleSet,
+    Instant time,
+    String transition,
+    boolean inferred,
+    JsonNode event,
+    VmEventState.ApprovalInfo approval) {}

@@ -1,0 +1,77 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventUpdate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps each event's view ({@link FleetTopology#EVENT_STATE}, keyed by EventId) from its VMs'
+ * reports. An event every reporting VM is done with is closed; it stays queryable by id for {@code
+ * retention} after that, then it is deleted (a tombstone removes it from the views).
+ */
+final class EventProcessor implements Processor<String, VmEventUpdate, String, EventView> {
+  static final Duration RETENTION_CHECK = Duration.ofMinutes(1);
+
+  private final Duration retention;
+  private final TopologyObserver observer;
+  private ProcessorContext<String, EventView> context;
+  private KeyValueStore<String, EventView> store;
+
+  EventProcessor(Duration retention, TopologyObserver observer) {
+    this.retention = retention;
+    this.observer = observer;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, EventView> context) {
+    this.context = context;
+    this.store = context.getStateStore(FleetTopology.EVENT_STATE);
+    context.schedule(RETENTION_CHECK, PunctuationType.WALL_CLOCK_TIME, this::forgetClosed);
+  }
+
+  @Override
+  public void process(Record<String, VmEventUpdate> record) {
+    VmEventUpdate u = record.value();
+    EventView old = store.get(u.eventKey());
+    if (u.approval() != null && (old == null || !old.vms().containsKey(u.vmId()))) {
+      return; // a result for a VM the event does not list (the agent rejected it as not-listed)
+    }
+    EventView next = EventViews.apply(old, u);
+    var before = old == null ? null : old.vms().get(u.vmId());
+    var after = next.vms().get(u.vmId());
+    if (before != null
+        && before.status().equals("scheduled")
+        && after.status().equals("approved")) {
+      observer.approvedAfter(Duration.between(before.since(), u.time()));
+    }
+    store.put(u.eventKey(), next);
+    context.forward(new Record<>(u.eventKey(), next, record.timestamp()));
+  }
+
+  private void forgetClosed(long wallClockMs) {
+    Instant horizon = Instant.ofEpochMilli(wallClockMs).minus(retention);
+    List<String> expired = new ArrayList<>();
+    try (KeyValueIterator<String, EventView> all = store.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, EventView> kv = all.next();
+        if (kv.value.closedAt() != null && kv.value.closedAt().isBefore(horizon)) {
+          expired.add(kv.key);
+        }
+      }
+    }
+    for (String key : expired) {
+      store.delete(key);
+      context.forward(new Record<String, EventView>(key, null, wallClockMs));
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package dev.sebridge.fleet.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmEventUpdate;
+import dev.sebridge.imds.NotBefore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How one VM's report changes an event's view. Pure functions: a VM's part is replaced, never added
+ * twice, so the many agents that report one platform event are merged by vmId.
+ */
+final class EventViews {
+  private EventViews() {}
+
+  /** The updates one envelope makes, keyed by event (a result may name several events). */
+  static List<VmEventUpdate> updatesOf(dev.sebridge.fleet.model.FleetEnvelope e) {
+    List<VmEventUpdate> out = new ArrayList<>();
+    JsonNode vm = e.vm();
+    String name = vm.path("name").asText(null);
+    String zone = vm.path("zone").asText(null);
+    String scaleSet = vm.path("vmScaleSetName").asText(null);
+    if (e.isTransition() && !e.eventKey().isEmpty() && e.affectsThisVm()) {
+      out.add(
+          new VmEventUpdate(
+              e.eventKey(),
+              e.vmId(),
+              name,
+              zone,
+              scaleSet,
+              e.time(),
+              e.transition(),
+              e.inferred(),
+              e.event(),
+              null));
+    } else if (e.isResult()) {
+      JsonNode d = e.data();
+      if (d.path("resultKind").asText("outcome").equals("outcome")) {
+        VmEventState.ApprovalInfo info =
+            new VmEventState.ApprovalInfo(
+                d.path("outcome").asText(null),
+                d.path("reasonCode").asText(null),
+                d.path("requestedBy").asText(null),
+                d.path("commandId").asText(null),
+                e.time());
+        for (JsonNode id : d.path("eventIds")) {
+          out.add(
+              new VmEventUpdate(
+                  id.asText().toLowerCase(java.util.Locale.ROOT),
+                  e.vmId(),
+                  name,
+                  zone,
+                  scaleSet,
+                  e.time(),
+                  "approval",
+                  false,
+                  null,
+                  info));
+        }
+      }
+    }
+    return out;
+  }
+
+  static EventView apply(EventView old, VmEventUpdate u) {
+    Map<String, VmEventState> vms = new LinkedHashMap<>(old == null ? Map.of() : old.vms());
+    VmEventState before = vms.get(u.vmId());
+    JsonNode ev = u.event();
+    String status;
+    String guess = null;
+    VmEventState.ApprovalInfo approval = before == null ? null : before.approval();
+    Instant since = before == null ? u.time() : before.since();
+    String current = before == null ? null : before.status();
+    switch (u.transition()) {
+      case "scheduled" -> status = "approved".equals(current) ? current : "scheduled";
+      case "started" -> status = "started";
+      case "updated" ->
+          status =
+              ev.path("EventStatus").asText("").equals("Started")
+                  ? "started"
+                  : keep(current, "scheduled");
+      case "completed", "canceled" -> {
+        status = u.inferred() ? "inferred" : u.transition();
+        guess = u.inferred() ? u.transition() : null;
+      }
+      case "approval" -> {
+        approval = u.approval();
+        boolean accepted = "accepted".equals(approval.outcome());
+        status =
+            accepted && (current == null || current.equals("scheduled"))
+                ? "approved"
+                : keep(current, "scheduled");
+      }
+      default -> status = keep(current, "scheduled");
+    }
+    if (!status.equals(current)) {
+      since = u.time();
+    }
+    vms.put(
+        u.vmId(),
+        new VmEventState(
+            u.vmId(),
+            u.name() != null ? u.name() : before == null ? null : before.name(),
+            u.zone() != null ? u.zone() : before == null ? null : before.zone(),
+            u.scaleSet() != null ? u.scaleSet() : before == null ? null : before.scaleSet(),
+            status,
+            guess,
+            since,
+            approval));
+    boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
+    Instant closedAt =
+        closed ? (old != null && old.closedAt() != null ? old.closedAt() : u.time()) : null;
+    if (ev == null || ev.isMissingNode()) {
+      // An approval result: the event's own fields stay as the transitions reported them.
+      return old == null
+          ? new EventView(
+              u.eventKey(),
+              null,
+              null,
+              null,
+              null,
+              null,
+              List.of(),
+              u.time(),
+              u.time(),
+              closedAt,
+              vms)
+          : new EventView(
+              old.eventId(),
+              old.eventType(),
+              old.eventSource(),
+              old.notBefore(),
+              old.durationInSeconds(),
+              old.description(),
+              old.resources(),
+              old.firstSeenAt(),
+              later(old.lastSeenAt(), u.time()),
+              closedAt,
+              vms);
+    }
+    List<String> resources = new ArrayList<>();
+    ev.path("Resources").forEach(r -> resources.add(r.asText()));
+    Instant notBefore = NotBefore.parse(ev.path("NotBefore").asText("")).orElse(null);
+    JsonNode duration = ev.path("DurationInSeconds");
+    return new EventView(
+        ev.path("EventId").asText(u.eventKey()),
+        ev.path("EventType").asText(null),
+        ev.path("EventSource").asText(old == null ? null : old.eventSource()),
+        notBefore,
+        duration.canConvertToInt()
+            ? duration.asInt()
+            : old == null ? null : old.durationInSeconds(),
+        ev.path("Description").asText(old == null ? null : old.description()),
+        resources.isEmpty() && old != null ? old.resources() : resources,
+        old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
+        old == null ? u.time() : later(old.lastSeenAt(), u.time()),
+        closedAt,
+        vms);
+  }
+
+  private static String keep(String current, String otherwise) {
+    return current == null || current.equals("inferred") ? otherwise : current;
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a == null || (b != null && b.isAfter(a)) ? b : a;
+  }
+
+  private static Instant earlier(Instant a, Instant b) {
+    return a == null || (b != null && b.isBefore(a)) ? b : a;
+  }
+}

@@ -1,0 +1,206 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.command.CommandPartitioning;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.ResultReport;
+import dev.sebridge.fleet.model.VmEventUpdate;
+import dev.sebridge.fleet.model.VmView;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The fleet service's data flow, built in this one place:
+ *
+ * <pre>
+ * [envelopes] (key vmId) --validate--+--> vms (vm-state) ------------------------> [views-vms]
+ *                                    +--> fan-out --by event--> [by-event] --> events (event-state)
+ *                                    |                                              --> [views-events]
+ *                                    +--------by request-----> [by-request] --+
+ * [approvals] (audit, key request id) ----------------------------------------+--> requests
+ *     (request-state) --> [commands] (key vmId, the agent's partition) + [views-requests]
+ *
+ * [views-*] --> global stores vms-view, events-view, requests-view: every instance holds the
+ *               whole (small) fleet view and answers any query from it.
+ * </pre>
+ *
+ * Topics are named {@code <prefix>-<name>} except the envelopes, commands and approvals (audit)
+ * topics, which are configured. The processors hold in-memory stores backed by changelogs: an
+ * instance that takes over a partition rebuilds them from there.
+ */
+public final class FleetTopology {
+  // State stores, each owned by one processor.
+  /** VM views by vmId, from the VM's own envelopes. */
+  public static final String VM_STATE = "vm-state";
+
+  /** Event views by EventId (lower case), merged from every VM that reports the event. */
+  public static final String EVENT_STATE = "event-state";
+
+  /** Approval requests by request id, with each VM's command and result. */
+  public static final String REQUEST_STATE = "request-state";
+
+  // Global stores: the views every instance queries.
+  public static final String VMS_VIEW = "vms-view";
+  public static final String EVENTS_VIEW = "events-view";
+  public static final String REQUESTS_VIEW = "requests-view";
+
+  // Node names.
+  static final String BY_EVENT_SINK = "by-event-sink";
+  static final String BY_REQUEST_SINK = "by-request-sink";
+  static final String COMMANDS_SINK = "commands-sink";
+  static final String REQUESTS_VIEW_SINK = "requests-view-sink";
+
+  // Topic names (suffixes of the prefix): internal ones, then the views.
+  public static final String BY_EVENT = "by-event";
+  public static final String BY_REQUEST = "by-request";
+  public static final String VIEWS_VMS = "views-vms";
+  public static final String VIEWS_EVENTS = "views-events";
+  public static final String VIEWS_REQUESTS = "views-requests";
+
+  /** The topics a topology reads and writes. */
+  public record Topics(String prefix, String envelopes, String commands, String approvals) {
+    public String of(String name) {
+      return prefix + "-" + name;
+    }
+  }
+
+  private FleetTopology() {}
+
+  /**
+   * @param silentAfter heartbeat intervals without an envelope after which a VM is silent
+   * @param retention how long a closed event stays queryable
+   * @param observer told what the metrics need
+   */
+  public static Topology build(
+      Topics topics,
+      CommandIssuer issuer,
+      int silentAfter,
+      Duration retention,
+      TopologyObserver observer) {
+    Serde<String> keys = Serdes.String();
+    JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
+    JsonSerde<EventView> eventViews = new JsonSerde<>(EventView.class);
+    JsonSerde<RequestView> requestViews = new JsonSerde<>(RequestView.class);
+    JsonSerde<VmEventUpdate> updates = new JsonSerde<>(VmEventUpdate.class);
+    JsonSerde<ResultReport> results = new JsonSerde<>(ResultReport.class);
+    JsonSerde<ApprovalRequest> requests = new JsonSerde<>(ApprovalRequest.class);
+
+    Topology t = new Topology();
+    // VMs, and what their envelopes say about events and requests.
+    t.addSource(
+        "envelopes",
+        new StringDeserializer(),
+        new EnvelopeSerde().deserializer(),
+        topics.envelopes());
+    t.addProcessor("vms", () -> new VmProcessor(silentAfter), "envelopes");
+    t.addStateStore(store(VM_STATE, vmViews), "vms");
+    t.addSink(
+        "vms-view-sink", topics.of(VIEWS_VMS), new StringSerializer(), vmViews.serializer(), "vms");
+    t.addProcessor("fan-out", FanOut::new, "envelopes");
+    t.addSink(
+        BY_EVENT_SINK,
+        topics.of(BY_EVENT),
+        new StringSerializer(),
+        untyped(updates.serializer()),
+        "fan-out");
+    t.addSink(
+        BY_REQUEST_SINK,
+        topics.of(BY_REQUEST),
+        new StringSerializer(),
+        untyped(results.serializer()),
+        "fan-out");
+
+    // Events, keyed by EventId.
+    t.addSource("by-event", new StringDeserializer(), updates.deserializer(), topics.of(BY_EVENT));
+    t.addProcessor("events", () -> new EventProcessor(retention, observer), "by-event");
+    t.addStateStore(store(EVENT_STATE, eventViews), "events");
+    t.addSink(
+        "events-view-sink",
+        topics.of(VIEWS_EVENTS),
+        new StringSerializer(),
+        eventViews.serializer(),
+        "events");
+
+    // Approval requests (audited first) and their results, keyed by request id.
+    t.addSource(
+        "approvals",
+        new StringDeserializer(),
+        untypedIn(requests.deserializer()),
+        topics.approvals());
+    t.addSource(
+        "by-request",
+        new StringDeserializer(),
+        untypedIn(results.deserializer()),
+        topics.of(BY_REQUEST));
+    t.addProcessor("requests", () -> new RequestProcessor(issuer), "approvals", "by-request");
+    t.addStateStore(store(REQUEST_STATE, requestViews), "requests");
+    t.addSink(
+        COMMANDS_SINK,
+        topics.commands(),
+        new StringSerializer(),
+        untyped(new ByteArraySerializer()),
+        new AgentPartition(),
+        "requests");
+    t.addSink(
+        REQUESTS_VIEW_SINK,
+        topics.of(VIEWS_REQUESTS),
+        new StringSerializer(),
+        untyped(requestViews.serializer()),
+        "requests");
+
+    // The views, whole on every instance.
+    global(t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, v -> observer.applied(v.lastEnvelopeAt()));
+    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, v -> {});
+    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, v -> {});
+    return t;
+  }
+
+  private static <V> StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> values) {
+    return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values);
+  }
+
+  private static <V> void global(
+      Topology t, String store, String topic, JsonSerde<V> values, Consumer<V> applied) {
+    t.addGlobalStore(
+        store(store, values).withLoggingDisabled(),
+        store + "-source",
+        new StringDeserializer(),
+        values.deserializer(),
+        topic,
+        store + "-updater",
+        () -> new ViewUpdater<V>(store, applied));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> Serializer<Object> untyped(Serializer<T> s) {
+    return (topic, value) -> s.serialize(topic, (T) value);
+  }
+
+  private static <T> Deserializer<Object> untypedIn(Deserializer<T> d) {
+    return d::deserialize;
+  }
+
+  /** Commands go to the partition the target agent reads: murmur2 of the vmId. */
+  static final class AgentPartition implements StreamPartitioner<String, Object> {
+    @Override
+    public Optional<Set<Integer>> partitions(
+        String topic, String vmId, Object value, int partitions) {
+      return Optional.of(Set.of(CommandPartitioning.partitionFor(vmId, partitions)));
+    }
+  }
+}

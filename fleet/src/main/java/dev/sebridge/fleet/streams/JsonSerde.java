@@ -1,0 +1,55 @@
+package dev.sebridge.fleet.streams;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/** The fleet service's own records (views, requests) as JSON. */
+public final class JsonSerde<T> implements Serde<T> {
+  public static final ObjectMapper JSON =
+      new ObjectMapper()
+          .registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  private final Class<T> type;
+
+  public JsonSerde(Class<T> type) {
+    this.type = type;
+  }
+
+  @Override
+  public Serializer<T> serializer() {
+    return (topic, value) -> {
+      if (value == null) {
+        return null;
+      }
+      try {
+        return JSON.writeValueAsBytes(value);
+      } catch (IOException e) {
+        throw new SerializationException("cannot write " + type.getSimpleName(), e);
+      }
+    };
+  }
+
+  @Override
+  public Deserializer<T> deserializer() {
+    return (topic, bytes) -> {
+      if (bytes == null) {
+        return null;
+      }
+      try {
+        return JSON.readValue(bytes, type);
+      } catch (IOException e) {
+        throw new SerializationException(
+            "not a " + type.getSimpleName() + ": " + e.getMessage(), e);
+      }
+    };
+  }
+}

@@ -1,0 +1,98 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.ResultReport;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns an audited approval request into one signed command per VM, and follows the agents' results
+ * ({@link FleetTopology#REQUEST_STATE}, keyed by request id).
+ *
+ * <p>Runs with exactly-once processing: the commands, the request's state and its view are
+ * committed together. A request handled again (a failover before the commit) signs again with the
+ * same command ids; commands of the aborted attempt are never seen by the agents, which read
+ * committed records only, and their replay cache refuses a second copy anyway.
+ */
+final class RequestProcessor implements Processor<String, Object, String, Object> {
+  private static final Logger LOG = LoggerFactory.getLogger(RequestProcessor.class);
+
+  private final CommandIssuer issuer;
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, RequestView> store;
+
+  RequestProcessor(CommandIssuer issuer) {
+    this.issuer = issuer;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    this.store = context.getStateStore(FleetTopology.REQUEST_STATE);
+  }
+
+  @Override
+  public void process(Record<String, Object> record) {
+    if (record.value() instanceof ApprovalRequest r) {
+      request(r, record.timestamp());
+    } else if (record.value() instanceof ResultReport result) {
+      result(record.key(), result, record.timestamp());
+    }
+  }
+
+  private void request(ApprovalRequest r, long timestamp) {
+    if (store.get(r.requestId()) != null) {
+      return; // handled already: nothing new is sent
+    }
+    Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
+    Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    for (String vmId : r.vmIds()) {
+      String commandId = ApprovalRequest.commandId(r.requestId(), vmId);
+      byte[] command = issuer.command(r, vmId, commandId, now);
+      context.forward(
+          new Record<String, Object>(vmId, command, timestamp), FleetTopology.COMMANDS_SINK);
+      vms.put(vmId, new RequestView.VmResult(commandId, null, null, null, null));
+    }
+    RequestView view = new RequestView(r, now, vms);
+    store.put(r.requestId(), view);
+    context.forward(
+        new Record<String, Object>(r.requestId(), view, timestamp),
+        FleetTopology.REQUESTS_VIEW_SINK);
+    LOG.info(
+        "approval request {} by {}: {} command(s) for event {}",
+        r.requestId(),
+        r.requestedBy(),
+        vms.size(),
+        r.eventId());
+  }
+
+  private void result(String requestId, ResultReport result, long timestamp) {
+    RequestView view = store.get(requestId);
+    if (view == null
+        || !view.vms().containsKey(result.vmId())
+        || !"outcome".equals(result.resultKind())) {
+      return; // not ours, or a replay's refusal: the first outcome stands
+    }
+    Map<String, RequestView.VmResult> vms = new LinkedHashMap<>(view.vms());
+    RequestView.VmResult old = vms.get(result.vmId());
+    if (!old.commandId().equals(result.commandId())) {
+      return;
+    }
+    vms.put(
+        result.vmId(),
+        new RequestView.VmResult(
+            old.commandId(), result.outcome(), result.reasonCode(), result.reason(), result.at()));
+    RequestView next = new RequestView(view.request(), view.commandsSentAt(), vms);
+    store.put(requestId, next);
+    context.forward(
+        new Record<String, Object>(requestId, next, timestamp), FleetTopology.REQUESTS_VIEW_SINK);
+  }
+}

@@ -1,0 +1,358 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.approval.ApprovalResult;
+import dev.sebridge.approval.ReasonCode;
+import dev.sebridge.command.CommandPartitioning;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.command.CommandVerifier;
+import dev.sebridge.command.TrustedKeys;
+import dev.sebridge.command.Verdict;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.testing.MutableClock;
+import dev.sebridge.track.TransitionType;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The fleet topology, driven record by record ({@link TopologyTestDriver}, no broker). */
+class FleetTopologyTest {
+  static final FleetTopology.Topics TOPICS =
+      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+  static final String REBOOT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
+
+  final MutableClock clock = new MutableClock(T0);
+  final AgentEnvelopes agents = new AgentEnvelopes(clock);
+  final VmIdentity vm1 = AgentEnvelopes.vm("vm-1", "web-1", "1", "web");
+  final VmIdentity vm2 = AgentEnvelopes.vm("vm-2", "web-2", "2", "web");
+  final VmIdentity vm3 = AgentEnvelopes.vm("vm-3", "db-1", "3", null);
+  final List<Duration> approvalDelays = new ArrayList<>();
+
+  ECKey key;
+  TopologyTestDriver driver;
+  TestInputTopic<String, byte[]> envelopes;
+  TestInputTopic<String, ApprovalRequest> approvals;
+  TestOutputTopic<String, byte[]> commands;
+
+  @BeforeEach
+  void start() throws Exception {
+    key = new ECKeyGenerator(Curve.P_256).keyID("fleet-key").generate();
+    TopologyObserver observer =
+        new TopologyObserver() {
+          @Override
+          public void applied(Instant envelopeTime) {}
+
+          @Override
+          public void approvedAfter(Duration sinceScheduled) {
+            approvalDelays.add(sinceScheduled);
+          }
+        };
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(new CommandSigner(key, "sebridge-fleet"), Duration.ofMinutes(5)),
+                3,
+                Duration.ofHours(24),
+                observer),
+            p,
+            T0);
+    envelopes =
+        driver.createInputTopic(
+            TOPICS.envelopes(), new StringSerializer(), new ByteArraySerializer());
+    approvals =
+        driver.createInputTopic(
+            TOPICS.approvals(),
+            new StringSerializer(),
+            new JsonSerde<>(ApprovalRequest.class).serializer());
+    commands =
+        driver.createOutputTopic(
+            TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
+  }
+
+  @AfterEach
+  void stop() {
+    driver.close();
+  }
+
+  void send(VmIdentity vm, byte[] envelope) {
+    envelopes.pipeInput(vm.vmId(), envelope, clock.instant());
+  }
+
+  void transition(TransitionType t, VmIdentity vm, String status, String... resources) {
+    send(
+        vm,
+        agents.transition(
+            t,
+            vm,
+            AgentEnvelopes.imdsEvent(
+                REBOOT, "Reboot", status, List.of(resources), T0.plusSeconds(900)),
+            false));
+  }
+
+  EventView event(String id) {
+    KeyValueStore<String, EventView> s = driver.getKeyValueStore(FleetTopology.EVENTS_VIEW);
+    return s.get(id.toLowerCase(java.util.Locale.ROOT));
+  }
+
+  VmView vm(String vmId) {
+    KeyValueStore<String, VmView> s = driver.getKeyValueStore(FleetTopology.VMS_VIEW);
+    return s.get(vmId);
+  }
+
+  RequestView request(String id) {
+    KeyValueStore<String, RequestView> s = driver.getKeyValueStore(FleetTopology.REQUESTS_VIEW);
+    return s.get(id);
+  }
+
+  @Test
+  void oneEventReportedByManyVmsIsOneEventCountedOncePerVm() {
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2", "db-1");
+    transition(TransitionType.SCHEDULED, vm2, "Scheduled", "web-1", "web-2", "db-1");
+    transition(TransitionType.SCHEDULED, vm3, "Scheduled", "web-1", "web-2", "db-1");
+    // an agent that restarts re-publishes: the same VM twice is still one VM
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2", "db-1");
+
+    EventView e = event(REBOOT);
+    assertThat(e.eventId()).isEqualTo(REBOOT);
+    assertThat(e.eventType()).isEqualTo("Reboot");
+    assertThat(e.eventSource()).isEqualTo("Platform");
+    assertThat(e.notBefore()).isEqualTo(T0.plusSeconds(900));
+    assertThat(e.resources()).containsExactly("web-1", "web-2", "db-1");
+    assertThat(e.counts()).isEqualTo(Map.of("scheduled", 3));
+    assertThat(e.vms().get("vm-1").zone()).isEqualTo("1");
+    assertThat(e.vms().get("vm-2").scaleSet()).isEqualTo("web");
+    assertThat(e.open()).isTrue();
+    assertThat(vm("vm-3").openEvents()).containsExactly(REBOOT.toLowerCase(java.util.Locale.ROOT));
+    assertThat(vm("vm-3").name()).isEqualTo("db-1");
+    assertThat(vm("vm-3").subscriptionId()).isEqualTo("00000000-0000-0000-0000-000000000000");
+  }
+
+  @Test
+  void eachVmMovesThroughApprovedStartedCompletedAndTheEventClosesThenExpires() {
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2");
+    transition(TransitionType.SCHEDULED, vm2, "Scheduled", "web-1", "web-2");
+    clock.advance(Duration.ofSeconds(42));
+    send(
+        vm1,
+        agents.result(
+            vm1,
+            "fleet:r1:vm-1",
+            "alice",
+            ApprovalResult.Outcome.ACCEPTED,
+            ReasonCode.ACCEPTED,
+            List.of(REBOOT),
+            ApprovalResult.Kind.OUTCOME));
+    EventView e = event(REBOOT);
+    assertThat(e.vms().get("vm-1").status()).isEqualTo("approved");
+    assertThat(e.vms().get("vm-1").approval().requestedBy()).isEqualTo("alice");
+    assertThat(e.vms().get("vm-1").approval().reasonCode()).isEqualTo("accepted");
+    assertThat(approvalDelays).containsExactly(Duration.ofSeconds(42));
+
+    transition(TransitionType.STARTED, vm1, "Started", "web-1", "web-2");
+    transition(TransitionType.COMPLETED, vm1, "Started", "web-1", "web-2");
+    assertThat(event(REBOOT).counts()).isEqualTo(Map.of("completed", 1, "scheduled", 1));
+    assertThat(vm("vm-1").openEvents()).isEmpty();
+    assertThat(event(REBOOT).open()).isTrue();
+
+    // vm-2 was down while it ended: its agent infers it
+    send(
+        vm2,
+        agents.transition(
+            TransitionType.COMPLETED,
+            vm2,
+            AgentEnvelopes.imdsEvent(
+                REBOOT, "Reboot", "Scheduled", List.of("web-1", "web-2"), null),
+            true));
+    EventView closed = event(REBOOT);
+    assertThat(closed.vms().get("vm-2").status()).isEqualTo("inferred");
+    assertThat(closed.vms().get("vm-2").guess()).isEqualTo("completed");
+    assertThat(closed.open()).isFalse();
+
+    // queryable by id for the retention, then gone
+    driver.advanceWallClockTime(Duration.ofHours(23));
+    assertThat(event(REBOOT)).isNotNull();
+    driver.advanceWallClockTime(Duration.ofHours(2));
+    assertThat(event(REBOOT)).isNull();
+  }
+
+  @Test
+  void aVmWithoutEnvelopesForThreeHeartbeatIntervalsIsSilentAndBackWithItsNextOne() {
+    send(vm1, agents.heartbeat(vm1, Duration.ofSeconds(60)));
+    send(vm2, agents.heartbeat(vm2, Duration.ofSeconds(60)));
+    assertThat(vm("vm-1").heartbeatIntervalSeconds()).isEqualTo(60);
+    assertThat(vm("vm-1").silent()).isFalse();
+
+    driver.advanceWallClockTime(Duration.ofSeconds(170));
+    send(vm2, agents.heartbeat(vm2, Duration.ofSeconds(60)));
+    driver.advanceWallClockTime(Duration.ofSeconds(20));
+    assertThat(vm("vm-1").silent()).as("190 s > 3 x 60 s").isTrue();
+    assertThat(vm("vm-2").silent()).isFalse();
+
+    send(vm1, agents.heartbeat(vm1, Duration.ofSeconds(60)));
+    assertThat(vm("vm-1").silent()).isFalse();
+  }
+
+  @Test
+  void aHeartbeatFromAVmNeverSeenBeforeCreatesItsView() {
+    VmIdentity stranger = AgentEnvelopes.vm("vm-new", "new-1", "2", "batch");
+    send(stranger, agents.heartbeat(stranger, Duration.ofSeconds(300)));
+    VmView v = vm("vm-new");
+    assertThat(v.name()).isEqualTo("new-1");
+    assertThat(v.zone()).isEqualTo("2");
+    assertThat(v.scaleSet()).isEqualTo("batch");
+    assertThat(v.agentVersion()).isEqualTo("0.1.0-test");
+    assertThat(v.lastHeartbeatAt()).isEqualTo(T0);
+    assertThat(v.polls()).containsKeys("total", "documents");
+    assertThat(v.openEvents()).isEmpty();
+  }
+
+  @Test
+  void poisonRecordsAreCountedBySkippedKindAndTheViewGoesOn() {
+    long before = skipped();
+    envelopes.pipeInput("vm-1", "not json {".getBytes(StandardCharsets.UTF_8));
+    envelopes.pipeInput("vm-1", "{\"hello\":\"world\"}".getBytes(StandardCharsets.UTF_8));
+    envelopes.pipeInput("vm-1", (byte[]) null);
+    byte[] broken =
+        new String(agents.heartbeat(vm1, Duration.ofSeconds(60)), StandardCharsets.UTF_8)
+            .replace("\"intervalSeconds\":60", "\"intervalSeconds\":\"sixty\"")
+            .getBytes(StandardCharsets.UTF_8);
+    envelopes.pipeInput("vm-1", broken);
+    assertThat(skipped() - before).isEqualTo(4);
+    assertThat(SkipAndCount.counts()).containsKeys("not-json", "not-sebridge-v1", "empty");
+    assertThat(SkipAndCount.counts()).containsKey("invalid dev.sebridge.agent.heartbeat.v1");
+    assertThat(vm("vm-1")).isNull();
+
+    send(vm1, agents.heartbeat(vm1, Duration.ofSeconds(60)));
+    assertThat(vm("vm-1")).isNotNull();
+  }
+
+  @Test
+  void anEnvelopeOfAnUnknownLaterMinorVersionIsApplied() throws Exception {
+    var json = JsonSerde.JSON;
+    var node =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            json.readTree(agents.heartbeat(vm1, Duration.ofSeconds(60)));
+    node.put("dataschema", "urn:sebridge:schema:heartbeat:1.7");
+    var data = (com.fasterxml.jackson.databind.node.ObjectNode) node.get("data");
+    data.put("schemaVersion", "1.7");
+    data.putObject("futureField").put("anything", true);
+    long before = skipped();
+    envelopes.pipeInput("vm-1", json.writeValueAsBytes(node));
+    assertThat(skipped()).isEqualTo(before);
+    assertThat(vm("vm-1").heartbeatIntervalSeconds()).isEqualTo(60);
+  }
+
+  @Test
+  void anApprovalRequestSendsOneSignedCommandPerVmToItsAgentsPartitionOnce() throws Exception {
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2");
+    transition(TransitionType.SCHEDULED, vm2, "Scheduled", "web-1", "web-2");
+    ApprovalRequest r =
+        new ApprovalRequest(
+            "r1", REBOOT, List.of("vm-1", "vm-2"), "patch window", "alice", T0, "api");
+    approvals.pipeInput("r1", r);
+    approvals.pipeInput("r1", r); // handled again (a failover): nothing new is sent
+
+    var sent = commands.readRecordsToList();
+    assertThat(sent).extracting(rec -> rec.key()).containsExactly("vm-1", "vm-2");
+    TrustedKeys trusted = new TrustedKeys(List.of(key.toPublicJWK()));
+    for (var rec : sent) {
+      Verdict v = new CommandVerifier(trusted, rec.key(), clock).verify(rec.value());
+      assertThat(v).isInstanceOf(Verdict.Valid.class);
+      var c = ((Verdict.Valid) v).command();
+      assertThat(c.commandId()).isEqualTo(ApprovalRequest.commandId("r1", rec.key()));
+      assertThat(c.audience()).isEqualTo(rec.key());
+      assertThat(c.requestedBy()).isEqualTo("alice");
+      assertThat(c.reason()).isEqualTo("patch window");
+      assertThat(c.eventIds()).containsExactly(REBOOT);
+      assertThat(Duration.between(c.issuedAt(), c.expiresAt()))
+          .isLessThanOrEqualTo(Duration.ofMinutes(10));
+    }
+    RequestView view = request("r1");
+    assertThat(view.vms()).containsOnlyKeys("vm-1", "vm-2");
+    assertThat(view.complete()).isFalse();
+
+    // results arrive: a replay refusal does not overwrite the outcome
+    send(
+        vm1,
+        agents.result(
+            vm1,
+            "fleet:r1:vm-1",
+            "alice",
+            ApprovalResult.Outcome.ACCEPTED,
+            ReasonCode.ACCEPTED,
+            List.of(REBOOT),
+            ApprovalResult.Kind.OUTCOME));
+    send(
+        vm1,
+        agents.result(
+            vm1,
+            "fleet:r1:vm-1",
+            "alice",
+            ApprovalResult.Outcome.REJECTED,
+            ReasonCode.REPLAYED,
+            List.of(REBOOT),
+            ApprovalResult.Kind.REPLAY));
+    send(
+        vm2,
+        agents.result(
+            vm2,
+            "fleet:r1:vm-2",
+            "alice",
+            ApprovalResult.Outcome.REJECTED,
+            ReasonCode.NOT_SCHEDULED,
+            List.of(REBOOT),
+            ApprovalResult.Kind.OUTCOME));
+    view = request("r1");
+    assertThat(view.vms().get("vm-1").outcome()).isEqualTo("accepted");
+    assertThat(view.vms().get("vm-2").outcome()).isEqualTo("rejected");
+    assertThat(view.vms().get("vm-2").reasonCode()).isEqualTo("not-scheduled");
+    assertThat(view.complete()).isTrue();
+  }
+
+  @Test
+  void commandsGoToThePartitionTheAgentReads() {
+    var p = new FleetTopology.AgentPartition();
+    for (String vmId : List.of("vm-1", "5c2e3c9a-0000-4000-8000-000000000000", "x")) {
+      assertThat(p.partitions("commands", vmId, null, 32))
+          .contains(java.util.Set.of(CommandPartitioning.partitionFor(vmId, 32)));
+    }
+  }
+
+  private static long skipped() {
+    return SkipAndCount.counts().values().stream().mapToLong(AtomicLong::get).sum();
+  }
+}
