@@ -25,7 +25,18 @@ final class ConfigReference {
         .append(
             " errors. `sebridge check-config` lists every problem; `sebridge run` exits 2 on any.\n\n")
         .append("| key | type | default | meaning |\n|---|---|---|---|\n");
-    for (ConfigKey<?> k : catalog.keys()) {
+    table(b, catalog.keys());
+    b.append("\n## Fleet service (`sebridge fleet serve`)\n\n")
+        .append(
+            "Read the same way (`--config`, `SEBRIDGE_FLEET_*` environment variables, `--set`);")
+        .append(" any problem exits 2 naming the key. See docs/fleet.md.\n\n")
+        .append("| key | type | default | meaning |\n|---|---|---|---|\n");
+    table(b, dev.sebridge.fleet.FleetKeys.all());
+    return b.toString();
+  }
+
+  private static void table(StringBuilder b, java.util.List<ConfigKey<?>> keys) {
+    for (ConfigKey<?> k : keys) {
       String def = k.defaultDescription();
       if (k.required()) {
         def = "required when enabled";
@@ -41,6 +52,5 @@ final class ConfigReference {
           .append(k.secret() ? " (secret: never logged)" : "")
           .append(" |\n");
     }
-    return b.toString();
   }
 }

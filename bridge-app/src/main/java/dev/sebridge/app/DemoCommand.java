@@ -58,6 +58,13 @@ final class DemoCommand implements Callable<Integer> {
   static final String COMMANDS = "sebridge-commands";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  @Option(
+      names = "--fleet",
+      description =
+          "The fleet service instead: 24 VMs, their agents and the fleet API; the fleet CLI"
+              + " shows open maintenance and approves a Reboot for 4 VMs.")
+  boolean fleet;
+
   @Option(names = "--json", description = "Print raw envelopes instead of the timeline.")
   boolean json;
 
@@ -89,6 +96,16 @@ final class DemoCommand implements Callable<Integer> {
           .setLevel(Level.WARN);
       for (String noisy : List.of("org.apache.kafka", "kafka", "state.change.logger")) {
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(noisy)).setLevel(Level.ERROR);
+      }
+    }
+    if (fleet) {
+      Path work = Files.createTempDirectory("sebridge-fleet-demo-");
+      try {
+        return new dev.sebridge.app.fleet.FleetDemo(
+                out, spec.commandLine().getErr(), Duration.ofSeconds(timeoutSeconds))
+            .run(work, follow);
+      } finally {
+        deleteQuietly(work);
       }
     }
     Scenario scenario = Scenario.builtIn("demo");

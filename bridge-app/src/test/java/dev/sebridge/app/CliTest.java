@@ -306,4 +306,30 @@ class CliTest {
         .contains("demo")
         .contains("check-config");
   }
+
+  @Test
+  void fleetServeExitsTwoNamingEachBadKey() throws Exception {
+    assertThat(run("fleet", "serve", "--set", "fleet.http.port=70000", "--set", "fleet.bogus=1"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("fleet.kafka.bootstrap-servers: is required")
+        .contains("fleet.http.port: 70000 is not a port")
+        .contains("fleet.bogus: is not a known configuration key");
+
+    Path key = dir.resolve("key.jwk");
+    Files.writeString(key, "{}");
+    err.getBuffer().setLength(0);
+    assertThat(
+            run(
+                "fleet",
+                "serve",
+                "--set",
+                "fleet.kafka.bootstrap-servers=127.0.0.1:1",
+                "--set",
+                "fleet.signing.key-file=" + key))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("fleet.auth.tokens-file: no way to authenticate")
+        .doesNotContain("fleet.signing.key-file");
+  }
 }

@@ -265,6 +265,75 @@ class FleetEndToEndTest {
     }
   }
 
+  @Test
+  void theCliShowsTheFleetAndApprovesThroughTheService() throws Exception {
+    String redeploy =
+        sim.addEvent(
+            EventSpec.scheduled("Redeploy", names(9, 11))
+                .withNotice(900)
+                .withSource("User")
+                .withStartedFor(1));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> fleet.views().event(redeploy).map(e -> e.vms().size()).orElse(0) == 2);
+    Path token = work.resolve("approver.token");
+    Files.writeString(token, FleetLab.APPROVER_TOKEN);
+    String[] client = {"--url", base(), "--token-file", token.toString()};
+
+    var events =
+        run(
+            "fleet",
+            "events",
+            "--open",
+            "--type",
+            "Redeploy",
+            client[0],
+            client[1],
+            client[2],
+            client[3]);
+    assertThat(events.code()).as(events.err()).isEqualTo(0);
+    assertThat(events.out())
+        .contains("EVENT")
+        .contains(redeploy)
+        .contains("Redeploy")
+        .contains("scheduled 2");
+
+    String vmId = sim.vm(names(9, 10).get(0)).vmId();
+    var approve =
+        run(
+            "fleet",
+            "approve",
+            redeploy,
+            "--vm",
+            vmId,
+            "--reason",
+            "cli test",
+            "--wait",
+            "30",
+            client[0],
+            client[1],
+            client[2],
+            client[3]);
+    assertThat(approve.code()).as(approve.out() + approve.err()).isEqualTo(0);
+    assertThat(approve.out())
+        .contains("1 command(s) for event " + redeploy)
+        .contains(vmId)
+        .contains("accepted");
+
+    var noToken = run("fleet", "events", "--url", base());
+    assertThat(noToken.code()).isEqualTo(2);
+    assertThat(noToken.err()).contains("--token-file");
+  }
+
+  record Run(int code, String out, String err) {}
+
+  static Run run(String... args) {
+    var out = new java.io.StringWriter();
+    var err = new java.io.StringWriter();
+    int code = Main.execute(new java.io.PrintWriter(out), new java.io.PrintWriter(err), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
   String base() {
     return "http://127.0.0.1:" + fleet.port();
   }

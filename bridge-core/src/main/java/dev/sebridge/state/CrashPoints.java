@@ -29,6 +29,15 @@ public final class CrashPoints {
   public static final String PUMP_AFTER_DONE = "pump.after-done";
   public static final String POLICY_AFTER_POST = "policy.after-post";
 
+  /** The fleet service: an approval request's commands are sent, not yet committed. */
+  public static final String FLEET_REQUEST_SENT = "fleet.request-sent";
+
+  /**
+   * With several processes sharing work (fleet service instances), the one that reaches the point
+   * first crashes and the others go on: the first creates this file, and only its creator halts.
+   */
+  public static final String ONCE_FILE_PROPERTY = "sebridge.test.crash-once-file";
+
   private static final CrashPoints NONE = new CrashPoints(null, 0, false);
 
   private final String point;
@@ -72,8 +81,21 @@ public final class CrashPoints {
 
   /** Crashes here if this is the planned point. */
   public void reach(String name) {
-    if (at(name)) {
+    if (at(name) && firstOfAll()) {
       crash(name);
+    }
+  }
+
+  private boolean firstOfAll() {
+    String once = halt ? System.getProperty(ONCE_FILE_PROPERTY) : null;
+    if (once == null) {
+      return true;
+    }
+    try {
+      java.nio.file.Files.createFile(java.nio.file.Path.of(once));
+      return true;
+    } catch (java.io.IOException anotherProcessCrashedFirst) {
+      return false;
     }
   }
 

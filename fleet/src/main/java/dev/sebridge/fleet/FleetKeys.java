@@ -48,7 +48,7 @@ public final class FleetKeys {
           .defaultValue("sebridge-fleet-approvals")
           .doc(
               "The audit topic: every approval request is written here before any command is"
-                  + " sent. Created when missing, kept for fleet.approvals-retention.")
+                  + " sent. Created when missing, kept a year.")
           .build();
 
   public static final ConfigKey<String> TOPIC_PREFIX =

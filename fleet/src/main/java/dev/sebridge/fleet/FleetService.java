@@ -1,7 +1,6 @@
 package dev.sebridge.fleet;
 
-import com.azure.core.credential.TokenCredential;
-import com.azure.core.http.HttpClient;
+import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import dev.sebridge.azure.AzureCredentials;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.Configuration;
@@ -14,6 +13,7 @@ import dev.sebridge.fleet.auth.EntraTokens;
 import dev.sebridge.fleet.auth.StaticTokens;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.signing.FleetSigner;
+import dev.sebridge.fleet.signing.KeyVaultJwsSigner;
 import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
@@ -68,7 +68,7 @@ public final class FleetService implements AutoCloseable {
             config.get(FleetKeys.APPROVALS_TOPIC));
     this.kafka = kafkaClientConfig(config);
     Authenticator auth = authenticator(config);
-    CommandSigner signer = FleetSigner.from(config, b.keyVaultCredential(), b.keyVaultHttp);
+    CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer = b.observer == null ? metrics : both(metrics, b.observer);
     this.streams =
@@ -235,8 +235,7 @@ public final class FleetService implements AutoCloseable {
   public static final class Builder {
     private final Configuration config;
     private Clock clock = Clock.systemUTC();
-    private TokenCredential keyVaultCredential;
-    private HttpClient keyVaultHttp;
+    private KeyVaultJwsSigner.Access keyVault;
     private TopologyObserver observer;
 
     private Builder(Configuration config) {
@@ -248,10 +247,9 @@ public final class FleetService implements AutoCloseable {
       return this;
     }
 
-    /** Key Vault through this credential and HTTP client (a test endpoint's TLS trust). */
-    public Builder keyVault(TokenCredential credential, HttpClient http) {
-      this.keyVaultCredential = credential;
-      this.keyVaultHttp = http;
+    /** Key Vault through this access (a test endpoint) instead of the configured identity. */
+    public Builder keyVault(KeyVaultJwsSigner.Access access) {
+      this.keyVault = access;
       return this;
     }
 
@@ -261,12 +259,14 @@ public final class FleetService implements AutoCloseable {
       return this;
     }
 
-    private TokenCredential keyVaultCredential() {
-      if (keyVaultCredential != null || !config.isSet(FleetKeys.SIGNING_KEY_VAULT_KEY)) {
-        return keyVaultCredential;
-      }
-      return AzureCredentials.from(
-          config, FleetKeys.KEY_VAULT_CREDENTIAL, FleetKeys.KEY_VAULT_CLIENT_ID);
+    private KeyVaultJwsSigner.Access keyVaultAccess() {
+      return keyVault != null
+          ? keyVault
+          : new KeyVaultJwsSigner.Access(
+              AzureCredentials.from(
+                  config, FleetKeys.KEY_VAULT_CREDENTIAL, FleetKeys.KEY_VAULT_CLIENT_ID),
+              new JdkHttpClientBuilder().build(),
+              true);
     }
 
     public FleetService build() {

@@ -67,7 +67,7 @@ final class FleetEventsCommand implements Callable<Integer> {
               : "-",
           e.path("vmCount").asInt(),
           counts(e.path("counts")),
-          counts(e.path("zones")));
+          zones(e.path("zones")));
     }
     if (t.isEmpty()) {
       out.println(open ? "no open maintenance" : "no maintenance events");
@@ -81,6 +81,13 @@ final class FleetEventsCommand implements Callable<Integer> {
   static String counts(JsonNode counts) {
     StringJoiner j = new StringJoiner(", ");
     counts.fields().forEachRemaining(f -> j.add(f.getKey() + " " + f.getValue().asInt()));
+    return j.length() == 0 ? "-" : j.toString();
+  }
+
+  /** {@code 1:4 2:4 3:4}: VMs by zone ({@code -}: no zone). */
+  static String zones(JsonNode zones) {
+    StringJoiner j = new StringJoiner(" ");
+    zones.fields().forEachRemaining(f -> j.add(f.getKey() + ":" + f.getValue().asInt()));
     return j.length() == 0 ? "-" : j.toString();
   }
 

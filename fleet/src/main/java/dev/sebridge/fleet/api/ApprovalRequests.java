@@ -9,7 +9,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,10 +38,18 @@ public final class ApprovalRequests {
   }
 
   /**
+   * An accepted request.
+   *
+   * @param request as audited
+   * @param releases every VM the event lists: IMDS releases an approved event for all of them
+   */
+  public record Accepted(ApprovalRequest request, List<String> releases) {}
+
+  /**
    * @param vmIds the VMs to approve for, or null for every VM that has the event Scheduled
    * @param idempotencyKey makes a retried request the same request (same id, same commands)
    */
-  public ApprovalRequest request(
+  public Accepted request(
       String eventId,
       List<String> vmIds,
       String reason,
@@ -51,6 +58,9 @@ public final class ApprovalRequests {
       String origin) {
     if (!approver.role().mayApprove()) {
       throw new ApiException(403, approver.name() + " may read, not approve");
+    }
+    if (idempotencyKey != null && idempotencyKey.length() > 128) {
+      throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
     }
     if (reason == null || reason.isBlank() || reason.length() > MAX_REASON) {
       throw new ApiException(400, "a reason of 1 to " + MAX_REASON + " characters is required");
@@ -100,14 +110,6 @@ public final class ApprovalRequests {
     } catch (ExecutionException | TimeoutException e) {
       throw new ApiException(503, "cannot write the audit record: " + e.getMessage());
     }
-    return r;
-  }
-
-  static Set<String> scheduledOn(EventView e) {
-    Set<String> s = new LinkedHashSet<>();
-    e.vms().values().stream()
-        .filter(v -> v.status().equals("scheduled"))
-        .forEach(v -> s.add(v.vmId()));
-    return s;
+    return new Accepted(r, event.resources());
   }
 }

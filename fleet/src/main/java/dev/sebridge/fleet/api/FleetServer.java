@@ -156,7 +156,7 @@ public final class FleetServer implements AutoCloseable {
           vms.add(v.asText());
         }
       }
-      ApprovalRequest r =
+      ApprovalRequests.Accepted accepted =
           approvals.request(
               decode(m.group(1)),
               vms,
@@ -164,12 +164,15 @@ public final class FleetServer implements AutoCloseable {
               p,
               ex.getRequestHeaders().getFirst("Idempotency-Key"),
               "api");
+      ApprovalRequest r = accepted.request();
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("requestId", r.requestId());
       out.put("eventId", r.eventId());
       out.put("requestedBy", r.requestedBy());
       var commands = out.putObject("commands");
       r.vmIds().forEach(vm -> commands.put(vm, ApprovalRequest.commandId(r.requestId(), vm)));
+      var releases = out.putArray("releases");
+      accepted.releases().forEach(releases::add);
       ex.getResponseHeaders().set("Location", "/api/approvals/" + r.requestId());
       json(ex, 202, out);
     } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {

@@ -1,7 +1,5 @@
 package dev.sebridge.fleet.signing;
 
-import com.azure.core.credential.TokenCredential;
-import com.azure.core.http.HttpClient;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.jwk.JWK;
 import dev.sebridge.command.CommandSigner;
@@ -23,11 +21,10 @@ public final class FleetSigner {
   private FleetSigner() {}
 
   /**
-   * @param credential for Key Vault (ignored for a key file)
-   * @param http the HTTP client for Key Vault, or null for the SDK's default
+   * @param keyVault how to reach Key Vault: asked only when the key lives there
    */
   public static CommandSigner from(
-      Configuration config, TokenCredential credential, HttpClient http) {
+      Configuration config, java.util.function.Supplier<KeyVaultJwsSigner.Access> keyVault) {
     String issuer = config.get(FleetKeys.SIGNING_ISSUER);
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       JWK jwk = readKeyFile(config.get(FleetKeys.SIGNING_KEY_FILE));
@@ -54,7 +51,7 @@ public final class FleetSigner {
     }
     String kid = config.find(FleetKeys.SIGNING_KEY_ID).orElse(path[2]);
     return new CommandSigner(
-        KeyVaultJwsSigner.create(key, credential, http), JWSAlgorithm.ES256, kid, issuer);
+        KeyVaultJwsSigner.create(key, keyVault.get()), JWSAlgorithm.ES256, kid, issuer);
   }
 
   private static JWK readKeyFile(Path file) {

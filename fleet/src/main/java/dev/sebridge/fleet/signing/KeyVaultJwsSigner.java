@@ -28,12 +28,28 @@ public final class KeyVaultJwsSigner implements JWSSigner {
     this.client = client;
   }
 
+  /**
+   * How to reach Key Vault.
+   *
+   * @param credential the service's identity (managed identity in Azure)
+   * @param http the HTTP client, or null for the SDK's default
+   * @param verifyChallengeResource false only for a loopback test endpoint, whose host is not a
+   *     vault's (production always checks the authentication challenge names the vault's domain)
+   */
+  public record Access(
+      TokenCredential credential, HttpClient http, boolean verifyChallengeResource) {}
+
   /** A signer for the key {@code keyId} (https://vault/keys/name/version). */
-  public static KeyVaultJwsSigner create(URI keyId, TokenCredential credential, HttpClient http) {
+  public static KeyVaultJwsSigner create(URI keyId, Access access) {
     CryptographyClientBuilder b =
-        new CryptographyClientBuilder().keyIdentifier(keyId.toString()).credential(credential);
-    if (http != null) {
-      b.httpClient(http);
+        new CryptographyClientBuilder()
+            .keyIdentifier(keyId.toString())
+            .credential(access.credential());
+    if (access.http() != null) {
+      b.httpClient(access.http());
+    }
+    if (!access.verifyChallengeResource()) {
+      b.disableChallengeResourceVerification();
     }
     return new KeyVaultJwsSigner(b.buildClient());
   }

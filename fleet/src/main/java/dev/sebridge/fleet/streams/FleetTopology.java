@@ -7,6 +7,7 @@ import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -147,7 +148,11 @@ public final class FleetTopology {
         new StringDeserializer(),
         untypedIn(results.deserializer()),
         topics.of(BY_REQUEST));
-    t.addProcessor("requests", () -> new RequestProcessor(issuer), "approvals", "by-request");
+    t.addProcessor(
+        "requests",
+        () -> new RequestProcessor(issuer, CrashPoints.fromSystemProperties()),
+        "approvals",
+        "by-request");
     t.addStateStore(store(REQUEST_STATE, requestViews), "requests");
     t.addSink(
         COMMANDS_SINK,

@@ -3,6 +3,7 @@ package dev.sebridge.fleet.streams;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
+import dev.sebridge.state.CrashPoints;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,11 +27,13 @@ final class RequestProcessor implements Processor<String, Object, String, Object
   private static final Logger LOG = LoggerFactory.getLogger(RequestProcessor.class);
 
   private final CommandIssuer issuer;
+  private final CrashPoints crashPoints;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, RequestView> store;
 
-  RequestProcessor(CommandIssuer issuer) {
+  RequestProcessor(CommandIssuer issuer, CrashPoints crashPoints) {
     this.issuer = issuer;
+    this.crashPoints = crashPoints;
   }
 
   @Override
@@ -61,6 +64,7 @@ final class RequestProcessor implements Processor<String, Object, String, Object
           new Record<String, Object>(vmId, command, timestamp), FleetTopology.COMMANDS_SINK);
       vms.put(vmId, new RequestView.VmResult(commandId, null, null, null, null));
     }
+    crashPoints.reach(CrashPoints.FLEET_REQUEST_SENT);
     RequestView view = new RequestView(r, now, vms);
     store.put(r.requestId(), view);
     context.forward(

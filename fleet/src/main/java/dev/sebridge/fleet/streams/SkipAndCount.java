@@ -33,7 +33,7 @@ public final class SkipAndCount
   }
 
   @Override
-  public DeserializationHandlerResponse handle(
+  public DeserializationExceptionHandler.Response handleError(
       ErrorHandlerContext context, ConsumerRecord<byte[], byte[]> record, Exception exception) {
     String kind =
         exception instanceof EnvelopeSerde.InvalidEnvelopeException e
@@ -49,11 +49,11 @@ public final class SkipAndCount
             + "@"
             + record.offset()
             + ")");
-    return DeserializationHandlerResponse.CONTINUE;
+    return DeserializationExceptionHandler.Response.resume();
   }
 
   @Override
-  public ProcessingHandlerResponse handle(
+  public ProcessingExceptionHandler.Response handleError(
       ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
     skipped(
         "failed in " + context.processorNodeId(),
@@ -65,7 +65,7 @@ public final class SkipAndCount
             + "@"
             + context.offset()
             + ")");
-    return ProcessingHandlerResponse.CONTINUE;
+    return ProcessingExceptionHandler.Response.resume();
   }
 
   @Override

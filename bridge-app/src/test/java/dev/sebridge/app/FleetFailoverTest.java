@@ -1,0 +1,249 @@
+package dev.sebridge.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sebridge.app.fleet.FleetLab;
+import dev.sebridge.simulator.EventSpec;
+import dev.sebridge.simulator.ImdsSimulator;
+import dev.sebridge.simulator.SimVm;
+import dev.sebridge.simulator.StartRequestRecord;
+import dev.sebridge.state.CrashPoints;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+
+/**
+ * Two fleet service processes behind one "load balancer" (the test picks one): the one that
+ * processes an approval request halts ({@code kill -9} equivalent) right after sending its
+ * commands, before committing. The other must answer every query within 30 s, complete the request,
+ * and no VM may see two different command ids.
+ */
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
+class FleetFailoverTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  @Test
+  void killingTheInstanceThatSendsAnApprovalLosesNothingAndDuplicatesNothing() throws Exception {
+    Path work = Files.createTempDirectory("fleet-failover-");
+    Path crashOnce = work.resolve("crashed");
+    try (FleetLab lab =
+        FleetLab.start(work, new FleetLab.Options(6, 3, 1, Duration.ofSeconds(3)))) {
+      lab.startAgents(Duration.ofMillis(250), Duration.ofSeconds(5));
+      ImdsSimulator sim = lab.simulator();
+      List<String> jvm =
+          List.of(
+              "-D" + CrashPoints.PROPERTY + "=" + CrashPoints.FLEET_REQUEST_SENT,
+              "-D" + CrashPoints.ONCE_FILE_PROPERTY + "=" + crashOnce);
+      int portA = freePort();
+      int portB = freePort();
+      try (AgentProcess a = serve(lab, work, "a", portA, jvm);
+          AgentProcess b = serve(lab, work, "b", portB, jvm)) {
+        awaitReady(portA, a);
+        awaitReady(portB, b);
+        List<SimVm> vms = sim.vms();
+        String reboot =
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", vms.stream().map(SimVm::name).toList())
+                    .withNotice(900)
+                    .withStartedFor(2));
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    scheduledOn(portA, reboot) == vms.size()
+                        && scheduledOn(portB, reboot) == vms.size());
+
+        // Approve through A; if A dies answering, the client retries on B with the same key.
+        List<String> chosen = List.of(vms.get(0).vmId(), vms.get(2).vmId(), vms.get(4).vmId());
+        String key = "failover-test-1";
+        String requestId;
+        try {
+          requestId = approve(portA, reboot, chosen, key);
+        } catch (IOException aDiedAnswering) {
+          requestId = approve(portB, reboot, chosen, key);
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> Files.exists(crashOnce) && (!a.isAlive() || !b.isAlive()));
+        Instant crashed = Instant.now();
+        AgentProcess dead = a.isAlive() ? b : a;
+        int survivor = a.isAlive() ? portA : portB;
+        assertThat(dead.waitFor(Duration.ofSeconds(10))).isEqualTo(CrashPoints.EXIT_CODE);
+        assertThat(dead.stderr()).contains("crash point " + CrashPoints.FLEET_REQUEST_SENT);
+
+        // The survivor serves every query, and the request completes, within 30 s.
+        String id = requestId;
+        JsonNode request =
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .until(
+                    () -> {
+                      for (String path :
+                          List.of("/api/events?open=true", "/api/vms", "/api/events/" + reboot)) {
+                        if (get(survivor, path).statusCode() != 200) {
+                          return JSON.createObjectNode();
+                        }
+                      }
+                      HttpResponse<String> r = get(survivor, "/api/approvals/" + id);
+                      return r.statusCode() == 200
+                          ? JSON.readTree(r.body())
+                          : JSON.createObjectNode();
+                    },
+                    r -> r.path("complete").asBoolean());
+        Duration takeover = Duration.between(crashed, Instant.now());
+        assertThat(takeover).isLessThan(Duration.ofSeconds(30));
+        assertThat(request.path("outcomes").path("accepted").asInt()).isEqualTo(3);
+
+        // Each chosen VM saw one command id (copies of an aborted attempt carry the same id) and
+        // posted once; no other VM was sent anything.
+        Map<String, Set<String>> idsByVm = commandIdsByVm(lab);
+        System.out.printf(
+            "fleet failover: instance on port %d halted, survivor on %d served everything and"
+                + " completed the request %d ms later; command ids by VM: %s%n",
+            survivor == portA ? portB : portA, survivor, takeover.toMillis(), idsByVm);
+        assertThat(idsByVm.keySet()).containsExactlyInAnyOrderElementsOf(chosen);
+        idsByVm.forEach((vm, ids) -> assertThat(ids).as(vm).hasSize(1));
+        Map<String, List<StartRequestRecord>> posts =
+            sim.startRequests().stream().collect(Collectors.groupingBy(StartRequestRecord::vm));
+        Set<String> chosenNames = new HashSet<>();
+        vms.stream().filter(v -> chosen.contains(v.vmId())).forEach(v -> chosenNames.add(v.name()));
+        assertThat(posts.keySet()).isEqualTo(chosenNames);
+        posts.values().forEach(p -> assertThat(p).hasSize(1));
+      }
+    }
+  }
+
+  static AgentProcess serve(FleetLab lab, Path work, String name, int port, List<String> jvm)
+      throws IOException {
+    Map<String, String> config =
+        lab.fleetConfig(
+            name, Map.of("fleet.http.port", Integer.toString(port), "fleet.partitions", "1"));
+    List<String> args = new ArrayList<>(List.of("fleet", "serve"));
+    config.forEach(
+        (k, v) -> {
+          args.add("--set");
+          args.add(k + "=" + v);
+        });
+    return AgentProcess.start(work.resolve("logs"), jvm, Map.of(), args.toArray(String[]::new));
+  }
+
+  void awaitReady(int port, AgentProcess p) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () -> {
+              if (!p.isAlive()) {
+                throw new AssertionError("fleet service died: " + p.stderr());
+              }
+              try {
+                return http.send(
+                            HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + port + "/readyz"))
+                                .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                        .statusCode()
+                    == 200;
+              } catch (IOException notYet) {
+                return false;
+              }
+            });
+  }
+
+  int scheduledOn(int port, String eventId) throws Exception {
+    HttpResponse<String> r = get(port, "/api/events/" + eventId);
+    return r.statusCode() == 200
+        ? JSON.readTree(r.body()).path("counts").path("scheduled").asInt()
+        : 0;
+  }
+
+  String approve(int port, String eventId, List<String> vmIds, String idempotencyKey)
+      throws Exception {
+    Map<String, Object> body = new HashMap<>();
+    body.put("vms", vmIds);
+    body.put("reason", "failover test");
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/api/events/" + eventId + "/approve"))
+                .header("Authorization", "Bearer " + FleetLab.APPROVER_TOKEN)
+                .header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+    return JSON.readTree(r.body()).path("requestId").asText();
+  }
+
+  HttpResponse<String> get(int port, String path) throws Exception {
+    try {
+      return http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+              .header("Authorization", "Bearer " + FleetLab.READER_TOKEN)
+              .timeout(Duration.ofSeconds(5))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException("no answer from port " + port, e);
+    }
+  }
+
+  /** Every command on the topic, aborted attempts included, by target VM. */
+  static Map<String, Set<String>> commandIdsByVm(FleetLab lab) throws Exception {
+    Map<String, Set<String>> out = new HashMap<>();
+    try (KafkaConsumer<String, byte[]> c =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                lab.broker().bootstrapServers(),
+                "isolation.level",
+                "read_uncommitted"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
+      List<TopicPartition> parts =
+          c.partitionsFor(FleetLab.COMMANDS).stream()
+              .map(p -> new TopicPartition(FleetLab.COMMANDS, p.partition()))
+              .toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = c.endOffsets(parts);
+      while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
+        for (var r : c.poll(Duration.ofMillis(200))) {
+          out.computeIfAbsent(r.key(), k -> new HashSet<>())
+              .add(JSON.readTree(r.value()).path("id").asText());
+        }
+      }
+    }
+    return out;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

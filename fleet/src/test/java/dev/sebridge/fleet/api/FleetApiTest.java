@@ -1,0 +1,355 @@
+package dev.sebridge.fleet.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.auth.StaticTokens;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.testing.MutableClock;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API over views the test fills: who may do what, what approvals check and audit, and that
+ * every answer matches docs/fleet-openapi.yaml (and every route is documented there).
+ */
+class FleetApiTest {
+  static final String EVENT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
+  static final String APPROVER = "approver-token-0123456789";
+  static final String READER = "reader-token-0123456789ab";
+  static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  final MutableClock clock = new MutableClock(T0);
+  final MapStore<VmView> vms = new MapStore<>();
+  final MapStore<EventView> events = new MapStore<>();
+  final MapStore<RequestView> requests = new MapStore<>();
+  final MockProducer<String, ApprovalRequest> audit =
+      new MockProducer<>(
+          true, null, new StringSerializer(), new JsonSerde<>(ApprovalRequest.class).serializer());
+  final HttpClient http = HttpClient.newHttpClient();
+  final Set<String> exercised = new HashSet<>();
+  FleetServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    for (String[] v :
+        new String[][] {{"vm-1", "web-1", "1"}, {"vm-2", "web-2", "2"}, {"vm-3", "db-1", "3"}}) {
+      vms.map.put(
+          v[0],
+          new VmView(
+              v[0],
+              v[1],
+              null,
+              "sub-1",
+              "rg",
+              "westeurope",
+              v[2],
+              v[1].startsWith("web") ? "web" : null,
+              "0.1.0",
+              T0,
+              T0,
+              T0,
+              60,
+              Map.of("total", 10L),
+              v[0].equals("vm-3"),
+              Set.of(EVENT.toLowerCase())));
+    }
+    Map<String, VmEventState> parts = new java.util.TreeMap<>();
+    parts.put("vm-1", new VmEventState("vm-1", "web-1", "1", "web", "scheduled", null, T0, null));
+    parts.put("vm-2", new VmEventState("vm-2", "web-2", "2", "web", "scheduled", null, T0, null));
+    parts.put("vm-3", new VmEventState("vm-3", "db-1", "3", null, "started", null, T0, null));
+    events.map.put(
+        EVENT.toLowerCase(),
+        new EventView(
+            EVENT,
+            "Reboot",
+            "Platform",
+            T0.plusSeconds(900),
+            -1,
+            "planned",
+            List.of("web-1", "web-2", "db-1", "web-9"),
+            T0,
+            T0,
+            null,
+            parts));
+    ApprovalRequest r =
+        new ApprovalRequest("r1", EVENT, List.of("vm-1"), "why", "alice", T0, "api");
+    requests.map.put(
+        "r1",
+        new RequestView(
+            r,
+            T0,
+            Map.of(
+                "vm-1",
+                new RequestView.VmResult("fleet:r1:vm-1", "accepted", "accepted", "ok", T0))));
+    FleetViews views = new FleetViews(() -> vms, () -> events, () -> requests);
+    server =
+        new FleetServer(
+                "127.0.0.1",
+                0,
+                StaticTokens.of(
+                    Map.of(
+                        APPROVER, new Principal("alice", Principal.Role.APPROVER),
+                        READER, new Principal("dashboard", Principal.Role.READER))),
+                new FleetQueries(views, clock),
+                new ApprovalRequests(audit, "audit", views, clock),
+                List::of,
+                () -> "sebridge_fleet_open_events 1\n")
+            .start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  HttpResponse<String> call(
+      String method, String path, String token, JsonNode body, String template) throws Exception {
+    exercised.add(method + " " + template);
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    b.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body.toString()));
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  ObjectNode approval(String reason, String... vmIds) {
+    ObjectNode n = JsonSerde.JSON.createObjectNode();
+    if (reason != null) {
+      n.put("reason", reason);
+    }
+    if (vmIds.length > 0) {
+      var a = n.putArray("vms");
+      for (String v : vmIds) {
+        a.add(v);
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void withoutAValidTokenOnlyHealthAnswers() throws Exception {
+    for (String path : List.of("/api/events", "/api/vms", "/metrics", "/api/approvals/r1")) {
+      HttpResponse<String> none = call("GET", path, null, null, path);
+      assertThat(none.statusCode()).as(path).isEqualTo(401);
+      assertThat(none.headers().firstValue("WWW-Authenticate"))
+          .hasValue("Bearer realm=\"sebridge-fleet\"");
+      assertThat(call("GET", path, "forged-token-0123456789", null, path).statusCode())
+          .isEqualTo(401);
+    }
+    assertThat(call("GET", "/healthz", null, null, "/healthz").statusCode()).isEqualTo(200);
+    assertThat(call("GET", "/readyz", null, null, "/readyz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aReaderMayNotApproveAndNothingIsAudited() throws Exception {
+    HttpResponse<String> r =
+        call(
+            "POST",
+            "/api/events/" + EVENT + "/approve",
+            READER,
+            approval("go"),
+            "/api/events/{eventId}/approve");
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(audit.history()).isEmpty();
+  }
+
+  @Test
+  void anApprovalIsCheckedAgainstTheViewThenAuditedBeforeAnythingIsSent() throws Exception {
+    String path = "/api/events/" + EVENT.toLowerCase() + "/approve";
+    String t = "/api/events/{eventId}/approve";
+    assertThat(call("POST", path, APPROVER, approval(null), t).statusCode()).isEqualTo(400);
+    assertThat(call("POST", path, APPROVER, approval("go", "vm-3"), t).body())
+        .contains("vm-3 (started)");
+    assertThat(call("POST", path, APPROVER, approval("go", "vm-9"), t).body())
+        .contains("does not report it");
+    assertThat(call("POST", "/api/events/nope/approve", APPROVER, approval("go"), t).statusCode())
+        .isEqualTo(404);
+    assertThat(audit.history()).isEmpty();
+
+    HttpResponse<String> ok = call("POST", path, APPROVER, approval("patch window"), t);
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
+    JsonNode body = JsonSerde.JSON.readTree(ok.body());
+    String requestId = body.path("requestId").asText();
+    assertThat(body.path("commands").path("vm-1").asText())
+        .isEqualTo("fleet:" + requestId + ":vm-1");
+    assertThat(body.path("commands").has("vm-3")).as("started: not approvable").isFalse();
+    assertThat(body.path("releases").toString()).contains("web-9");
+    assertThat(audit.history()).hasSize(1);
+    ApprovalRequest audited = audit.history().get(0).value();
+    assertThat(audited.requestedBy()).isEqualTo("alice");
+    assertThat(audited.vmIds()).containsExactly("vm-1", "vm-2");
+    assertThat(audited.reason()).isEqualTo("patch window");
+    assertThat(audit.history().get(0).key()).isEqualTo(requestId);
+  }
+
+  @Test
+  void theSameIdempotencyKeyIsTheSameRequest() throws Exception {
+    String[] ids = new String[2];
+    for (int i = 0; i < 2; i++) {
+      HttpRequest r =
+          HttpRequest.newBuilder(
+                  URI.create(
+                      "http://127.0.0.1:" + server.port() + "/api/events/" + EVENT + "/approve"))
+              .header("Authorization", "Bearer " + APPROVER)
+              .header("Idempotency-Key", "deploy-42")
+              .POST(HttpRequest.BodyPublishers.ofString(approval("again").toString()))
+              .build();
+      ids[i] =
+          JsonSerde.JSON
+              .readTree(http.send(r, HttpResponse.BodyHandlers.ofString()).body())
+              .path("requestId")
+              .asText();
+    }
+    assertThat(ids[0]).isNotBlank().isEqualTo(ids[1]);
+  }
+
+  @Test
+  void everyRouteIsDocumentedAndEveryAnswerMatchesTheOpenApiSchemas() throws Exception {
+    JsonNode doc =
+        YAML.readTree(
+            Path.of(System.getProperty("basedir", "."))
+                .resolve("../docs/fleet-openapi.yaml")
+                .toFile());
+    List<String> problems = new ArrayList<>();
+    record Case(
+        String method, String template, String path, String token, JsonNode body, int status) {}
+    List<Case> cases =
+        List.of(
+            new Case("GET", "/api/events", "/api/events?open=true&zone=1", READER, null, 200),
+            new Case("GET", "/api/events", "/api/events", null, null, 401),
+            new Case("GET", "/api/events/{eventId}", "/api/events/" + EVENT, READER, null, 200),
+            new Case("GET", "/api/events/{eventId}", "/api/events/unknown", READER, null, 404),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/approve",
+                "/api/events/" + EVENT + "/approve",
+                APPROVER,
+                approval("go", "vm-1"),
+                202),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/approve",
+                "/api/events/" + EVENT + "/approve",
+                READER,
+                approval("go"),
+                403),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/approve",
+                "/api/events/" + EVENT + "/approve",
+                APPROVER,
+                approval("go", "vm-3"),
+                409),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/approve",
+                "/api/events/" + EVENT + "/approve",
+                APPROVER,
+                approval(""),
+                400),
+            new Case("GET", "/api/vms", "/api/vms?silent=true", READER, null, 200),
+            new Case("GET", "/api/vms/{vmId}", "/api/vms/vm-1", READER, null, 200),
+            new Case("GET", "/api/vms/{vmId}", "/api/vms/vm-404", READER, null, 404),
+            new Case("GET", "/api/approvals/{requestId}", "/api/approvals/r1", READER, null, 200),
+            new Case("GET", "/api/approvals/{requestId}", "/api/approvals/r404", READER, null, 404),
+            new Case("GET", "/metrics", "/metrics", READER, null, 200),
+            new Case("GET", "/healthz", "/healthz", null, null, 200),
+            new Case("GET", "/readyz", "/readyz", null, null, 200));
+    Set<String> documented = new HashSet<>();
+    doc.path("paths")
+        .fields()
+        .forEachRemaining(
+            p ->
+                p.getValue()
+                    .fieldNames()
+                    .forEachRemaining(m -> documented.add(m.toUpperCase() + " " + p.getKey())));
+    Set<String> covered = new HashSet<>();
+    for (Case c : cases) {
+      covered.add(c.method() + " " + c.template());
+      HttpResponse<String> r = call(c.method(), c.path(), c.token(), c.body(), c.template());
+      if (r.statusCode() != c.status()) {
+        problems.add(c + " answered " + r.statusCode() + ": " + r.body());
+        continue;
+      }
+      JsonNode response =
+          doc.at(
+              "/paths/"
+                  + c.template().replace("/", "~1")
+                  + "/"
+                  + c.method().toLowerCase()
+                  + "/responses/"
+                  + c.status());
+      if (response.isMissingNode()) {
+        problems.add(c + ": status " + c.status() + " is not documented");
+        continue;
+      }
+      if (response.has("$ref")) {
+        response = doc.at(response.get("$ref").asText().substring(1));
+      }
+      JsonNode schema = response.path("content").path("application/json").path("schema");
+      if (schema.isMissingNode()) {
+        continue; // text/plain (metrics)
+      }
+      ObjectNode standalone = JsonSerde.JSON.createObjectNode();
+      standalone.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+      standalone.set("$defs", rewriteRefs(doc.at("/components/schemas").deepCopy()));
+      standalone.setAll((ObjectNode) rewriteRefs(schema.deepCopy()));
+      JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+          .getSchema(standalone)
+          .validate(JsonSerde.JSON.readTree(r.body()))
+          .forEach(
+              m ->
+                  problems.add(
+                      c.method() + " " + c.path() + " -> " + c.status() + ": " + m.getMessage()));
+    }
+    assertThat(problems).isEmpty();
+    assertThat(covered).as("every documented route is exercised").isEqualTo(documented);
+  }
+
+  /** {@code #/components/schemas/X} becomes {@code #/$defs/X} in a standalone schema. */
+  static JsonNode rewriteRefs(JsonNode n) {
+    if (n.isObject()) {
+      ObjectNode o = (ObjectNode) n;
+      if (o.has("$ref")) {
+        o.put("$ref", o.get("$ref").asText().replace("#/components/schemas/", "#/$defs/"));
+      }
+      o.fields().forEachRemaining(f -> rewriteRefs(f.getValue()));
+    } else if (n.isArray()) {
+      n.forEach(FleetApiTest::rewriteRefs);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,63 @@
+package dev.sebridge.fleet.api;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/** A store of views the API reads, filled by the test. */
+final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
+  final TreeMap<String, V> map = new TreeMap<>();
+
+  @Override
+  public V get(String key) {
+    return map.get(key);
+  }
+
+  @Override
+  public KeyValueIterator<String, V> range(String from, String to) {
+    return iterator(map.subMap(from, true, to, true));
+  }
+
+  @Override
+  public KeyValueIterator<String, V> all() {
+    return iterator(map);
+  }
+
+  @Override
+  public long approximateNumEntries() {
+    return map.size();
+  }
+
+  private static <V> KeyValueIterator<String, V> iterator(Map<String, V> m) {
+    Iterator<Map.Entry<String, V>> it = new TreeMap<>(m).entrySet().iterator();
+    return new KeyValueIterator<>() {
+      Map.Entry<String, V> peeked;
+
+      @Override
+      public boolean hasNext() {
+        return peeked != null || it.hasNext();
+      }
+
+      @Override
+      public KeyValue<String, V> next() {
+        Map.Entry<String, V> e = peeked != null ? peeked : it.next();
+        peeked = null;
+        return KeyValue.pair(e.getKey(), e.getValue());
+      }
+
+      @Override
+      public String peekNextKey() {
+        if (peeked == null) {
+          peeked = it.next();
+        }
+        return peeked.getKey();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

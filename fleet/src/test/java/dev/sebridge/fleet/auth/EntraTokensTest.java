@@ -1,0 +1,183 @@
+package dev.sebridge.fleet.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
+import dev.sebridge.config.ConfigException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Microsoft Entra ID tokens checked against a tenant's JWKS, served here over HTTP as
+ * login.microsoftonline.com serves it; and the static tokens file.
+ */
+class EntraTokensTest {
+  static final String TENANT = "11111111-2222-3333-4444-555555555555";
+  static final String ISSUER = "https://login.microsoftonline.com/" + TENANT + "/v2.0";
+  static final String AUDIENCE = "api://sebridge-fleet";
+
+  static RSAKey tenantKey;
+  static HttpServer jwks;
+  static EntraTokens entra;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startTenant() throws Exception {
+    tenantKey = new RSAKeyGenerator(2048).keyID("tenant-key-1").generate();
+    byte[] body = new JWKSet(tenantKey.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
+    jwks = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+    jwks.createContext(
+        "/" + TENANT + "/discovery/v2.0/keys",
+        ex -> {
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    jwks.start();
+    entra =
+        new EntraTokens(
+            URI.create(
+                "http://127.0.0.1:"
+                    + jwks.getAddress().getPort()
+                    + "/"
+                    + TENANT
+                    + "/discovery/v2.0/keys"),
+            ISSUER,
+            AUDIENCE);
+  }
+
+  @AfterAll
+  static void stopTenant() {
+    jwks.stop(0);
+  }
+
+  static JWTClaimsSet.Builder claims() {
+    Instant now = Instant.now();
+    return new JWTClaimsSet.Builder()
+        .issuer(ISSUER)
+        .audience(AUDIENCE)
+        .issueTime(Date.from(now))
+        .expirationTime(Date.from(now.plusSeconds(3600)))
+        .claim("preferred_username", "alice@contoso.com");
+  }
+
+  static String signed(JWTClaimsSet c, RSAKey key) throws Exception {
+    SignedJWT jwt =
+        new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(), c);
+    jwt.sign(new RSASSASigner(key));
+    return jwt.serialize();
+  }
+
+  @Test
+  void appRolesMakeReadersAndApprovers() throws Exception {
+    assertThat(
+            entra.authenticate(
+                signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
+        .contains(new Principal("alice@contoso.com", Principal.Role.APPROVER));
+    assertThat(
+            entra.authenticate(
+                signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey)))
+        .contains(new Principal("alice@contoso.com", Principal.Role.READER));
+    // an application (client credentials) is named by its client id
+    JWTClaimsSet app =
+        claims()
+            .claim("preferred_username", null)
+            .claim("azp", "ci-pipeline-app")
+            .claim("roles", List.of("Fleet.Approve"))
+            .build();
+    assertThat(entra.authenticate(signed(app, tenantKey)).map(Principal::name))
+        .contains("ci-pipeline-app");
+  }
+
+  @Test
+  void everythingElseIsRefused() throws Exception {
+    RSAKey stranger = new RSAKeyGenerator(2048).keyID("tenant-key-1").generate();
+    List<String> refused =
+        List.of(
+            signed(claims().build(), tenantKey), // no role
+            signed(claims().claim("roles", List.of("Other.Role")).build(), tenantKey),
+            signed(
+                claims().audience("api://other").claim("roles", List.of("Fleet.Approve")).build(),
+                tenantKey),
+            signed(
+                claims()
+                    .issuer("https://login.microsoftonline.com/other/v2.0")
+                    .claim("roles", List.of("Fleet.Approve"))
+                    .build(),
+                tenantKey),
+            signed(
+                claims()
+                    .expirationTime(Date.from(Instant.now().minusSeconds(600)))
+                    .claim("roles", List.of("Fleet.Approve"))
+                    .build(),
+                tenantKey),
+            signed(
+                claims().claim("roles", List.of("Fleet.Approve")).build(),
+                stranger), // same kid, wrong key
+            hs256(claims().claim("roles", List.of("Fleet.Approve")).build()),
+            "not.a.jwt",
+            "garbage");
+    for (String token : refused) {
+      assertThat(entra.authenticate(token)).as(token).isEqualTo(Optional.empty());
+    }
+  }
+
+  static String hs256(JWTClaimsSet c) throws Exception {
+    SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), c);
+    jwt.sign(new MACSigner("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8)));
+    return jwt.serialize();
+  }
+
+  @Test
+  void staticTokensComeFromAFileOnlyItsOwnerReads() throws Exception {
+    Path file = dir.resolve("tokens.yaml");
+    Files.writeString(
+        file,
+        "- {token: approver-token-0123456789, principal: alice, role: approver}\n"
+            + "- {token: reader-token-0123456789ab, principal: grafana, role: reader}\n");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
+    assertThatThrownBy(() -> StaticTokens.load(file, "fleet.auth.tokens-file"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("fleet.auth.tokens-file")
+        .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    StaticTokens tokens = StaticTokens.load(file, "fleet.auth.tokens-file");
+    assertThat(tokens.authenticate("approver-token-0123456789"))
+        .contains(new Principal("alice", Principal.Role.APPROVER));
+    assertThat(tokens.authenticate("reader-token-0123456789ab"))
+        .contains(new Principal("grafana", Principal.Role.READER));
+    assertThat(tokens.authenticate("approver-token-012345678")).isEmpty();
+
+    Files.writeString(file, "- {token: short, principal: x, role: approver}\n");
+    assertThatThrownBy(() -> StaticTokens.load(file, "fleet.auth.tokens-file"))
+        .hasMessageContaining("16 characters");
+    Files.writeString(file, "- {token: approver-token-0123456789, principal: x, role: admin}\n");
+    assertThatThrownBy(() -> StaticTokens.load(file, "fleet.auth.tokens-file"))
+        .hasMessageContaining("admin");
+  }
+}
