@@ -10,6 +10,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -33,6 +36,7 @@ public final class FleetMetrics implements TopologyObserver {
   private final Clock clock;
   private final AtomicReference<Instant> newestApplied = new AtomicReference<>();
   private final Timer approvalDelay;
+  private final Timer viewDelay;
   private final MultiGauge outcomes;
   private volatile FleetViews views;
 
@@ -51,6 +55,17 @@ public final class FleetMetrics implements TopologyObserver {
         .description("Now minus the time of the newest envelope applied to the views")
         .baseUnit("seconds")
         .register(registry);
+    viewDelay =
+        Timer.builder("sebridge.fleet.view.delay")
+            .description(
+                "From an envelope's time to the VM's view with it being queryable (p50, p99 over"
+                    + " the last minutes)")
+            .publishPercentiles(0.5, 0.99)
+            .distributionStatisticExpiry(Duration.ofMinutes(2))
+            .register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
     approvalDelay =
         Timer.builder("sebridge.fleet.approval.delay")
             .description("From a VM reporting an event Scheduled to its approval being accepted")
@@ -71,6 +86,8 @@ public final class FleetMetrics implements TopologyObserver {
 
   @Override
   public void applied(Instant envelopeTime) {
+    Duration d = Duration.between(envelopeTime, clock.instant());
+    viewDelay.record(d.isNegative() ? Duration.ZERO : d);
     newestApplied.accumulateAndGet(envelopeTime, (a, b) -> a == null || b.isAfter(a) ? b : a);
   }
 

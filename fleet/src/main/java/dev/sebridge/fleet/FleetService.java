@@ -55,6 +55,7 @@ public final class FleetService implements AutoCloseable {
   private final FleetServer server;
   private final FleetMetrics metrics;
   private final FleetReadiness readiness;
+  private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
 
   private FleetService(Builder b) {
@@ -71,11 +72,12 @@ public final class FleetService implements AutoCloseable {
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer = b.observer == null ? metrics : both(metrics, b.observer);
+    this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
                 topics,
-                new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME)),
+                issuer,
                 config.get(FleetKeys.SILENT_AFTER),
                 config.get(FleetKeys.CLOSED_RETENTION),
                 observer),
@@ -104,6 +106,7 @@ public final class FleetService implements AutoCloseable {
     } catch (IOException e) {
       audit.close();
       streams.close();
+      issuer.close();
       throw new UncheckedIOException(
           "cannot listen on "
               + config.get(FleetKeys.HTTP_BIND_ADDRESS)
@@ -172,6 +175,7 @@ public final class FleetService implements AutoCloseable {
     server.close();
     streams.close(Duration.ofSeconds(30));
     audit.close(Duration.ofSeconds(5));
+    issuer.close();
   }
 
   static Map<String, Object> kafkaClientConfig(Configuration config) {

@@ -119,7 +119,9 @@ public final class FleetServer implements AutoCloseable {
         api(ex, path, principal.get());
       } catch (ApiException e) {
         json(ex, e.status(), error(e.getMessage()));
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
+        LOG.debug("the client of {} {} went away: {}", ex.getRequestMethod(), path, e.toString());
+      } catch (RuntimeException e) {
         LOG.error("answering {} {} failed", ex.getRequestMethod(), path, e);
         json(ex, 500, error("internal error"));
       }

@@ -11,7 +11,7 @@ import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -169,9 +169,9 @@ public final class FleetTopology {
         "requests");
 
     // The views, whole on every instance.
-    global(t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, v -> observer.applied(v.lastEnvelopeAt()));
-    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, v -> {});
-    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, v -> {});
+    global(t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, (old, v) -> newer(old, v, observer));
+    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, (old, v) -> {});
+    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, (old, v) -> {});
     return t;
   }
 
@@ -179,8 +179,18 @@ public final class FleetTopology {
     return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values);
   }
 
+  /** A VM's view with a newer envelope is queryable (not a silence change of an old one). */
+  private static void newer(VmView old, VmView v, TopologyObserver observer) {
+    if (v.lastEnvelopeAt() != null
+        && (old == null
+            || old.lastEnvelopeAt() == null
+            || v.lastEnvelopeAt().isAfter(old.lastEnvelopeAt()))) {
+      observer.applied(v.lastEnvelopeAt());
+    }
+  }
+
   private static <V> void global(
-      Topology t, String store, String topic, JsonSerde<V> values, Consumer<V> applied) {
+      Topology t, String store, String topic, JsonSerde<V> values, BiConsumer<V, V> applied) {
     t.addGlobalStore(
         store(store, values).withLoggingDisabled(),
         store + "-source",

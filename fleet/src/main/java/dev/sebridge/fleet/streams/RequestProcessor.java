@@ -6,6 +6,7 @@ import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.state.CrashPoints;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -57,12 +58,38 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     }
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
-    for (String vmId : r.vmIds()) {
-      String commandId = ApprovalRequest.commandId(r.requestId(), vmId);
-      byte[] command = issuer.command(r, vmId, commandId, now);
+    List<byte[]> commands;
+    try {
+      commands = issuer.commands(r, now);
+    } catch (RuntimeException e) {
+      // Key Vault unreachable, a bad key: nothing is sent, and the request says so.
+      LOG.error("approval request {}: cannot sign its commands, nothing sent", r.requestId(), e);
+      for (String vmId : r.vmIds()) {
+        vms.put(
+            vmId,
+            new RequestView.VmResult(
+                ApprovalRequest.commandId(r.requestId(), vmId),
+                "failed",
+                "not-sent",
+                "the fleet service could not sign the command: " + e.getMessage(),
+                now));
+      }
+      RequestView failed = new RequestView(r, null, vms);
+      store.put(r.requestId(), failed);
       context.forward(
-          new Record<String, Object>(vmId, command, timestamp), FleetTopology.COMMANDS_SINK);
-      vms.put(vmId, new RequestView.VmResult(commandId, null, null, null, null));
+          new Record<String, Object>(r.requestId(), failed, timestamp),
+          FleetTopology.REQUESTS_VIEW_SINK);
+      return;
+    }
+    for (int i = 0; i < commands.size(); i++) {
+      String vmId = r.vmIds().get(i);
+      context.forward(
+          new Record<String, Object>(vmId, commands.get(i), timestamp),
+          FleetTopology.COMMANDS_SINK);
+      vms.put(
+          vmId,
+          new RequestView.VmResult(
+              ApprovalRequest.commandId(r.requestId(), vmId), null, null, null, null));
     }
     crashPoints.reach(CrashPoints.FLEET_REQUEST_SENT);
     RequestView view = new RequestView(r, now, vms);

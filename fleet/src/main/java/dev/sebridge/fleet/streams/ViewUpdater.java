@@ -1,6 +1,6 @@
 package dev.sebridge.fleet.streams;
 
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -8,14 +8,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Keeps a global view store (every instance has all of it) as its topic says: put, or delete; and
- * tells {@code applied} of each new value once it is queryable.
+ * tells {@code applied} of each new value (with the one it replaced) once it is queryable.
  */
 final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   private final String storeName;
-  private final Consumer<V> applied;
+  private final BiConsumer<V, V> applied;
   private KeyValueStore<String, V> store;
 
-  ViewUpdater(String storeName, Consumer<V> applied) {
+  ViewUpdater(String storeName, BiConsumer<V, V> applied) {
     this.storeName = storeName;
     this.applied = applied;
   }
@@ -30,8 +30,9 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
     if (record.value() == null) {
       store.delete(record.key());
     } else {
+      V old = store.get(record.key());
       store.put(record.key(), record.value());
-      applied.accept(record.value());
+      applied.accept(old, record.value());
     }
   }
 }

@@ -352,6 +352,63 @@ class FleetTopologyTest {
     }
   }
 
+  @Test
+  void aRequestWhoseCommandsCannotBeSignedSendsNothingAndSaysSo() {
+    driver.close();
+    com.nimbusds.jose.JWSSigner broken =
+        new com.nimbusds.jose.JWSSigner() {
+          @Override
+          public com.nimbusds.jose.util.Base64URL sign(
+              com.nimbusds.jose.JWSHeader header, byte[] input)
+              throws com.nimbusds.jose.JOSEException {
+            throw new com.nimbusds.jose.JOSEException("Key Vault: 503");
+          }
+
+          @Override
+          public java.util.Set<com.nimbusds.jose.JWSAlgorithm> supportedJWSAlgorithms() {
+            return java.util.Set.of(com.nimbusds.jose.JWSAlgorithm.ES256);
+          }
+
+          @Override
+          public com.nimbusds.jose.jca.JCAContext getJCAContext() {
+            return new com.nimbusds.jose.jca.JCAContext();
+          }
+        };
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-test-broken");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(
+                    new CommandSigner(broken, com.nimbusds.jose.JWSAlgorithm.ES256, "kv", "fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Duration.ofHours(24),
+                TopologyObserver.NONE),
+            p,
+            T0);
+    approvals =
+        driver.createInputTopic(
+            TOPICS.approvals(),
+            new StringSerializer(),
+            new JsonSerde<>(ApprovalRequest.class).serializer());
+    commands =
+        driver.createOutputTopic(
+            TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
+    approvals.pipeInput(
+        "r9",
+        new ApprovalRequest("r9", REBOOT, List.of("vm-1", "vm-2"), "why", "alice", T0, "api"));
+    assertThat(commands.isEmpty()).isTrue();
+    RequestView view = request("r9");
+    assertThat(view.vms().values())
+        .hasSize(2)
+        .allMatch(v -> v.outcome().equals("failed") && v.reasonCode().equals("not-sent"))
+        .allMatch(v -> v.reason().contains("503"));
+    assertThat(view.complete()).isTrue();
+  }
+
   private static long skipped() {
     return SkipAndCount.counts().values().stream().mapToLong(AtomicLong::get).sum();
   }

@@ -1,0 +1,175 @@
+package dev.sebridge.benchmarks;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.track.TransitionType;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The envelopes of a large fleet, as its agents would write them: every VM a heartbeat every 60 s
+ * (spread evenly), and about 2 % of the VMs in maintenance at any time, in events of 1 to 50 VMs
+ * that go Scheduled, Started, Completed and are replaced by new ones.
+ */
+final class FleetGenerator implements AutoCloseable {
+  static final Duration HEARTBEAT = Duration.ofSeconds(60);
+
+  private final List<VmIdentity> vms = new ArrayList<>();
+  private final AgentEnvelopes agents = new AgentEnvelopes(Clock.systemUTC());
+  private final KafkaProducer<String, byte[]> producer;
+  private final String topic;
+  private final Random random = new Random(19);
+  private final Deque<Event> events = new ArrayDeque<>();
+  private final Set<Integer> busy = new HashSet<>();
+  private final int reserved;
+  final AtomicLong sent = new AtomicLong();
+  private int nextHeartbeat;
+
+  private static final class Event {
+    final String id = UUID.randomUUID().toString().toUpperCase();
+    final List<Integer> vms;
+    int stage;
+
+    Event(List<Integer> vms) {
+      this.vms = vms;
+    }
+  }
+
+  /**
+   * @param count VMs in the fleet
+   * @param reserved the last {@code reserved} VMs never get random maintenance (a test event uses
+   *     them)
+   */
+  FleetGenerator(String bootstrap, String topic, int count, int reserved) {
+    this.topic = topic;
+    this.reserved = reserved;
+    for (int i = 0; i < count; i++) {
+      vms.add(
+          new VmIdentity(
+              String.format("00000000-0000-4000-8000-%012d", i),
+              "vm-" + i,
+              "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-"
+                  + (i % 50)
+                  + "/providers/Microsoft.Compute/virtualMachines/vm-"
+                  + i,
+              "00000000-0000-0000-0000-000000000000",
+              "rg-" + (i % 50),
+              "westeurope",
+              Integer.toString(i % 3 + 1),
+              i % 4 == 0 ? null : "vmss-" + (i % 20),
+              "Linux"));
+    }
+    producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", "5"),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  List<VmIdentity> vms() {
+    return vms;
+  }
+
+  /** One heartbeat from every VM, as fast as the producer takes them. */
+  void heartbeatAll() {
+    for (VmIdentity vm : vms) {
+      send(vm, agents.heartbeat(vm, HEARTBEAT));
+    }
+    producer.flush();
+  }
+
+  /** The heartbeats due in one tick of {@code tick} (all VMs once per minute, evenly spread). */
+  void heartbeatTick(Duration tick) {
+    int perTick = (int) Math.max(1, vms.size() * tick.toMillis() / HEARTBEAT.toMillis());
+    for (int i = 0; i < perTick; i++) {
+      VmIdentity vm = vms.get(nextHeartbeat);
+      nextHeartbeat = (nextHeartbeat + 1) % vms.size();
+      send(vm, agents.heartbeat(vm, HEARTBEAT));
+    }
+  }
+
+  /** Moves every event one step, and starts new ones until 2 % of the fleet is in maintenance. */
+  void maintenanceStep() {
+    int n = events.size();
+    for (int i = 0; i < n; i++) {
+      Event e = events.poll();
+      e.stage++;
+      TransitionType t = e.stage == 1 ? TransitionType.STARTED : TransitionType.COMPLETED;
+      transition(e.id, e.vms, t, "Started");
+      if (t == TransitionType.COMPLETED) {
+        busy.removeAll(e.vms);
+      } else {
+        events.add(e);
+      }
+    }
+    int target = vms.size() / 50;
+    while (busy.size() < target) {
+      List<Integer> members = new ArrayList<>();
+      int size = 1 + random.nextInt(Math.min(50, target - busy.size()));
+      while (members.size() < size) {
+        int v = random.nextInt(vms.size() - reserved);
+        if (busy.add(v)) {
+          members.add(v);
+        }
+      }
+      Event e = new Event(members);
+      transition(e.id, members, TransitionType.SCHEDULED, "Scheduled");
+      events.add(e);
+    }
+  }
+
+  /** Every VM in {@code members} reports the event's transition. */
+  void transition(String eventId, List<Integer> members, TransitionType t, String status) {
+    List<String> names = members.stream().map(i -> vms.get(i).name()).toList();
+    ObjectNode imds =
+        AgentEnvelopes.imdsEvent(
+            eventId,
+            "Reboot",
+            status,
+            names,
+            status.equals("Scheduled") ? Instant.now().plus(Duration.ofMinutes(15)) : null);
+    for (int i : members) {
+      send(vms.get(i), agents.transition(t, vms.get(i), imds, false));
+    }
+  }
+
+  /** The reserved VMs (the last ones), for an event of their own. */
+  List<Integer> reservedVms() {
+    List<Integer> r = new ArrayList<>();
+    for (int i = vms.size() - reserved; i < vms.size(); i++) {
+      r.add(i);
+    }
+    return Collections.unmodifiableList(r);
+  }
+
+  private void send(VmIdentity vm, byte[] envelope) {
+    producer.send(new ProducerRecord<>(topic, vm.vmId(), envelope));
+    sent.incrementAndGet();
+  }
+
+  void flush() {
+    producer.flush();
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}
