@@ -58,6 +58,7 @@ public final class FleetBenchmark {
   final int agentCount;
   final FleetReport report = new FleetReport();
   final HttpClient http = HttpClient.newHttpClient();
+  Duration apiAnswered;
 
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
@@ -156,7 +157,8 @@ public final class FleetBenchmark {
           event, gen.reservedVms(), dev.sebridge.track.TransitionType.SCHEDULED, "Scheduled");
       gen.flush();
       awaitScheduled(fleet, event, gen.reservedVms().size());
-      report.thousandCommands(approveAll(kafka, fleet, event, gen.reservedVms().size()));
+      report.thousandCommands(
+          approveAll(kafka, fleet, event, gen.reservedVms().size()), apiAnswered);
       fleet.close();
     }
   }
@@ -189,6 +191,7 @@ public final class FleetBenchmark {
       if (r.statusCode() != 202) {
         throw new IllegalStateException("approve answered " + r.statusCode() + ": " + r.body());
       }
+      apiAnswered = Duration.ofNanos(System.nanoTime() - t0);
       int seen = 0;
       long deadline = t0 + TimeUnit.SECONDS.toNanos(60);
       while (seen < expected && System.nanoTime() < deadline) {

@@ -58,7 +58,7 @@ final class Heartbeats {
       EnvelopePublisher.Status outbox = publisher.status();
       Envelope hb =
           envelopes.heartbeat(
-              new EnvelopeFactory.HeartbeatData(
+              new dev.sebridge.envelope.HeartbeatData(
                   sequence.incrementAndGet(),
                   interval,
                   startedAt,

@@ -150,20 +150,6 @@ public final class EnvelopeFactory {
   public static final String HEARTBEAT_SCHEMA =
       "urn:sebridge:schema:heartbeat:" + HEARTBEAT_SCHEMA_VERSION;
 
-  /** What a heartbeat reports. */
-  public record HeartbeatData(
-      long sequence,
-      java.time.Duration interval,
-      Instant startedAt,
-      long polls,
-      long documents,
-      java.util.Map<String, Long> failures,
-      Instant lastSuccess,
-      long lastIncarnation,
-      int knownEvents,
-      long outboxBytes,
-      java.util.Map<String, Long> pendingBySink) {}
-
   /** A heartbeat envelope; id = UUIDv5 of {@code vmId|heartbeat|startedAt|sequence}. */
   public Envelope heartbeat(HeartbeatData h, VmIdentity vm) {
     String id =

@@ -131,6 +131,9 @@ public final class FleetService implements AutoCloseable {
           config.get(FleetKeys.REPLICATION).shortValue());
     }
     streams.start();
+    if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
+      issuer.warmUp(2_000);
+    }
     server.start();
     LOG.info(
         "fleet service on port {}: envelopes from {}, commands to {}",

@@ -22,6 +22,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * and sends the commands from there; nothing is sent that was not audited first.
  */
 public final class ApprovalRequests {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ApprovalRequests.class);
   static final int MAX_REASON = 512;
 
   private final Producer<String, ApprovalRequest> audit;
@@ -110,6 +112,12 @@ public final class ApprovalRequests {
     } catch (ExecutionException | TimeoutException e) {
       throw new ApiException(503, "cannot write the audit record: " + e.getMessage());
     }
+    LOG.info(
+        "approval request {} by {}: event {} for {} VM(s), audited",
+        requestId,
+        approver.name(),
+        event.eventId(),
+        targets.size());
     return new Accepted(r, event.resources());
   }
 }

@@ -46,6 +46,24 @@ public final class CommandIssuer implements AutoCloseable {
     return signing.stream().map(CompletableFuture::join).toList();
   }
 
+  /**
+   * Signs {@code n} throwaway commands in the background, so the signing code is compiled before a
+   * large approval (right after a start or a failover) needs it. For local keys only: with Key
+   * Vault each would be a billed call.
+   */
+  public void warmUp(int n) {
+    ApprovalRequest r =
+        new ApprovalRequest(
+            "warm-up",
+            "warm-up",
+            java.util.stream.IntStream.range(0, n).mapToObj(i -> "warm-up-" + i).toList(),
+            "warm-up",
+            "sebridge-fleet",
+            Instant.EPOCH,
+            "warm-up");
+    CompletableFuture.runAsync(() -> commands(r, Instant.now()), pool);
+  }
+
   @Override
   public void close() {
     pool.shutdownNow();

@@ -93,7 +93,7 @@ public final class AgentEnvelopes {
     Instant now = clock.instant();
     return factory
         .heartbeat(
-            new EnvelopeFactory.HeartbeatData(
+            new dev.sebridge.envelope.HeartbeatData(
                 ++sequence,
                 interval,
                 now.minus(Duration.ofHours(1)),
