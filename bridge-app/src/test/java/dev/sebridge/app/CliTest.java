@@ -332,4 +332,28 @@ class CliTest {
         .contains("fleet.auth.tokens-file: no way to authenticate")
         .doesNotContain("fleet.signing.key-file");
   }
+
+  @Test
+  void fleetServeExitsTwoNamingTheBadPolicyKey() throws Exception {
+    assertThat(
+            run(
+                "fleet",
+                "serve",
+                "--set",
+                "fleet.kafka.bootstrap-servers=127.0.0.1:1",
+                "--set",
+                "fleet.policies.rules.web.action=reboot-everything",
+                "--set",
+                "fleet.policies.rules.web.rollout.max-unavailable=0",
+                "--set",
+                "fleet.policies.rules.freeze.match.duration-under=soon",
+                "--set",
+                "fleet.policies.rules.freeze.action=approve"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("fleet.policies.version: is required with rules")
+        .contains("fleet.policies.rules.web.action: must be approve, rollout or never")
+        .contains("fleet.policies.rules.web.rollout: only with action: rollout")
+        .contains("fleet.policies.rules.freeze.match.duration-under: is not a duration");
+  }
 }

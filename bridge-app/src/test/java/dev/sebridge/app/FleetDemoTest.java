@@ -12,7 +12,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class FleetDemoTest {
   @Test
-  void theFleetDemoShowsTheFleetApprovesFourVmsAndShowsTheCompletions() {
+  void theFleetDemoRollsOutTheRebootsInWavesAndThePoliciesApproveTheRest() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code =
@@ -27,12 +27,21 @@ class FleetDemoTest {
     assertThat(code).as(o + err).isZero();
     assertThat(o)
         .contains("24 VMs in zones 1-3")
-        .contains("$ sebridge fleet events --open")
-        .containsPattern("Reboot +Platform .* 12 +scheduled 12 +1:4 2:4 3:4")
-        .containsPattern("Freeze +Platform .* 3 +scheduled 3")
-        .containsPattern("Redeploy +User .* 1 +scheduled 1")
-        .contains("4 command(s) for event");
-    assertThat(o.split("accepted +accepted", -1)).hasSize(5);
-    assertThat(o).containsPattern("Reboot +Platform .* 12 +completed 12");
+        .contains("$ sebridge fleet events --open --type Reboot")
+        .containsPattern("Reboot +Platform .* 1 +scheduled 1 +1:1")
+        .contains("12 event(s), at most 2 unavailable per zone")
+        .containsPattern("wave 1 at \\S+: ")
+        .containsPattern("wave 2 at \\S+: ")
+        .containsPattern("rollout \\S+ completed: 12 back")
+        .containsPattern("Freeze +Platform .* 3 +completed 3")
+        .containsPattern("Redeploy +User .* 1 +completed 1");
+    // never more than 2 VMs of a zone in one wave (each wave starts only when the last is back)
+    for (String wave : o.lines().filter(l -> l.trim().startsWith("wave ")).toList()) {
+      for (String zone : java.util.List.of("zone=1", "zone=2", "zone=3")) {
+        assertThat(wave.split(java.util.regex.Pattern.quote(zone), -1).length - 1)
+            .as(wave)
+            .isLessThanOrEqualTo(2);
+      }
+    }
   }
 }

@@ -190,6 +190,16 @@ public final class FleetKeys {
           .doc("How long a closed event stays queryable by id.")
           .build();
 
+  public static final ConfigKey<String> POLICIES =
+      ConfigKey.builder("fleet.policies.*", ConfigType.STRING)
+          .doc(
+              "Central policies: fleet.policies.version (a number, in every decision and reason)"
+                  + " and rules.<name>.{match.type, match.source, match.scale-set,"
+                  + " match.duration-under, action (approve, rollout, never), dry-run,"
+                  + " rollout.max-unavailable, rollout.group-by, rollout.settle, rollout.timeout}."
+                  + " Rules are tried in name order; the first match acts. See docs/fleet.md.")
+          .build();
+
   public static List<ConfigKey<?>> all() {
     return List.of(
         BOOTSTRAP_SERVERS,
@@ -217,7 +227,8 @@ public final class FleetKeys {
         KEY_VAULT_CLIENT_ID,
         COMMAND_LIFETIME,
         SILENT_AFTER,
-        CLOSED_RETENTION);
+        CLOSED_RETENTION,
+        POLICIES);
   }
 
   /**
@@ -241,6 +252,12 @@ public final class FleetKeys {
     return read.config();
   }
 
+  /** The central policies; problems (each naming its key) go to {@code problems}. */
+  public static dev.sebridge.fleet.rollout.Policies policies(
+      Configuration c, List<ConfigProblem> problems) {
+    return dev.sebridge.fleet.rollout.Policies.parse(c.passthrough(POLICIES), problems);
+  }
+
   /** Problems spanning several keys. */
   public static List<ConfigProblem> validate(Configuration c) {
     List<ConfigProblem> problems = new ArrayList<>();
@@ -255,6 +272,7 @@ public final class FleetKeys {
       problems.add(
           new ConfigProblem(ENTRA_AUDIENCE.name(), "is required with fleet.auth.entra.tenant-id"));
     }
+    policies(c, problems);
     boolean file = c.isSet(SIGNING_KEY_FILE);
     boolean vault = c.isSet(SIGNING_KEY_VAULT_KEY);
     if (file == vault) {

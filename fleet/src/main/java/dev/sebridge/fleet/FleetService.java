@@ -3,21 +3,29 @@ package dev.sebridge.fleet;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import dev.sebridge.azure.AzureCredentials;
 import dev.sebridge.command.CommandSigner;
+import dev.sebridge.config.ConfigException;
+import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.api.ApprovalRequests;
 import dev.sebridge.fleet.api.FleetQueries;
 import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.api.RolloutApi;
+import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.EntraTokens;
 import dev.sebridge.fleet.auth.StaticTokens;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.signing.FleetSigner;
 import dev.sebridge.fleet.signing.KeyVaultJwsSigner;
 import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.TopologyObserver;
+import dev.sebridge.fleet.web.FleetPage;
+import dev.sebridge.fleet.web.LiveStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -52,6 +60,9 @@ public final class FleetService implements AutoCloseable {
   private final Map<String, Object> kafka;
   private final KafkaStreams streams;
   private final Producer<String, ApprovalRequest> audit;
+  private final Producer<String, RolloutCommand> rolloutCommands;
+  private final ViewChanges changes = new ViewChanges();
+  private final LiveStream live;
   private final FleetServer server;
   private final FleetMetrics metrics;
   private final FleetReadiness readiness;
@@ -71,8 +82,13 @@ public final class FleetService implements AutoCloseable {
     Authenticator auth = authenticator(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
-    TopologyObserver observer = b.observer == null ? metrics : both(metrics, b.observer);
+    TopologyObserver observer = TopologyObserver.all(metrics, changes, b.observer);
     this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
+    List<ConfigProblem> problems = new ArrayList<>();
+    Policies policies = FleetKeys.policies(config, problems);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
@@ -80,7 +96,9 @@ public final class FleetService implements AutoCloseable {
                 issuer,
                 config.get(FleetKeys.SILENT_AFTER),
                 config.get(FleetKeys.CLOSED_RETENTION),
-                observer),
+                observer,
+                policies,
+                Duration.ofSeconds(1)),
             FleetStreamsConfig.of(config, kafka));
     streams.setStateListener(
         (now, before) -> {
@@ -92,7 +110,12 @@ public final class FleetService implements AutoCloseable {
     FleetViews views = FleetViews.of(streams);
     metrics.views(views);
     this.readiness = new FleetReadiness(streams, clock);
-    this.audit = auditProducer(kafka);
+    this.audit = producer(kafka, "sebridge-fleet-audit", ApprovalRequest.class);
+    this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
+    ApprovalRequests approvals = new ApprovalRequests(audit, topics.approvals(), views, clock);
+    RolloutRequests rollouts =
+        new RolloutRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
+    this.live = new LiveStream(changes, 64);
     try {
       this.server =
           new FleetServer(
@@ -100,11 +123,14 @@ public final class FleetService implements AutoCloseable {
               config.get(FleetKeys.HTTP_PORT),
               auth,
               new FleetQueries(views, clock),
-              new ApprovalRequests(audit, topics.approvals(), views, clock),
+              approvals,
               readiness::problems,
               metrics::scrape);
+      server.route(new RolloutApi(rollouts, views, policies));
+      server.route(new FleetPage(auth, views, approvals, rollouts, live));
     } catch (IOException e) {
       audit.close();
+      rolloutCommands.close();
       streams.close();
       issuer.close();
       throw new UncheckedIOException(
@@ -158,6 +184,11 @@ public final class FleetService implements AutoCloseable {
     return readiness.problems();
   }
 
+  /** Changes of this instance's views (the web page's live stream waits on it). */
+  public ViewChanges changes() {
+    return changes;
+  }
+
   public FleetMetrics metrics() {
     return metrics;
   }
@@ -175,9 +206,11 @@ public final class FleetService implements AutoCloseable {
 
   @Override
   public void close() {
+    live.close();
     server.close();
     streams.close(Duration.ofSeconds(30));
     audit.close(Duration.ofSeconds(5));
+    rolloutCommands.close(Duration.ofSeconds(5));
     issuer.close();
   }
 
@@ -187,14 +220,14 @@ public final class FleetService implements AutoCloseable {
     return m;
   }
 
-  private static Producer<String, ApprovalRequest> auditProducer(Map<String, Object> kafka) {
+  private static <V> Producer<String, V> producer(
+      Map<String, Object> kafka, String clientId, Class<V> type) {
     Map<String, Object> p = new HashMap<>(kafka);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-audit");
-    return new KafkaProducer<>(
-        p, new StringSerializer(), new JsonSerde<>(ApprovalRequest.class).serializer());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    return new KafkaProducer<>(p, new StringSerializer(), new JsonSerde<>(type).serializer());
   }
 
   private static Authenticator authenticator(Configuration config) {
@@ -222,23 +255,6 @@ public final class FleetService implements AutoCloseable {
     return Authenticator.anyOf(all);
   }
 
-  private static TopologyObserver both(TopologyObserver a, TopologyObserver b) {
-    return new TopologyObserver() {
-      @Override
-      public void applied(java.time.Instant envelopeTime) {
-        a.applied(envelopeTime);
-        b.applied(envelopeTime);
-      }
-
-      @Override
-      public void approvedAfter(Duration sinceScheduled) {
-        a.approvedAfter(sinceScheduled);
-        b.approvedAfter(sinceScheduled);
-      }
-    };
-  }
-
-  /** How to build a service: its configuration, and what tests and the demo replace. */
   public static final class Builder {
     private final Configuration config;
     private Clock clock = Clock.systemUTC();

@@ -52,6 +52,15 @@ final class FleetTopics {
         partitions,
         replication,
         compact);
+    add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUTS), 1, replication, compact);
+    add(create, existing, topics.of(FleetTopology.VIEWS_POLICIES), 1, replication, compact);
+    add(
+        create,
+        existing,
+        topics.of(FleetTopology.ROLLOUTS),
+        1,
+        replication,
+        Map.of("retention.ms", Long.toString(Duration.ofDays(365).toMillis())));
     add(create, existing, topics.of(FleetTopology.BY_EVENT), partitions, replication, week);
     add(create, existing, topics.of(FleetTopology.BY_REQUEST), partitions, replication, week);
     add(

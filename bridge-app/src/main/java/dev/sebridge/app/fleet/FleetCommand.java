@@ -8,11 +8,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description =
         "The fleet service (serve) and its clients: open maintenance across every VM, silent"
-            + " agents, approvals.",
+            + " agents, approvals, rollouts in waves.",
     subcommands = {
       FleetServeCommand.class,
       FleetEventsCommand.class,
       FleetVmsCommand.class,
-      FleetApproveCommand.class
+      FleetApproveCommand.class,
+      FleetRolloutCommand.class,
+      FleetRolloutsCommand.class
     })
 public final class FleetCommand {}

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,11 +24,23 @@ import java.util.function.Predicate;
 
 /**
  * {@code sebridge demo --fleet}: 24 simulated VMs in 3 zones and 2 scale sets, one agent each, an
- * embedded broker and the fleet service, all on this machine. A platform Reboot covers 12 VMs, a
- * Freeze 3 and a user Redeploy 1; the fleet CLI shows them, approves the Reboot for 4 VMs and shows
- * their results, then the completions.
+ * embedded broker and the fleet service, all on this machine. A host OS update reboots 12 VMs (one
+ * Reboot event each), a Freeze covers 3 and a user Redeploy 1; the central policies approve the
+ * Freeze and the Redeploy, and the fleet CLI rolls the Reboots out in waves, printing each.
  */
 public final class FleetDemo {
+  /** The demo's central policies (docs/fleet.md, "Central policies"). */
+  static final Map<String, String> POLICIES =
+      Map.of(
+          "fleet.policies.version", "1",
+          "fleet.policies.rules.10-user-initiated.match.source", "User",
+          "fleet.policies.rules.10-user-initiated.action", "approve",
+          "fleet.policies.rules.20-short-freeze.match.type", "Freeze",
+          "fleet.policies.rules.20-short-freeze.match.duration-under", "9s",
+          "fleet.policies.rules.20-short-freeze.action", "approve",
+          "fleet.policies.rules.90-never-terminate.match.type", "Terminate,Preempt",
+          "fleet.policies.rules.90-never-terminate.action", "never");
+
   private final PrintWriter out;
   private final PrintWriter err;
   private final Duration timeout;
@@ -42,88 +55,100 @@ public final class FleetDemo {
   public int run(Path work, boolean follow) throws Exception {
     try (FleetLab lab = FleetLab.start(work, FleetLab.Options.demo())) {
       ImdsSimulator sim = lab.simulator();
-      FleetService fleet = lab.startFleet("demo", Map.of());
-      lab.startAgents(Duration.ofMillis(500), Duration.ofSeconds(30));
+      FleetService fleet = lab.startFleet("demo", POLICIES);
+      lab.startAgents(Duration.ofMillis(500), Duration.ofSeconds(2));
       String url = "http://127.0.0.1:" + fleet.port();
       Path token = work.resolve("approver.token");
       Files.writeString(token, FleetLab.APPROVER_TOKEN, StandardCharsets.UTF_8);
       out.printf(
           "sebridge demo --fleet: %d VMs in zones 1-3 (scale sets web and api, and standalone db),"
-              + " one agent each,%n  an embedded Kafka broker, and the fleet service on %s.%n%n",
+              + " one agent each,%n  an embedded Kafka broker, and the fleet service on %s"
+              + " with two central policies:%n  user-initiated events and Freezes under 9 s are"
+              + " approved at once.%n%n",
           sim.vms().size(), url);
 
+      List<SimVm> rebooted = sim.vms().subList(0, 12);
+      List<String> reboots = new ArrayList<>();
+      for (SimVm vm : rebooted) {
+        reboots.add(
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(vm.name()))
+                    .withNotice(900)
+                    .withStartedFor(2)
+                    .withDescription("Host OS update")));
+      }
       List<String> names = sim.vms().stream().map(SimVm::name).toList();
-      String reboot =
-          sim.addEvent(
-              EventSpec.scheduled("Reboot", names.subList(0, 12))
-                  .withNotice(900)
-                  .withStartedFor(5)
-                  .withDescription("Host OS update"));
       String freeze =
           sim.addEvent(
-              EventSpec.scheduled("Freeze", names.subList(16, 19)).withNotice(900).withDuration(9));
+              EventSpec.scheduled("Freeze", names.subList(16, 19))
+                  .withNotice(900)
+                  .withDuration(5)
+                  .withStartedFor(2));
       String redeploy =
           sim.addEvent(
               EventSpec.scheduled("Redeploy", names.subList(23, 24))
                   .withNotice(900)
+                  .withStartedFor(2)
                   .withSource("User"));
       out.println(
-          "Azure schedules a platform Reboot of 12 VMs, a Freeze of 3 and a user Redeploy:");
-      await(fleet, reboot, e -> e.vms().size() == 12);
+          "Azure schedules a host OS update that reboots 12 VMs (one Reboot event each), a Freeze"
+              + " of 3 VMs and a user Redeploy:");
+      for (String id : reboots) {
+        await(fleet, id, e -> e.vms().size() == 1);
+      }
       await(fleet, freeze, e -> e.vms().size() == 3);
       await(fleet, redeploy, e -> e.vms().size() == 1);
       String[] client = {"--url", url, "--token-file", token.toString()};
       cli(
-          "fleet events --open",
+          "fleet events --open --type Reboot",
           "fleet",
           "events",
           "--open",
+          "--type",
+          "Reboot",
           client[0],
           client[1],
           client[2],
           client[3]);
 
-      List<String> four =
-          sim.vms().subList(0, 12).stream()
-              .filter(v -> List.of("1", "2", "3").contains(v.zone()))
-              .limit(4)
-              .map(SimVm::vmId)
-              .toList();
-      String[] approve = {
-        "fleet",
-        "approve",
-        reboot,
-        "--vm",
-        four.get(0),
-        "--vm",
-        four.get(1),
-        "--vm",
-        four.get(2),
-        "--vm",
-        four.get(3),
-        "--reason",
-        "demo: patch window",
-        "--wait",
-        "60",
-        client[0],
-        client[1],
-        client[2],
-        client[3]
-      };
-      if (cli("fleet approve " + reboot + " --vm <4 vmIds> --reason 'demo: patch window'", approve)
+      out.println();
+      out.println(
+          "The policies approve the Freeze and the Redeploy; the Reboots are rolled out in waves,"
+              + " at most 2 VMs of a zone down at once:");
+      List<String> rollout =
+          new ArrayList<>(
+              List.of(
+                  "fleet",
+                  "rollout",
+                  "--max-unavailable",
+                  "2",
+                  "--group-by",
+                  "zone",
+                  "--settle",
+                  "1s",
+                  "--timeout",
+                  "2m",
+                  "--reason",
+                  "demo: host OS update",
+                  "--watch",
+                  Long.toString(timeout.toSeconds())));
+      rollout.addAll(reboots);
+      rollout.addAll(List.of(client));
+      if (cli(
+              "fleet rollout <12 Reboot events> --max-unavailable 2 --group-by zone --settle 1s"
+                  + " --timeout 2m --reason 'demo: host OS update'",
+              rollout.toArray(String[]::new))
           != 0) {
         return 1;
       }
-      out.println();
-      out.println(
-          "An approval releases the event for every VM it lists; the agents report it Started,"
-              + " then Completed:");
-      await(fleet, reboot, e -> e.counts().getOrDefault("completed", 0) == 12);
+      await(fleet, freeze, e -> e.counts().getOrDefault("completed", 0) == 3);
+      await(fleet, redeploy, e -> e.counts().getOrDefault("completed", 0) == 1);
       cli("fleet events", "fleet", "events", client[0], client[1], client[2], client[3]);
       out.println();
       if (follow) {
         out.printf(
-            "The fleet service keeps running: %s (token %s, reader token %s).%n"
+            "The fleet service keeps running: open %s/ui/ in a browser and sign in with the"
+                + " approver token %s (or the reader token %s).%n"
                 + "Try: SEBRIDGE_FLEET_URL=%s SEBRIDGE_FLEET_TOKEN=%s sebridge fleet events --open%n"
                 + "Ctrl-C stops it.%n",
             url, FleetLab.APPROVER_TOKEN, FleetLab.READER_TOKEN, url, FleetLab.APPROVER_TOKEN);

@@ -70,7 +70,7 @@ public final class FleetServer implements AutoCloseable {
     this.readiness = readiness;
     this.metrics = metrics;
     this.server = HttpServer.create(new InetSocketAddress(bindAddress, port), 64);
-    this.executor = Executors.newFixedThreadPool(4, DaemonThreads.named("fleet-http"));
+    this.executor = Executors.newFixedThreadPool(80, DaemonThreads.named("fleet-http"));
     server.setExecutor(executor);
     server.createContext("/", this::handle);
   }
@@ -105,17 +105,17 @@ public final class FleetServer implements AutoCloseable {
         return;
       }
       Optional<Principal> principal = principal(ex);
-      for (Route r : routes) {
-        if (r.handle(ex, path, principal)) {
+      try {
+        for (Route r : routes) {
+          if (r.handle(ex, path, principal)) {
+            return;
+          }
+        }
+        if (principal.isEmpty()) {
+          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
+          json(ex, 401, error("a valid bearer token is required"));
           return;
         }
-      }
-      if (principal.isEmpty()) {
-        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
-        json(ex, 401, error("a valid bearer token is required"));
-        return;
-      }
-      try {
         api(ex, path, principal.get());
       } catch (ApiException e) {
         json(ex, e.status(), error(e.getMessage()));
@@ -201,11 +201,12 @@ public final class FleetServer implements AutoCloseable {
     return auth.authenticate(h.substring(7).trim());
   }
 
-  private static <T> T found(Optional<T> o, String what) {
+  public static <T> T found(Optional<T> o, String what) {
     return o.orElseThrow(() -> new ApiException(404, "no such " + what));
   }
 
-  private static JsonNode body(HttpExchange ex) throws IOException {
+  /** The request's JSON object body; 400 when it is not one. */
+  public static JsonNode body(HttpExchange ex) throws IOException {
     byte[] b = ex.getRequestBody().readNBytes(64 * 1024);
     try {
       JsonNode n = JsonSerde.JSON.readTree(b);
@@ -232,7 +233,7 @@ public final class FleetServer implements AutoCloseable {
     return q;
   }
 
-  private static String decode(String s) {
+  public static String decode(String s) {
     return URLDecoder.decode(s, StandardCharsets.UTF_8);
   }
 

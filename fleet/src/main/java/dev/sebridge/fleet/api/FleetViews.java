@@ -3,6 +3,8 @@ package dev.sebridge.fleet.api;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,14 +25,20 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, VmView>> vms;
   private final Supplier<ReadOnlyKeyValueStore<String, EventView>> events;
   private final Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests;
+  private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts;
+  private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
 
   FleetViews(
       Supplier<ReadOnlyKeyValueStore<String, VmView>> vms,
       Supplier<ReadOnlyKeyValueStore<String, EventView>> events,
-      Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests) {
+      Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests,
+      Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts,
+      Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions) {
     this.vms = vms;
     this.events = events;
     this.requests = requests;
+    this.rollouts = rollouts;
+    this.decisions = decisions;
   }
 
   /** The views of a running Kafka Streams instance. */
@@ -38,7 +46,9 @@ public final class FleetViews {
     return new FleetViews(
         () -> store(streams, FleetTopology.VMS_VIEW),
         () -> store(streams, FleetTopology.EVENTS_VIEW),
-        () -> store(streams, FleetTopology.REQUESTS_VIEW));
+        () -> store(streams, FleetTopology.REQUESTS_VIEW),
+        () -> store(streams, FleetTopology.ROLLOUTS_VIEW),
+        () -> store(streams, FleetTopology.POLICIES_VIEW));
   }
 
   private static <V> ReadOnlyKeyValueStore<String, V> store(KafkaStreams streams, String name) {
@@ -68,6 +78,19 @@ public final class FleetViews {
 
   public List<RequestView> requests() {
     return all(requests.get());
+  }
+
+  public Optional<Rollout> rollout(String id) {
+    return Optional.ofNullable(rollouts.get().get(id));
+  }
+
+  public List<Rollout> rollouts() {
+    return all(rollouts.get());
+  }
+
+  /** What the central policies decided for this event, if they did. */
+  public Optional<PolicyDecision> decision(String eventId) {
+    return Optional.ofNullable(decisions.get().get(eventId.toLowerCase(Locale.ROOT)));
   }
 
   private static <V> List<V> all(ReadOnlyKeyValueStore<String, V> store) {

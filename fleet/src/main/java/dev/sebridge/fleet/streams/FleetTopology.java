@@ -7,6 +7,10 @@ import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.Optional;
@@ -36,6 +40,10 @@ import org.apache.kafka.streams.state.Stores;
  * [approvals] (audit, key request id) ----------------------------------------+--> requests
  *     (request-state) --> [commands] (key vmId, the agent's partition) + [views-requests]
  *
+ * [rollouts] (operators' commands) --> rollouts (rollout-state, policy-state; steps every
+ *     second against the global views) --> [approvals] (audited requests) + [views-rollouts]
+ *     + [views-policies]
+ *
  * [views-*] --> global stores vms-view, events-view, requests-view: every instance holds the
  *               whole (small) fleet view and answers any query from it.
  * </pre>
@@ -55,16 +63,27 @@ public final class FleetTopology {
   /** Approval requests by request id, with each VM's command and result. */
   public static final String REQUEST_STATE = "request-state";
 
+  /** Rollouts by id. */
+  public static final String ROLLOUT_STATE = "rollout-state";
+
+  /** The central policies' decision for each event, by EventId (lower case). */
+  public static final String POLICY_STATE = "policy-state";
+
   // Global stores: the views every instance queries.
   public static final String VMS_VIEW = "vms-view";
   public static final String EVENTS_VIEW = "events-view";
   public static final String REQUESTS_VIEW = "requests-view";
+  public static final String ROLLOUTS_VIEW = "rollouts-view";
+  public static final String POLICIES_VIEW = "policies-view";
 
   // Node names.
   static final String BY_EVENT_SINK = "by-event-sink";
   static final String BY_REQUEST_SINK = "by-request-sink";
   static final String COMMANDS_SINK = "commands-sink";
   static final String REQUESTS_VIEW_SINK = "requests-view-sink";
+  static final String APPROVALS_SINK = "approvals-sink";
+  static final String ROLLOUTS_VIEW_SINK = "rollouts-view-sink";
+  static final String POLICIES_VIEW_SINK = "policies-view-sink";
 
   // Topic names (suffixes of the prefix): internal ones, then the views.
   public static final String BY_EVENT = "by-event";
@@ -72,6 +91,11 @@ public final class FleetTopology {
   public static final String VIEWS_VMS = "views-vms";
   public static final String VIEWS_EVENTS = "views-events";
   public static final String VIEWS_REQUESTS = "views-requests";
+  public static final String VIEWS_ROLLOUTS = "views-rollouts";
+  public static final String VIEWS_POLICIES = "views-policies";
+
+  /** Operators' rollout commands (one partition: one task runs every rollout). */
+  public static final String ROLLOUTS = "rollouts";
 
   /** The topics a topology reads and writes. */
   public record Topics(String prefix, String envelopes, String commands, String approvals) {
@@ -93,6 +117,22 @@ public final class FleetTopology {
       int silentAfter,
       Duration retention,
       TopologyObserver observer) {
+    return build(
+        topics, issuer, silentAfter, retention, observer, Policies.none(), Duration.ofSeconds(1));
+  }
+
+  /**
+   * @param policies the central policies
+   * @param tick how often rollouts step and new events are decided
+   */
+  public static Topology build(
+      Topics topics,
+      CommandIssuer issuer,
+      int silentAfter,
+      Duration retention,
+      TopologyObserver observer,
+      Policies policies,
+      Duration tick) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
     JsonSerde<EventView> eventViews = new JsonSerde<>(EventView.class);
@@ -168,10 +208,43 @@ public final class FleetTopology {
         untyped(requestViews.serializer()),
         "requests");
 
+    // Rollouts and policies: one task; approvals go out through the audit topic like any other.
+    JsonSerde<Rollout> rolloutViews = new JsonSerde<>(Rollout.class);
+    JsonSerde<PolicyDecision> decisions = new JsonSerde<>(PolicyDecision.class);
+    t.addSource(
+        "rollout-commands",
+        new StringDeserializer(),
+        new JsonSerde<>(RolloutCommand.class).deserializer(),
+        topics.of(ROLLOUTS));
+    t.addProcessor("rollouts", () -> new RolloutProcessor(policies, tick), "rollout-commands");
+    t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
+    t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
+    t.addSink(
+        APPROVALS_SINK,
+        topics.approvals(),
+        new StringSerializer(),
+        untyped(requests.serializer()),
+        "rollouts");
+    t.addSink(
+        ROLLOUTS_VIEW_SINK,
+        topics.of(VIEWS_ROLLOUTS),
+        new StringSerializer(),
+        untyped(rolloutViews.serializer()),
+        "rollouts");
+    t.addSink(
+        POLICIES_VIEW_SINK,
+        topics.of(VIEWS_POLICIES),
+        new StringSerializer(),
+        untyped(decisions.serializer()),
+        "rollouts");
+
     // The views, whole on every instance.
-    global(t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, (old, v) -> newer(old, v, observer));
-    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, (old, v) -> {});
-    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, (old, v) -> {});
+    global(
+        t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, observer, (old, v) -> newer(old, v, observer));
+    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, observer, (old, v) -> {});
+    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, observer, (old, v) -> {});
+    global(t, ROLLOUTS_VIEW, topics.of(VIEWS_ROLLOUTS), rolloutViews, observer, (old, v) -> {});
+    global(t, POLICIES_VIEW, topics.of(VIEWS_POLICIES), decisions, observer, (old, v) -> {});
     return t;
   }
 
@@ -190,7 +263,12 @@ public final class FleetTopology {
   }
 
   private static <V> void global(
-      Topology t, String store, String topic, JsonSerde<V> values, BiConsumer<V, V> applied) {
+      Topology t,
+      String store,
+      String topic,
+      JsonSerde<V> values,
+      TopologyObserver observer,
+      BiConsumer<V, V> applied) {
     t.addGlobalStore(
         store(store, values).withLoggingDisabled(),
         store + "-source",
@@ -198,7 +276,13 @@ public final class FleetTopology {
         values.deserializer(),
         topic,
         store + "-updater",
-        () -> new ViewUpdater<V>(store, applied));
+        () ->
+            new ViewUpdater<V>(
+                store,
+                (old, v) -> {
+                  applied.accept(old, v);
+                  observer.viewChanged();
+                }));
   }
 
   @SuppressWarnings("unchecked")

@@ -13,6 +13,31 @@ public interface TopologyObserver {
   /** A VM's event was approved this long after the VM first reported it Scheduled. */
   void approvedAfter(Duration sinceScheduled);
 
+  /** Some view (VMs, events, requests, rollouts, policy decisions) changed on this instance. */
+  default void viewChanged() {}
+
+  /** Tells every one of these (nulls left out). */
+  static TopologyObserver all(TopologyObserver... observers) {
+    java.util.List<TopologyObserver> list =
+        java.util.Arrays.stream(observers).filter(java.util.Objects::nonNull).toList();
+    return new TopologyObserver() {
+      @Override
+      public void applied(Instant envelopeTime) {
+        list.forEach(o -> o.applied(envelopeTime));
+      }
+
+      @Override
+      public void approvedAfter(Duration sinceScheduled) {
+        list.forEach(o -> o.approvedAfter(sinceScheduled));
+      }
+
+      @Override
+      public void viewChanged() {
+        list.forEach(TopologyObserver::viewChanged);
+      }
+    };
+  }
+
   TopologyObserver NONE =
       new TopologyObserver() {
         @Override

@@ -15,6 +15,12 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.rollout.RolloutVm;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.testing.MutableClock;
 import java.net.URI;
@@ -40,6 +46,7 @@ import org.junit.jupiter.api.Test;
  */
 class FleetApiTest {
   static final String EVENT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
+  static final String NEVER = "A1B2C3D4-0000-4000-8000-00000000EEEE";
   static final String APPROVER = "approver-token-0123456789";
   static final String READER = "reader-token-0123456789ab";
   static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
@@ -49,9 +56,14 @@ class FleetApiTest {
   final MapStore<VmView> vms = new MapStore<>();
   final MapStore<EventView> events = new MapStore<>();
   final MapStore<RequestView> requests = new MapStore<>();
+  final MapStore<dev.sebridge.fleet.rollout.Rollout> rollouts = new MapStore<>();
+  final MapStore<dev.sebridge.fleet.rollout.PolicyDecision> decisions = new MapStore<>();
   final MockProducer<String, ApprovalRequest> audit =
       new MockProducer<>(
           true, null, new StringSerializer(), new JsonSerde<>(ApprovalRequest.class).serializer());
+  final MockProducer<String, RolloutCommand> rolloutCommands =
+      new MockProducer<>(
+          true, null, new StringSerializer(), new JsonSerde<>(RolloutCommand.class).serializer());
   final HttpClient http = HttpClient.newHttpClient();
   final Set<String> exercised = new HashSet<>();
   FleetServer server;
@@ -108,7 +120,73 @@ class FleetApiTest {
             Map.of(
                 "vm-1",
                 new RequestView.VmResult("fleet:r1:vm-1", "accepted", "accepted", "ok", T0))));
-    FleetViews views = new FleetViews(() -> vms, () -> events, () -> requests);
+    events.map.put(
+        NEVER.toLowerCase(),
+        new EventView(
+            NEVER,
+            "Terminate",
+            "Platform",
+            T0.plusSeconds(900),
+            -1,
+            "",
+            List.of("web-1"),
+            T0,
+            T0,
+            null,
+            Map.of(
+                "vm-1",
+                new VmEventState("vm-1", "web-1", "1", "web", "scheduled", null, T0, null))));
+    decisions.map.put(
+        NEVER.toLowerCase(),
+        new PolicyDecision(NEVER, "90-never", 3, "never", false, "never approved", T0));
+    RolloutSpec spec =
+        new RolloutSpec(
+            List.of(EVENT),
+            "1",
+            List.of("zone"),
+            java.time.Duration.ofMinutes(2),
+            java.time.Duration.ofMinutes(20));
+    RolloutVm vm1 =
+        new RolloutVm(
+            "vm-1",
+            "web-1",
+            EVENT,
+            "zone=1",
+            "started",
+            false,
+            1,
+            "req-1",
+            T0,
+            T0,
+            null,
+            null,
+            null,
+            T0.plusSeconds(1200),
+            false);
+    for (String[] ro :
+        new String[][] {
+          {"r-halted", "halted"}, {"r-running", "running"}, {"r-done", "completed"}
+        }) {
+      rollouts.map.put(
+          ro[0],
+          new Rollout(
+              ro[0],
+              spec,
+              "go",
+              "alice",
+              "api",
+              T0,
+              ro[1],
+              ro[1].equals("halted")
+                  ? new Rollout.Halt("vm-1", EVENT, "web-1 is not back in time", T0)
+                  : null,
+              Map.of("zone=1", 1),
+              Map.of("vm-1", vm1),
+              List.of(new Rollout.Wave(1, T0, List.of(EVENT), List.of("vm-1"))),
+              List.of(new Rollout.Entry(T0, "alice", "created", "go"))));
+    }
+    FleetViews views =
+        new FleetViews(() -> vms, () -> events, () -> requests, () -> rollouts, () -> decisions);
     server =
         new FleetServer(
                 "127.0.0.1",
@@ -121,6 +199,11 @@ class FleetApiTest {
                 new ApprovalRequests(audit, "audit", views, clock),
                 List::of,
                 () -> "sebridge_fleet_open_events 1\n")
+            .route(
+                new RolloutApi(
+                    new RolloutRequests(rolloutCommands, "rollouts", views, clock),
+                    views,
+                    new Policies(3, List.of())))
             .start();
   }
 
@@ -143,6 +226,27 @@ class FleetApiTest {
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofString(body.toString()));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  ObjectNode rollout(String reason, String maxUnavailable, String... eventIds) {
+    ObjectNode n = JsonSerde.JSON.createObjectNode().put("reason", reason);
+    n.put("maxUnavailable", maxUnavailable).put("settle", "2m").put("timeout", "20m");
+    n.putArray("groupBy").add("zone");
+    if (eventIds.length > 0) {
+      var a = n.putArray("eventIds");
+      for (String e : eventIds) {
+        a.add(e);
+      }
+    }
+    return n;
+  }
+
+  ObjectNode action(String reason, String vmId) {
+    ObjectNode n = JsonSerde.JSON.createObjectNode().put("reason", reason);
+    if (vmId != null) {
+      n.put("vmId", vmId);
+    }
+    return n;
   }
 
   ObjectNode approval(String reason, String... vmIds) {
@@ -285,6 +389,111 @@ class FleetApiTest {
             new Case("GET", "/api/vms/{vmId}", "/api/vms/vm-404", READER, null, 404),
             new Case("GET", "/api/approvals/{requestId}", "/api/approvals/r1", READER, null, 200),
             new Case("GET", "/api/approvals/{requestId}", "/api/approvals/r404", READER, null, 404),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/rollout",
+                "/api/events/" + EVENT + "/rollout",
+                APPROVER,
+                rollout("go", "1"),
+                202),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/rollout",
+                "/api/events/" + EVENT + "/rollout",
+                READER,
+                rollout("go", "1"),
+                403),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/rollout",
+                "/api/events/" + EVENT + "/rollout",
+                APPROVER,
+                rollout("go", "0"),
+                400),
+            new Case(
+                "POST",
+                "/api/events/{eventId}/rollout",
+                "/api/events/" + NEVER + "/rollout",
+                APPROVER,
+                rollout("go", "1"),
+                409),
+            new Case(
+                "POST",
+                "/api/rollouts",
+                "/api/rollouts",
+                APPROVER,
+                rollout("go", "10%", EVENT),
+                202),
+            new Case(
+                "POST",
+                "/api/rollouts",
+                "/api/rollouts",
+                APPROVER,
+                rollout("go", "10%", "unknown"),
+                404),
+            new Case(
+                "POST", "/api/rollouts", "/api/rollouts", null, rollout("go", "1", EVENT), 401),
+            new Case("GET", "/api/rollouts", "/api/rollouts", READER, null, 200),
+            new Case(
+                "GET", "/api/rollouts/{rolloutId}", "/api/rollouts/r-halted", READER, null, 200),
+            new Case("GET", "/api/rollouts/{rolloutId}", "/api/rollouts/r-x", READER, null, 404),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/resume",
+                "/api/rollouts/r-halted/resume",
+                APPROVER,
+                action("back", null),
+                202),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/resume",
+                "/api/rollouts/r-running/resume",
+                APPROVER,
+                action("back", null),
+                409),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/resume",
+                "/api/rollouts/r-halted/resume",
+                READER,
+                action("back", null),
+                403),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/skip",
+                "/api/rollouts/r-halted/skip",
+                APPROVER,
+                action("broken", "vm-1"),
+                202),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/skip",
+                "/api/rollouts/r-halted/skip",
+                APPROVER,
+                action("broken", null),
+                400),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/abort",
+                "/api/rollouts/r-running/abort",
+                APPROVER,
+                action("stop", null),
+                202),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/abort",
+                "/api/rollouts/r-done/abort",
+                APPROVER,
+                action("stop", null),
+                409),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/abort",
+                "/api/rollouts/r-running/abort",
+                APPROVER,
+                action("", null),
+                400),
+            new Case("GET", "/api/policies", "/api/policies", READER, null, 200),
             new Case("GET", "/metrics", "/metrics", READER, null, 200),
             new Case("GET", "/healthz", "/healthz", null, null, 200),
             new Case("GET", "/readyz", "/readyz", null, null, 200));

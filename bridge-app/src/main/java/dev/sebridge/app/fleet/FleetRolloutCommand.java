@@ -1,0 +1,166 @@
+package dev.sebridge.app.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sebridge fleet rollout EVENTID... --max-unavailable 10% --group-by zone}: approves events
+ * in waves through the fleet service, then prints each wave as it goes out, a halt and its reason,
+ * and the end.
+ */
+@Command(
+    name = "rollout",
+    mixinStandardHelpOptions = true,
+    description =
+        "Approves events in waves: within each group at most --max-unavailable VMs between"
+            + " approved and back. One approval releases an event for every VM it lists, so"
+            + " the events are the units of the waves.")
+final class FleetRolloutCommand implements Callable<Integer> {
+  @Mixin FleetClientOptions options = new FleetClientOptions();
+
+  @Parameters(arity = "1..*", paramLabel = "EVENTID", description = "The events to roll out.")
+  List<String> eventIds = new ArrayList<>();
+
+  @Option(
+      names = "--max-unavailable",
+      description =
+          "Per group: a count (2) or a percentage (10%%); at least 1. Default ${DEFAULT-VALUE}.")
+  String maxUnavailable = "1";
+
+  @Option(
+      names = "--group-by",
+      split = ",",
+      description =
+          "scaleSet, zone, resourceGroup, location (default: the whole rollout is one group).")
+  List<String> groupBy = new ArrayList<>();
+
+  @Option(
+      names = "--settle",
+      description =
+          "How long a VM must be back before it stops counting (default ${DEFAULT-VALUE}).")
+  String settle = "2m";
+
+  @Option(
+      names = "--timeout",
+      description =
+          "How long a VM may take to be back before the rollout halts (default ${DEFAULT-VALUE}).")
+  String timeout = "20m";
+
+  @Option(names = "--reason", required = true, description = "Why (recorded in every command).")
+  String reason;
+
+  @Option(
+      names = "--watch",
+      paramLabel = "SECONDS",
+      description =
+          "Print the waves until the rollout ends, at most this long (0: do not watch; default ${DEFAULT-VALUE}).")
+  long watchSeconds = 3600;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    FleetClient client = options.client(System.getenv());
+    ObjectNode body = FleetClient.JSON.createObjectNode();
+    eventIds.forEach(body.putArray("eventIds")::add);
+    body.put("maxUnavailable", maxUnavailable);
+    groupBy.forEach(body.putArray("groupBy")::add);
+    body.put("settle", settle);
+    body.put("timeout", timeout);
+    body.put("reason", reason);
+    PrintWriter out = spec.commandLine().getOut();
+    String id;
+    try {
+      id =
+          client
+              .post("api/rollouts", body, UUID.randomUUID().toString())
+              .path("rolloutId")
+              .asText();
+    } catch (FleetClient.ApiError e) {
+      spec.commandLine().getErr().println("sebridge fleet rollout: " + e.getMessage());
+      return 1;
+    }
+    out.printf(
+        "rollout %s: %d event(s), at most %s unavailable per %s%n",
+        id,
+        eventIds.size(),
+        maxUnavailable,
+        groupBy.isEmpty() ? "rollout" : String.join("+", groupBy));
+    out.flush();
+    if (watchSeconds <= 0) {
+      return 0;
+    }
+    JsonNode end;
+    try {
+      end = watch(client, id, out, Duration.ofSeconds(watchSeconds));
+    } catch (TimeoutException e) {
+      out.printf("still running after %ds: sebridge fleet rollouts %s%n", watchSeconds, id);
+      out.flush();
+      return 1;
+    }
+    String state = end.path("state").asText();
+    if (state.equals("halted")) {
+      out.printf(
+          "halted: %s%n  resume: sebridge fleet rollouts %s --resume --reason ...%n"
+              + "  skip:   sebridge fleet rollouts %s --skip-vm VMID --reason ...%n",
+          end.path("halt").path("reason").asText(), id, id);
+    } else {
+      out.printf("rollout %s %s: %s%n", id, state, FleetRolloutsCommand.counts(end));
+    }
+    out.flush();
+    return state.equals("completed") ? 0 : 1;
+  }
+
+  /** Prints each new wave until the rollout halts or ends. */
+  static JsonNode watch(FleetClient client, String id, PrintWriter out, Duration timeout)
+      throws Exception {
+    CompletableFuture<JsonNode> end = new CompletableFuture<>();
+    int[] printed = {0};
+    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
+    try {
+      poller.scheduleWithFixedDelay(
+          () -> {
+            try {
+              JsonNode r = client.get("api/rollouts/" + FleetClient.segment(id));
+              JsonNode waves = r.path("waves");
+              for (; printed[0] < waves.size(); printed[0]++) {
+                out.println("  " + FleetRolloutsCommand.wave(r, waves.get(printed[0])));
+              }
+              out.flush();
+              if (!r.path("state").asText().equals("running")) {
+                end.complete(r);
+              }
+            } catch (FleetClient.ApiError e) {
+              if (e.status != 404) { // 404: the view has not caught up yet
+                end.completeExceptionally(e);
+              }
+            } catch (Exception e) {
+              end.completeExceptionally(e);
+            }
+          },
+          0,
+          500,
+          TimeUnit.MILLISECONDS);
+      return end.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      poller.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package dev.sebridge.app.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code sebridge fleet rollouts [ID] [--resume | --skip-vm VM | --skip-event E | --abort]}. */
+@Command(
+    name = "rollouts",
+    mixinStandardHelpOptions = true,
+    description =
+        "Lists rollouts, shows one, or resumes, skips a VM or an event of, or aborts one.")
+final class FleetRolloutsCommand implements Callable<Integer> {
+  @Mixin FleetClientOptions options = new FleetClientOptions();
+
+  @Parameters(index = "0", arity = "0..1", paramLabel = "ID", description = "A rollout.")
+  String id;
+
+  static final class Action {
+    @Option(names = "--resume", description = "Resume a halted rollout.")
+    boolean resume;
+
+    @Option(names = "--skip-vm", paramLabel = "VMID", description = "Leave a VM out.")
+    String skipVm;
+
+    @Option(names = "--skip-event", paramLabel = "EVENTID", description = "Leave an event out.")
+    String skipEvent;
+
+    @Option(names = "--abort", description = "Stop approving.")
+    boolean abort;
+  }
+
+  @ArgGroup(exclusive = true)
+  Action action;
+
+  @Option(names = "--reason", description = "Why (required with an action).")
+  String reason;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    FleetClient client = options.client(System.getenv());
+    PrintWriter out = spec.commandLine().getOut();
+    try {
+      if (action != null) {
+        if (id == null || reason == null) {
+          spec.commandLine()
+              .getErr()
+              .println("sebridge fleet rollouts: an action needs ID and --reason");
+          return 2;
+        }
+        ObjectNode body = FleetClient.JSON.createObjectNode().put("reason", reason);
+        String verb = action.resume ? "resume" : action.abort ? "abort" : "skip";
+        if (action.skipVm != null) {
+          body.put("vmId", action.skipVm);
+        }
+        if (action.skipEvent != null) {
+          body.put("eventId", action.skipEvent);
+        }
+        client.post(
+            "api/rollouts/" + FleetClient.segment(id) + "/" + verb,
+            body,
+            java.util.UUID.randomUUID().toString());
+        out.printf("rollout %s: %s sent%n", id, verb);
+      } else if (id != null) {
+        JsonNode r = client.get("api/rollouts/" + FleetClient.segment(id));
+        if (options.json) {
+          out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(r));
+        } else {
+          out.printf(
+              "rollout %s: %s (%s) by %s: %s%n",
+              id,
+              r.path("state").asText(),
+              counts(r),
+              r.path("requestedBy").asText(),
+              r.path("reason").asText());
+          if (r.has("halt")) {
+            out.println("halted: " + r.path("halt").path("reason").asText());
+          }
+          r.path("waves").forEach(w -> out.println("  " + wave(r, w)));
+        }
+      } else {
+        JsonNode all = client.get("api/rollouts");
+        if (options.json) {
+          out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(all));
+        } else {
+          Table t = new Table("ID", "STATE", "BY", "VMS", "WAVES", "REASON");
+          all.forEach(
+              r ->
+                  t.row(
+                      r.path("id").asText(),
+                      r.path("state").asText(),
+                      r.path("requestedBy").asText(),
+                      counts(r),
+                      Integer.toString(r.path("waves").size()),
+                      r.path("reason").asText()));
+          t.print(out);
+        }
+      }
+    } catch (FleetClient.ApiError e) {
+      spec.commandLine().getErr().println("sebridge fleet rollouts: " + e.getMessage());
+      return 1;
+    }
+    out.flush();
+    return 0;
+  }
+
+  /** {@code wave 2: web-4 (zone=1), api-2 (zone=3)}. */
+  static String wave(JsonNode rollout, JsonNode wave) {
+    List<String> vms = new ArrayList<>();
+    wave.path("vmIds")
+        .forEach(
+            v -> {
+              JsonNode vm = rollout.path("vms").path(v.asText());
+              vms.add(
+                  vm.path("name").asText(v.asText()) + " (" + vm.path("group").asText("-") + ")");
+            });
+    return "wave "
+        + wave.path("number").asInt()
+        + " at "
+        + wave.path("at").asText()
+        + ": "
+        + String.join(", ", vms);
+  }
+
+  /** {@code 4 back, 1 started, 1 pending}. */
+  static String counts(JsonNode rollout) {
+    java.util.Map<String, Integer> c = new java.util.TreeMap<>();
+    rollout.path("vms").forEach(v -> c.merge(v.path("phase").asText(), 1, Integer::sum));
+    List<String> parts = new ArrayList<>();
+    c.forEach((k, n) -> parts.add(n + " " + k));
+    return parts.isEmpty() ? "no VMs yet" : String.join(", ", parts);
+  }
+}

@@ -1,0 +1,307 @@
+package dev.sebridge.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.app.fleet.FleetLab;
+import dev.sebridge.fleet.FleetService;
+import dev.sebridge.simulator.EventSpec;
+import dev.sebridge.simulator.ImdsSimulator;
+import dev.sebridge.simulator.SimVm;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The fleet web page in a real browser: Debian's chromium driven by Selenium through Debian's
+ * chromedriver (.ci/run installs both; this test fails, never skips, without them), against a fleet
+ * service fed by twelve real agents. Screenshots go to target/screenshots (and, with
+ * -Dsebridge.screenshots=docs/images, to the docs).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
+class FleetPageBrowserTest {
+  static final String CHROMIUM = "/usr/bin/chromium";
+  static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  Path work;
+  FleetLab lab;
+  FleetService fleet;
+  ImdsSimulator sim;
+  WebDriver browser;
+  String base;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  void start() throws Exception {
+    assertThat(new File(CHROMIUM).canExecute())
+        .as("chromium is required (apt-get install chromium chromium-driver; .ci/run does)")
+        .isTrue();
+    assertThat(new File(CHROMEDRIVER).canExecute()).as("chromedriver is required").isTrue();
+    work = Files.createTempDirectory("fleet-page-");
+    lab = FleetLab.start(work, new FleetLab.Options(12, 3, 1, Duration.ofSeconds(1)));
+    sim = lab.simulator();
+    fleet = lab.startFleet("page", Map.of());
+    lab.startAgents(Duration.ofMillis(250), Duration.ofSeconds(1));
+    base = "http://127.0.0.1:" + fleet.port();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    options.addArguments(
+        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800");
+    browser =
+        new ChromeDriver(
+            new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build(),
+            options);
+  }
+
+  @AfterAll
+  void stop() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (lab != null) {
+      lab.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aReaderSeesEventsLiveButNoActionAndForgedPostsAreRefused() throws Exception {
+    signIn(FleetLab.READER_TOKEN);
+    assertThat(browser.findElement(By.cssSelector("[data-testid=who]")).getText())
+        .contains("dashboard@demo")
+        .contains("reader");
+    // the page is open; the event is scheduled afterwards and shows up without a reload
+    String freeze =
+        sim.addEvent(
+            EventSpec.scheduled("Freeze", List.of(vm(9).name(), vm(10).name()))
+                .withNotice(900)
+                .withDuration(5));
+    By card = By.cssSelector("[data-event-id='" + freeze + "']");
+    waitFor(card);
+    waitUntilText(card, "2 scheduled");
+    assertThat(browser.findElement(card).getText()).contains("Freeze").contains("Starts in");
+    assertThat(browser.findElements(By.cssSelector("[data-testid=act]"))).isEmpty();
+    shot("fleet-page-reader");
+
+    String readerCookie = browser.manage().getCookieNamed("sebridge_fleet").getValue();
+    assertThat(browser.manage().getCookieNamed("sebridge_fleet").isHttpOnly()).isTrue();
+    // a reader with a valid CSRF token: 403
+    assertThat(post("/ui/events/" + freeze + "/approve", readerCookie, csrf(), "reason=x"))
+        .isEqualTo(403);
+    // a forged cross-site form: the approver's cookie, no CSRF header: 403
+    signIn(FleetLab.APPROVER_TOKEN);
+    String approverCookie = browser.manage().getCookieNamed("sebridge_fleet").getValue();
+    assertThat(post("/ui/events/" + freeze + "/approve", approverCookie, null, "reason=x"))
+        .isEqualTo(403);
+    assertThat(
+            post("/ui/events/" + freeze + "/approve", approverCookie, "0".repeat(32), "reason=x"))
+        .isEqualTo(403);
+    assertThat(sim.startRequests()).noneMatch(r -> r.eventIds().contains(freeze));
+    sim.cancelEvent(freeze);
+  }
+
+  @Test
+  @Order(2)
+  void anApproverRollsOutInWavesSeesAHaltResumesAndSeesItFinish() throws Exception {
+    signIn(FleetLab.APPROVER_TOKEN);
+    assertThat(browser.findElement(By.cssSelector("[data-testid=who]")).getText())
+        .contains("sre-oncall@demo")
+        .contains("approver");
+    // Six VMs, two per zone, each with its own Reboot (one event per VM, as Azure sends host
+    // updates); the simulator keeps the third one Started until the test lets it complete.
+    List<String> events = new ArrayList<>();
+    String held = null;
+    for (int i = 0; i < 6; i++) {
+      EventSpec spec =
+          EventSpec.scheduled("Reboot", List.of(vm(i).name()))
+              .withNotice(1800)
+              .withStartedFor(i == 2 ? 3600 : 2)
+              .withDescription("Host OS update");
+      String id = sim.addEvent(spec);
+      events.add(id);
+      if (i == 2) {
+        held = id;
+      }
+    }
+    for (String id : events) {
+      waitFor(By.cssSelector("[data-event-id='" + id + "'] [data-testid=act]"));
+    }
+    shot("fleet-page-maintenance");
+
+    // keyboard only: Tab to the first event's button, Enter opens its forms
+    tabTo("act-" + events.get(0));
+    new Actions(browser).sendKeys(Keys.ENTER).perform();
+    WebElement form = waitFor(By.cssSelector("[data-testid=rollout-form]"));
+    for (String id : events) {
+      assertThat(
+              form.findElement(By.cssSelector("input[name=events][value='" + id + "']"))
+                  .isSelected())
+          .as("the rollout form offers every open Reboot of the same update")
+          .isTrue();
+    }
+    set(form, "max-unavailable", "1");
+    form.findElement(By.cssSelector("input[name=groupBy][value=zone]")).click();
+    set(form, "settle", "1s");
+    set(form, "timeout", "12s");
+    set(form, "rollout-reason", "patch window, one VM per zone at a time");
+    form.findElement(By.cssSelector("[data-testid=start-rollout]")).click();
+    assertThat(waitFor(By.cssSelector("#action-result [data-testid=message]")).getText())
+        .startsWith("Rollout ");
+
+    WebElement rollout = waitFor(By.cssSelector("[data-testid=rollout]"));
+    String rolloutId = rollout.getAttribute("data-rollout-id");
+    By card = By.cssSelector("[data-rollout-id='" + rolloutId + "']");
+    // waves proceed: never more than one VM per zone between approved and back
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(
+            d ->
+                d.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size() >= 2);
+    shot("fleet-page-rollout");
+    // the held VM does not come back in time: the rollout halts and says which VM and why
+    WebElement halt =
+        new WebDriverWait(browser, WAIT)
+            .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+            .until(
+                ExpectedConditions.visibilityOfNestedElementsLocatedBy(
+                    card, By.cssSelector("[data-testid=halt]")))
+            .get(0);
+    assertThat(halt.getText()).contains(vm(2).name()).contains("not back in time");
+    int wavesAtHalt =
+        browser.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size();
+    shot("fleet-page-halt");
+
+    sim.completeEvent(held);
+    browser.findElement(card).findElement(By.cssSelector("[data-testid=rollout-act]")).click();
+    WebElement resume = waitFor(By.cssSelector("[data-testid=resume-form]"));
+    set(resume, "resume-reason", "web-3 is back, checked by hand");
+    resume.findElement(By.cssSelector("[data-testid=resume]")).click();
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(
+            d ->
+                d.findElement(card)
+                    .findElement(By.cssSelector("[data-testid=rollout-state]"))
+                    .getText()
+                    .equals("completed"));
+    assertThat(browser.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size())
+        .isGreaterThanOrEqualTo(wavesAtHalt);
+    shot("fleet-page-completed");
+    // every VM's event was approved exactly once, by the rollout
+    for (int i = 0; i < 6; i++) {
+      String name = vm(i).name();
+      assertThat(sim.startRequests().stream().filter(r -> r.vm().equals(name)).count())
+          .as("StartRequests from %s", name)
+          .isEqualTo(1);
+    }
+  }
+
+  private SimVm vm(int i) {
+    return sim.vms().get(i);
+  }
+
+  private void signIn(String token) {
+    browser.manage().deleteAllCookies();
+    browser.get(base + "/ui/login");
+    browser.findElement(By.id("token")).sendKeys(token);
+    browser.findElement(By.id("sign-in")).click();
+    waitFor(By.cssSelector("[data-testid=who]"));
+  }
+
+  private String csrf() {
+    String headers = browser.findElement(By.tagName("body")).getAttribute("hx-headers");
+    return headers.replaceAll(".*\"X-CSRF-Token\":\"([0-9a-f]+)\".*", "$1");
+  }
+
+  private int post(String path, String cookie, String csrf, String form) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Cookie", "sebridge_fleet=" + cookie)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form));
+    if (csrf != null) {
+      b.header("X-CSRF-Token", csrf);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  private WebElement waitFor(By by) {
+    return new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(ExpectedConditions.visibilityOfElementLocated(by));
+  }
+
+  private void waitUntilText(By by, String text) {
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(d -> d.findElement(by).getText().contains(text));
+  }
+
+  private void tabTo(String id) {
+    browser.findElement(By.tagName("h1")).click();
+    for (int i = 0; i < 200; i++) {
+      new Actions(browser).sendKeys(Keys.TAB).perform();
+      if (id.equals(browser.switchTo().activeElement().getAttribute("id"))) {
+        return;
+      }
+    }
+    throw new AssertionError("the button cannot be reached with the keyboard");
+  }
+
+  private static void set(WebElement form, String testId, String value) {
+    WebElement input = form.findElement(By.cssSelector("[data-testid=" + testId + "]"));
+    input.clear();
+    input.sendKeys(value);
+  }
+
+  private void shot(String name) throws Exception {
+    byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
+    Path dir = Path.of("target", "screenshots");
+    Files.createDirectories(dir);
+    Files.write(dir.resolve(name + ".png"), png);
+    String docs = System.getProperty("sebridge.screenshots");
+    if (docs != null) {
+      Path d = Path.of(docs);
+      Files.createDirectories(d);
+      Files.copy(
+          dir.resolve(name + ".png"),
+          d.resolve(name + ".png"),
+          StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+}

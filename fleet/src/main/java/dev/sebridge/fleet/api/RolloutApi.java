@@ -1,0 +1,137 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The rollout and policy routes of the API (docs/fleet-openapi.yaml): start a rollout of one event
+ * or several, follow it, resume, skip or abort it; and the central policies with their decisions.
+ */
+public final class RolloutApi implements FleetServer.Route {
+  private static final Pattern EVENT_ROLLOUT = Pattern.compile("/api/events/([^/]+)/rollout");
+  private static final Pattern ROLLOUT = Pattern.compile("/api/rollouts/([^/]+)");
+  private static final Pattern ACTION =
+      Pattern.compile("/api/rollouts/([^/]+)/(resume|skip|abort)");
+
+  private final RolloutRequests requests;
+  private final FleetViews views;
+  private final Policies policies;
+
+  public RolloutApi(RolloutRequests requests, FleetViews views, Policies policies) {
+    this.requests = requests;
+    this.views = views;
+    this.policies = policies;
+  }
+
+  @Override
+  public boolean handle(HttpExchange ex, String path, Optional<Principal> principal)
+      throws IOException {
+    if (principal.isEmpty()
+        || !(path.startsWith("/api/rollouts")
+            || path.equals("/api/policies")
+            || EVENT_ROLLOUT.matcher(path).matches())) {
+      return false; // not ours, or FleetServer answers 401
+    }
+    Principal p = principal.get();
+    String method = ex.getRequestMethod();
+    Matcher m;
+    if ((m = EVENT_ROLLOUT.matcher(path)).matches() && method.equals("POST")) {
+      created(ex, create(FleetServer.body(ex), List.of(FleetServer.decode(m.group(1))), p, ex));
+    } else if (path.equals("/api/rollouts") && method.equals("POST")) {
+      JsonNode body = FleetServer.body(ex);
+      created(ex, create(body, strings(body.get("eventIds")), p, ex));
+    } else if (path.equals("/api/rollouts") && method.equals("GET")) {
+      FleetServer.json(ex, 200, JsonSerde.JSON.valueToTree(views.rollouts()));
+    } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
+      JsonNode body = FleetServer.body(ex);
+      requests.act(
+          FleetServer.decode(m.group(1)),
+          m.group(2),
+          body.path("vmId").asText(null),
+          body.path("eventId").asText(null),
+          body.path("reason").asText(null),
+          p);
+      FleetServer.json(
+          ex,
+          202,
+          JsonSerde.JSON.createObjectNode().put("rolloutId", m.group(1)).put("action", m.group(2)));
+    } else if ((m = ROLLOUT.matcher(path)).matches() && method.equals("GET")) {
+      FleetServer.json(
+          ex,
+          200,
+          JsonSerde.JSON.valueToTree(
+              FleetServer.found(views.rollout(FleetServer.decode(m.group(1))), "rollout")));
+    } else if (path.equals("/api/policies") && method.equals("GET")) {
+      ObjectNode out = JsonSerde.JSON.createObjectNode();
+      out.put("version", policies.version());
+      out.set("rules", JsonSerde.JSON.valueToTree(policies.rules()));
+      FleetServer.json(ex, 200, out);
+    } else {
+      throw new ApiException(405, "no such route: " + method + " " + path);
+    }
+    return true;
+  }
+
+  private String create(JsonNode body, List<String> eventIds, Principal p, HttpExchange ex) {
+    RolloutSpec spec =
+        new RolloutSpec(
+            eventIds,
+            body.path("maxUnavailable").asText("1"),
+            strings(body.get("groupBy")),
+            duration(body, "settle"),
+            duration(body, "timeout"));
+    return requests.create(
+        spec,
+        body.path("reason").asText(null),
+        p,
+        ex.getRequestHeaders().getFirst("Idempotency-Key"));
+  }
+
+  private static void created(HttpExchange ex, String id) throws IOException {
+    ex.getResponseHeaders().set("Location", "/api/rollouts/" + id);
+    FleetServer.json(ex, 202, JsonSerde.JSON.createObjectNode().put("rolloutId", id));
+  }
+
+  private static Duration duration(JsonNode body, String field) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    try {
+      return ConfigType.DURATION_TYPE.parse(n.asText());
+    } catch (RuntimeException e) {
+      throw new ApiException(400, field + " is not a duration (2m, 20m, 1h): " + n.asText());
+    }
+  }
+
+  /** A JSON array of strings, or one comma-separated string. */
+  static List<String> strings(JsonNode n) {
+    List<String> out = new ArrayList<>();
+    if (n == null || n.isNull()) {
+      return out;
+    }
+    if (n.isArray()) {
+      n.forEach(v -> out.add(v.asText()));
+    } else {
+      Arrays.stream(n.asText().split(","))
+          .map(String::trim)
+          .filter(s -> !s.isEmpty())
+          .forEach(out::add);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,143 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.envelope.NameBasedUuid;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts and steers rollouts: checks a request against the views, then writes it to the rollouts
+ * topic (their audit trail), where the rollout processor applies it. Only approvers may.
+ */
+public final class RolloutRequests {
+  private static final Logger LOG = LoggerFactory.getLogger(RolloutRequests.class);
+
+  private final Producer<String, RolloutCommand> producer;
+  private final String topic;
+  private final FleetViews views;
+  private final Clock clock;
+
+  public RolloutRequests(
+      Producer<String, RolloutCommand> producer, String topic, FleetViews views, Clock clock) {
+    this.producer = producer;
+    this.topic = topic;
+    this.views = views;
+    this.clock = clock;
+  }
+
+  /** Starts a rollout of these open events; the rollout's id. */
+  public String create(RolloutSpec spec, String reason, Principal p, String idempotencyKey) {
+    check(p, reason);
+    String problem = spec.problem();
+    if (problem != null) {
+      throw new ApiException(400, problem);
+    }
+    List<String> ids = new ArrayList<>();
+    for (String eventId : spec.eventIds()) {
+      EventView e =
+          views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
+      if (!e.open()) {
+        throw new ApiException(409, "event " + eventId + " is over");
+      }
+      views
+          .decision(eventId)
+          .filter(d -> d.action().equals("never") && !d.dryRun())
+          .ifPresent(
+              d -> {
+                throw new ApiException(
+                    409, "policy " + d.rule() + " v" + d.version() + " says never to approve it");
+              });
+      ids.add(e.eventId());
+    }
+    if (idempotencyKey != null && idempotencyKey.length() > 128) {
+      throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
+    }
+    String id =
+        idempotencyKey == null || idempotencyKey.isBlank()
+            ? UUID.randomUUID().toString()
+            : NameBasedUuid.v5(
+                    NameBasedUuid.SEBRIDGE_NAMESPACE,
+                    "fleet-rollout-request|" + p.name() + "|" + idempotencyKey)
+                .toString();
+    send(
+        new RolloutCommand(
+            id,
+            RolloutCommand.CREATE,
+            spec.withEvents(ids),
+            null,
+            null,
+            reason,
+            p.name(),
+            clock.instant(),
+            "api"));
+    return id;
+  }
+
+  /** Resume, skip (a VM, or every VM of an event) or abort. */
+  public void act(
+      String rolloutId, String action, String vmId, String eventId, String reason, Principal p) {
+    check(p, reason);
+    Rollout r =
+        views
+            .rollout(rolloutId)
+            .orElseThrow(() -> new ApiException(404, "no rollout " + rolloutId));
+    if (!r.active()) {
+      throw new ApiException(409, "rollout " + rolloutId + " is " + r.state());
+    }
+    switch (action) {
+      case RolloutCommand.RESUME -> {
+        if (r.halt() == null) {
+          throw new ApiException(409, "rollout " + rolloutId + " is not halted");
+        }
+      }
+      case RolloutCommand.SKIP -> {
+        if ((vmId == null) == (eventId == null)) {
+          throw new ApiException(400, "skip takes a vmId or an eventId");
+        }
+        if (vmId != null && !r.vms().containsKey(vmId)) {
+          throw new ApiException(404, "rollout " + rolloutId + " has no VM " + vmId);
+        }
+      }
+      case RolloutCommand.ABORT -> {}
+      default -> throw new ApiException(404, "no such rollout action: " + action);
+    }
+    send(
+        new RolloutCommand(
+            rolloutId, action, null, vmId, eventId, reason, p.name(), clock.instant(), null));
+  }
+
+  private static void check(Principal p, String reason) {
+    if (!p.role().mayApprove()) {
+      throw new ApiException(403, p.name() + " may read, not approve");
+    }
+    if (reason == null || reason.isBlank() || reason.length() > ApprovalRequests.MAX_REASON) {
+      throw new ApiException(
+          400, "a reason of 1 to " + ApprovalRequests.MAX_REASON + " characters is required");
+    }
+  }
+
+  private void send(RolloutCommand c) {
+    try {
+      producer.send(new ProducerRecord<>(topic, c.rolloutId(), c)).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(503, "interrupted writing the rollout command");
+    } catch (ExecutionException | TimeoutException e) {
+      throw new ApiException(503, "cannot write the rollout command: " + e.getMessage());
+    }
+    LOG.info("rollout {}: {} by {}, audited ({})", c.rolloutId(), c.action(), c.by(), c.reason());
+  }
+}

@@ -1,0 +1,97 @@
+package dev.sebridge.fleet.rollout;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A rollout and where it is: its VMs, its waves, and why it stopped if it did. Kept in the rollout
+ * processor's store (a changelogged Kafka Streams store), so an instance that takes over continues
+ * from the same state.
+ *
+ * @param id the rollout's id
+ * @param spec how it approves
+ * @param reason why (goes into every command's reason)
+ * @param requestedBy who started it (every command's requestedBy)
+ * @param origin {@code api}, or {@code policy:<rule>@v<version>}
+ * @param createdAt when
+ * @param state {@code running}, {@code halted}, {@code completed} or {@code aborted}
+ * @param halt why it is halted, or null
+ * @param groupLimits per group: the most VMs that may be unavailable at once
+ * @param vms per vmId
+ * @param waves what each wave approved
+ * @param history operators' actions (resume, skip, abort) and halts
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Rollout(
+    String id,
+    RolloutSpec spec,
+    String reason,
+    String requestedBy,
+    String origin,
+    Instant createdAt,
+    String state,
+    Halt halt,
+    Map<String, Integer> groupLimits,
+    Map<String, RolloutVm> vms,
+    List<Wave> waves,
+    List<Entry> history) {
+
+  public static final String RUNNING = "running";
+  public static final String HALTED = "halted";
+  public static final String COMPLETED = "completed";
+  public static final String ABORTED = "aborted";
+
+  public Rollout {
+    groupLimits = groupLimits == null ? Map.of() : new TreeMap<>(groupLimits);
+    vms = vms == null ? Map.of() : new TreeMap<>(vms);
+    waves = waves == null ? List.of() : List.copyOf(waves);
+    history = history == null ? List.of() : List.copyOf(history);
+  }
+
+  @JsonIgnore
+  public boolean active() {
+    return state.equals(RUNNING) || state.equals(HALTED);
+  }
+
+  /** VMs by phase. */
+  public Map<String, Integer> counts() {
+    Map<String, Integer> c = new TreeMap<>();
+    vms.values().forEach(v -> c.merge(v.phase(), 1, Integer::sum));
+    return c;
+  }
+
+  /**
+   * Why a rollout halted.
+   *
+   * @param vmId the VM, or null when an event as a whole cannot be approved
+   * @param eventId the event
+   * @param reason what happened
+   * @param at when
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Halt(String vmId, String eventId, String reason, Instant at) {}
+
+  /**
+   * One wave: the events approved together and the VMs they released.
+   *
+   * @param number 1, 2, ...
+   * @param at when
+   * @param eventIds the events approved
+   * @param vmIds the VMs of the rollout they released
+   */
+  public record Wave(int number, Instant at, List<String> eventIds, List<String> vmIds) {}
+
+  /**
+   * Something that happened to the rollout.
+   *
+   * @param at when
+   * @param by who (an operator's principal, or {@code fleet})
+   * @param action created, halted, resumed, skipped, aborted, completed
+   * @param detail the reason or what was skipped
+   */
+  public record Entry(Instant at, String by, String action, String detail) {}
+}

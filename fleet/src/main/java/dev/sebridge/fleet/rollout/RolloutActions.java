@@ -1,0 +1,126 @@
+package dev.sebridge.fleet.rollout;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** An operator's action applied to a rollout: create, resume, skip, abort. */
+public final class RolloutActions {
+  private RolloutActions() {}
+
+  /** The rollout after {@code c}; {@code current} is null for create. */
+  public static Rollout apply(Rollout current, RolloutCommand c, Instant now) {
+    if (c.action().equals(RolloutCommand.CREATE)) {
+      if (current != null) {
+        return current; // the same create again (a retried request): nothing new
+      }
+      return new Rollout(
+          c.rolloutId(),
+          c.spec(),
+          c.reason(),
+          c.by(),
+          c.origin() == null ? "api" : c.origin(),
+          now,
+          Rollout.RUNNING,
+          null,
+          Map.of(),
+          Map.of(),
+          List.of(),
+          List.of(new Rollout.Entry(now, c.by(), "created", c.reason())));
+    }
+    if (current == null || !current.active()) {
+      return current;
+    }
+    List<Rollout.Entry> history = new ArrayList<>(current.history());
+    Map<String, RolloutVm> vms = new TreeMap<>(current.vms());
+    Rollout.Halt halt = current.halt();
+    String state = current.state();
+    switch (c.action()) {
+      case RolloutCommand.ABORT -> {
+        state = Rollout.ABORTED;
+        history.add(new Rollout.Entry(now, c.by(), "aborted", c.reason()));
+      }
+      case RolloutCommand.RESUME -> {
+        if (halt == null) {
+          return current;
+        }
+        if (halt.vmId() != null && vms.containsKey(halt.vmId())) {
+          // its clock starts again, and the result that halted it does not halt it again
+          vms.put(halt.vmId(), vms.get(halt.vmId()).resumed(now.plus(current.spec().timeout())));
+        }
+        halt = null;
+        state = Rollout.RUNNING;
+        history.add(new Rollout.Entry(now, c.by(), "resumed", c.reason()));
+      }
+      case RolloutCommand.SKIP -> {
+        List<String> skipped = new ArrayList<>();
+        vms.replaceAll(
+            (id, v) -> {
+              boolean hit =
+                  c.vmId() != null ? id.equals(c.vmId()) : v.eventId().equals(c.eventId());
+              if (!hit || v.done() || (v.unavailable() && v.deadline() == null)) {
+                return v;
+              }
+              skipped.add(id);
+              // A released VM is unavailable all the same: it stops being waited for (no
+              // timeout, no result halts) but counts against its group until it is back.
+              return v.unavailable() ? v.resumed(null) : v.phase(RolloutVm.SKIPPED);
+            });
+        if (skipped.isEmpty()) {
+          return current;
+        }
+        if (halt != null
+            && (skipped.contains(halt.vmId())
+                || (halt.vmId() == null && halt.eventId().equals(c.eventId())))) {
+          halt = null;
+          state = Rollout.RUNNING;
+        }
+        history.add(
+            new Rollout.Entry(
+                now, c.by(), "skipped", String.join(", ", skipped) + ": " + c.reason()));
+      }
+      default -> {
+        return current;
+      }
+    }
+    return new Rollout(
+        current.id(),
+        current.spec(),
+        current.reason(),
+        current.requestedBy(),
+        current.origin(),
+        current.createdAt(),
+        state,
+        halt,
+        current.groupLimits(),
+        vms,
+        current.waves(),
+        history);
+  }
+
+  /** A policy's rollout takes one more event. */
+  public static Rollout addEvent(Rollout r, String eventId, Instant now) {
+    if (r.spec().eventIds().contains(eventId)) {
+      return r;
+    }
+    List<String> ids = new ArrayList<>(r.spec().eventIds());
+    ids.add(eventId);
+    List<Rollout.Entry> history = new ArrayList<>(r.history());
+    history.add(new Rollout.Entry(now, "fleet", "event added", eventId));
+    return new Rollout(
+        r.id(),
+        r.spec().withEvents(ids),
+        r.reason(),
+        r.requestedBy(),
+        r.origin(),
+        r.createdAt(),
+        r.state(),
+        r.halt(),
+        r.groupLimits(),
+        r.vms(),
+        r.waves(),
+        history);
+  }
+}

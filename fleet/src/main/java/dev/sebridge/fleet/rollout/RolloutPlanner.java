@@ -1,0 +1,259 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.envelope.NameBasedUuid;
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * One step of a rollout: reads the world, moves each VM on, halts when a VM fails or takes too
+ * long, and releases the events that fit. A pure function of the rollout, the world and the time,
+ * so the rollout processor and the property test run the very same code.
+ *
+ * <p>The unit of release is an event: IMDS starts an approved event for every VM it lists, so the
+ * planner approves an event only when all its VMs fit within their groups' limits together, and
+ * halts when an event alone is larger than a group's limit (no order of approvals could respect
+ * it).
+ */
+public final class RolloutPlanner {
+  private RolloutPlanner() {}
+
+  /**
+   * An event to approve.
+   *
+   * @param requestId the approval request's id (deterministic: rollout and event)
+   * @param eventId the event
+   * @param vmIds the VMs to send the command to (the rollout's VMs of the event)
+   * @param wave the wave
+   */
+  public record Release(String requestId, String eventId, List<String> vmIds, int wave) {}
+
+  /** The rollout after the step, and what to approve. */
+  public record Step(Rollout rollout, List<Release> releases) {}
+
+  public static String requestId(String rolloutId, String eventId) {
+    return NameBasedUuid.v5(
+            NameBasedUuid.SEBRIDGE_NAMESPACE, "fleet-rollout|" + rolloutId + "|" + eventId)
+        .toString();
+  }
+
+  public static Step step(Rollout r, World w, Instant now) {
+    if (!r.active()) {
+      return new Step(r, List.of());
+    }
+    Map<String, RolloutVm> vms = new TreeMap<>(r.vms());
+    Map<String, Integer> limits = new TreeMap<>(r.groupLimits());
+    List<Rollout.Entry> history = new ArrayList<>(r.history());
+    join(r, w, vms, limits);
+    Rollout.Halt halt = r.halt();
+    for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
+      RolloutVm v = observe(r, e.getValue(), w, now);
+      e.setValue(v);
+      if (halt == null) {
+        halt = failure(v, w, now);
+      }
+    }
+    if (halt == null) {
+      halt = oversized(vms, limits);
+    }
+    String state = r.state();
+    if (halt != null && r.halt() == null) {
+      state = Rollout.HALTED;
+      history.add(new Rollout.Entry(now, "fleet", "halted", halt.reason()));
+    }
+    List<Release> releases = new ArrayList<>();
+    List<Rollout.Wave> waves = new ArrayList<>(r.waves());
+    if (halt == null) {
+      releases = plan(r, w, vms, limits, waves.size() + 1, now);
+      if (!releases.isEmpty()) {
+        List<String> events = releases.stream().map(Release::eventId).toList();
+        List<String> released = releases.stream().flatMap(x -> x.vmIds().stream()).toList();
+        waves.add(new Rollout.Wave(waves.size() + 1, now, events, released));
+      }
+      if (vms.values().stream().allMatch(RolloutVm::done) && !r.origin().startsWith("policy:")) {
+        state = Rollout.COMPLETED;
+        history.add(new Rollout.Entry(now, "fleet", "completed", "every VM is back or skipped"));
+      }
+    }
+    Rollout next =
+        new Rollout(
+            r.id(),
+            r.spec(),
+            r.reason(),
+            r.requestedBy(),
+            r.origin(),
+            r.createdAt(),
+            state,
+            halt,
+            limits,
+            vms,
+            waves,
+            history);
+    return new Step(next, releases);
+  }
+
+  /** VMs that reported one of the rollout's events since the last step join it, pending. */
+  private static void join(
+      Rollout r, World w, Map<String, RolloutVm> vms, Map<String, Integer> limits) {
+    for (String eventId : r.spec().eventIds()) {
+      for (VmEventState s : w.eventVms(eventId).values()) {
+        if (vms.containsKey(s.vmId())) {
+          continue;
+        }
+        String group = World.group(w, r.spec().groupBy(), s.vmId());
+        vms.put(s.vmId(), RolloutVm.pending(s.vmId(), s.name(), eventId, group));
+        limits.computeIfAbsent(
+            group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
+      }
+    }
+  }
+
+  /** Moves a VM on by what the fleet sees of it. */
+  private static RolloutVm observe(Rollout r, RolloutVm v, World w, Instant now) {
+    if (v.done()) {
+      return v;
+    }
+    VmEventState s = w.eventVms(v.eventId()).get(v.vmId());
+    String status = s == null ? null : s.status();
+    Instant deadline = now.plus(r.spec().timeout());
+    if ("canceled".equals(status) || ("inferred".equals(status) && "canceled".equals(s.guess()))) {
+      return v.phase(RolloutVm.CANCELED);
+    }
+    if ("started".equals(status)
+        && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {
+      return v.started(now, deadline);
+    }
+    if ("approved".equals(status) && v.phase().equals(RolloutVm.PENDING)) {
+      // someone else approved the event (another VM, the API): it is released all the same
+      return v.started(now, deadline).phase(RolloutVm.APPROVED);
+    }
+    if (("completed".equals(status) || "inferred".equals(status))
+        && !v.phase().equals(RolloutVm.COMPLETED)) {
+      return v.completed(s.since() == null ? now : s.since(), deadline);
+    }
+    if (v.phase().equals(RolloutVm.COMPLETED)) {
+      if (v.agentBackAt() == null) {
+        Optional<Instant> heard = w.lastHeartbeat(v.vmId());
+        if (heard.isPresent() && heard.get().isAfter(v.completedAt())) {
+          v = v.agentBack(now);
+        }
+      }
+      if (v.agentBackAt() != null && !now.isBefore(v.agentBackAt().plus(r.spec().settle()))) {
+        return v.back(now);
+      }
+    }
+    return v;
+  }
+
+  /** Why this VM halts the rollout, if it does. */
+  private static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
+    if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
+      Optional<World.Result> result = w.result(v.requestId(), v.vmId());
+      if (result.isPresent() && !result.get().outcome().equals("accepted")) {
+        return new Rollout.Halt(
+            v.vmId(),
+            v.eventId(),
+            "approval " + result.get().outcome() + " on " + label(v) + ": " + result.get().reason(),
+            now);
+      }
+    }
+    if (v.unavailable() && v.deadline() != null && now.isAfter(v.deadline())) {
+      return new Rollout.Halt(
+          v.vmId(), v.eventId(), label(v) + " is not back in time (still " + v.phase() + ")", now);
+    }
+    return null;
+  }
+
+  /** An event with more pending VMs in one group than the group's limit can never be released. */
+  private static Rollout.Halt oversized(Map<String, RolloutVm> vms, Map<String, Integer> limits) {
+    for (Map.Entry<String, Map<String, Integer>> unit : pendingUnits(vms).entrySet()) {
+      for (Map.Entry<String, Integer> g : unit.getValue().entrySet()) {
+        int limit = limits.get(g.getKey());
+        if (g.getValue() > limit) {
+          return new Rollout.Halt(
+              null,
+              unit.getKey(),
+              String.format(
+                  "event %s would release %d VMs of group %s at once, more than its limit of %d:"
+                      + " IMDS starts an approved event for every VM it lists. Skip the event"
+                      + " (NotBefore or a manual approval will start it) or abort.",
+                  unit.getKey(), g.getValue(), g.getKey(), limit),
+              null);
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Events whose rollout VMs are all pending: VMs per group. */
+  private static Map<String, Map<String, Integer>> pendingUnits(Map<String, RolloutVm> vms) {
+    Map<String, Map<String, Integer>> units = new LinkedHashMap<>();
+    Map<String, Boolean> released = new HashMap<>();
+    for (RolloutVm v : vms.values()) {
+      if (v.phase().equals(RolloutVm.SKIPPED) || v.phase().equals(RolloutVm.CANCELED)) {
+        continue;
+      }
+      boolean pending = v.phase().equals(RolloutVm.PENDING);
+      released.merge(v.eventId(), !pending, Boolean::logicalOr);
+      if (pending) {
+        units.computeIfAbsent(v.eventId(), k -> new TreeMap<>()).merge(v.group(), 1, Integer::sum);
+      }
+    }
+    units.keySet().removeIf(released::get);
+    return units;
+  }
+
+  private static List<Release> plan(
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Integer> limits,
+      int wave,
+      Instant now) {
+    Map<String, Integer> unavailable = new HashMap<>();
+    vms.values().stream()
+        .filter(RolloutVm::unavailable)
+        .forEach(v -> unavailable.merge(v.group(), 1, Integer::sum));
+    Map<String, Map<String, Integer>> units = pendingUnits(vms);
+    List<String> order = new ArrayList<>(units.keySet());
+    order.sort(
+        Comparator.comparing((String e) -> w.notBefore(e).orElse(Instant.MAX))
+            .thenComparing(Comparator.naturalOrder()));
+    List<Release> releases = new ArrayList<>();
+    for (String eventId : order) {
+      Map<String, Integer> need = units.get(eventId);
+      boolean fits =
+          need.entrySet().stream()
+              .allMatch(
+                  g ->
+                      unavailable.getOrDefault(g.getKey(), 0) + g.getValue()
+                          <= limits.get(g.getKey()));
+      if (!fits) {
+        continue;
+      }
+      need.forEach((g, n) -> unavailable.merge(g, n, Integer::sum));
+      String requestId = requestId(r.id(), eventId);
+      List<String> targets = new ArrayList<>();
+      for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
+        RolloutVm v = e.getValue();
+        if (v.eventId().equals(eventId) && v.phase().equals(RolloutVm.PENDING)) {
+          e.setValue(v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
+          targets.add(v.vmId());
+        }
+      }
+      releases.add(new Release(requestId, eventId, targets, wave));
+    }
+    return releases;
+  }
+
+  private static String label(RolloutVm v) {
+    return v.name() == null ? v.vmId() : v.name() + " (" + v.vmId() + ")";
+  }
+}

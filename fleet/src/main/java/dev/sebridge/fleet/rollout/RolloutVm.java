@@ -1,0 +1,192 @@
+package dev.sebridge.fleet.rollout;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+
+/**
+ * One VM of a rollout.
+ *
+ * @param vmId the VM
+ * @param name its name
+ * @param eventId the event of the rollout it has
+ * @param group its group ({@code zone=1/scaleSet=web}), by the rollout's groupBy
+ * @param phase {@code pending} (not released yet), {@code approved} (the rollout approved its
+ *     event), {@code started}, {@code completed} (waiting for its agent and the settle time),
+ *     {@code back}, {@code canceled} (the event was canceled for it), {@code skipped} (by an
+ *     operator)
+ * @param byPlatform true when its event started without the rollout's approval (NotBefore passed,
+ *     or someone else approved): it counts against the limit all the same
+ * @param wave the wave that approved it, or null
+ * @param requestId the approval request that approved it, or null
+ * @param approvedAt when the rollout approved it
+ * @param startedAt when the rollout saw it start
+ * @param completedAt when its event completed (the agent's envelope time)
+ * @param agentBackAt when its agent was first heard from after the completion
+ * @param backAt when it stopped counting (agent back and settle passed)
+ * @param deadline when it must be back by, or the rollout halts
+ * @param resultAcknowledged an operator resumed after its approval result halted the rollout
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record RolloutVm(
+    String vmId,
+    String name,
+    String eventId,
+    String group,
+    String phase,
+    boolean byPlatform,
+    Integer wave,
+    String requestId,
+    Instant approvedAt,
+    Instant startedAt,
+    Instant completedAt,
+    Instant agentBackAt,
+    Instant backAt,
+    Instant deadline,
+    boolean resultAcknowledged) {
+
+  public static final String PENDING = "pending";
+  public static final String APPROVED = "approved";
+  public static final String STARTED = "started";
+  public static final String COMPLETED = "completed";
+  public static final String BACK = "back";
+  public static final String CANCELED = "canceled";
+  public static final String SKIPPED = "skipped";
+
+  static RolloutVm pending(String vmId, String name, String eventId, String group) {
+    return new RolloutVm(
+        vmId, name, eventId, group, PENDING, false, null, null, null, null, null, null, null, null,
+        false);
+  }
+
+  /** Released and not back yet: counts against its group's limit. */
+  public boolean unavailable() {
+    return phase.equals(APPROVED) || phase.equals(STARTED) || phase.equals(COMPLETED);
+  }
+
+  /** Nothing more will happen to it in this rollout. */
+  public boolean done() {
+    return phase.equals(BACK) || phase.equals(CANCELED) || phase.equals(SKIPPED);
+  }
+
+  RolloutVm phase(String p) {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        p,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        backAt,
+        deadline,
+        resultAcknowledged);
+  }
+
+  RolloutVm approved(int wave, String requestId, Instant at, Instant deadline) {
+    return new RolloutVm(
+        vmId, name, eventId, group, APPROVED, false, wave, requestId, at, null, null, null, null,
+        deadline, false);
+  }
+
+  RolloutVm started(Instant at, Instant deadlineIfPlatform) {
+    boolean platform = phase.equals(PENDING);
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        STARTED,
+        platform || byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        at,
+        completedAt,
+        agentBackAt,
+        backAt,
+        platform ? deadlineIfPlatform : deadline,
+        resultAcknowledged);
+  }
+
+  RolloutVm completed(Instant at, Instant deadlineIfPlatform) {
+    boolean platform = phase.equals(PENDING);
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        COMPLETED,
+        platform || byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt == null ? at : startedAt,
+        at,
+        agentBackAt,
+        backAt,
+        platform ? deadlineIfPlatform : deadline,
+        resultAcknowledged);
+  }
+
+  RolloutVm agentBack(Instant at) {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        phase,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        at,
+        backAt,
+        deadline,
+        resultAcknowledged);
+  }
+
+  RolloutVm back(Instant at) {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        BACK,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        at,
+        deadline,
+        resultAcknowledged);
+  }
+
+  RolloutVm resumed(Instant newDeadline) {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        phase,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        backAt,
+        newDeadline,
+        true);
+  }
+}

@@ -1,0 +1,52 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** What a rollout reads of the fleet: the views, as of now. */
+public interface World {
+  /** The event's VMs as the fleet sees them, by vmId (empty when unknown). */
+  Map<String, VmEventState> eventVms(String eventId);
+
+  /** The event's NotBefore, if it has one (rollouts release the earliest first). */
+  Optional<Instant> notBefore(String eventId);
+
+  /** The time of the VM's newest heartbeat. */
+  Optional<Instant> lastHeartbeat(String vmId);
+
+  /** A VM attribute: scaleSet, zone, resourceGroup or location; null when unknown. */
+  String attribute(String vmId, String attribute);
+
+  /** How many VMs of the fleet are in this group. */
+  int groupSize(List<String> groupBy, String group);
+
+  /** The agent's result for the command a request sent this VM, once it has one. */
+  Optional<Result> result(String requestId, String vmId);
+
+  /**
+   * An approval result.
+   *
+   * @param outcome accepted, rejected, failed, dry-run
+   * @param reason why, as the agent said
+   */
+  record Result(String outcome, String reason) {}
+
+  /** The group of a VM: {@code zone=1,scaleSet=web}, or {@code all} with no groupBy. */
+  static String group(World w, List<String> groupBy, String vmId) {
+    if (groupBy.isEmpty()) {
+      return "all";
+    }
+    StringBuilder b = new StringBuilder();
+    for (String attribute : groupBy) {
+      String v = w.attribute(vmId, attribute);
+      b.append(b.length() == 0 ? "" : ",")
+          .append(attribute)
+          .append('=')
+          .append(v == null ? "-" : v);
+    }
+    return b.toString();
+  }
+}

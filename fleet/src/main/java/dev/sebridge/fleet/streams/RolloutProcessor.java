@@ -1,0 +1,233 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.envelope.NameBasedUuid;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.PolicyRule;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutActions;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutPlanner;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rollouts and central policies ({@link FleetTopology#ROLLOUT_STATE}, {@link
+ * FleetTopology#POLICY_STATE}). The rollouts topic has one partition, so one task on one instance
+ * runs them all. Operators' commands arrive on it; every second a punctuation steps each active
+ * rollout ({@link RolloutPlanner}) against the global views and decides new events by the policies.
+ * Approvals go out as audited requests to the approvals topic, where the request processor signs
+ * them. With exactly-once processing the rollout's new state and its approval requests commit
+ * together: an instance killed mid-step leaves neither, and its successor steps again from the
+ * committed state, so no VM is approved twice and the limit holds across the failover.
+ */
+final class RolloutProcessor implements Processor<String, RolloutCommand, String, Object> {
+  private static final Logger LOG = LoggerFactory.getLogger(RolloutProcessor.class);
+
+  private final Policies policies;
+  private final Duration tick;
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, Rollout> rollouts;
+  private KeyValueStore<String, PolicyDecision> decisions;
+  private GlobalWorld world;
+
+  RolloutProcessor(Policies policies, Duration tick) {
+    this.policies = policies;
+    this.tick = tick;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    this.rollouts = context.getStateStore(FleetTopology.ROLLOUT_STATE);
+    this.decisions = context.getStateStore(FleetTopology.POLICY_STATE);
+    this.world =
+        new GlobalWorld(
+            context.getStateStore(FleetTopology.VMS_VIEW),
+            context.getStateStore(FleetTopology.EVENTS_VIEW),
+            context.getStateStore(FleetTopology.REQUESTS_VIEW));
+    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
+  }
+
+  @Override
+  public void process(Record<String, RolloutCommand> record) {
+    RolloutCommand c = record.value();
+    if (c == null || c.rolloutId() == null || c.action() == null) {
+      return;
+    }
+    Rollout before = rollouts.get(c.rolloutId());
+    Rollout after = RolloutActions.apply(before, c, now());
+    if (after != null && !after.equals(before)) {
+      save(after);
+      LOG.info("rollout {}: {} by {} ({})", c.rolloutId(), c.action(), c.by(), c.reason());
+    }
+  }
+
+  private void tick(long wallClock) {
+    decideNewEvents();
+    List<Rollout> active = new ArrayList<>();
+    try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
+      it.forEachRemaining(kv -> active.add(kv.value));
+    }
+    for (Rollout r : active) {
+      if (r.active()) {
+        step(r);
+      }
+    }
+  }
+
+  private void step(Rollout r) {
+    RolloutPlanner.Step s = RolloutPlanner.step(r, world, now());
+    for (RolloutPlanner.Release release : s.releases()) {
+      String reason =
+          (r.origin().startsWith("policy:") ? r.origin().substring(7) : "rollout " + r.id())
+              + " wave "
+              + release.wave()
+              + ": "
+              + r.reason();
+      ApprovalRequest request =
+          new ApprovalRequest(
+              release.requestId(),
+              release.eventId(),
+              release.vmIds(),
+              reason,
+              r.requestedBy(),
+              now(),
+              "rollout:" + r.id());
+      context.forward(
+          new Record<String, Object>(release.requestId(), request, context.currentSystemTimeMs()),
+          FleetTopology.APPROVALS_SINK);
+      LOG.info(
+          "rollout {} wave {}: approving event {} for {} VM(s)",
+          r.id(),
+          release.wave(),
+          release.eventId(),
+          release.vmIds().size());
+    }
+    if (!s.rollout().equals(r)) {
+      save(s.rollout());
+      if (s.rollout().halt() != null && r.halt() == null) {
+        LOG.warn("rollout {} halted: {}", r.id(), s.rollout().halt().reason());
+      }
+    }
+  }
+
+  /** Each open event is decided once by the policies; a rollout rule adds it to its rollout. */
+  private void decideNewEvents() {
+    if (policies.rules().isEmpty()) {
+      return;
+    }
+    List<EventView> undecided = new ArrayList<>();
+    try (KeyValueIterator<String, EventView> it = world.allEvents()) {
+      while (it.hasNext()) {
+        KeyValue<String, EventView> kv = it.next();
+        if (kv.value.open()
+            && decisions.get(kv.key) == null
+            && kv.value.vms().values().stream().anyMatch(v -> v.status().equals("scheduled"))) {
+          undecided.add(kv.value);
+        }
+      }
+    }
+    for (EventView e : undecided) {
+      PolicyRule rule = policies.match(e).orElse(null);
+      String detail = rule == null ? "no rule matched" : act(rule, e);
+      PolicyDecision d =
+          new PolicyDecision(
+              e.eventId(),
+              rule == null ? null : rule.name(),
+              policies.version(),
+              rule == null ? "none" : rule.action(),
+              rule != null && rule.dryRun(),
+              detail,
+              now());
+      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
+      decisions.put(key, d);
+      context.forward(
+          new Record<String, Object>(key, d, context.currentSystemTimeMs()),
+          FleetTopology.POLICIES_VIEW_SINK);
+      LOG.info("policy for event {}: {}", e.eventId(), detail);
+    }
+  }
+
+  private String act(PolicyRule rule, EventView e) {
+    String origin = "policy:" + rule.name() + "@v" + policies.version();
+    String reason = "policy " + rule.name() + " v" + policies.version() + ": " + rule.describe();
+    if (rule.dryRun()) {
+      return "dry run: would " + rule.describe();
+    }
+    switch (rule.action()) {
+      case PolicyRule.APPROVE -> {
+        List<String> vms =
+            e.vms().values().stream()
+                .filter(v -> v.status().equals("scheduled"))
+                .map(VmEventState::vmId)
+                .toList();
+        String requestId =
+            NameBasedUuid.v5(
+                    NameBasedUuid.SEBRIDGE_NAMESPACE,
+                    "fleet-policy|" + e.eventId() + "|" + policies.version())
+                .toString();
+        context.forward(
+            new Record<String, Object>(
+                requestId,
+                new ApprovalRequest(
+                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin),
+                context.currentSystemTimeMs()),
+            FleetTopology.APPROVALS_SINK);
+        return "approved by " + origin + ": request " + requestId;
+      }
+      case PolicyRule.ROLLOUT -> {
+        String id = "policy-" + rule.name() + "-v" + policies.version();
+        Rollout r = rollouts.get(id);
+        if (r == null || !r.active()) {
+          RolloutSpec spec = rule.rollout().withEvents(List.of());
+          r =
+              RolloutActions.apply(
+                  null,
+                  new RolloutCommand(
+                      id,
+                      RolloutCommand.CREATE,
+                      spec,
+                      null,
+                      null,
+                      reason,
+                      "policy:" + rule.name(),
+                      now(),
+                      origin),
+                  now());
+        }
+        save(RolloutActions.addEvent(r, e.eventId(), now()));
+        return "rolled out by " + origin + " in rollout " + id;
+      }
+      default -> {
+        return "never approved (" + origin + ")";
+      }
+    }
+  }
+
+  private void save(Rollout r) {
+    rollouts.put(r.id(), r);
+    context.forward(
+        new Record<String, Object>(r.id(), r, context.currentSystemTimeMs()),
+        FleetTopology.ROLLOUTS_VIEW_SINK);
+  }
+
+  private Instant now() {
+    return Instant.ofEpochMilli(context.currentSystemTimeMs());
+  }
+}

@@ -1,0 +1,145 @@
+package dev.sebridge.fleet.web;
+
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.fleet.api.ApiException;
+import dev.sebridge.fleet.api.ApprovalRequests;
+import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.api.RolloutRequests;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** The page's forms and what submitting them does (through the API's own request classes). */
+final class PageActions {
+  private final FleetViews views;
+  private final PageModel model;
+  private final ApprovalRequests approvals;
+  private final RolloutRequests rollouts;
+
+  PageActions(
+      FleetViews views, PageModel model, ApprovalRequests approvals, RolloutRequests rollouts) {
+    this.views = views;
+    this.model = model;
+    this.approvals = approvals;
+    this.rollouts = rollouts;
+  }
+
+  VmView vm(String vmId) {
+    return views.vm(vmId).orElseThrow(() -> new ApiException(404, "no VM " + vmId));
+  }
+
+  /**
+   * The approve and rollout forms of an event; the rollout form offers every open event of its
+   * type.
+   */
+  Map<String, Object> eventForms(String eventId, Principal p) {
+    approver(p);
+    EventView e = event(eventId);
+    Map<String, Object> m = new LinkedHashMap<>(model.event(e, model.vmsById()));
+    List<Map<String, Object>> similar = new ArrayList<>();
+    views.events().stream()
+        .filter(EventView::open)
+        .filter(x -> Objects.equals(x.eventType(), e.eventType()))
+        .filter(x -> x.vms().values().stream().anyMatch(v -> v.status().equals("scheduled")))
+        .sorted((a, b) -> a.eventId().compareTo(b.eventId()))
+        .forEach(
+            x ->
+                similar.add(
+                    Map.of(
+                        "eventId",
+                        x.eventId(),
+                        "vms",
+                        String.join(
+                            ", ",
+                            x.vms().values().stream()
+                                .map(v -> v.name() == null ? v.vmId() : v.name())
+                                .toList()),
+                        "checked",
+                        x.eventId().equals(e.eventId())
+                            || Objects.equals(x.description(), e.description()))));
+    m.put("similar", similar);
+    m.put("groupChoices", RolloutSpec.GROUP_ATTRIBUTES.stream().sorted().toList());
+    return m;
+  }
+
+  Map<String, Object> rolloutForms(String rolloutId, Principal p) {
+    approver(p);
+    Rollout r =
+        views
+            .rollout(rolloutId)
+            .orElseThrow(() -> new ApiException(404, "no rollout " + rolloutId));
+    return model.rollout(r);
+  }
+
+  String onEvent(String eventId, String action, Map<String, String> form, Principal p) {
+    String reason = form.get("reason");
+    if (action.equals("approve")) {
+      ApprovalRequests.Accepted a =
+          approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page");
+      return "Approval request "
+          + a.request().requestId()
+          + " sent: "
+          + a.request().vmIds().size()
+          + " command(s). IMDS releases the event for all "
+          + a.releases().size()
+          + " VM(s) it lists.";
+    }
+    List<String> events = list(form.getOrDefault("events", eventId));
+    RolloutSpec spec =
+        new RolloutSpec(
+            events,
+            form.getOrDefault("maxUnavailable", "1"),
+            list(form.get("groupBy")),
+            duration(form.get("settle"), "settle"),
+            duration(form.get("timeout"), "timeout"));
+    String id = rollouts.create(spec, reason, p, form.get("idempotencyKey"));
+    return "Rollout " + id + " started for " + events.size() + " event(s).";
+  }
+
+  String onRollout(String rolloutId, String action, Map<String, String> form, Principal p) {
+    String vmId = blankToNull(form.get("vmId"));
+    String eventId = vmId == null ? blankToNull(form.get("eventId")) : null;
+    rollouts.act(rolloutId, action, vmId, eventId, form.get("reason"), p);
+    return "Rollout " + rolloutId + ": " + action + " sent.";
+  }
+
+  private EventView event(String eventId) {
+    return views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
+  }
+
+  private static void approver(Principal p) {
+    if (!p.role().mayApprove()) {
+      throw new ApiException(403, p.name() + " may read, not approve");
+    }
+  }
+
+  private static Duration duration(String text, String field) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return ConfigType.DURATION_TYPE.parse(text);
+    } catch (RuntimeException e) {
+      throw new ApiException(400, field + " is not a duration (30s, 2m, 1h): " + text);
+    }
+  }
+
+  private static List<String> list(String text) {
+    return text == null
+        ? List.of()
+        : Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+}

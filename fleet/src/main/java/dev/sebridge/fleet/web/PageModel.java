@@ -1,0 +1,297 @@
+package dev.sebridge.fleet.web;
+
+import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutVm;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** What the page's templates show, read from the views: plain maps and lists. */
+final class PageModel {
+  /** The order and words of the status bar. */
+  static final List<String> STATUSES =
+      List.of("scheduled", "approved", "started", "completed", "canceled", "silent");
+
+  private final FleetViews views;
+
+  PageModel(FleetViews views) {
+    this.views = views;
+  }
+
+  List<Map<String, Object>> openEvents() {
+    Map<String, VmView> vms = vmsById();
+    return views.events().stream()
+        .filter(EventView::open)
+        .sorted(
+            Comparator.comparing(
+                    (EventView e) -> e.notBefore() == null ? Instant.MIN : e.notBefore())
+                .thenComparing(EventView::eventId))
+        .map(e -> event(e, vms))
+        .toList();
+  }
+
+  Map<String, Object> event(EventView e, Map<String, VmView> vms) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("eventId", e.eventId());
+    m.put("eventType", e.eventType());
+    m.put("eventSource", e.eventSource());
+    m.put("description", e.description());
+    m.put("notBefore", e.notBefore() == null ? null : e.notBefore().toString());
+    m.put("vmCount", e.vms().size());
+    m.put("listed", e.resources().size());
+    List<Map<String, Object>> rows = new ArrayList<>();
+    Map<String, Integer> counts = new TreeMap<>();
+    Map<String, Map<String, Integer>> byZone = new TreeMap<>();
+    Map<String, Map<String, Integer>> bySet = new TreeMap<>();
+    for (VmEventState s : e.vms().values()) {
+      VmView v = vms.get(s.vmId());
+      String status = status(s, v);
+      counts.merge(status, 1, Integer::sum);
+      byZone
+          .computeIfAbsent(s.zone() == null ? "none" : s.zone(), z -> new TreeMap<>())
+          .merge(status, 1, Integer::sum);
+      bySet
+          .computeIfAbsent(s.scaleSet() == null ? "none" : s.scaleSet(), z -> new TreeMap<>())
+          .merge(status, 1, Integer::sum);
+      rows.add(
+          Map.of(
+              "vmId", s.vmId(),
+              "name", Objects.requireNonNullElse(s.name(), s.vmId()),
+              "zone", Objects.requireNonNullElse(s.zone(), "-"),
+              "scaleSet", Objects.requireNonNullElse(s.scaleSet(), "-"),
+              "status", status));
+    }
+    m.put("bar", bar(counts, e.vms().size()));
+    m.put("zones", breakdown(byZone));
+    m.put("scaleSets", breakdown(bySet));
+    m.put("vms", rows);
+    views
+        .decision(e.eventId())
+        .ifPresent(
+            d ->
+                m.put(
+                    "policy",
+                    d.rule() == null
+                        ? "no policy rule matched (v" + d.version() + ")"
+                        : "policy " + d.rule() + " v" + d.version() + ": " + d.detail()));
+    return m;
+  }
+
+  /** The status shown for a VM: a silent agent first, then its part in the event. */
+  static String status(VmEventState s, VmView v) {
+    if (v != null && v.silent() && !s.closed()) {
+      return "silent";
+    }
+    return s.status().equals("inferred")
+        ? Objects.requireNonNullElse(s.guess(), "completed")
+        : s.status();
+  }
+
+  static List<Map<String, Object>> bar(Map<String, Integer> counts, int total) {
+    List<Map<String, Object>> bar = new ArrayList<>();
+    for (String status : STATUSES) {
+      int n = counts.getOrDefault(status, 0);
+      if (n > 0) {
+        bar.add(
+            Map.of(
+                "status", status,
+                "count", n,
+                "pct", Math.max(4, Math.round(100f * n / Math.max(1, total)))));
+      }
+    }
+    return bar;
+  }
+
+  private static List<Map<String, Object>> breakdown(Map<String, Map<String, Integer>> groups) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    groups.forEach(
+        (g, c) ->
+            out.add(
+                Map.of(
+                    "group",
+                    g,
+                    "counts",
+                    c.entrySet().stream()
+                        .map(x -> x.getValue() + " " + x.getKey())
+                        .collect(Collectors.joining(", ")))));
+    return out;
+  }
+
+  List<Map<String, Object>> rollouts() {
+    return views.rollouts().stream()
+        .sorted(
+            Comparator.comparing((Rollout r) -> !r.active())
+                .thenComparing(Rollout::createdAt, Comparator.reverseOrder()))
+        .limit(20)
+        .map(this::rollout)
+        .toList();
+  }
+
+  Map<String, Object> rollout(Rollout r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", r.id());
+    m.put("state", r.state());
+    m.put("active", r.active());
+    m.put("halted", r.halt() != null);
+    m.put("origin", r.origin());
+    m.put("reason", r.reason());
+    m.put("requestedBy", r.requestedBy());
+    m.put(
+        "spec",
+        "max unavailable "
+            + r.spec().maxUnavailable()
+            + (r.spec().groupBy().isEmpty() ? "" : " per " + String.join(",", r.spec().groupBy()))
+            + ", settle "
+            + r.spec().settle().toSeconds()
+            + " s, timeout "
+            + r.spec().timeout().toSeconds()
+            + " s");
+    m.put("events", String.join(", ", r.spec().eventIds()));
+    if (r.halt() != null) {
+      m.put("halt", r.halt().reason());
+      m.put("haltVm", r.halt().vmId());
+      m.put("haltEvent", r.halt().eventId());
+    }
+    Map<String, int[]> groups = new TreeMap<>();
+    for (RolloutVm v : r.vms().values()) {
+      int[] g = groups.computeIfAbsent(v.group(), k -> new int[2]);
+      g[1]++;
+      if (v.unavailable()) {
+        g[0]++;
+      }
+    }
+    List<Map<String, Object>> gs = new ArrayList<>();
+    groups.forEach(
+        (g, n) ->
+            gs.add(
+                Map.of(
+                    "group",
+                    g,
+                    "unavailable",
+                    n[0],
+                    "limit",
+                    r.groupLimits().getOrDefault(g, 0),
+                    "vms",
+                    n[1])));
+    m.put("groups", gs);
+    List<Map<String, Object>> waves = new ArrayList<>();
+    for (Rollout.Wave w : r.waves()) {
+      waves.add(
+          Map.of(
+              "number",
+              w.number(),
+              "at",
+              w.at().toString(),
+              "vms",
+              w.vmIds().stream()
+                  .map(id -> r.vms().containsKey(id) ? name(r.vms().get(id)) : id)
+                  .collect(Collectors.joining(", "))));
+    }
+    m.put("waves", waves);
+    List<Map<String, Object>> vms = new ArrayList<>();
+    r.vms().values().stream()
+        .sorted(Comparator.comparing(RolloutVm::group).thenComparing(RolloutVm::vmId))
+        .forEach(
+            v ->
+                vms.add(
+                    Map.of(
+                        "vmId", v.vmId(),
+                        "name", name(v),
+                        "group", v.group(),
+                        "phase", v.phase() + (v.byPlatform() ? " (by the platform)" : ""),
+                        "css", v.phase(),
+                        "wave", v.wave() == null ? "" : v.wave().toString())));
+    m.put("vms", vms);
+    m.put(
+        "counts",
+        r.counts().entrySet().stream()
+            .map(e -> e.getValue() + " " + e.getKey())
+            .collect(Collectors.joining(", ")));
+    return m;
+  }
+
+  private static String name(RolloutVm v) {
+    return v.name() == null ? v.vmId() : v.name();
+  }
+
+  List<Map<String, Object>> silent() {
+    return views.vms().stream()
+        .filter(VmView::silent)
+        .sorted(Comparator.comparing(VmView::vmId))
+        .map(
+            v ->
+                Map.<String, Object>of(
+                    "vmId", v.vmId(),
+                    "name", Objects.requireNonNullElse(v.name(), v.vmId()),
+                    "zone", Objects.requireNonNullElse(v.zone(), "-"),
+                    "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
+                    "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString()))
+        .toList();
+  }
+
+  List<Map<String, Object>> approvals() {
+    return views.requests().stream()
+        .sorted(
+            Comparator.comparing(
+                (RequestView r) -> r.request().requestedAt(), Comparator.reverseOrder()))
+        .limit(50)
+        .map(
+            r -> {
+              Map<String, Object> m = new LinkedHashMap<>();
+              m.put("at", r.request().requestedAt().toString());
+              m.put("by", r.request().requestedBy());
+              m.put("eventId", r.request().eventId());
+              m.put("reason", r.request().reason());
+              m.put("origin", r.request().origin());
+              List<Map<String, Object>> vms = new ArrayList<>();
+              r.vms()
+                  .forEach(
+                      (vm, res) ->
+                          vms.add(
+                              Map.of(
+                                  "vmId",
+                                  vm,
+                                  "outcome",
+                                  res.outcome() == null ? "waiting" : res.outcome(),
+                                  "reason",
+                                  Objects.requireNonNullElse(res.reasonCode(), ""))));
+              m.put("vms", vms);
+              return m;
+            })
+        .toList();
+  }
+
+  Map<String, Object> vm(VmView v) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("vmId", v.vmId());
+    m.put("name", Objects.requireNonNullElse(v.name(), v.vmId()));
+    m.put("resourceId", v.resourceId());
+    m.put("zone", v.zone());
+    m.put("scaleSet", v.scaleSet());
+    m.put("resourceGroup", v.resourceGroup());
+    m.put("location", v.location());
+    m.put("agentVersion", v.agentVersion());
+    m.put("lastHeartbeatAt", v.lastHeartbeatAt() == null ? null : v.lastHeartbeatAt().toString());
+    m.put("lastSeenAt", v.lastSeenAt() == null ? null : v.lastSeenAt().toString());
+    m.put("silent", v.silent());
+    m.put("openEvents", List.copyOf(v.openEvents()));
+    return m;
+  }
+
+  Map<String, VmView> vmsById() {
+    Map<String, VmView> m = new TreeMap<>();
+    views.vms().forEach(v -> m.put(v.vmId(), v));
+    return m;
+  }
+}

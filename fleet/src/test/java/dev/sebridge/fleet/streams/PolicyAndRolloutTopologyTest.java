@@ -1,0 +1,223 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.testing.MutableClock;
+import dev.sebridge.track.TransitionType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Central policies and rollouts in the topology, driven record by record with the driver's wall
+ * clock: what each policy action sends, and a rollout that waits for a VM to be back.
+ */
+class PolicyAndRolloutTopologyTest {
+  static final FleetTopology.Topics TOPICS =
+      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+
+  final MutableClock clock = new MutableClock(T0);
+  final AgentEnvelopes agents = new AgentEnvelopes(clock);
+  final VmIdentity web1 = AgentEnvelopes.vm("vm-1", "web-1", "1", "web");
+  final VmIdentity web2 = AgentEnvelopes.vm("vm-2", "web-2", "1", "web");
+  final VmIdentity db1 = AgentEnvelopes.vm("vm-3", "db-1", "2", null);
+
+  TopologyTestDriver driver;
+  TestInputTopic<String, byte[]> envelopes;
+  TestInputTopic<String, RolloutCommand> rollouts;
+  TestOutputTopic<String, byte[]> commands;
+
+  @BeforeEach
+  void start() throws Exception {
+    List<ConfigProblem> problems = new ArrayList<>();
+    Policies policies =
+        Policies.parse(
+            Map.of(
+                "version", "3",
+                "rules.10-user.match.source", "User",
+                "rules.10-user.action", "approve",
+                "rules.20-freeze.match.type", "Freeze",
+                "rules.20-freeze.match.duration-under", "9s",
+                "rules.20-freeze.action", "approve",
+                "rules.20-freeze.dry-run", "true",
+                "rules.90-never.match.type", "Terminate,Preempt",
+                "rules.90-never.action", "never"),
+            problems);
+    assertThat(problems).isEmpty();
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-policy-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(
+                    new CommandSigner(
+                        new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Duration.ofHours(24),
+                TopologyObserver.NONE,
+                policies,
+                Duration.ofSeconds(1)),
+            p,
+            T0);
+    envelopes =
+        driver.createInputTopic(
+            TOPICS.envelopes(), new StringSerializer(), new ByteArraySerializer());
+    rollouts =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.ROLLOUTS),
+            new StringSerializer(),
+            new JsonSerde<>(RolloutCommand.class).serializer());
+    commands =
+        driver.createOutputTopic(
+            TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
+  }
+
+  @AfterEach
+  void stop() {
+    driver.close();
+  }
+
+  @Test
+  void eachPolicyActionDoesWhatItSaysAndTheRuleIsInTheReason() {
+    scheduled(web1, "E-USER", "Redeploy", "User", -1);
+    scheduled(web2, "E-FREEZE", "Freeze", "Platform", 5);
+    scheduled(db1, "E-TERM", "Terminate", "Platform", -1);
+    tick();
+
+    assertThat(decision("E-USER").rule()).isEqualTo("10-user");
+    assertThat(decision("E-FREEZE").dryRun()).isTrue();
+    assertThat(decision("E-FREEZE").detail()).startsWith("dry run: would approve");
+    assertThat(decision("E-TERM").action()).isEqualTo("never");
+    List<RequestView> sent = requests();
+    assertThat(sent).hasSize(1);
+    assertThat(sent.get(0).request().eventId()).isEqualTo("E-USER");
+    assertThat(sent.get(0).request().reason()).startsWith("policy 10-user v3: approve at once");
+    assertThat(sent.get(0).request().origin()).isEqualTo("policy:10-user@v3");
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+
+    tick(); // decided once: nothing new
+    assertThat(commands.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aRolloutApprovesTheNextEventOnlyOnceTheFirstVmIsBack() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    rollouts.pipeInput(
+        "r1",
+        new RolloutCommand(
+            "r1",
+            RolloutCommand.CREATE,
+            new RolloutSpec(
+                List.of("E-1", "E-2"),
+                "1",
+                List.of("zone"),
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(5)),
+            null,
+            null,
+            "patch",
+            "alice",
+            clock.instant(),
+            "api"));
+    tick();
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+    assertThat(rollout("r1").waves()).hasSize(1);
+
+    transition(web1, "E-1", TransitionType.STARTED, "Started");
+    tick();
+    transition(web1, "E-1", TransitionType.COMPLETED, "Started");
+    tick();
+    assertThat(commands.isEmpty()).as("completed, but its agent not heard from since").isTrue();
+    envelopes.pipeInput("vm-1", agents.heartbeat(web1, Duration.ofSeconds(60)), clock.instant());
+    tick();
+    assertThat(commands.isEmpty()).as("back, but not settled").isTrue();
+    for (int i = 0; i < 5; i++) {
+      tick();
+    }
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-2");
+    Rollout r = rollout("r1");
+    assertThat(r.vms().get("vm-1").phase()).isEqualTo("back");
+    assertThat(r.waves()).hasSize(2);
+    assertThat(requests())
+        .allSatisfy(v -> assertThat(v.request().reason()).startsWith("rollout r1 wave "));
+  }
+
+  private void tick() {
+    clock.advance(Duration.ofSeconds(1));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+  }
+
+  private void scheduled(VmIdentity vm, String id, String type, String source, int duration) {
+    ObjectNode e =
+        AgentEnvelopes.imdsEvent(id, type, "Scheduled", List.of(vm.name()), T0.plusSeconds(900));
+    e.put("EventSource", source);
+    e.put("DurationInSeconds", duration);
+    envelopes.pipeInput(
+        vm.vmId(), agents.transition(TransitionType.SCHEDULED, vm, e, false), clock.instant());
+  }
+
+  private void transition(VmIdentity vm, String id, TransitionType t, String status) {
+    ObjectNode e =
+        AgentEnvelopes.imdsEvent(
+            id,
+            "Reboot",
+            status,
+            List.of(vm.name()),
+            status.equals("Scheduled") ? T0.plusSeconds(900) : null);
+    envelopes.pipeInput(vm.vmId(), agents.transition(t, vm, e, false), clock.instant());
+  }
+
+  private PolicyDecision decision(String eventId) {
+    KeyValueStore<String, PolicyDecision> s = driver.getKeyValueStore(FleetTopology.POLICIES_VIEW);
+    return s.get(eventId.toLowerCase(Locale.ROOT));
+  }
+
+  private Rollout rollout(String id) {
+    KeyValueStore<String, Rollout> s = driver.getKeyValueStore(FleetTopology.ROLLOUTS_VIEW);
+    return s.get(id);
+  }
+
+  private List<RequestView> requests() {
+    KeyValueStore<String, RequestView> s = driver.getKeyValueStore(FleetTopology.REQUESTS_VIEW);
+    List<RequestView> out = new ArrayList<>();
+    try (KeyValueIterator<String, RequestView> it = s.all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+}
