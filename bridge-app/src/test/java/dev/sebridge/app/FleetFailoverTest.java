@@ -138,6 +138,126 @@ class FleetFailoverTest {
     }
   }
 
+  /**
+   * The instance running a rollout halts after sending its second wave's approvals, before the
+   * commit. The other continues from the committed state: the second wave again (the same request
+   * ids, so no VM gets a second command), then the rest, and no zone ever has two VMs out.
+   */
+  @Test
+  void killingTheInstanceThatRunsARolloutMidWaveContinuesFromTheCommittedState() throws Exception {
+    Path work = Files.createTempDirectory("fleet-rollout-failover-");
+    Path crashOnce = work.resolve("crashed");
+    try (FleetLab lab =
+        FleetLab.start(work, new FleetLab.Options(6, 3, 1, Duration.ofSeconds(1)))) {
+      lab.startAgents(Duration.ofMillis(250), Duration.ofSeconds(1));
+      ImdsSimulator sim = lab.simulator();
+      List<String> jvm =
+          List.of(
+              "-D" + CrashPoints.PROPERTY + "=" + CrashPoints.FLEET_ROLLOUT_RELEASED + "#2",
+              "-D" + CrashPoints.ONCE_FILE_PROPERTY + "=" + crashOnce);
+      int portA = freePort();
+      int portB = freePort();
+      try (AgentProcess a = serve(lab, work, "a", portA, jvm);
+          AgentProcess b = serve(lab, work, "b", portB, jvm)) {
+        awaitReady(portA, a);
+        awaitReady(portB, b);
+        List<String> events = new ArrayList<>();
+        for (SimVm vm : sim.vms()) {
+          events.add(
+              sim.addEvent(
+                  EventSpec.scheduled("Reboot", List.of(vm.name()))
+                      .withNotice(900)
+                      .withStartedFor(1)));
+        }
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () -> {
+                  for (String e : events) {
+                    if (!scheduledOnBoth(portA, portB, e)) {
+                      return false;
+                    }
+                  }
+                  return true;
+                });
+        Map<String, Object> body = new HashMap<>();
+        body.put("eventIds", events);
+        body.put("maxUnavailable", "1");
+        body.put("groupBy", List.of("zone"));
+        body.put("settle", "1s");
+        body.put("timeout", "2m");
+        body.put("reason", "rollout failover test");
+        HttpResponse<String> created =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + portA + "/api/rollouts"))
+                    .header("Authorization", "Bearer " + FleetLab.APPROVER_TOKEN)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+        String id = JSON.readTree(created.body()).path("rolloutId").asText();
+
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> Files.exists(crashOnce) && (!a.isAlive() || !b.isAlive()));
+        AgentProcess dead = a.isAlive() ? b : a;
+        int survivor = a.isAlive() ? portA : portB;
+        assertThat(dead.waitFor(Duration.ofSeconds(10))).isEqualTo(CrashPoints.EXIT_CODE);
+        assertThat(dead.stderr()).contains("crash point " + CrashPoints.FLEET_ROLLOUT_RELEASED);
+        JsonNode rollout =
+            await()
+                .atMost(Duration.ofSeconds(90))
+                .until(
+                    () -> {
+                      HttpResponse<String> r = get(survivor, "/api/rollouts/" + id);
+                      return r.statusCode() == 200
+                          ? JSON.readTree(r.body())
+                          : JSON.createObjectNode();
+                    },
+                    r -> r.path("state").asText().equals("completed"));
+
+        // every VM: one command id, one POST
+        Map<String, Set<String>> idsByVm = commandIdsByVm(lab);
+        assertThat(idsByVm).hasSize(6);
+        idsByVm.forEach((vm, ids) -> assertThat(ids).as(vm).hasSize(1));
+        Map<String, List<StartRequestRecord>> posts =
+            sim.startRequests().stream().collect(Collectors.groupingBy(StartRequestRecord::vm));
+        assertThat(posts).hasSize(6);
+        posts.values().forEach(p -> assertThat(p).hasSize(1));
+        // never two VMs of a zone out at once: each VM's POST comes after the zone's previous
+        // VM was back (completed, heard from after, settled), as the rollout recorded it
+        Map<String, List<JsonNode>> byZone = new HashMap<>();
+        rollout
+            .path("vms")
+            .forEach(
+                v ->
+                    byZone
+                        .computeIfAbsent(v.path("group").asText(), g -> new ArrayList<>())
+                        .add(v));
+        assertThat(byZone).hasSize(3);
+        for (List<JsonNode> zone : byZone.values()) {
+          zone.sort(
+              java.util.Comparator.comparing(v -> Instant.parse(v.path("approvedAt").asText())));
+          JsonNode first = zone.get(0);
+          JsonNode second = zone.get(1);
+          Instant firstBack = Instant.parse(first.path("backAt").asText());
+          Instant secondPost = posts.get(second.path("name").asText()).get(0).at();
+          assertThat(secondPost).as("zone %s", first.path("group").asText()).isAfter(firstBack);
+          assertThat(Instant.parse(first.path("agentBackAt").asText()))
+              .isAfter(Instant.parse(first.path("completedAt").asText()));
+        }
+        System.out.printf(
+            "fleet rollout failover: the instance on port %d halted after sending wave 2; the"
+                + " survivor on %d finished the rollout in %d waves%n",
+            survivor == portA ? portB : portA, survivor, rollout.path("waves").size());
+      }
+    }
+  }
+
+  boolean scheduledOnBoth(int portA, int portB, String eventId) throws Exception {
+    return scheduledOn(portA, eventId) == 1 && scheduledOn(portB, eventId) == 1;
+  }
+
   static AgentProcess serve(FleetLab lab, Path work, String name, int port, List<String> jvm)
       throws IOException {
     Map<String, String> config =

@@ -32,6 +32,9 @@ public final class CrashPoints {
   /** The fleet service: an approval request's commands are sent, not yet committed. */
   public static final String FLEET_REQUEST_SENT = "fleet.request-sent";
 
+  /** Fleet service: a rollout step forwarded its approval requests, not committed yet. */
+  public static final String FLEET_ROLLOUT_RELEASED = "fleet.rollout-released";
+
   /**
    * With several processes sharing work (fleet service instances), the one that reaches the point
    * first crashes and the others go on: the first creates this file, and only its creator halts.

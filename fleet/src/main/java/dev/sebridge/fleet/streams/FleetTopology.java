@@ -216,7 +216,10 @@ public final class FleetTopology {
         new StringDeserializer(),
         new JsonSerde<>(RolloutCommand.class).deserializer(),
         topics.of(ROLLOUTS));
-    t.addProcessor("rollouts", () -> new RolloutProcessor(policies, tick), "rollout-commands");
+    t.addProcessor(
+        "rollouts",
+        () -> new RolloutProcessor(policies, tick, CrashPoints.fromSystemProperties()),
+        "rollout-commands");
     t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
     t.addSink(

@@ -12,6 +12,7 @@ import dev.sebridge.fleet.rollout.RolloutActions;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPlanner;
 import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,9 +47,12 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private KeyValueStore<String, PolicyDecision> decisions;
   private GlobalWorld world;
 
-  RolloutProcessor(Policies policies, Duration tick) {
+  private final CrashPoints crashPoints;
+
+  RolloutProcessor(Policies policies, Duration tick, CrashPoints crashPoints) {
     this.policies = policies;
     this.tick = tick;
+    this.crashPoints = crashPoints;
   }
 
   @Override
@@ -118,6 +122,9 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
           release.wave(),
           release.eventId(),
           release.vmIds().size());
+    }
+    if (!s.releases().isEmpty()) {
+      crashPoints.reach(CrashPoints.FLEET_ROLLOUT_RELEASED);
     }
     if (!s.rollout().equals(r)) {
       save(s.rollout());
