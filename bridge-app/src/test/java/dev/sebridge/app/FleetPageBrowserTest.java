@@ -116,7 +116,7 @@ class FleetPageBrowserTest {
     waitUntilText(card, "2 scheduled");
     assertThat(browser.findElement(card).getText()).contains("Freeze").contains("Starts in");
     assertThat(browser.findElements(By.cssSelector("[data-testid=act]"))).isEmpty();
-    shot("fleet-page-reader");
+    shot("fleet-page-reader", By.id("maintenance"));
 
     String readerCookie = browser.manage().getCookieNamed("sebridge_fleet").getValue();
     assertThat(browser.manage().getCookieNamed("sebridge_fleet").isHttpOnly()).isTrue();
@@ -161,7 +161,7 @@ class FleetPageBrowserTest {
     for (String id : events) {
       waitFor(By.cssSelector("[data-event-id='" + id + "'] [data-testid=act]"));
     }
-    shot("fleet-page-maintenance");
+    shot("fleet-page-maintenance", By.tagName("header"));
 
     // keyboard only: Tab to the first event's button, Enter opens its forms
     tabTo("act-" + events.get(0));
@@ -192,7 +192,7 @@ class FleetPageBrowserTest {
         .until(
             d ->
                 d.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size() >= 2);
-    shot("fleet-page-rollout");
+    shot("fleet-page-rollout", card);
     // the held VM does not come back in time: the rollout halts and says which VM and why
     WebElement halt =
         new WebDriverWait(browser, WAIT)
@@ -204,7 +204,7 @@ class FleetPageBrowserTest {
     assertThat(halt.getText()).contains(vm(2).name()).contains("not back in time");
     int wavesAtHalt =
         browser.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size();
-    shot("fleet-page-halt");
+    shot("fleet-page-halt", card);
 
     sim.completeEvent(held);
     browser.findElement(card).findElement(By.cssSelector("[data-testid=rollout-act]")).click();
@@ -221,7 +221,7 @@ class FleetPageBrowserTest {
                     .equals("completed"));
     assertThat(browser.findElement(card).findElements(By.cssSelector("[data-testid=wave]")).size())
         .isGreaterThanOrEqualTo(wavesAtHalt);
-    shot("fleet-page-completed");
+    shot("fleet-page-completed", card);
     // every VM's event was approved exactly once, by the rollout
     for (int i = 0; i < 6; i++) {
       String name = vm(i).name();
@@ -276,7 +276,11 @@ class FleetPageBrowserTest {
     browser.findElement(By.tagName("h1")).click();
     for (int i = 0; i < 200; i++) {
       new Actions(browser).sendKeys(Keys.TAB).perform();
-      if (id.equals(browser.switchTo().activeElement().getAttribute("id"))) {
+      // read in the page (one step): the fragments are swapped live, an element handle can go stale
+      Object active =
+          ((org.openqa.selenium.JavascriptExecutor) browser)
+              .executeScript("return document.activeElement && document.activeElement.id;");
+      if (id.equals(active)) {
         return;
       }
     }
@@ -289,7 +293,10 @@ class FleetPageBrowserTest {
     input.sendKeys(value);
   }
 
-  private void shot(String name) throws Exception {
+  private void shot(String name, By focus) throws Exception {
+    WebElement e = browser.findElement(focus);
+    ((org.openqa.selenium.JavascriptExecutor) browser)
+        .executeScript("arguments[0].scrollIntoView({block: 'start'}); window.scrollBy(0, -8);", e);
     byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
     Path dir = Path.of("target", "screenshots");
     Files.createDirectories(dir);

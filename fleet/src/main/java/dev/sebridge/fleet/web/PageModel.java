@@ -23,6 +23,10 @@ final class PageModel {
   static final List<String> STATUSES =
       List.of("scheduled", "approved", "started", "completed", "canceled", "silent");
 
+  private static final java.time.format.DateTimeFormatter TIME =
+      java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
+          .withZone(java.time.ZoneOffset.UTC);
+
   private final FleetViews views;
 
   PageModel(FleetViews views) {
@@ -192,7 +196,7 @@ final class PageModel {
               "number",
               w.number(),
               "at",
-              w.at().toString(),
+              TIME.format(w.at()),
               "vms",
               w.vmIds().stream()
                   .map(id -> r.vms().containsKey(id) ? name(r.vms().get(id)) : id)
@@ -206,12 +210,20 @@ final class PageModel {
             v ->
                 vms.add(
                     Map.of(
-                        "vmId", v.vmId(),
-                        "name", name(v),
-                        "group", v.group(),
-                        "phase", v.phase() + (v.byPlatform() ? " (by the platform)" : ""),
-                        "css", v.phase(),
-                        "wave", v.wave() == null ? "" : v.wave().toString())));
+                        "vmId",
+                        v.vmId(),
+                        "name",
+                        name(v),
+                        "group",
+                        v.group(),
+                        "phase",
+                        v.phase()
+                            + (v.byPlatform() ? " (by the platform)" : "")
+                            + (v.unavailable() && v.deadline() == null ? " (not waited for)" : ""),
+                        "css",
+                        v.phase(),
+                        "wave",
+                        v.wave() == null ? "" : v.wave().toString())));
     m.put("vms", vms);
     m.put(
         "counts",
@@ -249,7 +261,7 @@ final class PageModel {
         .map(
             r -> {
               Map<String, Object> m = new LinkedHashMap<>();
-              m.put("at", r.request().requestedAt().toString());
+              m.put("at", TIME.format(r.request().requestedAt()));
               m.put("by", r.request().requestedBy());
               m.put("eventId", r.request().eventId());
               m.put("reason", r.request().reason());

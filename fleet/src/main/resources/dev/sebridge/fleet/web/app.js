@@ -11,6 +11,18 @@
       el.textContent = left(Date.parse(el.getAttribute("data-not-before")) - Date.now());
     });
   }
+  // A live refresh that brings the same HTML is not swapped in: focus, scroll and keyboard
+  // position stay where the user left them until something really changes.
+  var last = {};
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail.target, xhr = e.detail.xhr;
+    if (!target || !target.id || !xhr || xhr.status !== 200) return;
+    if (last[target.id] === xhr.responseText) {
+      e.detail.shouldSwap = false;
+    } else {
+      last[target.id] = xhr.responseText;
+    }
+  });
   setInterval(tick, 1000);
   document.addEventListener("htmx:afterSwap", tick);
 })();
