@@ -228,12 +228,14 @@ final class DemoCommand implements Callable<Integer> {
               || size(seen) < agent.outbox().map(o -> o.delivered("kafka")).orElse(0L)
               || resultSeenNanos.get() == 0) {
             if (System.nanoTime() > deadline) {
-              out.println(
-                  "demo: timed out after "
-                      + timeoutSeconds
-                      + "s with "
-                      + size(seen)
-                      + " envelopes");
+              spec.commandLine()
+                  .getErr()
+                  .println(
+                      "demo: timed out after "
+                          + timeoutSeconds
+                          + "s with "
+                          + size(seen)
+                          + " envelopes");
               return 1;
             }
             Thread.sleep(100);
@@ -243,8 +245,9 @@ final class DemoCommand implements Callable<Integer> {
         stopConsumer.set(true);
         consumer.join(3000);
       }
+      // with --json, standard output holds envelopes only (one JSON document a line, for jq)
       summary(
-          out,
+          json ? spec.commandLine().getErr() : out,
           seen,
           sim.startRequests(),
           commandSentNanos.get(),

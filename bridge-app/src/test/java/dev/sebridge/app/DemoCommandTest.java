@@ -40,4 +40,27 @@ class DemoCommandTest {
         .contains("StartRequests received by IMDS: 1");
     assertThat(text).doesNotContain("8A3F1C2E-5B4D-4E6F-9A1B-000000000004  Scheduled");
   }
+
+  @Test
+  void withJsonStandardOutputHoldsOnlyEnvelopesAndTheSummaryGoesToStandardError() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code =
+        Main.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            "demo",
+            "--json",
+            "--time-scale",
+            "120");
+    assertThat(code).as(err.toString()).isZero();
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    java.util.List<String> lines = out.toString().lines().toList();
+    assertThat(lines).isNotEmpty();
+    for (String line : lines) {
+      assertThat(json.readTree(line).path("specversion").asText()).as(line).isEqualTo("1.0");
+    }
+    assertThat(err.toString()).contains("demo done in").contains("approval round trip");
+  }
 }

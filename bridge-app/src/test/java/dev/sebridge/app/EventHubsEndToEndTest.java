@@ -127,7 +127,7 @@ class EventHubsEndToEndTest {
       assertThat(r.data().getPartitionKey()).isEqualTo(VM.vmId());
       assertThat(r.partitionId()).isEqualTo(read.get(0).partitionId());
       assertThat(r.data().getContentType())
-          .isEqualTo("application/cloudevents+json; charset=UTF-8");
+          .isEqualTo("application/cloudevents+json; charset=utf-8");
       Envelope e = Envelope.fromJson(r.data().getBody());
       String first = seen.putIfAbsent(e.id(), r.body());
       if (first != null) {

@@ -33,8 +33,10 @@ class FleetDemoTest {
         .containsPattern("wave 1 at \\S+: ")
         .containsPattern("wave 2 at \\S+: ")
         .containsPattern("rollout \\S+ completed: 12 back")
+        .contains("2 command(s) for event")
         .containsPattern("Freeze +Platform .* 3 +completed 3")
         .containsPattern("Redeploy +User .* 1 +completed 1");
+    assertThat(o.split("accepted +accepted", -1)).hasSize(3);
     // never more than 2 VMs of a zone in one wave (each wave starts only when the last is back)
     for (String wave : o.lines().filter(l -> l.trim().startsWith("wave ")).toList()) {
       for (String zone : java.util.List.of("zone=1", "zone=2", "zone=3")) {

@@ -89,24 +89,21 @@ public final class AgentMetrics {
 
   /** An approval result was published. */
   public void approval(dev.sebridge.approval.ApprovalResult r) {
-    registry
-        .counter(
-            "sebridge.commands",
-            "origin",
-            r.origin().label(),
-            "outcome",
-            r.outcome().label(),
-            "reason",
-            r.reasonCode().label())
-        .increment();
+    commands(r.origin().label(), r.outcome().label(), r.reasonCode().label()).increment();
   }
 
   /** A rejected command counted in a summary instead of a result of its own. */
   void rejectionCounted(dev.sebridge.approval.ReasonCode code) {
-    registry
-        .counter(
-            "sebridge.commands", "origin", "command", "outcome", "rejected", "reason", code.label())
-        .increment();
+    commands("command", "rejected", code.label()).increment();
+  }
+
+  private io.micrometer.core.instrument.Counter commands(
+      String origin, String outcome, String reason) {
+    return io.micrometer.core.instrument.Counter.builder("sebridge.commands")
+        .description(
+            "approval commands and policy approvals handled, by origin, outcome and reason")
+        .tags("origin", origin, "outcome", outcome, "reason", reason)
+        .register(registry);
   }
 
   void approvalDelay(Duration d) {

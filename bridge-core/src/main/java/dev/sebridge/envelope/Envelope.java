@@ -14,7 +14,7 @@ import java.util.Objects;
  */
 public final class Envelope {
   /** Content type of {@link #body()}. */
-  public static final String CONTENT_TYPE = "application/cloudevents+json; charset=UTF-8";
+  public static final String CONTENT_TYPE = "application/cloudevents+json; charset=utf-8";
 
   /**
    * The agent's own limit: 64,000 bytes, under 64 KB however it is read, so one envelope fits one

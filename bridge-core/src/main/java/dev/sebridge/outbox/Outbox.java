@@ -96,11 +96,12 @@ public final class Outbox implements EnvelopePublisher {
         .description("age of the oldest envelope some sink has not confirmed")
         .baseUnit("seconds")
         .register(registry);
-    io.micrometer.core.instrument.Gauge.builder(
+    io.micrometer.core.instrument.FunctionCounter.builder(
             "sebridge.outbox.overflows", overflows, AtomicLong::get)
         .description("transitions stored while the outbox was over its limit")
         .register(registry);
-    io.micrometer.core.instrument.Gauge.builder("sebridge.outbox.shed", shed, AtomicLong::get)
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "sebridge.outbox.shed", shed, AtomicLong::get)
         .description("heartbeats dropped because the outbox was full")
         .register(registry);
     deliveredEverywhere = minCursor();

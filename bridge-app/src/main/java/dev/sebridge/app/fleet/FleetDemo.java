@@ -25,8 +25,9 @@ import java.util.function.Predicate;
 /**
  * {@code sebridge demo --fleet}: 24 simulated VMs in 3 zones and 2 scale sets, one agent each, an
  * embedded broker and the fleet service, all on this machine. A host OS update reboots 12 VMs (one
- * Reboot event each), a Freeze covers 3 and a user Redeploy 1; the central policies approve the
- * Freeze and the Redeploy, and the fleet CLI rolls the Reboots out in waves, printing each.
+ * Reboot event each), a Freeze covers 3 and a user Redeploy 1; a central policy approves the
+ * Redeploy, the fleet CLI approves the Freeze for 2 chosen VMs and shows their results, then rolls
+ * the Reboots out in waves, printing each.
  */
 public final class FleetDemo {
   /** The demo's central policies (docs/fleet.md, "Central policies"). */
@@ -38,6 +39,7 @@ public final class FleetDemo {
           "fleet.policies.rules.20-short-freeze.match.type", "Freeze",
           "fleet.policies.rules.20-short-freeze.match.duration-under", "9s",
           "fleet.policies.rules.20-short-freeze.action", "approve",
+          "fleet.policies.rules.20-short-freeze.dry-run", "true",
           "fleet.policies.rules.90-never-terminate.match.type", "Terminate,Preempt",
           "fleet.policies.rules.90-never-terminate.action", "never");
 
@@ -63,8 +65,8 @@ public final class FleetDemo {
       out.printf(
           "sebridge demo --fleet: %d VMs in zones 1-3 (scale sets web and api, and standalone db),"
               + " one agent each,%n  an embedded Kafka broker, and the fleet service on %s"
-              + " with two central policies:%n  user-initiated events and Freezes under 9 s are"
-              + " approved at once.%n%n",
+              + " with central policies:%n  user-initiated events approved at once, Freezes under"
+              + " 9 s the same as a dry run, Terminate and Preempt never.%n%n",
           sim.vms().size(), url);
 
       List<SimVm> rebooted = sim.vms().subList(0, 12);
@@ -113,8 +115,34 @@ public final class FleetDemo {
 
       out.println();
       out.println(
-          "The policies approve the Freeze and the Redeploy; the Reboots are rolled out in waves,"
-              + " at most 2 VMs of a zone down at once:");
+          "The policy for user-initiated events approves the Redeploy at once; the Freeze rule is a"
+              + " dry run, so a person approves the Freeze, choosing 2 of its 3 VMs:");
+      List<String> freezeVms =
+          fleet.views().event(freeze).orElseThrow().vms().keySet().stream().limit(2).toList();
+      if (cli(
+              "fleet approve " + freeze + " --vm <2 vmIds> --reason 'demo: live migration'",
+              "fleet",
+              "approve",
+              freeze,
+              "--vm",
+              freezeVms.get(0),
+              "--vm",
+              freezeVms.get(1),
+              "--reason",
+              "demo: live migration",
+              "--wait",
+              "60",
+              client[0],
+              client[1],
+              client[2],
+              client[3])
+          != 0) {
+        return 1;
+      }
+      out.println();
+      out.println(
+          "An approval releases an event for every VM it lists: all 3 VMs start the Freeze. The"
+              + " Reboots are rolled out in waves, at most 2 VMs of a zone down at once:");
       List<String> rollout =
           new ArrayList<>(
               List.of(

@@ -51,7 +51,7 @@ public final class EventHubsCommandPublisher {
       producer.getPartitionIds().forEach(ids::add);
       String partition = ids.get(CommandPartitioning.partitionFor(vmId, ids.size()));
       EventData d = new EventData(command);
-      d.setContentType("application/cloudevents+json; charset=UTF-8");
+      d.setContentType("application/cloudevents+json; charset=utf-8");
       d.getProperties().put("cloudEvents_specversion", "1.0");
       d.getProperties().put("cloudEvents_type", "dev.sebridge.command.approve.v1");
       d.getProperties().put(EventHubsCommandSource.TARGET_PROPERTY, vmId);

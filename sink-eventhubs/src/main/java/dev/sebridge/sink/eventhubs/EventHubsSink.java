@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes envelopes to an event hub with the real {@code azure-messaging-eventhubs} producer:
  * partition key = vmId (one VM's envelopes stay in order in one partition), body = the structured
- * CloudEvents JSON, content type {@code application/cloudevents+json; charset=UTF-8}, message id =
+ * CloudEvents JSON, content type {@code application/cloudevents+json; charset=utf-8}, message id =
  * envelope id, and the {@code cloudEvents_*} application properties as hints. Batches are built
  * with the client's batch API, so the hub's maximum message size (from the link) is respected.
  *

@@ -84,7 +84,7 @@ class EventHubsSinkTest extends EventSinkContractTest {
       Envelope e = Envelope.fromJson(r.data().getBody());
       assertThat(r.data().getPartitionKey()).isEqualTo(e.partitionKey());
       assertThat(r.data().getContentType())
-          .isEqualTo("application/cloudevents+json; charset=UTF-8");
+          .isEqualTo("application/cloudevents+json; charset=utf-8");
       assertThat(r.data().getMessageId()).isEqualTo(e.id());
       assertThat(r.data().getProperties())
           .containsEntry("cloudEvents_specversion", "1.0")

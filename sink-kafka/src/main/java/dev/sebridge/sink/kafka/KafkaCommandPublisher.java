@@ -35,7 +35,7 @@ public final class KafkaCommandPublisher {
       RecordHeaders h = new RecordHeaders();
       h.add(
           "content-type",
-          "application/cloudevents+json; charset=UTF-8".getBytes(StandardCharsets.UTF_8));
+          "application/cloudevents+json; charset=utf-8".getBytes(StandardCharsets.UTF_8));
       h.add("ce_type", "dev.sebridge.command.approve.v1".getBytes(StandardCharsets.UTF_8));
       return p.send(
               new ProducerRecord<>(

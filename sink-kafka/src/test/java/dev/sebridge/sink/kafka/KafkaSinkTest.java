@@ -71,7 +71,7 @@ class KafkaSinkTest extends EventSinkContractTest {
     assertThat(got).hasSize(2);
     ConsumerRecord<byte[], byte[]> r = got.get(0);
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("vm-42");
-    assertThat(header(r, "content-type")).isEqualTo("application/cloudevents+json; charset=UTF-8");
+    assertThat(header(r, "content-type")).isEqualTo("application/cloudevents+json; charset=utf-8");
     assertThat(header(r, "ce_type")).isEqualTo(envs.get(0).type());
     assertThat(header(r, "ce_id")).isEqualTo(envs.get(0).id());
     assertThat(header(r, "ce_source")).isEqualTo(envs.get(0).source());

@@ -67,9 +67,11 @@ class AzureDeployFilesTest {
     }
     assertThat(golden).hasSizeGreaterThan(5);
     Set<String> paths = new TreeSet<>();
-    Matcher m = Pattern.compile("\\be((?:\\.[A-Za-z]+)+)").matcher(EventHubTransform.kql());
+    Matcher m =
+        Pattern.compile("\\be\\['([A-Za-z]+)'\\]((?:\\.[A-Za-z]+)*)")
+            .matcher(EventHubTransform.kql());
     while (m.find()) {
-      paths.add(m.group(1));
+      paths.add("." + m.group(1) + m.group(2));
     }
     assertThat(paths).contains(".time", ".data.event.EventType", ".data.vm.vmId");
     for (String path : paths) {
