@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       SchemaCommand.class,
       KeygenCommand.class,
       ApproveCommand.class,
+      PartitionCommand.class,
       dev.sebridge.app.fleet.FleetCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -14,7 +14,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "simulate",
     mixinStandardHelpOptions = true,
-    description = "Runs the IMDS Scheduled Events simulator on loopback until Ctrl-C.")
+    description =
+        "Runs the IMDS Scheduled Events simulator on loopback until Ctrl-C. Its control API and"
+            + " scenario format: docs/approvals.md, \"Testing a workflow against the simulator\".")
 final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--port", description = "Port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
   int port = 8169;

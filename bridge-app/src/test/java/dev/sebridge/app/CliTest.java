@@ -356,4 +356,14 @@ class CliTest {
         .contains("fleet.policies.rules.web.rollout: only with action: rollout")
         .contains("fleet.policies.rules.freeze.match.duration-under: is not a duration");
   }
+
+  @Test
+  void partitionPrintsThePartitionAndTheCanonicalKeyOfAnyCase() throws Exception {
+    assertThat(
+            run("partition", "--vm", "5C2E3C9A-0000-4000-8000-000000000000", "--partitions", "32"))
+        .isZero();
+    assertThat(out.toString())
+        .contains("partition 29 of 32; key 5c2e3c9a-0000-4000-8000-000000000000");
+    assertThat(run("partition", "--vm", "x", "--partitions", "0")).isEqualTo(2);
+  }
 }

@@ -5,6 +5,7 @@ import dev.sebridge.approval.ApprovalResult;
 import dev.sebridge.approval.ApprovalService;
 import dev.sebridge.approval.Decision;
 import dev.sebridge.approval.ReasonCode;
+import dev.sebridge.command.BinaryCloudEvent;
 import dev.sebridge.command.CommandJournal;
 import dev.sebridge.command.CommandVerifier;
 import dev.sebridge.command.ReplayCache;
@@ -121,7 +122,7 @@ final class CommandHandler {
                   "the replay cache was lost; commands are refused until " + replay.blindUntil(),
                   null,
                   null)
-              : verifier.verify(received.payload());
+              : verifier.verify(BinaryCloudEvent.structured(received));
       if (verdict instanceof Verdict.Valid valid) {
         // Genuine approvals first: garbage in the same batch does not delay them.
         handleValid(valid.command(), received).ifPresent(results::add);

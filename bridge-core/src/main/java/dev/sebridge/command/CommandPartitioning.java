@@ -4,11 +4,13 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Which partition of the commands topic (Kafka) or hub (Event Hubs) holds a VM's commands:
- * MurmurHash2 of the vmId's UTF-8 bytes, positive, modulo the partition count. That is Kafka's
- * default partitioner for a record keyed by the vmId (sink-kafka's tests check it against Kafka's
- * own), so any Kafka producer that keys commands by vmId lands in the right partition; on Event
- * Hubs, {@code sebridge approve} sends to that partition explicitly. The agent reads that one
- * partition only, so a fleet can share one commands topic or hub.
+ * MurmurHash2 (Kafka's seed {@code 0x9747b28c}) of the UTF-8 bytes of the {@link #canonical
+ * canonical} (lower-case) vmId, sign bit cleared, modulo the partition count (docs/approvals.md has
+ * test vectors). That is Kafka's Java default partitioner for a record keyed by the lower-case vmId
+ * (sink-kafka's tests check it against Kafka's own) and librdkafka's {@code murmur2_random};
+ * librdkafka's default ({@code consistent_random}, CRC32) is not. On Event Hubs, {@code sebridge
+ * approve} sends to that partition explicitly. The agent reads that one partition only, so a fleet
+ * can share one commands topic or hub.
  */
 public final class CommandPartitioning {
   private CommandPartitioning() {}
@@ -17,7 +19,20 @@ public final class CommandPartitioning {
     if (partitions <= 0) {
       throw new IllegalArgumentException("a topic has at least one partition");
     }
-    return (murmur2(vmId.getBytes(StandardCharsets.UTF_8)) & 0x7fffffff) % partitions;
+    return (murmur2(canonical(vmId).getBytes(StandardCharsets.UTF_8)) & 0x7fffffff) % partitions;
+  }
+
+  /**
+   * The one form of a vmId that routing and comparisons use: trimmed, lower case. Azure prints
+   * vmIds in both cases; IMDS reports them in lower case.
+   */
+  public static String canonical(String vmId) {
+    return vmId.trim().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Whether two spellings name the same VM. */
+  public static boolean sameVm(String a, String b) {
+    return a != null && b != null && canonical(a).equals(canonical(b));
   }
 
   /** MurmurHash2, 32 bits, with the seed Kafka uses. */

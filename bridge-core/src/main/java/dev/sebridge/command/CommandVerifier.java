@@ -163,7 +163,7 @@ public final class CommandVerifier {
 
   private Verdict checkClaims(JWTClaimsSet c, String id, String kid) {
     List<String> aud = c.getAudience();
-    if (aud == null || !aud.contains(vmId)) {
+    if (aud == null || aud.stream().noneMatch(a -> CommandPartitioning.sameVm(a, vmId))) {
       return reject(
           ReasonCode.WRONG_AUDIENCE,
           "aud "

@@ -163,7 +163,8 @@ public final class EventHubsCommandSource implements CommandSource {
           new ReceivedCommand(
               d.getBody(),
               Long.toString(d.getSequenceNumber()),
-              hub + "/" + partitionId + "@" + d.getSequenceNumber()));
+              hub + "/" + partitionId + "@" + d.getSequenceNumber(),
+              properties(d)));
     }
     return out;
   }
@@ -197,9 +198,29 @@ public final class EventHubsCommandSource implements CommandSource {
     }
   }
 
+  /**
+   * The event's application properties and content type (CloudEvents binary mode over AMQP: {@code
+   * cloudEvents:*} or {@code cloudEvents_*}).
+   */
+  private static java.util.Map<String, String> properties(EventData d) {
+    java.util.Map<String, String> h = new java.util.HashMap<>();
+    d.getProperties()
+        .forEach(
+            (k, v) -> {
+              if (v != null && h.size() < 64 && String.valueOf(v).length() <= 4096) {
+                h.put(k.toLowerCase(java.util.Locale.ROOT), String.valueOf(v));
+              }
+            });
+    if (d.getContentType() != null) {
+      h.put("content-type", d.getContentType());
+    }
+    return h;
+  }
+
   private boolean addressedToThisVm(EventData d) {
     Object target = d.getProperties().get(TARGET_PROPERTY);
-    return vmId.equals(target) || vmId.equals(d.getPartitionKey());
+    return (target instanceof String t && CommandPartitioning.sameVm(t, vmId))
+        || CommandPartitioning.sameVm(d.getPartitionKey(), vmId);
   }
 
   @Override

@@ -48,7 +48,6 @@ public final class KafkaCommandSource implements CommandSource {
   private final String topic;
   private final Map<String, Object> props;
   private final String vmId;
-  private final byte[] key;
   private final Clock clock;
   private final boolean verifyTopic;
   private Consumer<byte[], byte[]> consumer;
@@ -68,7 +67,6 @@ public final class KafkaCommandSource implements CommandSource {
     this.topic = topic;
     this.props = props;
     this.vmId = vmId;
-    this.key = vmId.getBytes(StandardCharsets.UTF_8);
     this.clock = clock;
     this.verifyTopic = verifyTopic;
   }
@@ -128,16 +126,31 @@ public final class KafkaCommandSource implements CommandSource {
     }
     List<ReceivedCommand> out = new ArrayList<>();
     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
-      if (r.key() == null || !java.util.Arrays.equals(r.key(), key)) {
+      if (r.key() == null
+          || !CommandPartitioning.sameVm(new String(r.key(), StandardCharsets.UTF_8), vmId)) {
         continue; // another VM's command in the same partition
       }
       out.add(
           new ReceivedCommand(
               r.value() == null ? new byte[0] : r.value(),
               Long.toString(r.offset() + 1),
-              topic + "/" + r.partition() + "@" + r.offset()));
+              topic + "/" + r.partition() + "@" + r.offset(),
+              headers(r)));
     }
     return out;
+  }
+
+  /** The record's headers (CloudEvents binary mode: {@code ce_*}, {@code content-type}). */
+  private static Map<String, String> headers(ConsumerRecord<byte[], byte[]> r) {
+    Map<String, String> h = new java.util.HashMap<>();
+    for (org.apache.kafka.common.header.Header header : r.headers()) {
+      if (header.value() != null && header.value().length <= 4096 && h.size() < 64) {
+        h.put(
+            header.key().toLowerCase(java.util.Locale.ROOT),
+            new String(header.value(), StandardCharsets.UTF_8));
+      }
+    }
+    return h;
   }
 
   @Override

@@ -91,7 +91,8 @@ class KafkaCommandSourceTest extends CommandSourceContractTest {
       int partitions = 1 + random.nextInt(1024);
       int kafka =
           org.apache.kafka.common.utils.Utils.toPositive(
-                  org.apache.kafka.common.utils.Utils.murmur2(key.getBytes(StandardCharsets.UTF_8)))
+                  org.apache.kafka.common.utils.Utils.murmur2(
+                      CommandPartitioning.canonical(key).getBytes(StandardCharsets.UTF_8)))
               % partitions;
       assertThat(CommandPartitioning.partitionFor(key, partitions)).as(key).isEqualTo(kafka);
     }
