@@ -38,10 +38,16 @@ public final class FleetMetrics implements TopologyObserver {
   private final Timer approvalDelay;
   private final Timer viewDelay;
   private final MultiGauge outcomes;
+  private final Counter misrouted;
   private volatile FleetViews views;
 
   public FleetMetrics(Clock clock) {
     this.clock = clock;
+    misrouted =
+        Counter.builder("sebridge.fleet.misrouted.commands")
+            .description(
+                "Records of the commands topic on a partition their VM's agent does not read")
+            .register(registry);
     Gauge.builder("sebridge.fleet.open.events", this, m -> m.count(true))
         .description("Events some VM has not finished")
         .register(registry);
@@ -94,6 +100,11 @@ public final class FleetMetrics implements TopologyObserver {
   @Override
   public void approvedAfter(Duration sinceScheduled) {
     approvalDelay.record(sinceScheduled.isNegative() ? Duration.ZERO : sinceScheduled);
+  }
+
+  @Override
+  public void misrouted() {
+    misrouted.increment();
   }
 
   /** Counts an HTTP answer (kept small: by route family and status). */

@@ -63,6 +63,8 @@ public final class FleetService implements AutoCloseable {
   private final Producer<String, RolloutCommand> rolloutCommands;
   private final ViewChanges changes = new ViewChanges();
   private final LiveStream live;
+  private final java.util.concurrent.atomic.AtomicInteger commandPartitions =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final FleetServer server;
   private final FleetMetrics metrics;
   private final FleetReadiness readiness;
@@ -98,7 +100,8 @@ public final class FleetService implements AutoCloseable {
                 config.get(FleetKeys.CLOSED_RETENTION),
                 observer,
                 policies,
-                Duration.ofSeconds(1)),
+                Duration.ofSeconds(1),
+                commandPartitions::get),
             FleetStreamsConfig.of(config, kafka));
     streams.setStateListener(
         (now, before) -> {
@@ -155,6 +158,7 @@ public final class FleetService implements AutoCloseable {
           topics,
           config.get(FleetKeys.PARTITIONS),
           config.get(FleetKeys.REPLICATION).shortValue());
+      commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     }
     streams.start();
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {

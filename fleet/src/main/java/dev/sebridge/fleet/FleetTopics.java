@@ -96,4 +96,19 @@ final class FleetTopics {
       create.add(new NewTopic(name, partitions, replication).configs(configs));
     }
   }
+
+  /** How many partitions a topic has. */
+  static int partitions(Admin admin, String topic) throws InterruptedException {
+    try {
+      return admin
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get(30, TimeUnit.SECONDS)
+          .get(topic)
+          .partitions()
+          .size();
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot describe topic " + topic + ": " + e.getMessage(), e);
+    }
+  }
 }

@@ -118,12 +118,20 @@ public final class FleetTopology {
       Duration retention,
       TopologyObserver observer) {
     return build(
-        topics, issuer, silentAfter, retention, observer, Policies.none(), Duration.ofSeconds(1));
+        topics,
+        issuer,
+        silentAfter,
+        retention,
+        observer,
+        Policies.none(),
+        Duration.ofSeconds(1),
+        () -> 0);
   }
 
   /**
    * @param policies the central policies
    * @param tick how often rollouts step and new events are decided
+   * @param commandPartitions partitions of the commands topic (0: unknown, misroutes not checked)
    */
   public static Topology build(
       Topics topics,
@@ -132,7 +140,8 @@ public final class FleetTopology {
       Duration retention,
       TopologyObserver observer,
       Policies policies,
-      Duration tick) {
+      Duration tick,
+      java.util.function.IntSupplier commandPartitions) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
     JsonSerde<EventView> eventViews = new JsonSerde<>(EventView.class);
@@ -240,6 +249,15 @@ public final class FleetTopology {
         new StringSerializer(),
         untyped(decisions.serializer()),
         "rollouts");
+
+    // Every command on the topic, whoever wrote it: is it where its VM's agent reads?
+    t.addSource(
+        "commands-check",
+        new StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+        topics.commands());
+    t.addProcessor(
+        "misrouted", () -> new MisrouteProcessor(commandPartitions, observer), "commands-check");
 
     // The views, whole on every instance.
     global(

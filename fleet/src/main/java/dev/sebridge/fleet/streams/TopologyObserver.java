@@ -16,6 +16,9 @@ public interface TopologyObserver {
   /** Some view (VMs, events, requests, rollouts, policy decisions) changed on this instance. */
   default void viewChanged() {}
 
+  /** A record of the commands topic sits on a partition its VM's agent does not read. */
+  default void misrouted() {}
+
   /** Tells every one of these (nulls left out). */
   static TopologyObserver all(TopologyObserver... observers) {
     java.util.List<TopologyObserver> list =
@@ -34,6 +37,11 @@ public interface TopologyObserver {
       @Override
       public void viewChanged() {
         list.forEach(TopologyObserver::viewChanged);
+      }
+
+      @Override
+      public void misrouted() {
+        list.forEach(TopologyObserver::misrouted);
       }
     };
   }

@@ -53,6 +53,8 @@ class PolicyAndRolloutTopologyTest {
   final VmIdentity web2 = AgentEnvelopes.vm("vm-2", "web-2", "1", "web");
   final VmIdentity db1 = AgentEnvelopes.vm("vm-3", "db-1", "2", null);
 
+  final java.util.concurrent.atomic.AtomicInteger misrouted =
+      new java.util.concurrent.atomic.AtomicInteger();
   TopologyTestDriver driver;
   TestInputTopic<String, byte[]> envelopes;
   TestInputTopic<String, RolloutCommand> rollouts;
@@ -88,9 +90,21 @@ class PolicyAndRolloutTopologyTest {
                     Duration.ofMinutes(5)),
                 3,
                 Duration.ofHours(24),
-                TopologyObserver.NONE,
+                new TopologyObserver() {
+                  @Override
+                  public void applied(Instant envelopeTime) {}
+
+                  @Override
+                  public void approvedAfter(Duration sinceScheduled) {}
+
+                  @Override
+                  public void misrouted() {
+                    misrouted.incrementAndGet();
+                  }
+                },
                 policies,
-                Duration.ofSeconds(1)),
+                Duration.ofSeconds(1),
+                () -> 4),
             p,
             T0);
     envelopes =
@@ -175,6 +189,22 @@ class PolicyAndRolloutTopologyTest {
     assertThat(r.waves()).hasSize(2);
     assertThat(requests())
         .allSatisfy(v -> assertThat(v.request().reason()).startsWith("rollout r1 wave "));
+  }
+
+  /** The driver puts every record on partition 0 of a 4-partition commands topic. */
+  @Test
+  void aCommandOnAPartitionItsAgentDoesNotReadIsCounted() {
+    TestInputTopic<String, byte[]> raw =
+        driver.createInputTopic(
+            TOPICS.commands(), new StringSerializer(), new ByteArraySerializer());
+    // murmur2 of this lower-case vmId, of 4: partition 0 (docs/approvals.md's vectors: 2 for
+    // 8d3f...)
+    raw.pipeInput("02aab8a4-74ef-476e-8182-f6d2ba4166a6", new byte[] {1});
+    assertThat(misrouted.get()).isZero();
+    raw.pipeInput("8d3f0a12-6b7e-4c1d-9e2f-a1b2c3d4e5f6", new byte[] {1});
+    raw.pipeInput("8D3F0A12-6B7E-4C1D-9E2F-A1B2C3D4E5F6", new byte[] {1});
+    raw.pipeInput(null, new byte[] {1});
+    assertThat(misrouted.get()).isEqualTo(3);
   }
 
   private void tick() {
