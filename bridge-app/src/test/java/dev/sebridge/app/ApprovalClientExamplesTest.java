@@ -44,11 +44,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * python3-confluent-kafka and python3-jwcrypto; .ci/run installs them) against a real broker, the
  * simulator and a real agent: an accepted round trip in both CloudEvents modes, refusals matched to
  * their command by id, a replay reported apart from the outcome, vmIds in any case; and the routing
- * test vectors of the docs against Kafka's murmur2 and librdkafka's murmur2_random.
+ * test vectors of the docs against Kafka's murmur2 and librdkafka's murmur2_random. And the Node.js
+ * example (kafkajs, jose; npm ci from its lock file) approves through the same broker and agent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
-class PythonApprovalClientTest {
+class ApprovalClientExamplesTest {
   static final String PYTHON = "/usr/bin/python3";
   static final Path EXAMPLES =
       Path.of(System.getProperty("basedir", ".")).resolve("../examples/approvals/python");
@@ -261,6 +262,40 @@ class PythonApprovalClientTest {
     }
   }
 
+  @Test
+  void theNodeExampleApprovesToo() throws Exception {
+    Path node = EXAMPLES.resolve("../node").normalize();
+    if (!Files.exists(node.resolve("node_modules/.package-lock.json"))) {
+      Run ci = exec(node, List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"));
+      assertThat(ci.exit()).as(ci.output()).isZero();
+    }
+    String e = scheduled();
+    Run r =
+        exec(
+            node,
+            List.of(
+                "node",
+                "approve.mjs",
+                "--bootstrap",
+                kafka.bootstrapServers(),
+                "--topic",
+                commands,
+                "--events-topic",
+                events,
+                "--vm",
+                ME.vmId().toUpperCase(),
+                "--event",
+                e,
+                "--key",
+                dir.resolve("workflow.jwk").toString(),
+                "--wait",
+                "45"));
+    assertThat(r.exit()).as(r.output()).isZero();
+    List<JsonNode> lines = jsonLines(r.output());
+    assertThat(lines.get(lines.size() - 1).path("outcome").asText()).isEqualTo("accepted");
+    assertThat(posted(e)).isTrue();
+  }
+
   private String scheduled() {
     String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(ME.name())).withSource("User"));
     await()
@@ -334,6 +369,18 @@ class PythonApprovalClientTest {
   }
 
   record Run(int exit, String output) {}
+
+  private static Run exec(Path in, List<String> cmd) throws Exception {
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).directory(in.toFile()).redirectErrorStream(true).start();
+    } catch (java.io.IOException e) {
+      throw new AssertionError(cmd.get(0) + " is required (nodejs, npm; .ci/run installs them)", e);
+    }
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
+    return new Run(p.exitValue(), output);
+  }
 
   private Run python(String script, List<String> args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(PYTHON, EXAMPLES.resolve(script).toString()));
