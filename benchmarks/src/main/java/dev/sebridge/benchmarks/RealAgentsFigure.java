@@ -17,16 +17,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The second figure: real agents (in this JVM) against the IMDS simulator and one broker, the fleet
@@ -95,7 +89,7 @@ final class RealAgentsFigure {
           .values()
           .forEach(p -> p.forEach(x -> delay.add(Duration.between(asked, x.at()).toMillis())));
       long once = posts.values().stream().filter(p -> p.size() == 1).count();
-      Map<String, Set<String>> ids = commandIds(lab);
+      Map<String, Set<String>> ids = lab.commandIdsByVm();
       long oneId = ids.values().stream().filter(s -> s.size() == 1).count();
       JsonNode view =
           dev.sebridge.fleet.streams.JsonSerde.JSON.valueToTree(
@@ -108,33 +102,5 @@ final class RealAgentsFigure {
       }
       report.realAgents(agents, delay, once, oneId, accepted);
     }
-  }
-
-  static Map<String, Set<String>> commandIds(FleetLab lab) throws Exception {
-    Map<String, Set<String>> out = new HashMap<>();
-    try (KafkaConsumer<String, byte[]> c =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                lab.broker().bootstrapServers(),
-                "isolation.level",
-                "read_uncommitted"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> parts =
-          c.partitionsFor(FleetLab.COMMANDS).stream()
-              .map(p -> new TopicPartition(FleetLab.COMMANDS, p.partition()))
-              .toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = c.endOffsets(parts);
-      while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
-        for (var rec : c.poll(Duration.ofMillis(200))) {
-          out.computeIfAbsent(rec.key(), k -> new HashSet<>())
-              .add(JSON.readTree(rec.value()).path("id").asText());
-        }
-      }
-    }
-    return out;
   }
 }

@@ -28,10 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -121,7 +117,7 @@ class FleetFailoverTest {
 
         // Each chosen VM saw one command id (copies of an aborted attempt carry the same id) and
         // posted once; no other VM was sent anything.
-        Map<String, Set<String>> idsByVm = commandIdsByVm(lab);
+        Map<String, Set<String>> idsByVm = lab.commandIdsByVm();
         System.out.printf(
             "fleet failover: instance on port %d halted, survivor on %d served everything and"
                 + " completed the request %d ms later; command ids by VM: %s%n",
@@ -217,7 +213,7 @@ class FleetFailoverTest {
                     r -> r.path("state").asText().equals("completed"));
 
         // every VM: one command id, one POST
-        Map<String, Set<String>> idsByVm = commandIdsByVm(lab);
+        Map<String, Set<String>> idsByVm = lab.commandIdsByVm();
         assertThat(idsByVm).hasSize(6);
         idsByVm.forEach((vm, ids) -> assertThat(ids).as(vm).hasSize(1));
         Map<String, List<StartRequestRecord>> posts =
@@ -330,35 +326,6 @@ class FleetFailoverTest {
     } catch (IOException e) {
       throw new IllegalStateException("no answer from port " + port, e);
     }
-  }
-
-  /** Every command on the topic, aborted attempts included, by target VM. */
-  static Map<String, Set<String>> commandIdsByVm(FleetLab lab) throws Exception {
-    Map<String, Set<String>> out = new HashMap<>();
-    try (KafkaConsumer<String, byte[]> c =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                lab.broker().bootstrapServers(),
-                "isolation.level",
-                "read_uncommitted"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> parts =
-          c.partitionsFor(FleetLab.COMMANDS).stream()
-              .map(p -> new TopicPartition(FleetLab.COMMANDS, p.partition()))
-              .toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = c.endOffsets(parts);
-      while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
-        for (var r : c.poll(Duration.ofMillis(200))) {
-          out.computeIfAbsent(r.key(), k -> new HashSet<>())
-              .add(JSON.readTree(r.value()).path("id").asText());
-        }
-      }
-    }
-    return out;
   }
 
   static int freePort() throws IOException {

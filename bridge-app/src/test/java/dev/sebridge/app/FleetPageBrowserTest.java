@@ -49,7 +49,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
+// Exclusive: a browser, twelve agents and a broker on two cores would slow the timing-sensitive
+// classes beside it (FleetEndToEndTest's 2 s view latency) and itself.
+@ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class FleetPageBrowserTest {
   static final String CHROMIUM = "/usr/bin/chromium";
   static final String CHROMEDRIVER = "/usr/bin/chromedriver";
@@ -207,7 +209,14 @@ class FleetPageBrowserTest {
     shot("fleet-page-halt", card);
 
     sim.completeEvent(held);
-    browser.findElement(card).findElement(By.cssSelector("[data-testid=rollout-act]")).click();
+    // the rollouts list is re-rendered live: find and click in one retried step
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(
+            d -> {
+              d.findElement(card).findElement(By.cssSelector("[data-testid=rollout-act]")).click();
+              return true;
+            });
     WebElement resume = waitFor(By.cssSelector("[data-testid=resume-form]"));
     set(resume, "resume-reason", "web-3 is back, checked by hand");
     resume.findElement(By.cssSelector("[data-testid=resume]")).click();

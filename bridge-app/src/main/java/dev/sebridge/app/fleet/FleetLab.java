@@ -205,6 +205,39 @@ public final class FleetLab implements AutoCloseable {
     return work;
   }
 
+  /**
+   * Every command id on the commands topic by target VM, aborted transactions' copies included (a
+   * failed-over request must not have sent a VM two different ids).
+   */
+  public Map<String, java.util.Set<String>> commandIdsByVm() throws IOException {
+    Map<String, java.util.Set<String>> out = new HashMap<>();
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> c =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                broker.bootstrapServers(),
+                "isolation.level",
+                "read_uncommitted"),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      List<org.apache.kafka.common.TopicPartition> parts =
+          c.partitionsFor(COMMANDS).stream()
+              .map(p -> new org.apache.kafka.common.TopicPartition(COMMANDS, p.partition()))
+              .toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts);
+      ObjectMapper json = new ObjectMapper();
+      while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
+        for (var r : c.poll(Duration.ofMillis(200))) {
+          out.computeIfAbsent(r.key(), k -> new java.util.HashSet<>())
+              .add(json.readTree(r.value()).path("id").asText());
+        }
+      }
+    }
+    return out;
+  }
+
   private static void writeTokens(Path file) throws IOException {
     List<Map<String, String>> tokens =
         List.of(

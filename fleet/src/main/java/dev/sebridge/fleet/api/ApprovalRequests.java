@@ -10,11 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Accepts an approval: checks it against the events view (the event is open; each VM reported it
@@ -24,7 +20,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class ApprovalRequests {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ApprovalRequests.class);
-  static final int MAX_REASON = 512;
+  static final int MAX_REASON = Audited.MAX_REASON;
 
   private final Producer<String, ApprovalRequest> audit;
   private final String auditTopic;
@@ -58,14 +54,9 @@ public final class ApprovalRequests {
       Principal approver,
       String idempotencyKey,
       String origin) {
-    if (!approver.role().mayApprove()) {
-      throw new ApiException(403, approver.name() + " may read, not approve");
-    }
+    Audited.approverWithReason(approver, reason);
     if (idempotencyKey != null && idempotencyKey.length() > 128) {
       throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
-    }
-    if (reason == null || reason.isBlank() || reason.length() > MAX_REASON) {
-      throw new ApiException(400, "a reason of 1 to " + MAX_REASON + " characters is required");
     }
     EventView event =
         views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
@@ -119,14 +110,7 @@ public final class ApprovalRequests {
     ApprovalRequest r =
         new ApprovalRequest(
             requestId, event.eventId(), targets, reason, approver.name(), clock.instant(), origin);
-    try {
-      audit.send(new ProducerRecord<>(auditTopic, requestId, r)).get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiException(503, "interrupted writing the audit record");
-    } catch (ExecutionException | TimeoutException e) {
-      throw new ApiException(503, "cannot write the audit record: " + e.getMessage());
-    }
+    Audited.write(audit, auditTopic, requestId, r);
     LOG.info(
         "approval request {} by {}: event {} for {} VM(s), audited",
         requestId,

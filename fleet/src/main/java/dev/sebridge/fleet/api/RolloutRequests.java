@@ -10,11 +10,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,24 +116,11 @@ public final class RolloutRequests {
   }
 
   private static void check(Principal p, String reason) {
-    if (!p.role().mayApprove()) {
-      throw new ApiException(403, p.name() + " may read, not approve");
-    }
-    if (reason == null || reason.isBlank() || reason.length() > ApprovalRequests.MAX_REASON) {
-      throw new ApiException(
-          400, "a reason of 1 to " + ApprovalRequests.MAX_REASON + " characters is required");
-    }
+    Audited.approverWithReason(p, reason);
   }
 
   private void send(RolloutCommand c) {
-    try {
-      producer.send(new ProducerRecord<>(topic, c.rolloutId(), c)).get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiException(503, "interrupted writing the rollout command");
-    } catch (ExecutionException | TimeoutException e) {
-      throw new ApiException(503, "cannot write the rollout command: " + e.getMessage());
-    }
+    Audited.write(producer, topic, c.rolloutId(), c);
     LOG.info("rollout {}: {} by {}, audited ({})", c.rolloutId(), c.action(), c.by(), c.reason());
   }
 }
