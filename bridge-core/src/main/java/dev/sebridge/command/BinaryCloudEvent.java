@@ -12,8 +12,10 @@ import java.util.Map;
  * value), turned into the structured form the verifier reads, so both modes pass the same checks.
  * The Kafka binding names the headers {@code ce_<attribute>} and the data's type {@code
  * content-type}; the AMQP binding (Event Hubs) {@code cloudEvents:<attribute>} or {@code
- * cloudEvents_<attribute>}. A record without {@code specversion} in its headers is structured mode
- * and is returned as it came. Nothing here is trusted: the verifier checks everything after.
+ * cloudEvents_<attribute>}. A record whose content type is {@code application/cloudevents...}, or
+ * without {@code specversion} in its headers, is structured mode and is returned as it came (a
+ * structured event may repeat attributes in headers, as {@code sebridge approve} does on Event
+ * Hubs). Nothing here is trusted: the verifier checks everything after.
  */
 public final class BinaryCloudEvent {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,6 +29,10 @@ public final class BinaryCloudEvent {
   /** The command as a structured-mode CloudEvent. */
   public static byte[] structured(ReceivedCommand c) {
     Map<String, String> h = c.headers();
+    String type = h.getOrDefault("content-type", "");
+    if (type.toLowerCase(java.util.Locale.ROOT).startsWith("application/cloudevents")) {
+      return c.payload(); // structured mode, whatever attributes the headers repeat
+    }
     String prefix =
         PREFIXES.stream().filter(p -> h.containsKey(p + "specversion")).findFirst().orElse(null);
     if (prefix == null) {

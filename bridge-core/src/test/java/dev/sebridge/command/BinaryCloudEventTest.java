@@ -48,6 +48,21 @@ class BinaryCloudEventTest {
     assertThat(BinaryCloudEvent.structured(c)).isSameAs(value);
   }
 
+  @Test
+  void aStructuredEventThatRepeatsAttributesInItsPropertiesStaysStructured() {
+    byte[] value = "{\"specversion\":\"1.0\"}".getBytes(StandardCharsets.UTF_8);
+    ReceivedCommand c =
+        new ReceivedCommand(
+            value,
+            "1",
+            "hub/0@0",
+            Map.of(
+                "content-type", "application/cloudevents+json; charset=utf-8",
+                "cloudevents_specversion", "1.0",
+                "cloudevents_type", "dev.sebridge.command.approve.v1"));
+    assertThat(BinaryCloudEvent.structured(c)).isSameAs(value);
+  }
+
   private static JsonNode structured(Map<String, String> headers, String value) throws Exception {
     return JSON.readTree(
         BinaryCloudEvent.structured(
