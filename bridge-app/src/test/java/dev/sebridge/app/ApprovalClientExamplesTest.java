@@ -169,6 +169,28 @@ class ApprovalClientExamplesTest {
         .isEqualTo(lines.get(0).path("commandId").asText());
   }
 
+  /** {@code sebridge approve --vm <UPPER>}: routed by the canonical form, keyed as given. */
+  @Test
+  void anUpperCaseKeyOnTheCanonicalPartitionApproves() throws Exception {
+    String e = scheduled();
+    String upper = ME.vmId().toUpperCase();
+    byte[] command =
+        new dev.sebridge.command.CommandSigner(KEY, "java-sender")
+            .sign(
+                new dev.sebridge.command.CommandSigner.Request(
+                    upper,
+                    List.of(e),
+                    "alice",
+                    "upper-case key",
+                    java.time.Instant.now(),
+                    Duration.ofMinutes(5)));
+    var sent =
+        dev.sebridge.sink.kafka.KafkaCommandPublisher.publish(
+            kafka.bootstrapServers(), commands, upper, command, Map.of());
+    assertThat(sent.partition()).isEqualTo(CommandPartitioning.partitionFor(ME.vmId(), 4));
+    await().atMost(Duration.ofSeconds(30)).until(() -> posted(e));
+  }
+
   @Test
   void aBinaryModeCommandWithABadJwsGetsAResultWithItsCommandId() throws Exception {
     String id = "binary-bad-jws-1";

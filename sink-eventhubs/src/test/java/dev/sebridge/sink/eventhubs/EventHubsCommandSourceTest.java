@@ -121,6 +121,56 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
     }
   }
 
+  /**
+   * A binary-mode command over AMQP (the attributes as {@code cloudEvents:} properties, the JWS as
+   * the body), sent by the real producer client to the VM's partition with an upper-case target:
+   * the source hands over the properties, and they make the structured event the verifier reads.
+   */
+  @Test
+  void aBinaryModeCommandOverAmqpArrivesWithItsAttributes() {
+    String me = "vm-" + UUID.randomUUID();
+    try (com.azure.messaging.eventhubs.EventHubProducerClient producer =
+        new com.azure.messaging.eventhubs.EventHubClientBuilder()
+            .connectionString(namespace.connectionString(), "commands")
+            .buildProducerClient()) {
+      List<String> ids = new ArrayList<>();
+      producer.getPartitionIds().forEach(ids::add);
+      com.azure.messaging.eventhubs.EventData d =
+          new com.azure.messaging.eventhubs.EventData("a.b.c".getBytes(StandardCharsets.UTF_8));
+      d.setContentType("application/jose");
+      d.getProperties().put("cloudEvents:specversion", "1.0");
+      d.getProperties().put("cloudEvents:id", "amqp-binary-1");
+      d.getProperties().put("cloudEvents:type", "dev.sebridge.command.approve.v1");
+      d.getProperties().put("cloudEvents_partitionkey", me.toUpperCase());
+      var batch =
+          producer.createBatch(
+              new com.azure.messaging.eventhubs.models.CreateBatchOptions()
+                  .setPartitionId(ids.get(CommandPartitioning.partitionFor(me, ids.size()))));
+      assertThat(batch.tryAdd(d)).isTrue();
+      producer.send(batch);
+    }
+    List<ReceivedCommand> got = new ArrayList<>();
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (got.isEmpty() && System.nanoTime() < deadline) {
+        try {
+          got.addAll(s.poll(Duration.ofMillis(500)));
+        } catch (RuntimeException e) {
+          // as the agent's loop does: try again
+        }
+      }
+    }
+    assertThat(got).hasSize(1);
+    assertThat(got.get(0).headers())
+        .containsEntry("cloudevents:id", "amqp-binary-1")
+        .containsEntry("content-type", "application/jose");
+    String structured =
+        new String(
+            dev.sebridge.command.BinaryCloudEvent.structured(got.get(0)), StandardCharsets.UTF_8);
+    assertThat(structured).contains("\"id\":\"amqp-binary-1\"").contains("\"data\":\"a.b.c\"");
+  }
+
   @Test
   void aFailedStreamIsReopenedAfterTheLastEventSeen() {
     String me = "vm-" + UUID.randomUUID();
