@@ -11,16 +11,7 @@ final class FleetReport {
   private final List<String> targets = new ArrayList<>();
 
   private void target(String what, String target, String measured, boolean pass) {
-    targets.add(
-        "| "
-            + what
-            + " | "
-            + target
-            + " | "
-            + measured
-            + " | "
-            + (pass ? "PASS" : "**FAIL**")
-            + " |");
+    targets.add(Report.targetRow(what, target, measured, pass));
   }
 
   void firstLoad(Duration d) {

@@ -14,16 +14,20 @@ final class Report {
   private final List<String> targets = new ArrayList<>();
 
   private void target(String what, String target, String measured, boolean pass) {
-    targets.add(
-        "| "
-            + what
-            + " | "
-            + target
-            + " | "
-            + measured
-            + " | "
-            + (pass ? "PASS" : "**FAIL**")
-            + " |");
+    targets.add(targetRow(what, target, measured, pass));
+  }
+
+  /** One row of a report's targets table (FleetReport's too). */
+  static String targetRow(String what, String target, String measured, boolean pass) {
+    return "| "
+        + what
+        + " | "
+        + target
+        + " | "
+        + measured
+        + " | "
+        + (pass ? "PASS" : "**FAIL**")
+        + " |";
   }
 
   void detection(Duration interval, Stats agent, int missed, Stats reference) {

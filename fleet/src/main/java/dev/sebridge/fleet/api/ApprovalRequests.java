@@ -63,21 +63,7 @@ public final class ApprovalRequests {
     if (!event.open()) {
       throw new ApiException(409, "event " + eventId + " is over");
     }
-    views
-        .decision(eventId)
-        .filter(d -> d.action().equals("never") && !d.dryRun())
-        .ifPresent(
-            d -> {
-              throw new ApiException(
-                  409,
-                  "policy "
-                      + d.rule()
-                      + " v"
-                      + d.version()
-                      + " says never to approve event "
-                      + eventId
-                      + "; change the policy to approve it");
-            });
+    Audited.notForbiddenByPolicy(views, eventId);
     List<String> targets = new ArrayList<>();
     if (vmIds == null || vmIds.isEmpty()) {
       event.vms().values().stream()

@@ -23,6 +23,25 @@ final class Audited {
     }
   }
 
+  /** 409 when a central policy (not a dry run) says never to approve this event. */
+  static void notForbiddenByPolicy(FleetViews views, String eventId) {
+    views
+        .decision(eventId)
+        .filter(d -> d.action().equals("never") && !d.dryRun())
+        .ifPresent(
+            d -> {
+              throw new ApiException(
+                  409,
+                  "policy "
+                      + d.rule()
+                      + " v"
+                      + d.version()
+                      + " says never to approve event "
+                      + eventId
+                      + "; change the policy to approve it");
+            });
+  }
+
   /** Writes the record and waits for the broker; 503 when it cannot. */
   static <V> void write(Producer<String, V> producer, String topic, String key, V value) {
     try {

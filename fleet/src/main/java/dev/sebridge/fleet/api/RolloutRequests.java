@@ -48,14 +48,7 @@ public final class RolloutRequests {
       if (!e.open()) {
         throw new ApiException(409, "event " + eventId + " is over");
       }
-      views
-          .decision(eventId)
-          .filter(d -> d.action().equals("never") && !d.dryRun())
-          .ifPresent(
-              d -> {
-                throw new ApiException(
-                    409, "policy " + d.rule() + " v" + d.version() + " says never to approve it");
-              });
+      Audited.notForbiddenByPolicy(views, eventId);
       ids.add(e.eventId());
     }
     if (idempotencyKey != null && idempotencyKey.length() > 128) {
