@@ -192,6 +192,10 @@ class RunCommandTest {
     AgentProcess first = run();
     String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of("WestNO_0")));
     out.await(1, WAIT);
+    // The crash comes after the file sink confirmed and moved its cursor past everything in the
+    // file; otherwise the outbox would (rightly) redeliver it too and the count below would
+    // depend on when the kill lands.
+    awaitFileSinkCursorCoversTheFile();
     first.kill9();
     // As if the crash came between the sink's fsync and the state write: the state is gone.
     Files.deleteIfExists(dir.resolve("state").resolve("tracker.json"));
@@ -200,6 +204,19 @@ class RunCommandTest {
     assertThat(out.transitions()).containsExactly(id + ":Scheduled", id + ":Scheduled");
     assertThat(envs.get(1).get("id").asText()).isEqualTo(envs.get(0).get("id").asText());
     assertThat(EnvelopeFactory.DATA_SCHEMA).isEqualTo(envs.get(0).get("dataschema").asText());
+  }
+
+  /** The outbox numbers records from 1 and the file sink writes one line per record. */
+  private void awaitFileSinkCursorCoversTheFile() {
+    Path cursor = dir.resolve("state").resolve("outbox").resolve("cursor-file");
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              int lines = out.read().size();
+              return Files.exists(cursor)
+                  && Long.parseLong(Files.readString(cursor).trim()) >= lines;
+            });
   }
 
   @Test
