@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks (about 15 minutes) and writes benchmarks/REPORT.md.
-#   benchmarks/run.sh                      # full run: 200 changes x 2 intervals, 200 approvals, 5 min footprint
+#   benchmarks/run.sh                      # full run: 200 changes x 2 intervals, 1,000 approvals, 5 min footprint
 #   benchmarks/run.sh --changes 20 --approvals 20 --footprint-seconds 30 --start-runs 2   # quicker
 # Needs Linux (/proc) and Python 3 with `requests` for the reference loop (installed from Debian's
 # python3-requests when missing and run as root); pass --no-reference to skip the reference loop.

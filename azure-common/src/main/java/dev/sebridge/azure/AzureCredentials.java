@@ -1,12 +1,7 @@
 package dev.sebridge.azure;
 
-import com.azure.core.credential.TokenCredential;
-import com.azure.identity.DefaultAzureCredentialBuilder;
-import com.azure.identity.ManagedIdentityCredentialBuilder;
-import com.azure.identity.WorkloadIdentityCredentialBuilder;
 import dev.sebridge.config.ConfigKey;
 import dev.sebridge.config.ConfigType;
-import dev.sebridge.config.Configuration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
@@ -15,6 +10,10 @@ import java.util.Optional;
  * How an Azure sink authenticates, the way Azure users expect on a VM: the VM's managed identity
  * first (system-assigned, or user-assigned with a client id), AKS workload identity on node pools
  * that use it, and {@code DefaultAzureCredential} (environment, CLI, ...) only when asked for.
+ *
+ * <p>This enum and its configuration keys name no Azure SDK type: every provider's keys are read at
+ * start, and the Azure jars (signed, so opening one verifies its whole manifest) load only for an
+ * agent that uses an Azure sink or source, through {@link AzureTokens}.
  */
 public enum AzureCredentials {
   MANAGED_IDENTITY("managed-identity"),
@@ -64,41 +63,5 @@ public enum AzureCredentials {
                 + ": client id of a user-assigned managed identity (or of the workload identity's"
                 + " application). Unset: the system-assigned identity.")
         .build();
-  }
-
-  /** The credential a configuration names with the two keys above. */
-  public static TokenCredential from(
-      Configuration config, ConfigKey<String> credential, ConfigKey<String> clientId) {
-    return parse(config.get(credential)).orElseThrow().create(config.find(clientId).orElse(null));
-  }
-
-  /**
-   * The credential. {@code clientId} selects a user-assigned managed identity (or the workload
-   * identity's application); null means the system-assigned identity (or AZURE_CLIENT_ID).
-   */
-  public TokenCredential create(String clientId) {
-    return switch (this) {
-      case MANAGED_IDENTITY -> {
-        ManagedIdentityCredentialBuilder b = new ManagedIdentityCredentialBuilder();
-        if (clientId != null) {
-          b.clientId(clientId);
-        }
-        yield b.build();
-      }
-      case WORKLOAD_IDENTITY -> {
-        WorkloadIdentityCredentialBuilder b = new WorkloadIdentityCredentialBuilder();
-        if (clientId != null) {
-          b.clientId(clientId);
-        }
-        yield b.build();
-      }
-      case DEFAULT -> {
-        DefaultAzureCredentialBuilder b = new DefaultAzureCredentialBuilder();
-        if (clientId != null) {
-          b.managedIdentityClientId(clientId);
-        }
-        yield b.build();
-      }
-    };
   }
 }

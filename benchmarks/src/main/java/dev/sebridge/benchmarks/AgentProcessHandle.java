@@ -21,6 +21,26 @@ final class AgentProcessHandle implements AutoCloseable {
   }
 
   static AgentProcessHandle start(Path repo, Path log, List<String> args) throws IOException {
+    return start(repo, log, List.of(), args);
+  }
+
+  /**
+   * @param extraJvmOptions after the launcher's (diagnostics, or {@code --agent-opts} to try a
+   *     setting before putting it in jvm.options)
+   */
+  static AgentProcessHandle start(
+      Path repo, Path log, List<String> extraJvmOptions, List<String> args) throws IOException {
+    return start(repo, log, extraJvmOptions, java.util.Map.of(), args);
+  }
+
+  /** With {@code env} added to the environment. */
+  static AgentProcessHandle start(
+      Path repo,
+      Path log,
+      List<String> extraJvmOptions,
+      java.util.Map<String, String> env,
+      List<String> args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String line : Files.readAllLines(repo.resolve("bridge-app/src/main/dist/jvm.options"))) {
@@ -28,6 +48,7 @@ final class AgentProcessHandle implements AutoCloseable {
         cmd.add(line.trim());
       }
     }
+    cmd.addAll(extraJvmOptions);
     cmd.add("-cp");
     cmd.add(repo.resolve("bridge-app/target/dist/lib").toString() + "/*");
     cmd.add("dev.sebridge.app.Main");
@@ -36,6 +57,7 @@ final class AgentProcessHandle implements AutoCloseable {
     ProcessBuilder pb =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().putIfAbsent("MALLOC_ARENA_MAX", "2"); // as the launcher sets it
+    pb.environment().putAll(env);
     Process p = pb.start();
     return new AgentProcessHandle(p, t0);
   }

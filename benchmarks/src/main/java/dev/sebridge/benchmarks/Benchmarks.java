@@ -2,16 +2,9 @@ package dev.sebridge.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.jwk.Curve;
-import com.nimbusds.jose.jwk.JWK;
-import com.nimbusds.jose.jwk.JWKSet;
-import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
-import dev.sebridge.command.CommandPartitioning;
-import dev.sebridge.command.CommandSigner;
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
-import dev.sebridge.simulator.StartRequestRecord;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,15 +18,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The benchmark harness behind {@code benchmarks/run.sh}. Everything on loopback: the IMDS
@@ -42,7 +33,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * same simulator at the same time.
  *
  * <p>Usage: {@code Benchmarks --repo DIR --out REPORT.md [--changes N] [--approvals N]
- * [--footprint-seconds S] [--start-runs N] [--flood N] [--no-reference]}
+ * [--footprint-seconds S] [--start-runs N] [--flood N] [--no-reference] [--only
+ * detection,approval,flood,footprint,sinks,start] [--agent-opts "-XX:..."]}
  */
 public final class Benchmarks {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -63,6 +55,12 @@ public final class Benchmarks {
   int flood = 250_000;
 
   final Random random = new Random(7);
+
+  /** JVM options added to the launcher's for every agent (--agent-opts), to try one out. */
+  List<String> agentOptions = List.of();
+
+  /** The phases to run (--only), all by default. */
+  Set<String> phases = Set.of("detection", "approval", "flood", "footprint", "sinks", "start");
 
   Benchmarks(
       Path repo,
@@ -85,11 +83,13 @@ public final class Benchmarks {
     Path repo = Path.of(".");
     Path out = Path.of("benchmarks/REPORT.md");
     int changes = 200;
-    int approvals = 200;
+    int approvals = 1000;
     int footprint = 300;
     int starts = 5;
     int flood = 250_000;
     boolean reference = true;
+    List<String> agentOpts = List.of();
+    Set<String> only = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--repo" -> repo = Path.of(args[++i]);
@@ -100,6 +100,8 @@ public final class Benchmarks {
         case "--start-runs" -> starts = Integer.parseInt(args[++i]);
         case "--no-reference" -> reference = false;
         case "--flood" -> flood = Integer.parseInt(args[++i]);
+        case "--agent-opts" -> agentOpts = List.of(args[++i].trim().split("\\s+"));
+        case "--only" -> only = Set.of(args[++i].split(","));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -114,6 +116,10 @@ public final class Benchmarks {
             starts,
             reference);
     b.flood = flood;
+    b.agentOptions = agentOpts;
+    if (only != null) {
+      b.phases = only;
+    }
     b.runAll();
     Files.writeString(
         out,
@@ -123,14 +129,44 @@ public final class Benchmarks {
 
   void runAll() throws Exception {
     try (EmbeddedKafkaBroker kafka = new EmbeddedKafkaBroker(work.resolve("kafka")).start()) {
-      for (Duration interval : List.of(Duration.ofSeconds(1), Duration.ofMillis(250))) {
-        detection(kafka, interval, reference && interval.equals(Duration.ofSeconds(1)));
+      if (phases.contains("detection")) {
+        for (Duration interval : List.of(Duration.ofSeconds(1), Duration.ofMillis(250))) {
+          detection(kafka, interval, reference && interval.equals(Duration.ofSeconds(1)));
+        }
       }
-      approval(kafka);
-      new FloodBenchmark(this).run(kafka);
-      footprint(kafka);
+      if (phases.contains("approval")) {
+        new ApprovalBenchmark(this).run(kafka);
+      }
+      if (phases.contains("flood")) {
+        new FloodBenchmark(this).run(kafka);
+      }
+      if (phases.contains("footprint")) {
+        new FootprintBenchmark(this).run(kafka);
+      }
+      if (phases.contains("sinks")) {
+        new SinkCostBenchmark(this).run(kafka);
+      }
     }
-    startTime();
+    if (phases.contains("start")) {
+      startTime();
+    }
+  }
+
+  AgentProcessHandle startAgent(String log, List<String> args) throws IOException {
+    return startAgent(log, List.of(), args);
+  }
+
+  AgentProcessHandle startAgent(String log, List<String> jvmOptions, List<String> args)
+      throws IOException {
+    return startAgent(log, jvmOptions, Map.of(), args);
+  }
+
+  AgentProcessHandle startAgent(
+      String log, List<String> jvmOptions, Map<String, String> env, List<String> args)
+      throws IOException {
+    List<String> all = new ArrayList<>(agentOptions);
+    all.addAll(jvmOptions);
+    return AgentProcessHandle.start(repo, work.resolve(log), all, env, args);
   }
 
   List<String> agentArgs(
@@ -303,9 +339,8 @@ public final class Benchmarks {
     try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start();
         Reader reader = new Reader(kafka, topic);
         AgentProcessHandle agent =
-            AgentProcessHandle.start(
-                repo,
-                work.resolve("agent-detect-" + interval.toMillis() + ".log"),
+            startAgent(
+                "agent-detect-" + interval.toMillis() + ".log",
                 agentArgs(
                     sim,
                     kafka,
@@ -372,127 +407,14 @@ public final class Benchmarks {
     }
   }
 
-  void approval(EmbeddedKafkaBroker kafka) throws Exception {
-    kafka.createCommandsTopic(COMMANDS, 3);
-    String topic = "events-approval";
-    kafka.createTopic(topic, 3);
-    JWK key = new ECKeyGenerator(Curve.P_256).keyID("bench").generate();
-    Files.writeString(work.resolve("trusted.jwks"), new JWKSet(key.toPublicJWK()).toString());
-    CommandSigner signer = new CommandSigner(key, "bench");
-    try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start();
-        Reader reader = new Reader(kafka, topic);
-        AgentProcessHandle agent =
-            AgentProcessHandle.start(
-                repo,
-                work.resolve("agent-approval.log"),
-                agentArgs(
-                    sim,
-                    kafka,
-                    topic,
-                    Duration.ofSeconds(1),
-                    "state-approval",
-                    List.of(
-                        "commands.source=kafka",
-                        "commands.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-                        "commands.kafka.topic=" + COMMANDS,
-                        "commands.trusted-keys=" + work.resolve("trusted.jwks"))));
-        KafkaProducer<byte[], byte[]> producer =
-            new KafkaProducer<>(
-                Map.of(
-                    "bootstrap.servers", kafka.bootstrapServers(), "linger.ms", "0", "acks", "all"),
-                new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-      int partition =
-          CommandPartitioning.partitionFor(VM.vmId(), producer.partitionsFor(COMMANDS).size());
-      Stats stats = new Stats();
-      int failed = 0;
-      for (int i = 0; i < approvals; i++) {
-        String id =
-            sim.addEvent(
-                EventSpec.scheduled("Reboot", List.of(VM.name()))
-                    .withId("A-" + i)
-                    .withNotice(36000)
-                    .withStartedFor(0.2));
-        if (reader.await(id + ":Scheduled", Duration.ofSeconds(30)) < 0) {
-          failed++;
-          continue;
-        }
-        byte[] command =
-            signer.sign(
-                new CommandSigner.Request(
-                    VM.vmId(), List.of(id), "bench", "", Instant.now(), Duration.ofMinutes(5)));
-        int before = sim.startRequests().size();
-        Instant sent = Instant.now();
-        producer.send(
-            new ProducerRecord<>(
-                COMMANDS, partition, VM.vmId().getBytes(StandardCharsets.UTF_8), command));
-        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (sim.startRequests().size() == before && System.nanoTime() < end) {
-          Thread.sleep(1);
-        }
-        List<StartRequestRecord> posts = sim.startRequests();
-        if (posts.size() == before) {
-          failed++;
-        } else {
-          stats.add(Duration.between(sent, posts.get(posts.size() - 1).at()).toNanos() / 1e6);
-        }
-      }
-      report.approval(stats, failed);
-    }
-  }
-
-  void footprint(EmbeddedKafkaBroker kafka) throws Exception {
-    String topic = "events-footprint";
-    kafka.createTopic(topic, 3);
-    long ticksPerSecond = clockTicks();
-    try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start();
-        AgentProcessHandle agent =
-            AgentProcessHandle.start(
-                repo,
-                work.resolve("agent-footprint.log"),
-                agentArgs(sim, kafka, topic, Duration.ofSeconds(1), "state-footprint", List.of()));
-        ReferenceLoop ref =
-            reference
-                ? new ReferenceLoop(
-                    repo.resolve("benchmarks/reference/reference_loop.py"),
-                    sim.baseUri(VM.name()).toString())
-                : null) {
-      // Steady state: started, a few events published, JIT settled.
-      String id = sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM.name())).withNotice(36000));
-      Thread.sleep(10_000);
-      sim.startEvent(id);
-      Thread.sleep(5_000);
-      long cpu0 = agent.cpuTicks();
-      long refCpu0 = ref == null ? 0 : ProcStat.cpuTicks(ref.pid());
-      long t0 = System.nanoTime();
-      List<Long> rss = new ArrayList<>();
-      List<Long> refRss = new ArrayList<>();
-      for (int s = 0; s < footprintSeconds; s++) {
-        Thread.sleep(1000);
-        rss.add(agent.rssKib());
-        if (ref != null) {
-          refRss.add(ProcStat.rssKib(ref.pid()));
-        }
-      }
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      double cpuPct = (agent.cpuTicks() - cpu0) * 100.0 / ticksPerSecond / seconds;
-      double refCpuPct =
-          ref == null
-              ? Double.NaN
-              : (ProcStat.cpuTicks(ref.pid()) - refCpu0) * 100.0 / ticksPerSecond / seconds;
-      report.footprint(rss, cpuPct, refRss, refCpuPct, sim.scheduledEventsGets());
-    }
-  }
-
   void startTime() throws Exception {
     Stats stats = new Stats();
     for (int i = 0; i < startRuns; i++) {
       try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start()) {
         Instant t0 = Instant.now();
         try (AgentProcessHandle agent =
-            AgentProcessHandle.start(
-                repo,
-                work.resolve("agent-start-" + i + ".log"),
+            startAgent(
+                "agent-start-" + i + ".log",
                 List.of(
                     "run",
                     "--set",

@@ -211,7 +211,8 @@ public final class FleetBenchmark {
     // As the launcher starts `sebridge fleet` (the sebridge script).
     cmd.addAll(List.of("-XX:+UseG1GC", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-Xss1m"));
     cmd.add("-cp");
-    cmd.add(repo.resolve("bridge-app/target/dist/lib") + "/*");
+    Path lib = repo.resolve("bridge-app/target/dist/lib");
+    cmd.add(lib + "/*" + java.io.File.pathSeparator + lib.resolve("server") + "/*");
     cmd.add("dev.sebridge.app.Main");
     cmd.addAll(List.of("fleet", "serve"));
     Map<String, String> settings =

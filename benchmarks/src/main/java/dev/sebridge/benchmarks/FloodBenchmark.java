@@ -35,7 +35,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class FloodBenchmark {
 
-  private final Path repo;
   private final Path work;
   private final Report report;
   private final Benchmarks harness;
@@ -44,7 +43,6 @@ final class FloodBenchmark {
 
   FloodBenchmark(Benchmarks harness) {
     this.harness = harness;
-    this.repo = harness.repo;
     this.work = harness.work;
     this.report = harness.report;
     this.flood = harness.flood;
@@ -64,9 +62,8 @@ final class FloodBenchmark {
     }
     try (ImdsSimulator sim = ImdsSimulator.builder().vm(Benchmarks.VM).build().start();
         AgentProcessHandle agent =
-            AgentProcessHandle.start(
-                repo,
-                work.resolve("agent-flood.log"),
+            harness.startAgent(
+                "agent-flood.log",
                 harness.agentArgs(
                     sim,
                     kafka,

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** RSS and CPU time of any process, from /proc. */
+/** RSS, PSS, threads and CPU time of any process, from /proc. */
 final class ProcStat {
   private ProcStat() {}
 
@@ -12,6 +12,27 @@ final class ProcStat {
     for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Proportional set size in KiB: shared pages (the JDK's CDS archive, libjvm) split by sharers.
+   */
+  static long pssKib(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup"))) {
+      if (line.startsWith("Pss:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  static int threads(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith("Threads:")) {
+        return Integer.parseInt(line.replaceAll("[^0-9]", ""));
       }
     }
     return -1;

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.LongSummaryStatistics;
+import java.util.Map;
 
 /** Collects results and writes benchmarks/REPORT.md with the targets and pass/fail. */
 final class Report {
@@ -84,28 +85,70 @@ final class Report {
     return Double.parseDouble(n) >= 10_000;
   }
 
-  void approval(Stats s, int failed) {
-    results.add(
-        "### Approval latency\n\nFrom a signed command produced to Kafka to the StartRequests POST arriving at the simulator.\n\n- "
-            + s.summary()
-            + ", failed "
-            + failed);
+  /** Approval latency at or under which the whole run must stay, every approval counted. */
+  static final double APPROVAL_MAX_MS = 150;
+
+  static final double RSS_MAX_MIB = 64;
+
+  void approval(Stats s, List<Double> inOrder, int failed) {
+    StringBuilder b =
+        new StringBuilder(
+            "### Approval latency\n\nFrom a signed command produced to Kafka to the StartRequests"
+                + " POST arriving at the simulator, one command at a time; the first approval after"
+                + " the agent started is included.\n\n- ");
+    b.append(s.summary()).append(", failed ").append(failed).append('\n');
+    if (!inOrder.isEmpty()) {
+      b.append(String.format("- the first approval: %.1f ms%n", inOrder.get(0)));
+      b.append("- the five slowest (approval number: ms): ");
+      List<Integer> slowest = new ArrayList<>();
+      for (int i = 0; i < inOrder.size(); i++) {
+        slowest.add(i);
+      }
+      slowest.sort((x, y) -> Double.compare(inOrder.get(y), inOrder.get(x)));
+      b.append(
+          String.join(
+              ", ",
+              slowest.subList(0, Math.min(5, slowest.size())).stream()
+                  .map(i -> String.format("#%d: %.1f", i + 1, inOrder.get(i)))
+                  .toList()));
+      b.append("\n\n").append(s.histogram(new double[] {5, 10, 20, 50, 100, 150, 250, 500}));
+    }
+    results.add(b.toString());
     target(
         "approval p99",
         "<= 150 ms",
         String.format("%.1f ms", s.percentile(99)),
         failed == 0 && s.percentile(99) <= 150);
+    target(
+        "approval max (" + s.count() + " approvals)",
+        "<= " + (int) APPROVAL_MAX_MS + " ms",
+        String.format("%.1f ms", s.max()),
+        failed == 0 && s.max() <= APPROVAL_MAX_MS);
   }
 
-  void footprint(List<Long> rss, double cpuPct, List<Long> refRss, double refCpuPct, long polls) {
+  void footprint(
+      List<Long> rss,
+      List<Long> pss,
+      double cpuPct,
+      List<Long> refRss,
+      double refCpuPct,
+      long polls) {
     LongSummaryStatistics r = rss.stream().mapToLong(Long::longValue).summaryStatistics();
+    LongSummaryStatistics p = pss.stream().mapToLong(Long::longValue).summaryStatistics();
     StringBuilder b =
         new StringBuilder(
             "### Footprint, " + rss.size() + " s steady at 1 poll/s with the Kafka sink\n\n");
     b.append(
         String.format(
-            "- sebridge: RSS min %.1f / avg %.1f / max %.1f MiB, CPU %.2f %% of one core (simulator saw %d polls in total)%n",
-            r.getMin() / 1024.0, r.getAverage() / 1024.0, r.getMax() / 1024.0, cpuPct, polls));
+            "- sebridge: RSS min %.1f / avg %.1f / max %.1f MiB, PSS min %.1f / avg %.1f / max %.1f MiB, CPU %.2f %% of one core (simulator saw %d polls in total)%n",
+            r.getMin() / 1024.0,
+            r.getAverage() / 1024.0,
+            r.getMax() / 1024.0,
+            p.getMin() / 1024.0,
+            p.getAverage() / 1024.0,
+            p.getMax() / 1024.0,
+            cpuPct,
+            polls));
     if (!refRss.isEmpty()) {
       LongSummaryStatistics f = refRss.stream().mapToLong(Long::longValue).summaryStatistics();
       b.append(
@@ -120,17 +163,65 @@ final class Report {
     results.add(b.toString());
     target(
         "RSS (max)",
-        "<= 96 MiB",
-        String.format("%.1f MiB", r.getMax() / 1024.0),
-        r.getMax() <= 96 * 1024);
+        "<= " + (int) RSS_MAX_MIB + " MiB",
+        String.format("%.1f MiB (PSS %.1f MiB)", r.getMax() / 1024.0, p.getMax() / 1024.0),
+        r.getMax() <= RSS_MAX_MIB * 1024);
     target("CPU", "<= 1 % of one core", String.format("%.2f %%", cpuPct), cpuPct <= 1.0);
     if (!refRss.isEmpty()) {
       target(
           "CPU vs reference loop",
-          "<= 2x",
+          "<= 1.5x",
           String.format("%.2fx", cpuPct / refCpuPct),
-          cpuPct <= 2 * refCpuPct);
+          cpuPct <= 1.5 * refCpuPct);
     }
+  }
+
+  /**
+   * @param maxKib per configuration: {RSS max, PSS max} in KiB, the Kafka sink alone first
+   * @param laRows rows the Log Analytics test endpoint received (the sink did work)
+   */
+  void sinkCost(int seconds, Map<String, long[]> maxKib, int laRows, boolean alive) {
+    StringBuilder b =
+        new StringBuilder(
+            "### What the Azure sinks cost on top\n\nThree agents side by side for "
+                + seconds
+                + " s at 1 poll/s, each with its own simulator: the Kafka sink alone, with the"
+                + " Event Hubs sink (the real client over AMQP to the test peer), with the Log"
+                + " Analytics sink (the real client over HTTPS to the test endpoint, managed-identity"
+                + " token from the simulator).\n\n| sinks | RSS max | PSS max | RSS on top of Kafka |\n"
+                + "|---|---|---|---|\n");
+    long base = maxKib.values().iterator().next()[0];
+    maxKib.forEach(
+        (name, m) ->
+            b.append(
+                String.format(
+                    "| %s | %.1f MiB | %.1f MiB | %+.1f MiB |%n",
+                    name, m[0] / 1024.0, m[1] / 1024.0, (m[0] - base) / 1024.0)));
+    b.append(
+        String.format(
+            "%nRows the Log Analytics endpoint received: %d; every agent alive at the end: %s.",
+            laRows, alive ? "yes" : "**no**"));
+    results.add(b.toString());
+  }
+
+  void footprintBreakdown(AgentDiagnostics d) {
+    StringBuilder b =
+        new StringBuilder(
+            "### Where the memory goes\n\nA twin agent with the same settings, started beside the"
+                + " measured one with `-XX:NativeMemoryTracking=summary` and `-Xlog:class+load`,"
+                + " read with `jcmd PID VM.native_memory summary` at the end of the window. NMT"
+                + " counts committed memory, a bound on what is resident; it does not see the JVM's"
+                + " own binary, shared libraries or the CDS archive's mapping.\n\n");
+    b.append("| NMT category | committed |\n|---|---|\n");
+    d.committedKib()
+        .forEach((k, v) -> b.append(String.format("| %s | %.1f MiB |%n", k, v / 1024.0)));
+    b.append(
+        String.format(
+            "%nClasses loaded: %d (%d from the CDS archive); threads of the measured agent: %d.%n%n",
+            d.classes(), d.classesFromCds(), d.threads()));
+    b.append("| library | classes |\n|---|---|\n");
+    d.classesByLibrary().forEach((k, v) -> b.append(String.format("| %s | %d |%n", k, v)));
+    results.add(b.toString());
   }
 
   void startTime(Stats s) {
@@ -139,9 +230,9 @@ final class Report {
             + s.summary());
     target(
         "start to first poll (p50)",
-        "<= 1500 ms",
+        "<= 760 ms (unchanged or better: 751 ms before issue 21)",
         String.format("%.0f ms", s.percentile(50)),
-        s.count() > 0 && s.percentile(50) <= 1500);
+        s.count() > 0 && s.percentile(50) <= 760);
   }
 
   String markdown(
@@ -176,11 +267,17 @@ final class Report {
             changes));
     b.append(
         String.format(
-            "Approval: %d signed ES256 commands, each for a fresh Scheduled event the agent had already published. ",
-            approvals));
+            "Approval: %d signed ES256 commands, one at a time, each for a Scheduled event the agent"
+                + " had already published (events scheduled %d at a time), the first produced as"
+                + " soon as the agent's /readyz said it reads the commands topic. ",
+            approvals, ApprovalBenchmark.BATCH));
     b.append(
         String.format(
-            "Footprint: %d s after a 15 s warm-up, RSS (VmRSS) sampled every second, CPU from utime+stime. Start time: %d runs.\n\n",
+            "Footprint: %d s after a 15 s warm-up, RSS (VmRSS) and PSS (smaps_rollup) sampled every"
+                + " second, CPU from utime+stime; a twin agent with Native Memory Tracking and"
+                + " class-load logging on runs beside it for the breakdown. Start time: %d runs."
+                + " What each footprint change was worth, and the ones not kept:"
+                + " benchmarks/FOOTPRINT.md.%n%n",
             footprintSeconds, startRuns));
     b.append(
         "The simulator serves HTTP with the JDK's `com.sun.net.httpserver` with TCP_NODELAY on"

@@ -35,4 +35,27 @@ final class Stats {
         "n=%d p50=%.1f ms p95=%.1f ms p99=%.1f ms max=%.1f ms",
         count(), percentile(50), percentile(95), percentile(99), max());
   }
+
+  /** A markdown table: how many samples fell at or under each bound, and above the last. */
+  String histogram(double[] boundsMs) {
+    int[] counts = new int[boundsMs.length + 1];
+    for (double v : samples) {
+      int i = 0;
+      while (i < boundsMs.length && v > boundsMs[i]) {
+        i++;
+      }
+      counts[i]++;
+    }
+    StringBuilder b = new StringBuilder("| latency | approvals |\n|---|---|\n");
+    for (int i = 0; i <= boundsMs.length; i++) {
+      String range =
+          i == 0
+              ? String.format("<= %.0f ms", boundsMs[0])
+              : i == boundsMs.length
+                  ? String.format("> %.0f ms", boundsMs[i - 1])
+                  : String.format("%.0f-%.0f ms", boundsMs[i - 1], boundsMs[i]);
+      b.append("| ").append(range).append(" | ").append(counts[i]).append(" |\n");
+    }
+    return b.toString();
+  }
 }

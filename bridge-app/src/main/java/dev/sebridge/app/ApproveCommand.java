@@ -1,6 +1,5 @@
 package dev.sebridge.app;
 
-import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.nimbusds.jose.jwk.JWK;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigType;
@@ -171,8 +170,7 @@ final class ApproveCommand implements Callable<Integer> {
       EventHubsCommandPublisher.Published p =
           connectionString != null
               ? EventHubsCommandPublisher.publish(connectionString, eventhub, vmId, command)
-              : EventHubsCommandPublisher.publish(
-                  eventhubs, eventhub, new DefaultAzureCredentialBuilder().build(), vmId, command);
+              : EventHubsCommandPublisher.publishAsOperator(eventhubs, eventhub, vmId, command);
       out.println(id);
       out.flush();
       err.println("published to event hub " + p.hub() + " partition " + p.partitionId());

@@ -39,6 +39,10 @@ public final class Main {
 
   /** Runs a command line with its output and error streams redirected (null: the console). */
   public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+    // Before any HTTP request: the JDK must not retry a POST StartRequests by itself (ImdsClient).
+    if (System.getProperty(dev.sebridge.imds.ImdsClient.NO_POST_RETRY) == null) {
+      System.setProperty(dev.sebridge.imds.ImdsClient.NO_POST_RETRY, "false");
+    }
     CommandLine cl = new CommandLine(new Main());
     if (out != null) {
       cl.setOut(out);

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.SimVm;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,8 +32,8 @@ class BrokerOutageLogTest {
     s.put("sinks", "kafka,file");
     s.put("sink.kafka.bootstrap-servers", fixture.kafka().bootstrapServers());
     s.put("sink.kafka.topic", events);
-    String logback = Path.of("target", "classes", "logback.xml").toAbsolutePath().toString();
-    AgentProcess agent = fixture.process(VM, List.of("-Dlogback.configurationFile=" + logback), s);
+    // The product's logging (LoggingConfigurator), as every agent process of the tests gets it.
+    AgentProcess agent = fixture.process(VM, List.of(), s);
     String first = fixture.sim().addEvent(EventSpec.scheduled("Freeze", List.of(VM.name())));
     fixture.out(VM).await(1, Duration.ofSeconds(60));
     long before = warnLines(agent);

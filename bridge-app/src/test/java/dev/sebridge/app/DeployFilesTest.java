@@ -73,6 +73,33 @@ class DeployFilesTest {
     assertThat(parseUnit(unit).get("Install").get("WantedBy")).containsExactly("multi-user.target");
   }
 
+  /**
+   * Every way the agent is installed runs it with the launcher's JVM settings: the systemd unit
+   * through bin/sebridge (which reads jvm.options, as its test shows) with the same malloc arenas,
+   * the Windows service with every option of jvm.options on its command line.
+   */
+  @Test
+  void everyInstallRunsTheAgentWithTheLaunchersJvmSettings() throws Exception {
+    List<String> options =
+        Files.readAllLines(Path.of("src/main/dist/jvm.options")).stream()
+            .map(String::trim)
+            .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+            .toList();
+    assertThat(options).contains("-Xmx64m", "-Dsun.net.http.retryPost=false");
+    assertThat(Files.readString(Path.of("src/main/dist/bin/sebridge")))
+        .contains("$home/jvm.options")
+        .contains("MALLOC_ARENA_MAX=\"${MALLOC_ARENA_MAX:-2}\"");
+    Map<String, List<String>> service =
+        parseUnit(DEPLOY.resolve("systemd/sebridge.service")).get("Service");
+    assertThat(service.get("ExecStart").get(0)).startsWith("/opt/sebridge/bin/sebridge ");
+    assertThat(service.get("Environment")).contains("MALLOC_ARENA_MAX=2");
+    String windows = Files.readString(DEPLOY.resolve("windows/sebridge.xml"));
+    String arguments =
+        windows.substring(windows.indexOf("<arguments>"), windows.indexOf("</arguments>"));
+    List<String> args = List.of(arguments.substring("<arguments>".length()).split(" "));
+    assertThat(args).containsAll(options);
+  }
+
   @Test
   void systemdAnalyzeFindsNothingToSayAboutTheUnit() throws Exception {
     Path analyze = Path.of("/usr/bin/systemd-analyze");

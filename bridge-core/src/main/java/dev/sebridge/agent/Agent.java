@@ -50,8 +50,8 @@ public final class Agent implements AutoCloseable {
   private final Clock clock;
   private final StateDirectory state;
   private final Imds imds;
-  private final AgentMetrics metrics = AgentMetrics.prometheus();
-  private final PollStats stats = new PollStats(metrics);
+  private final AgentMetrics metrics;
+  private final PollStats stats;
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("sebridge-scheduler"));
   private final EnvelopePublisher publisher;
@@ -69,6 +69,8 @@ public final class Agent implements AutoCloseable {
   Agent(AgentBuilder b) {
     this.config = b.config;
     this.clock = b.clock;
+    this.metrics = AgentMetrics.forHttpPort(config.get(CoreKeys.HTTP_PORT));
+    this.stats = new PollStats(metrics);
     ApprovalSettings approvalSettings = ApprovalSettings.from(config);
     Optional<CommandSourceProvider> commands = CommandSourceCatalog.discover().selected(config);
     TrustedKeys keys = commands.isPresent() ? TrustedKeys.fromConfig(config) : null;

@@ -5,8 +5,6 @@ import dev.sebridge.track.TransitionType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -61,7 +59,17 @@ public final class AgentMetrics {
 
   /** A registry that renders the Prometheus text format. */
   public static AgentMetrics prometheus() {
-    return new AgentMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    return new AgentMetrics(PrometheusText.registry());
+  }
+
+  /**
+   * The Prometheus registry when {@code /metrics} is served ({@code http.port} > 0); otherwise a
+   * simple one, so that an agent nobody scrapes does not load the Prometheus classes (about 150).
+   */
+  public static AgentMetrics forHttpPort(int port) {
+    return port > 0
+        ? prometheus()
+        : new AgentMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
   }
 
   public MeterRegistry registry() {
@@ -70,7 +78,7 @@ public final class AgentMetrics {
 
   /** The Prometheus text exposition, or empty when the registry is not a Prometheus one. */
   public String scrape() {
-    return registry instanceof PrometheusMeterRegistry p ? p.scrape() : "";
+    return PrometheusText.scrape(registry);
   }
 
   void pollSucceeded(Duration latency) {

@@ -51,7 +51,10 @@ final class CommandPump implements AutoCloseable {
           Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
   private final CountDownLatch closing = new CountDownLatch(1);
   private final AtomicLong handled = new AtomicLong();
-  private volatile String problem;
+
+  /** Not ready until the first read worked: approvals by command do not work before that. */
+  private volatile String problem = "approval commands: not reading the command source yet";
+
   private Thread thread;
 
   /**
@@ -115,6 +118,9 @@ final class CommandPump implements AutoCloseable {
       h = handler.get();
     } catch (InterruptedException | CancellationException | ExecutionException e) {
       return; // stopped before the identity was known
+    }
+    if (!dev.sebridge.command.CommandVerifier.warmUp()) {
+      LOG.debug("the verifier's warm-up example did not verify");
     }
     int failures = 0;
     boolean firstSession = true;

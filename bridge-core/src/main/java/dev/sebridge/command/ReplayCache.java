@@ -96,7 +96,12 @@ public final class ReplayCache {
           n.put("position", e.position());
           n.put("state", e.state().name());
         });
-    dir.write(FILE, root.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      // The mapper's own writer: JsonNode.toString() would build a second mapper on first use.
+      dir.write(FILE, JSON.writeValueAsBytes(root));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Marks commands DONE (their results are durable), in one write. */

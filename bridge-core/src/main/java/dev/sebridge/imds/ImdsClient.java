@@ -11,11 +11,6 @@ import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -29,13 +24,14 @@ import java.util.Objects;
  * Metadata: true} and never {@code X-Forwarded-For}; redirects are not followed, so only the
  * configured base URL is ever contacted. HTTP/1.1 with keep-alive.
  *
- * <p>Reads (every second) use the JDK's {@code HttpURLConnection}: one blocking request on the
- * caller's thread needs no selector thread, executor hand-offs or futures, and costs about half the
- * CPU of {@code java.net.http.HttpClient} (benchmarks/REPORT.md). The rare {@code POST} uses {@code
- * HttpClient}, made on first use: {@code HttpURLConnection} cannot set TCP_NODELAY, writes a
- * streamed body in a second write after the headers (which Nagle's algorithm may hold until the
- * peer's delayed ACK), and retries a buffered {@code POST} on a stale connection by itself; {@code
- * HttpClient} sets TCP_NODELAY and never retries a {@code POST}.
+ * <p>Every request uses the JDK's {@code HttpURLConnection}: one blocking request on the caller's
+ * thread needs no selector thread, executor hand-offs or futures, costs about half the CPU of
+ * {@code java.net.http.HttpClient} for the reads every second, and loads no TLS or {@code
+ * java.net.http} classes (about 500) for the rare {@code POST}, so the first approval after start
+ * is not slower than the others (benchmarks/REPORT.md). A {@code POST} is buffered and leaves in
+ * one write. The JDK would retry a {@code POST} whose answer it did not read on its own; the
+ * launcher and {@code Main} turn that off ({@value #NO_POST_RETRY}=false): retries are {@code
+ * ImdsRetry}'s, visible and bounded.
  *
  * <p>Answers are classified into {@link ImdsResult.Ok} (a 200 with a valid body) or {@link
  * ImdsResult.Failed}; a failure is never mistaken for "no events".
@@ -46,12 +42,14 @@ public final class ImdsClient implements Imds {
 
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
+  /** The JDK's switch for its own retry of a {@code POST}; set to false before any request. */
+  public static final String NO_POST_RETRY = "sun.net.http.retryPost";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String base;
   private final String apiVersion;
   private final String computeApiVersion;
-  private HttpClient postClient;
 
   public ImdsClient(URI endpoint, String apiVersion, String computeApiVersion) {
     String b = endpoint.toString();
@@ -112,53 +110,27 @@ public final class ImdsClient implements Imds {
     ObjectNode body = JSON.createObjectNode();
     ArrayNode reqs = body.putArray("StartRequests");
     eventIds.forEach(id -> reqs.addObject().put("EventId", id));
-    HttpRequest req =
-        HttpRequest.newBuilder(scheduledEventsUri())
-            .timeout(timeout)
-            .header("Metadata", "true")
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-            .build();
-    long start = System.nanoTime();
-    HttpResponse<byte[]> resp;
+    byte[] json;
     try {
-      resp = postClient().send(req, HttpResponse.BodyHandlers.ofByteArray());
-    } catch (HttpConnectTimeoutException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
-    } catch (HttpTimeoutException e) {
-      return failed(ImdsFailure.Kind.TIMEOUT, 0, "no answer within " + timeout, start);
-    } catch (ConnectException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
-    } catch (IOException e) {
-      return failed(ImdsFailure.Kind.CONNECTION, 0, describe(e), start);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return failed(ImdsFailure.Kind.CONNECTION, 0, "interrupted", start);
+      json = JSON.writeValueAsBytes(body);
+    } catch (JacksonException e) {
+      throw new IllegalStateException(e);
     }
-    if (resp.statusCode() != 200) {
-      return failed(kindOf(resp.statusCode()), resp.statusCode(), snippet(resp.body()), start);
-    }
-    return new ImdsResult.Ok<>(200, Duration.ofNanos(System.nanoTime() - start));
-  }
-
-  private synchronized HttpClient postClient() {
-    if (postClient == null) {
-      postClient =
-          HttpClient.newBuilder()
-              .proxy(HttpClient.Builder.NO_PROXY)
-              .followRedirects(HttpClient.Redirect.NEVER)
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(CONNECT_TIMEOUT)
-              .executor(
-                  java.util.concurrent.Executors.newSingleThreadExecutor(
-                      dev.sebridge.concurrent.DaemonThreads.named("sebridge-imds-post")))
-              .build();
-    }
-    return postClient;
+    return exchange(scheduledEventsUri(), json, timeout, answer -> 200);
   }
 
   /** A GET; {@code timeout} bounds the wait for the answer. */
   private <T> ImdsResult<T> get(URI uri, Duration timeout, BodyReader<T> reader) {
+    return exchange(uri, null, timeout, reader);
+  }
+
+  /**
+   * One request: a GET, or a POST of {@code postBody} (JSON). A POST is buffered, so the request
+   * line, headers and body leave in one write: no second small segment for Nagle's algorithm to
+   * hold until the peer's delayed ACK.
+   */
+  private <T> ImdsResult<T> exchange(
+      URI uri, byte[] postBody, Duration timeout, BodyReader<T> reader) {
     long start = System.nanoTime();
     HttpURLConnection c;
     try {
@@ -173,12 +145,22 @@ public final class ImdsClient implements Imds {
     c.setRequestProperty("Metadata", "true");
     c.setRequestProperty("Accept", "application/json");
     try {
+      if (postBody != null) {
+        c.setRequestMethod("POST");
+        c.setDoOutput(true);
+        c.setRequestProperty("Content-Type", "application/json");
+      }
       try {
         c.connect();
       } catch (SocketTimeoutException e) {
         return failed(ImdsFailure.Kind.CONNECTION, 0, "connect timeout", start);
       } catch (ConnectException e) {
         return failed(ImdsFailure.Kind.CONNECTION, 0, "connection refused or unreachable", start);
+      }
+      if (postBody != null) {
+        try (java.io.OutputStream out = c.getOutputStream()) {
+          out.write(postBody);
+        }
       }
       int status;
       try {

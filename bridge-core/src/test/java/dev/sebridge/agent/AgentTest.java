@@ -374,6 +374,34 @@ class AgentTest {
     assertThat(FailingCommandSourceProvider.opened.get()).isGreaterThanOrEqualTo(4);
   }
 
+  /** Not ready while the command source is still connecting: approvals by command do not work. */
+  @Test
+  void notReadyUntilTheCommandSourceIsRead() throws Exception {
+    java.nio.file.Files.writeString(
+        dir.resolve("keys.jwks"),
+        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.opened.set(0);
+    java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    FailingCommandSourceProvider.openGate = gate;
+    try {
+      startAgent(
+          Map.of(
+              "commands.source",
+              FailingCommandSourceProvider.NAME,
+              "commands.trusted-keys",
+              dir.resolve("keys.jwks").toString()));
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.opened.get() == 1);
+      assertThat(agent.readinessProblems())
+          .contains("approval commands: not reading the command source yet");
+      gate.countDown();
+      await().atMost(WAIT).until(() -> agent.readinessProblems().isEmpty());
+    } finally {
+      FailingCommandSourceProvider.openGate = null;
+      gate.countDown();
+    }
+  }
+
   /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
   @Test
   void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {

@@ -12,12 +12,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A command source for tests whose {@link CommandSource#open} fails with a runtime error the first
- * {@link #failures} times, then reads nothing.
+ * {@link #failures} times (after {@link #openGate} opens, if set), then reads nothing.
  */
 public final class FailingCommandSourceProvider implements CommandSourceProvider {
   static final String NAME = "test-failing";
   static final AtomicInteger failures = new AtomicInteger();
   static final AtomicInteger opened = new AtomicInteger();
+
+  /** When set, {@code open} waits for it: the source is still connecting. */
+  static volatile java.util.concurrent.CountDownLatch openGate;
 
   @Override
   public String name() {
@@ -40,6 +43,14 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
       @Override
       public void open(Optional<String> position) {
         opened.incrementAndGet();
+        java.util.concurrent.CountDownLatch gate = openGate;
+        if (gate != null) {
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
         if (failures.getAndDecrement() > 0) {
           throw new IllegalStateException("simulated failure opening the source");
         }

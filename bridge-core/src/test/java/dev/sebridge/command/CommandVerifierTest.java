@@ -41,6 +41,11 @@ class CommandVerifierTest {
   }
 
   @Test
+  void theWarmUpVerifiesRfc7515sExample() {
+    assertThat(CommandVerifier.warmUp()).isTrue();
+  }
+
+  @Test
   void acceptsEs256AndEdDsaCommandsForThisVm() throws Exception {
     Verdict es = verifier.verify(signed(ES, VM, NOW, Duration.ofMinutes(5)));
     assertThat(code(es)).isEqualTo("valid");

@@ -163,6 +163,52 @@ class ImdsClientTest {
         .isEqualTo(ImdsFailure.Kind.TIMEOUT);
   }
 
+  /**
+   * A POST whose answer never comes is sent once: the JDK's own retry is off (the launcher, Main
+   * and this build set {@code sun.net.http.retryPost=false}); retries are ImdsRetry's alone.
+   */
+  @Test
+  void aPostWhoseAnswerIsLostIsNotRetriedByTheJdk() throws Exception {
+    assertThat(System.getProperty(ImdsClient.NO_POST_RETRY)).isEqualTo("false");
+    java.util.concurrent.atomic.AtomicInteger posts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (ServerSocket server = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress())) {
+      Thread t =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try (java.net.Socket s = server.accept()) {
+                    java.io.BufferedReader in =
+                        new java.io.BufferedReader(
+                            new java.io.InputStreamReader(
+                                s.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+                    String first = in.readLine();
+                    String line;
+                    while ((line = in.readLine()) != null && !line.isEmpty()) {
+                      // headers
+                    }
+                    if (first != null && first.startsWith("POST ")) {
+                      posts.incrementAndGet();
+                    }
+                    // closed without an answer
+                  } catch (java.io.IOException e) {
+                    return;
+                  }
+                }
+              });
+      t.setDaemon(true);
+      t.start();
+      ImdsClient c =
+          new ImdsClient(
+              URI.create("http://127.0.0.1:" + server.getLocalPort()), "2020-07-01", "2021-02-01");
+      ImdsResult<Integer> r = c.startEvents(List.of("E-1"), T);
+      assertThat(((ImdsResult.Failed<Integer>) r).failure().kind())
+          .isEqualTo(ImdsFailure.Kind.CONNECTION);
+      // The server counts a POST before it closes the connection, so any retry has been counted.
+      assertThat(posts.get()).isEqualTo(1);
+    }
+  }
+
   @Test
   void refusedConnectionsAreAConnectionFailure() throws Exception {
     int port;

@@ -120,6 +120,19 @@ class ContainerImageTest {
     return pb;
   }
 
+  /** The image runs the agent with the launcher's JVM settings, read from the same file. */
+  @Test
+  void theImageCarriesTheLaunchersJvmSettings() throws IOException {
+    List<String> entry = new ArrayList<>();
+    config.get("Entrypoint").forEach(a -> entry.add(a.asText()));
+    assertThat(entry).contains("@/opt/sebridge/jvm.options");
+    assertThat(root.resolve("opt/sebridge/jvm.options"))
+        .hasSameTextualContentAs(Path.of("../bridge-app/src/main/dist/jvm.options"));
+    List<String> env = new ArrayList<>();
+    config.get("Env").forEach(e -> env.add(e.asText()));
+    assertThat(env).contains("MALLOC_ARENA_MAX=2");
+  }
+
   @Test
   void theImageRunsAsANonRootUserOnNoBaseImage() throws IOException {
     assertThat(config.get("User").asText()).isEqualTo("65532:65532");

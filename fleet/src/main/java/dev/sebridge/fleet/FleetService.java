@@ -1,7 +1,6 @@
 package dev.sebridge.fleet;
 
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
-import dev.sebridge.azure.AzureCredentials;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigProblem;
@@ -290,7 +289,7 @@ public final class FleetService implements AutoCloseable {
       return keyVault != null
           ? keyVault
           : new KeyVaultJwsSigner.Access(
-              AzureCredentials.from(
+              dev.sebridge.azure.AzureTokens.from(
                   config, FleetKeys.KEY_VAULT_CREDENTIAL, FleetKeys.KEY_VAULT_CLIENT_ID),
               new JdkHttpClientBuilder().build(),
               true);

@@ -32,7 +32,22 @@ public final class EventHubsCommandPublisher {
     return publish(b, target, vmId, command);
   }
 
-  /** With a Microsoft Entra ID credential (the operator's: Azure CLI login, environment...). */
+  /**
+   * With the operator's Microsoft Entra ID credential (DefaultAzureCredential: environment, Azure
+   * CLI login...). Callers name no Azure type, so the agent's command line does not load the
+   * (signed, and costly to verify) Azure jars for {@code sebridge run}.
+   */
+  public static Published publishAsOperator(
+      String namespace, String hub, String vmId, byte[] command) {
+    return publish(
+        namespace,
+        hub,
+        new com.azure.identity.DefaultAzureCredentialBuilder().build(),
+        vmId,
+        command);
+  }
+
+  /** With a Microsoft Entra ID credential. */
   public static Published publish(
       String namespace, String hub, TokenCredential credential, String vmId, byte[] command) {
     return publish(

@@ -160,7 +160,9 @@ public final class EventHubsEndpoint {
           : b.connectionString(cs.get(), hub(config));
     }
     return b.credential(
-        config.get(namespace), hub(config), AzureCredentials.from(config, credential, clientId));
+        config.get(namespace),
+        hub(config),
+        dev.sebridge.azure.AzureTokens.from(config, credential, clientId));
   }
 
   /**

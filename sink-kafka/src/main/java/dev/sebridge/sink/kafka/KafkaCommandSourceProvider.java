@@ -52,17 +52,19 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
    * most 64 KiB on a safe topic).
    */
   static final Map<String, Object> DEFAULTS =
-      Map.of(
-          "enable.auto.commit", "false",
-          "fetch.max.wait.ms", "100",
-          "fetch.min.bytes", "1",
-          "max.poll.records", "500",
-          "fetch.max.bytes", "1048576",
-          "max.partition.fetch.bytes", "262144",
-          "isolation.level", "read_committed",
-          "reconnect.backoff.max.ms", "1000",
-          "request.timeout.ms", "10000",
-          "default.api.timeout.ms", "15000");
+      Map.ofEntries(
+          Map.entry("enable.auto.commit", "false"),
+          Map.entry("fetch.max.wait.ms", "100"),
+          Map.entry("fetch.min.bytes", "1"),
+          Map.entry("max.poll.records", "500"),
+          Map.entry("fetch.max.bytes", "1048576"),
+          Map.entry("max.partition.fetch.bytes", "262144"),
+          Map.entry("isolation.level", "read_committed"),
+          Map.entry("reconnect.backoff.max.ms", "1000"),
+          Map.entry("request.timeout.ms", "10000"),
+          Map.entry("default.api.timeout.ms", "15000"),
+          // No JMX MBean per client metric: the agent reports on /metrics.
+          Map.entry("metric.reporters", ""));
 
   @Override
   public String name() {

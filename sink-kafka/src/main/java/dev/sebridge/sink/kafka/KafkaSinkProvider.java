@@ -50,7 +50,9 @@ public final class KafkaSinkProvider implements EventSinkProvider {
           "max.in.flight.requests.per.connection", "5",
           "reconnect.backoff.max.ms", "1000",
           "retry.backoff.max.ms", "1000",
-          "metadata.max.age.ms", "60000");
+          "metadata.max.age.ms", "60000",
+          // No JMX MBean per client metric: the agent reports on /metrics.
+          "metric.reporters", "");
 
   @Override
   public String name() {

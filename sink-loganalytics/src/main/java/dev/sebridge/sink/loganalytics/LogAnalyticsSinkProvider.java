@@ -92,7 +92,7 @@ public final class LogAnalyticsSinkProvider implements EventSinkProvider {
     Configuration config = context.config();
     return create(
         config,
-        AzureCredentials.from(config, CREDENTIAL, CLIENT_ID),
+        dev.sebridge.azure.AzureTokens.from(config, CREDENTIAL, CLIENT_ID),
         new JdkHttpClientBuilder().build());
   }
 
