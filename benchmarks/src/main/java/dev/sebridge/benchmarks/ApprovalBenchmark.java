@@ -49,7 +49,7 @@ final class ApprovalBenchmark {
       port = free.getLocalPort();
     }
     try (ImdsSimulator sim = ImdsSimulator.builder().vm(Benchmarks.VM).build().start();
-        Benchmarks.Reader reader = new Benchmarks.Reader(kafka, topic);
+        EnvelopeReader reader = new EnvelopeReader(kafka, topic);
         AgentProcessHandle agent =
             harness.startAgent(
                 "agent-approval.log",

@@ -1,14 +1,11 @@
 package dev.sebridge.benchmarks;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,12 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The benchmark harness behind {@code benchmarks/run.sh}. Everything on loopback: the IMDS
@@ -203,141 +194,12 @@ public final class Benchmarks {
     return a;
   }
 
-  /** Records, per "EventId:Transition", when a consumer could first read the envelope. */
-  static final class Reader implements AutoCloseable {
-    final Map<String, Long> seenNanos = new ConcurrentHashMap<>();
-    final KafkaConsumer<byte[], byte[]> consumer;
-    final Thread thread;
-    volatile boolean stop;
-
-    Reader(EmbeddedKafkaBroker kafka, String topic) {
-      consumer =
-          new KafkaConsumer<>(
-              Map.of(
-                  "bootstrap.servers",
-                  kafka.bootstrapServers(),
-                  "fetch.max.wait.ms",
-                  "10",
-                  "fetch.min.bytes",
-                  "1"),
-              new ByteArrayDeserializer(),
-              new ByteArrayDeserializer());
-      List<TopicPartition> parts =
-          List.of(0, 1, 2).stream().map(p -> new TopicPartition(topic, p)).toList();
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
-      thread = new Thread(this::loop, "bench-reader");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    void loop() {
-      while (!stop) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(20))) {
-          long now = System.nanoTime();
-          try {
-            JsonNode e = JSON.readTree(r.value());
-            JsonNode d = e.path("data");
-            if (e.path("type").asText().startsWith("dev.sebridge.scheduledevent.")) {
-              seenNanos.putIfAbsent(
-                  d.path("event").path("EventId").asText() + ":" + d.path("transition").asText(),
-                  now);
-            }
-          } catch (IOException ignored) {
-            // not ours
-          }
-        }
-      }
-      consumer.close();
-    }
-
-    long await(String key, Duration timeout) throws InterruptedException {
-      long end = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < end) {
-        Long t = seenNanos.get(key);
-        if (t != null) {
-          return t;
-        }
-        Thread.sleep(1);
-      }
-      return -1;
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop = true;
-      thread.join(2000);
-    }
-  }
-
-  /**
-   * The reference loop's document changes: unix time (seconds) of each line, by EventId:status set.
-   */
-  static final class ReferenceLoop implements AutoCloseable {
-    final Process process;
-    final List<double[]> lines = new ArrayList<>(); // [unixSeconds, incarnation]
-    final Thread reader;
-
-    ReferenceLoop(Path script, String endpoint) throws IOException {
-      process =
-          new ProcessBuilder("/usr/bin/python3", script.toString(), endpoint)
-              .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                  String line;
-                  while ((line = r.readLine()) != null) {
-                    String[] f = line.split(" ");
-                    synchronized (lines) {
-                      lines.add(new double[] {Double.parseDouble(f[0]), Double.parseDouble(f[1])});
-                    }
-                  }
-                } catch (IOException ignored) {
-                  // process ended
-                }
-              },
-              "reference-reader");
-      reader.setDaemon(true);
-      reader.start();
-    }
-
-    /** Unix time at which the loop first printed a document with this incarnation, or NaN. */
-    double awaitIncarnation(long incarnation, Duration timeout) throws InterruptedException {
-      long end = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < end) {
-        synchronized (lines) {
-          for (double[] l : lines) {
-            if ((long) l[1] >= incarnation) {
-              return l[0];
-            }
-          }
-        }
-        Thread.sleep(2);
-      }
-      return Double.NaN;
-    }
-
-    long pid() {
-      return process.pid();
-    }
-
-    @Override
-    public void close() throws Exception {
-      process.destroy();
-      process.waitFor(5, TimeUnit.SECONDS);
-    }
-  }
-
   void detection(EmbeddedKafkaBroker kafka, Duration interval, boolean withReference)
       throws Exception {
     String topic = "events-" + interval.toMillis();
     kafka.createTopic(topic, 3);
     try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start();
-        Reader reader = new Reader(kafka, topic);
+        EnvelopeReader reader = new EnvelopeReader(kafka, topic);
         AgentProcessHandle agent =
             startAgent(
                 "agent-detect-" + interval.toMillis() + ".log",

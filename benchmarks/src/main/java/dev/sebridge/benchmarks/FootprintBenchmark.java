@@ -47,9 +47,9 @@ final class FootprintBenchmark {
                     Duration.ofSeconds(1),
                     "state-footprint-twin",
                     List.of()));
-        Benchmarks.ReferenceLoop ref =
+        ReferenceLoop ref =
             harness.reference
-                ? new Benchmarks.ReferenceLoop(
+                ? new ReferenceLoop(
                     harness.repo.resolve("benchmarks/reference/reference_loop.py"),
                     sim.baseUri(Benchmarks.VM.name()).toString())
                 : null) {
