@@ -61,9 +61,9 @@ final class Report {
     results.add(
         "### A flooded commands topic\n\nThe agent's threads pinned to one core. Rejections per"
             + String.format(" second by kind (each kind: %,d records", perKind)
-            + " keyed for the VM, timed from the first"
-            + " produced to the agent's counter reaching them all; a rate near the production rate"
-            + " means the producer was the limit):\n\n"
+            + " keyed for the VM, produced while the agent was stopped with SIGSTOP, timed from"
+            + " SIGCONT to the agent's counter reaching them all, so that the producer cannot be"
+            + " the limit):\n\n"
             + String.join("\n", rates)
             + String.format(
                 "\n\nA genuine approval produced right behind %,d garbage records (the three kinds"
