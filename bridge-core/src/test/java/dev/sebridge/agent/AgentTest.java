@@ -350,19 +350,22 @@ class AgentTest {
             });
   }
 
-  /** Defect 3: a command pump that fails is reported on /readyz, and comes back by itself. */
-  @Test
-  void aFailingCommandPumpTurnsReadinessRedUntilItRecovers() throws Exception {
+  /** The agent with the test command source ({@link FailingCommandSourceProvider}) and a key. */
+  private void startAgentWithTestCommandSource(Map<String, String> more) throws Exception {
     java.nio.file.Files.writeString(
         dir.resolve("keys.jwks"),
         dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
+    Map<String, String> settings = new java.util.HashMap<>(more);
+    settings.put("commands.source", FailingCommandSourceProvider.NAME);
+    settings.put("commands.trusted-keys", dir.resolve("keys.jwks").toString());
+    startAgent(settings);
+  }
+
+  /** Defect 3: a command pump that fails is reported on /readyz, and comes back by itself. */
+  @Test
+  void aFailingCommandPumpTurnsReadinessRedUntilItRecovers() throws Exception {
     FailingCommandSourceProvider.failures.set(3);
-    startAgent(
-        Map.of(
-            "commands.source",
-            FailingCommandSourceProvider.NAME,
-            "commands.trusted-keys",
-            dir.resolve("keys.jwks").toString()));
+    startAgentWithTestCommandSource(Map.of());
     await()
         .atMost(WAIT)
         .until(
@@ -377,20 +380,12 @@ class AgentTest {
   /** Not ready while the command source is still connecting: approvals by command do not work. */
   @Test
   void notReadyUntilTheCommandSourceIsRead() throws Exception {
-    java.nio.file.Files.writeString(
-        dir.resolve("keys.jwks"),
-        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
     FailingCommandSourceProvider.failures.set(0);
     FailingCommandSourceProvider.opened.set(0);
     java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
     FailingCommandSourceProvider.openGate = gate;
     try {
-      startAgent(
-          Map.of(
-              "commands.source",
-              FailingCommandSourceProvider.NAME,
-              "commands.trusted-keys",
-              dir.resolve("keys.jwks").toString()));
+      startAgentWithTestCommandSource(Map.of());
       await().atMost(WAIT).until(() -> FailingCommandSourceProvider.opened.get() == 1);
       assertThat(agent.readinessProblems())
           .contains("approval commands: not reading the command source yet");
@@ -419,18 +414,8 @@ class AgentTest {
   /** Everything under state.dir is the agent's alone: directories 0700, files 0600. */
   @Test
   void everyDirectoryAndFileUnderTheStateDirectoryIsPrivate() throws Exception {
-    java.nio.file.Files.writeString(
-        dir.resolve("keys.jwks"),
-        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
     FailingCommandSourceProvider.failures.set(0);
-    startAgent(
-        Map.of(
-            "commands.source",
-            FailingCommandSourceProvider.NAME,
-            "commands.trusted-keys",
-            dir.resolve("keys.jwks").toString(),
-            "approval.policy",
-            "user-initiated"));
+    startAgentWithTestCommandSource(Map.of("approval.policy", "user-initiated"));
     String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())).withSource("User"));
     await()
         .atMost(WAIT)
