@@ -133,18 +133,14 @@ final class ApprovalBenchmark {
         java.net.http.HttpRequest.newBuilder(
                 java.net.URI.create("http://127.0.0.1:" + port + "/readyz"))
             .build();
-    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < end) {
-      try {
-        if (http.send(ready, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()
-            == 200) {
-          return;
-        }
-      } catch (java.io.IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(20);
-    }
-    throw new IllegalStateException("the agent was not ready within 60 s");
+    // Not listening yet is an IOException: ignored until ready or 60 s.
+    org.awaitility.Awaitility.await("the agent's /readyz")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .ignoreExceptionsInstanceOf(java.io.IOException.class)
+        .until(
+            () ->
+                http.send(ready, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()
+                    == 200);
   }
 }

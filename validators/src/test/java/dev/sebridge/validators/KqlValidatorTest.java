@@ -33,16 +33,8 @@ class KqlValidatorTest {
     Path inArm = tmp.resolve("sebridge.json-transform.kql");
     Files.writeString(inArm, transformInArmTemplate(), StandardCharsets.UTF_8);
     NodeTools.Result r =
-        NodeTools.node(
-            "kql-check.js",
-            List.of(
-                "--table",
-                "source=" + source,
-                "--allow",
-                NodeTools.MODULE.resolve("dcr-transform-functions.txt").toString(),
-                NodeTools.REPO.resolve("deploy/azure/transform.kql").toString(),
-                generated.toString(),
-                inArm.toString()));
+        checkTransforms(
+            source, NodeTools.REPO.resolve("deploy/azure/transform.kql"), generated, inArm);
     assertThat(r.exit()).as(r.output()).isZero();
     assertThat(r.output()).contains("calls ").contains("parse_json").contains("iif");
   }
@@ -72,15 +64,7 @@ class KqlValidatorTest {
         bad,
         "source\n| extend e = parse_json(RawData)\n| project TimeGenerated = todatetime(e.time),"
             + " VmId = coalesce(tostring(e.data.vm.vmId), '')\n");
-    NodeTools.Result r =
-        NodeTools.node(
-            "kql-check.js",
-            List.of(
-                "--table",
-                "source=" + source,
-                "--allow",
-                NodeTools.MODULE.resolve("dcr-transform-functions.txt").toString(),
-                bad.toString()));
+    NodeTools.Result r = checkTransforms(source, bad);
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.output()).contains("KS006").contains("function coalesce is not allowed");
   }
@@ -91,5 +75,24 @@ class KqlValidatorTest {
     arm.findValues("transformKql").forEach(n -> found.add(n.asText()));
     assertThat(found).hasSize(1);
     return found.get(0);
+  }
+
+  /**
+   * kql-check.js on DCR transformations: {@code source} declared from {@code sourceColumns}, only
+   * the functions Azure Monitor transformations allow.
+   */
+  private static NodeTools.Result checkTransforms(Path sourceColumns, Path... files)
+      throws Exception {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--table",
+                "source=" + sourceColumns,
+                "--allow",
+                NodeTools.MODULE.resolve("dcr-transform-functions.txt").toString()));
+    for (Path f : files) {
+      args.add(f.toString());
+    }
+    return NodeTools.node("kql-check.js", args);
   }
 }
