@@ -22,17 +22,17 @@ param namespaceName string
 ])
 param namespaceSku string = 'Standard'
 
-@description('Partitions of each hub.')
+@description('Partitions of each hub (Standard: at most 32).')
 @minValue(1)
 @maxValue(100)
 param partitionCount int = 32
 
-@description('Event retention of each hub.')
+@description('Event retention of each hub (Standard: at most 7 days).')
 @minValue(1)
 @maxValue(90)
 param retentionInDays int = 7
 
-@description('Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups). 1: $Default only.')
+@description('Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups). 1: $Default only. Standard: at most 20.')
 @minValue(1)
 @maxValue(100)
 param commandsConsumerGroups int = 1
@@ -50,6 +50,19 @@ param agentIdentityName string = 'sebridge-agents'
 
 @description('Object id of the approval workflow\'s identity (Data Sender on the commands hub); empty: none.')
 param approverPrincipalId string = ''
+
+// What each tier allows per event hub (Microsoft's "Azure Event Hubs quotas and limits",
+// https://learn.microsoft.com/azure/event-hubs/event-hubs-quotas). The parameters' own bounds are
+// the largest tier's; the three values below are what the hubs use: the parameter when the chosen
+// tier allows it, otherwise the deployment fails, before anything is created, naming the parameter.
+var tierLimits = {
+  Standard: { partitionCount: 32, retentionInDays: 7, consumerGroups: 20 }
+  Premium: { partitionCount: 100, retentionInDays: 90, consumerGroups: 100 }
+}
+var hubPartitionCount = partitionCount <= tierLimits[namespaceSku].partitionCount ? partitionCount : fail('partitionCount ${partitionCount} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].partitionCount}).')
+// Retention in hours through retentionDescription: the API's messageRetentionInDays is documented for 1-7 days only.
+var hubRetentionHours = retentionInDays <= tierLimits[namespaceSku].retentionInDays ? retentionInDays * 24 : fail('retentionInDays ${retentionInDays} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].retentionInDays}).')
+var commandGroupCount = commandsConsumerGroups <= tierLimits[namespaceSku].consumerGroups ? commandsConsumerGroups : fail('commandsConsumerGroups ${commandsConsumerGroups} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].consumerGroups}).')
 
 var eventsHubName = 'scheduled-events'
 var commandsHubName = 'sebridge-commands'
@@ -77,8 +90,11 @@ resource eventsHub 'Microsoft.EventHub/namespaces/eventhubs@2024-01-01' = {
   parent: namespace
   name: eventsHubName
   properties: {
-    partitionCount: partitionCount
-    messageRetentionInDays: retentionInDays
+    partitionCount: hubPartitionCount
+    retentionDescription: {
+      cleanupPolicy: 'Delete'
+      retentionTimeInHours: hubRetentionHours
+    }
   }
 }
 
@@ -86,8 +102,11 @@ resource commandsHub 'Microsoft.EventHub/namespaces/eventhubs@2024-01-01' = {
   parent: namespace
   name: commandsHubName
   properties: {
-    partitionCount: partitionCount
-    messageRetentionInDays: retentionInDays
+    partitionCount: hubPartitionCount
+    retentionDescription: {
+      cleanupPolicy: 'Delete'
+      retentionTimeInHours: hubRetentionHours
+    }
   }
 }
 
@@ -97,7 +116,7 @@ resource ingestionGroup 'Microsoft.EventHub/namespaces/eventhubs/consumergroups@
 }
 
 resource commandGroups 'Microsoft.EventHub/namespaces/eventhubs/consumergroups@2024-01-01' = [
-  for i in range(0, commandsConsumerGroups > 1 ? commandsConsumerGroups : 0): {
+  for i in range(0, commandGroupCount > 1 ? commandGroupCount : 0): {
     parent: commandsHub
     name: 'sebridge-${i}'
   }

@@ -76,16 +76,28 @@ public final class AzureDeployment {
             "Event Hubs tier (see docs/eventhubs.md for the fleet each tier supports). Basic has"
                 + " no consumer group besides $Default, which ingestion and spreading need.");
     sku.putArray("allowedValues").add("Standard").add("Premium");
-    intParam(p, "partitionCount", 32, 1, 100, "Partitions of each hub.");
-    intParam(p, "retentionInDays", 7, 1, 90, "Event retention of each hub.");
+    intParam(
+        p,
+        "partitionCount",
+        32,
+        1,
+        EventHubTiers.maxPartitions(),
+        "Partitions of each hub (Standard: at most 32).");
+    intParam(
+        p,
+        "retentionInDays",
+        7,
+        1,
+        EventHubTiers.maxRetentionInDays(),
+        "Event retention of each hub (Standard: at most 7 days).");
     intParam(
         p,
         "commandsConsumerGroups",
         1,
         1,
-        100,
+        EventHubTiers.maxConsumerGroups(),
         "Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups)."
-            + " 1: $Default only.");
+            + " 1: $Default only. Standard: at most 20.");
     DeployDeclarations.param(
         p, "workspaceName", "string", null, "Existing Log Analytics workspace (same region).");
     intParam(p, "tableRetentionInDays", 90, 4, 730, "Interactive retention of the table.");
@@ -98,6 +110,8 @@ public final class AzureDeployment {
         "",
         "Object id of the approval workflow's identity (Data Sender on the commands hub); empty:"
             + " none.");
+
+    EventHubTiers.declare(t.putObject("variables"));
 
     ArrayNode r = t.putArray("resources");
     ObjectNode ns = r.addObject();
@@ -118,9 +132,13 @@ public final class AzureDeployment {
       h.put("name", "[format('{0}/{1}', parameters('namespaceName'), '" + hub + "')]");
       h.putArray("dependsOn")
           .add("[resourceId('Microsoft.EventHub/namespaces', parameters('namespaceName'))]");
-      h.putObject("properties")
-          .put("partitionCount", "[parameters('partitionCount')]")
-          .put("messageRetentionInDays", "[parameters('retentionInDays')]");
+      ObjectNode props =
+          h.putObject("properties")
+              .put("partitionCount", "[variables('" + EventHubTiers.PARTITIONS + "')]");
+      props
+          .putObject("retentionDescription")
+          .put("cleanupPolicy", "Delete")
+          .put("retentionTimeInHours", "[variables('" + EventHubTiers.RETENTION_HOURS + "')]");
     }
 
     ObjectNode ingestGroup = r.addObject();
@@ -141,7 +159,11 @@ public final class AzureDeployment {
         .put("name", "commandGroups")
         .put(
             "count",
-            "[if(greater(parameters('commandsConsumerGroups'), 1), parameters('commandsConsumerGroups'), 0)]");
+            "[if(greater(variables('"
+                + EventHubTiers.CONSUMER_GROUPS
+                + "'), 1), variables('"
+                + EventHubTiers.CONSUMER_GROUPS
+                + "'), 0)]");
     groups.put("type", "Microsoft.EventHub/namespaces/eventhubs/consumergroups");
     groups.put("apiVersion", EH_API);
     groups.put(

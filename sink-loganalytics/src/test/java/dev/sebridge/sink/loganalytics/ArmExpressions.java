@@ -1,0 +1,233 @@
+package dev.sebridge.sink.loganalytics;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Evaluates an ARM template's expressions ({@code "[...]"} strings) against given parameter values,
+ * as Resource Manager does when it validates a deployment, for the functions of the template
+ * language that the parameter checks use: {@code parameters}, {@code variables}, {@code if} (only
+ * the chosen branch is evaluated), {@code lessOrEquals}, {@code greater}, {@code mul}, {@code
+ * format}, {@code fail}, property access and indexing. Any other function is an error, so a check
+ * written with something this evaluator does not know is noticed rather than passed.
+ */
+final class ArmExpressions {
+  /** What {@code fail(message)} raises. */
+  static final class DeploymentFailed extends RuntimeException {
+    DeploymentFailed(String message) {
+      super(message);
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final JsonNode template;
+  private final Map<String, Object> parameters;
+  private String text;
+  private int pos;
+
+  /** {@code parameters}: values given; the others take their {@code defaultValue}. */
+  ArmExpressions(JsonNode template, Map<String, Object> parameters) {
+    this.template = template;
+    this.parameters = parameters;
+  }
+
+  /** A template value: an expression is evaluated, objects and arrays member by member. */
+  JsonNode value(JsonNode v) {
+    if (v.isTextual() && v.asText().startsWith("[") && !v.asText().startsWith("[[")) {
+      return evaluate(v.asText());
+    }
+    if (v.isObject()) {
+      ObjectNode out = JSON.createObjectNode();
+      v.fields().forEachRemaining(e -> out.set(e.getKey(), value(e.getValue())));
+      return out;
+    }
+    return v;
+  }
+
+  JsonNode evaluate(String expression) {
+    ArmExpressions inner = new ArmExpressions(template, parameters);
+    inner.text = expression.substring(1, expression.length() - 1);
+    inner.pos = 0;
+    JsonNode result = inner.expr();
+    inner.skipSpace();
+    if (inner.pos != inner.text.length()) {
+      throw new IllegalArgumentException("trailing text at " + inner.pos + " in " + expression);
+    }
+    return result;
+  }
+
+  private JsonNode expr() {
+    skipSpace();
+    JsonNode v;
+    if (peek() == '\'') {
+      v = TextNode.valueOf(string());
+    } else if (Character.isDigit(peek()) || peek() == '-') {
+      int start = pos++;
+      while (pos < text.length() && Character.isDigit(text.charAt(pos))) {
+        pos++;
+      }
+      v = IntNode.valueOf(Integer.parseInt(text.substring(start, pos)));
+    } else {
+      v = call();
+    }
+    while (pos < text.length() && (peek() == '.' || peek() == '[')) {
+      if (peek() == '.') {
+        pos++;
+        v = member(v, identifier());
+      } else {
+        pos++;
+        JsonNode key = expr();
+        expect(']');
+        v = key.isInt() ? v.get(key.asInt()) : member(v, key.asText());
+      }
+    }
+    return v;
+  }
+
+  private static JsonNode member(JsonNode v, String name) {
+    JsonNode m = v.get(name);
+    if (m == null) {
+      throw new IllegalArgumentException("no member " + name + " in " + v);
+    }
+    return m;
+  }
+
+  private JsonNode call() {
+    String name = identifier();
+    expect('(');
+    if (name.equals("if")) {
+      boolean condition = expr().asBoolean();
+      expect(',');
+      int thenStart = pos;
+      skipArgument();
+      expect(',');
+      int elseStart = pos;
+      skipArgument();
+      int end = pos;
+      pos = condition ? thenStart : elseStart;
+      JsonNode chosen = expr();
+      pos = end;
+      expect(')');
+      return chosen;
+    }
+    List<JsonNode> args = new ArrayList<>();
+    skipSpace();
+    while (peek() != ')') {
+      args.add(expr());
+      skipSpace();
+      if (peek() == ',') {
+        pos++;
+      }
+      skipSpace();
+    }
+    pos++;
+    return apply(name, args);
+  }
+
+  private JsonNode apply(String name, List<JsonNode> a) {
+    switch (name) {
+      case "parameters":
+        String p = a.get(0).asText();
+        if (parameters.containsKey(p)) {
+          return JSON.valueToTree(parameters.get(p));
+        }
+        return value(member(member(template.get("parameters"), p), "defaultValue"));
+      case "variables":
+        return value(member(template.get("variables"), a.get(0).asText()));
+      case "lessOrEquals":
+        return JSON.getNodeFactory().booleanNode(a.get(0).asLong() <= a.get(1).asLong());
+      case "greater":
+        return JSON.getNodeFactory().booleanNode(a.get(0).asLong() > a.get(1).asLong());
+      case "mul":
+        return IntNode.valueOf(a.get(0).asInt() * a.get(1).asInt());
+      case "format":
+        String out = a.get(0).asText();
+        for (int i = 1; i < a.size(); i++) {
+          out = out.replace("{" + (i - 1) + "}", a.get(i).asText());
+        }
+        return TextNode.valueOf(out);
+      case "fail":
+        throw new DeploymentFailed(a.get(0).asText());
+      default:
+        throw new IllegalArgumentException("function not supported by this evaluator: " + name);
+    }
+  }
+
+  /** Moves past one argument without evaluating it (the branch {@code if} does not take). */
+  private void skipArgument() {
+    int depth = 0;
+    while (pos < text.length()) {
+      char c = text.charAt(pos);
+      if (c == '\'') {
+        string();
+        continue;
+      }
+      if (c == '(' || c == '[') {
+        depth++;
+      } else if (c == ')' || c == ']') {
+        if (depth == 0) {
+          return;
+        }
+        depth--;
+      } else if (c == ',' && depth == 0) {
+        return;
+      }
+      pos++;
+    }
+  }
+
+  private String string() {
+    expect('\'');
+    StringBuilder b = new StringBuilder();
+    while (true) {
+      char c = text.charAt(pos++);
+      if (c == '\'') {
+        if (pos < text.length() && text.charAt(pos) == '\'') {
+          b.append('\'');
+          pos++;
+        } else {
+          return b.toString();
+        }
+      } else {
+        b.append(c);
+      }
+    }
+  }
+
+  private String identifier() {
+    skipSpace();
+    int start = pos;
+    while (pos < text.length() && Character.isLetterOrDigit(text.charAt(pos))) {
+      pos++;
+    }
+    if (start == pos) {
+      throw new IllegalArgumentException("identifier expected at " + pos + " in " + text);
+    }
+    return text.substring(start, pos);
+  }
+
+  private void expect(char c) {
+    skipSpace();
+    if (peek() != c) {
+      throw new IllegalArgumentException("'" + c + "' expected at " + pos + " in " + text);
+    }
+    pos++;
+  }
+
+  private char peek() {
+    return pos < text.length() ? text.charAt(pos) : '\0';
+  }
+
+  private void skipSpace() {
+    while (pos < text.length() && text.charAt(pos) == ' ') {
+      pos++;
+    }
+  }
+}
