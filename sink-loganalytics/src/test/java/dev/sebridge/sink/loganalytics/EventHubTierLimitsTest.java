@@ -3,12 +3,14 @@ package dev.sebridge.sink.loganalytics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +41,8 @@ class EventHubTierLimitsTest {
 
   static Hubs deploy(JsonNode template, Map<String, Object> parameters) {
     ArmExpressions arm = new ArmExpressions(template, parameters);
-    List<Integer> partitions = new java.util.ArrayList<>();
-    List<Integer> hours = new java.util.ArrayList<>();
+    List<Integer> partitions = new ArrayList<>();
+    List<Integer> hours = new ArrayList<>();
     int groups = -1;
     for (JsonNode r : template.get("resources")) {
       String type = r.get("type").asText();
@@ -148,10 +150,7 @@ class EventHubTierLimitsTest {
             e ->
                 armLimits.put(
                     e.getKey(),
-                    JSON.convertValue(
-                        e.getValue(),
-                        new com.fasterxml.jackson.core.type.TypeReference<
-                            Map<String, Integer>>() {})));
+                    JSON.convertValue(e.getValue(), new TypeReference<Map<String, Integer>>() {})));
     assertThat(bicepLimits).hasSize(EventHubTiers.TIERS.size()).isEqualTo(armLimits);
 
     for (String[] check :
