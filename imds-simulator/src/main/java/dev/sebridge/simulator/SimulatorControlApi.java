@@ -27,15 +27,15 @@ final class SimulatorControlApi {
     String method = ex.getRequestMethod();
     try {
       if ("GET".equals(method) && path.equals("/state")) {
-        ImdsSimulator.send(ex, 200, state(sim).toString());
+        ImdsEndpoints.send(ex, 200, state(sim).toString());
       } else if ("POST".equals(method) && path.equals("/events")) {
         EventSpec spec = JSON.readValue(ex.getRequestBody(), EventSpec.class);
         String id = sim.addEvent(spec);
-        ImdsSimulator.send(ex, 201, JSON.createObjectNode().put("EventId", id).toString());
+        ImdsEndpoints.send(ex, 201, JSON.createObjectNode().put("EventId", id).toString());
       } else if ("POST".equals(method) && path.startsWith("/events/")) {
         String[] parts = path.split("/");
         if (parts.length != 4) {
-          ImdsSimulator.send(
+          ImdsEndpoints.send(
               ex, 404, "{\"error\":\"use /control/events/{id}/start|complete|cancel\"}");
           return;
         }
@@ -44,28 +44,28 @@ final class SimulatorControlApi {
           case "complete" -> sim.completeEvent(parts[2]);
           case "cancel" -> sim.cancelEvent(parts[2]);
           default -> {
-            ImdsSimulator.send(ex, 404, "{\"error\":\"unknown action " + parts[3] + "\"}");
+            ImdsEndpoints.send(ex, 404, "{\"error\":\"unknown action " + parts[3] + "\"}");
             return;
           }
         }
-        ImdsSimulator.send(ex, 200, state(sim).toString());
+        ImdsEndpoints.send(ex, 200, state(sim).toString());
       } else if ("POST".equals(method) && path.equals("/faults")) {
         Fault fault = JSON.readValue(ex.getRequestBody(), Fault.class);
-        String times = ImdsSimulator.query(ex.getRequestURI()).getOrDefault("times", "1");
+        String times = ImdsEndpoints.query(ex.getRequestURI()).getOrDefault("times", "1");
         sim.injectFault(fault, Integer.parseInt(times));
-        ImdsSimulator.send(ex, 200, "{\"queued\":" + sim.pendingFaults() + "}");
+        ImdsEndpoints.send(ex, 200, "{\"queued\":" + sim.pendingFaults() + "}");
       } else if ("POST".equals(method) && path.equals("/scenario")) {
         Scenario scenario = Scenario.parse(ex.getRequestBody().readAllBytes(), false);
         Thread t = new Thread(() -> scenario.play(sim), "imds-simulator-scenario");
         t.setDaemon(true);
         t.start();
-        ImdsSimulator.send(ex, 202, "{\"steps\":" + scenario.steps().size() + "}");
+        ImdsEndpoints.send(ex, 202, "{\"steps\":" + scenario.steps().size() + "}");
       } else {
-        ImdsSimulator.send(ex, 404, "{\"error\":\"unknown control path " + path + "\"}");
+        ImdsEndpoints.send(ex, 404, "{\"error\":\"unknown control path " + path + "\"}");
       }
     } catch (IllegalArgumentException | IllegalStateException | IOException e) {
       ObjectNode err = JSON.createObjectNode().put("error", String.valueOf(e.getMessage()));
-      ImdsSimulator.send(ex, 400, err.toString());
+      ImdsEndpoints.send(ex, 400, err.toString());
     }
   }
 
