@@ -32,9 +32,9 @@ param partitionCount int = 32
 @maxValue(90)
 param retentionInDays int = 7
 
-@description('Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups). 1: $Default only. Standard: at most 20.')
+@description('Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups). 1: $Default only. $Default counts toward the tier\'s quota: Standard at most 19.')
 @minValue(1)
-@maxValue(100)
+@maxValue(99)
 param commandsConsumerGroups int = 1
 
 @description('Existing Log Analytics workspace (same region).')
@@ -62,7 +62,8 @@ var tierLimits = {
 var hubPartitionCount = partitionCount <= tierLimits[namespaceSku].partitionCount ? partitionCount : fail('partitionCount ${partitionCount} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].partitionCount}).')
 // Retention in hours through retentionDescription: the API's messageRetentionInDays is documented for 1-7 days only.
 var hubRetentionHours = retentionInDays <= tierLimits[namespaceSku].retentionInDays ? retentionInDays * 24 : fail('retentionInDays ${retentionInDays} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].retentionInDays}).')
-var commandGroupCount = commandsConsumerGroups <= tierLimits[namespaceSku].consumerGroups ? commandsConsumerGroups : fail('commandsConsumerGroups ${commandsConsumerGroups} is more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].consumerGroups}).')
+// $Default counts toward the consumer groups (Basic's quota is 1: $Default alone).
+var commandGroupCount = commandsConsumerGroups < tierLimits[namespaceSku].consumerGroups ? commandsConsumerGroups : fail('commandsConsumerGroups ${commandsConsumerGroups} and $Default are more than the ${namespaceSku} tier allows per event hub (${tierLimits[namespaceSku].consumerGroups}).')
 
 var eventsHubName = 'scheduled-events'
 var commandsHubName = 'sebridge-commands'

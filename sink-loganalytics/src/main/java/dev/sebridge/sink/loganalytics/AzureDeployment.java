@@ -81,23 +81,23 @@ public final class AzureDeployment {
         "partitionCount",
         32,
         1,
-        EventHubTiers.maxPartitions(),
+        EventHubTiers.max(EventHubTiers.Tier::partitionCount),
         "Partitions of each hub (Standard: at most 32).");
     intParam(
         p,
         "retentionInDays",
         7,
         1,
-        EventHubTiers.maxRetentionInDays(),
+        EventHubTiers.max(EventHubTiers.Tier::retentionInDays),
         "Event retention of each hub (Standard: at most 7 days).");
     intParam(
         p,
         "commandsConsumerGroups",
         1,
         1,
-        EventHubTiers.maxConsumerGroups(),
+        EventHubTiers.max(EventHubTiers.Tier::consumerGroups) - 1,
         "Consumer groups agents spread over on the commands hub (commands.eventhubs.consumer-groups)."
-            + " 1: $Default only. Standard: at most 20.");
+            + " 1: $Default only. $Default counts toward the tier's quota: Standard at most 19.");
     DeployDeclarations.param(
         p, "workspaceName", "string", null, "Existing Log Analytics workspace (same region).");
     intParam(p, "tableRetentionInDays", 90, 4, 730, "Interactive retention of the table.");

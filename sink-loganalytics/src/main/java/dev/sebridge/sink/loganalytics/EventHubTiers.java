@@ -2,6 +2,7 @@ package dev.sebridge.sink.loganalytics;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * What each Event Hubs tier the Azure deployment offers allows per event hub, and the template
@@ -17,9 +18,11 @@ import java.util.List;
  *
  * <p>The limits are Microsoft's published Event Hubs quotas ("Azure Event Hubs quotas and limits",
  * https://learn.microsoft.com/azure/event-hubs/event-hubs-quotas): partitions per event hub,
- * maximum retention period and consumer groups per event hub. Retention is set through {@code
- * retentionDescription} (hours), as {@code messageRetentionInDays} of the 2024-01-01 API is
- * documented for 1-7 days only.
+ * maximum retention period and consumer groups per event hub. {@code $Default} counts toward the
+ * consumer groups (Basic's quota is 1: {@code $Default} alone), so the commands hub takes {@code
+ * commandsConsumerGroups} groups besides it only while their number is below the quota. Retention
+ * is set through {@code retentionDescription} (hours), as {@code messageRetentionInDays} of the
+ * 2024-01-01 API is documented for 1-7 days only.
  */
 final class EventHubTiers {
   record Tier(String name, int partitionCount, int retentionInDays, int consumerGroups) {}
@@ -34,16 +37,9 @@ final class EventHubTiers {
 
   private EventHubTiers() {}
 
-  static int maxPartitions() {
-    return TIERS.stream().mapToInt(Tier::partitionCount).max().orElseThrow();
-  }
-
-  static int maxRetentionInDays() {
-    return TIERS.stream().mapToInt(Tier::retentionInDays).max().orElseThrow();
-  }
-
-  static int maxConsumerGroups() {
-    return TIERS.stream().mapToInt(Tier::consumerGroups).max().orElseThrow();
+  /** The largest tier's value of a limit. */
+  static int max(ToIntFunction<Tier> limit) {
+    return TIERS.stream().mapToInt(limit).max().orElseThrow();
   }
 
   /** The limits table and the three checked values, as ARM template variables. */
@@ -56,19 +52,34 @@ final class EventHubTiers {
           .put("retentionInDays", t.retentionInDays())
           .put("consumerGroups", t.consumerGroups());
     }
-    variables.put(PARTITIONS, checked("partitionCount", "partitionCount", "{0}"));
-    variables.put(RETENTION_HOURS, checked("retentionInDays", "retentionInDays", "mul({0}, 24)"));
-    variables.put(CONSUMER_GROUPS, checked("commandsConsumerGroups", "consumerGroups", "{0}"));
+    variables.put(
+        PARTITIONS,
+        checked("partitionCount", "lessOrEquals", "partitionCount", "{0}", " is more than"));
+    variables.put(
+        RETENTION_HOURS,
+        checked(
+            "retentionInDays", "lessOrEquals", "retentionInDays", "mul({0}, 24)", " is more than"));
+    variables.put(
+        CONSUMER_GROUPS,
+        checked(
+            "commandsConsumerGroups",
+            "less",
+            "consumerGroups",
+            "{0}",
+            " and $Default are more than"));
   }
 
   /**
-   * {@code [if(lessOrEquals(param, limit), value, fail(message))]}; {@code value} is a pattern in
-   * which {0} stands for the parameter.
+   * {@code [if(compare(param, limit), value, fail(message))]}; {@code value} is a pattern in which
+   * {0} stands for the parameter.
    */
-  private static String checked(String param, String limitName, String value) {
+  private static String checked(
+      String param, String compare, String limitName, String value, String tooMany) {
     String p = "parameters('" + param + "')";
     String limit = "variables('" + LIMITS + "')[parameters('namespaceSku')]." + limitName;
-    return "[if(lessOrEquals("
+    return "[if("
+        + compare
+        + "("
         + p
         + ", "
         + limit
@@ -76,7 +87,9 @@ final class EventHubTiers {
         + value.replace("{0}", p)
         + ", fail(format('"
         + param
-        + " {0} is more than the {1} tier allows per event hub ({2}).', "
+        + " {0}"
+        + tooMany
+        + " the {1} tier allows per event hub ({2}).', "
         + p
         + ", parameters('namespaceSku'), "
         + limit

@@ -143,6 +143,8 @@ final class ArmExpressions {
         return value(member(template.get("variables"), a.get(0).asText()));
       case "lessOrEquals":
         return JSON.getNodeFactory().booleanNode(a.get(0).asLong() <= a.get(1).asLong());
+      case "less":
+        return JSON.getNodeFactory().booleanNode(a.get(0).asLong() < a.get(1).asLong());
       case "greater":
         return JSON.getNodeFactory().booleanNode(a.get(0).asLong() > a.get(1).asLong());
       case "mul":

@@ -58,20 +58,28 @@ class EventHubTierLimitsTest {
     return new Hubs(partitions, hours, groups);
   }
 
+  /**
+   * Each parameter's largest value on each tier, and how its refusal reads. {@code $Default} counts
+   * toward the consumer groups, so the commands hub takes one fewer besides it.
+   */
   static Stream<Arguments> limits() {
     return EventHubTiers.TIERS.stream()
         .flatMap(
             t ->
                 Stream.of(
-                    Arguments.of(t.name(), "partitionCount", t.partitionCount()),
-                    Arguments.of(t.name(), "retentionInDays", t.retentionInDays()),
-                    Arguments.of(t.name(), "commandsConsumerGroups", t.consumerGroups())));
+                    Arguments.of(t.name(), "partitionCount", t.partitionCount(), "is more than"),
+                    Arguments.of(t.name(), "retentionInDays", t.retentionInDays(), "is more than"),
+                    Arguments.of(
+                        t.name(),
+                        "commandsConsumerGroups",
+                        t.consumerGroups() - 1,
+                        "and $Default are more than")));
   }
 
   @ParameterizedTest(name = "{0} {1} <= {2}")
   @MethodSource("limits")
-  void eachParameterIsCheckedAgainstTheChosenTier(String tier, String parameter, int limit)
-      throws IOException {
+  void eachParameterIsCheckedAgainstTheChosenTier(
+      String tier, String parameter, int limit, String tooMany) throws IOException {
     JsonNode template = template();
     Map<String, Object> params = new HashMap<>(Map.of("namespaceSku", tier, parameter, limit));
     Hubs atLimit = deploy(template, params);
@@ -89,11 +97,12 @@ class EventHubTierLimitsTest {
       return;
     }
     params.put(parameter, limit + 1);
+    int quota = parameter.equals("commandsConsumerGroups") ? limit + 1 : limit;
     assertThatThrownBy(() -> deploy(template, params))
         .isInstanceOf(ArmExpressions.DeploymentFailed.class)
         .hasMessage(
-            "%s %d is more than the %s tier allows per event hub (%d).",
-            parameter, limit + 1, tier, limit);
+            "%s %d %s the %s tier allows per event hub (%d).",
+            parameter, limit + 1, tooMany, tier, quota);
   }
 
   @Test
@@ -155,20 +164,29 @@ class EventHubTierLimitsTest {
 
     for (String[] check :
         List.of(
-            new String[] {EventHubTiers.PARTITIONS, "partitionCount"},
-            new String[] {EventHubTiers.RETENTION_HOURS, "retentionInDays"},
-            new String[] {EventHubTiers.CONSUMER_GROUPS, "commandsConsumerGroups"})) {
+            new String[] {EventHubTiers.PARTITIONS, "partitionCount", "<=", "is more than"},
+            new String[] {EventHubTiers.RETENTION_HOURS, "retentionInDays", "<=", "is more than"},
+            new String[] {
+              EventHubTiers.CONSUMER_GROUPS,
+              "commandsConsumerGroups",
+              "<",
+              "and \\$Default are more than"
+            })) {
       assertThat(bicep)
           .containsPattern(
               "(?m)^var "
                   + check[0]
                   + " = "
                   + check[1]
-                  + " <= tierLimits\\[namespaceSku\\]\\.\\w+ \\? .+ : fail\\('"
+                  + " "
+                  + check[2]
+                  + " tierLimits\\[namespaceSku\\]\\.\\w+ \\? .+ : fail\\('"
                   + check[1]
                   + " \\$\\{"
                   + check[1]
-                  + "\\} is more than the \\$\\{namespaceSku\\} tier allows");
+                  + "\\} "
+                  + check[3]
+                  + " the \\$\\{namespaceSku\\} tier allows");
     }
     assertThat(bicep)
         .doesNotContainPattern("(?m)^\\s+messageRetentionInDays:")
