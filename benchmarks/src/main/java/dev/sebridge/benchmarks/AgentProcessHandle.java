@@ -41,6 +41,22 @@ final class AgentProcessHandle implements AutoCloseable {
       java.util.Map<String, String> env,
       List<String> args)
       throws IOException {
+    return startJava(repo, log, extraJvmOptions, env, null, "dev.sebridge.app.Main", args);
+  }
+
+  /**
+   * Any main class with the launcher's JVM options on the agent's class path ({@code
+   * extraClassPath} first when not null), as {@link #start} runs the agent.
+   */
+  static AgentProcessHandle startJava(
+      Path repo,
+      Path log,
+      List<String> extraJvmOptions,
+      java.util.Map<String, String> env,
+      Path extraClassPath,
+      String mainClass,
+      List<String> args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String line : Files.readAllLines(repo.resolve("bridge-app/src/main/dist/jvm.options"))) {
@@ -50,8 +66,9 @@ final class AgentProcessHandle implements AutoCloseable {
     }
     cmd.addAll(extraJvmOptions);
     cmd.add("-cp");
-    cmd.add(repo.resolve("bridge-app/target/dist/lib").toString() + "/*");
-    cmd.add("dev.sebridge.app.Main");
+    String lib = repo.resolve("bridge-app/target/dist/lib").toString() + "/*";
+    cmd.add(extraClassPath == null ? lib : extraClassPath + java.io.File.pathSeparator + lib);
+    cmd.add(mainClass);
     cmd.addAll(args);
     long t0 = System.nanoTime();
     ProcessBuilder pb =

@@ -6,7 +6,9 @@ import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The steady agent at 1 poll/s with the Kafka sink: RSS and PSS every second, CPU over the whole
@@ -25,6 +27,7 @@ final class FootprintBenchmark {
     String topic = "events-footprint";
     kafka.createTopic(topic, 3);
     kafka.createTopic(topic + "-twin", 3);
+    kafka.createTopic(topic + "-floor", 3);
     long ticksPerSecond = Benchmarks.clockTicks();
     Path classLog = harness.work.resolve("twin-classes.log");
     try (ImdsSimulator sim = ImdsSimulator.builder().vm(Benchmarks.VM).build().start();
@@ -47,6 +50,9 @@ final class FootprintBenchmark {
                     Duration.ofSeconds(1),
                     "state-footprint-twin",
                     List.of()));
+        AgentProcessHandle jvmAlone = floor("floor-jvm.log", List.of());
+        AgentProcessHandle producerAlone =
+            floor("floor-producer.log", List.of(kafka.bootstrapServers(), topic + "-floor"));
         ReferenceLoop ref =
             harness.reference
                 ? new ReferenceLoop(
@@ -70,12 +76,21 @@ final class FootprintBenchmark {
       List<Long> rss = new ArrayList<>();
       List<Long> pss = new ArrayList<>();
       List<Long> refRss = new ArrayList<>();
+      Map<String, long[]> floors = new LinkedHashMap<>();
+      floors.put("the JVM alone: an idle `main`", new long[2]);
+      floors.put("the JVM and one Kafka producer sending a record a second", new long[2]);
       for (int s = 0; s < harness.footprintSeconds; s++) {
         Thread.sleep(1000);
         rss.add(agent.rssKib());
         pss.add(ProcStat.pssKib(agent.pid()));
         if (ref != null) {
           refRss.add(ProcStat.rssKib(ref.pid()));
+        }
+        int i = 0;
+        for (long[] max : floors.values()) {
+          long pid = (i++ == 0 ? jvmAlone : producerAlone).pid();
+          max[0] = Math.max(max[0], ProcStat.rssKib(pid));
+          max[1] = Math.max(max[1], ProcStat.pssKib(pid));
         }
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
@@ -85,8 +100,21 @@ final class FootprintBenchmark {
               ? Double.NaN
               : (ProcStat.cpuTicks(ref.pid()) - refCpu0) * 100.0 / ticksPerSecond / seconds;
       harness.report.footprint(rss, pss, cpuPct, refRss, refCpuPct, sim.scheduledEventsGets());
+      harness.report.footprintFloor(floors);
       harness.report.footprintBreakdown(
           AgentDiagnostics.of(twin.pid(), classLog, ProcStat.threads(agent.pid())));
     }
+  }
+
+  /** {@link KafkaProducerFloor} with the launcher's JVM options on the agent's class path. */
+  private AgentProcessHandle floor(String log, List<String> args) throws java.io.IOException {
+    return AgentProcessHandle.startJava(
+        harness.repo,
+        harness.work.resolve(log),
+        harness.agentOptions,
+        Map.of(),
+        harness.repo.resolve("benchmarks/target/classes"),
+        KafkaProducerFloor.class.getName(),
+        args);
   }
 }

@@ -177,6 +177,25 @@ final class Report {
   }
 
   /**
+   * @param maxKib per process: {RSS max, PSS max} in KiB
+   */
+  void footprintFloor(Map<String, long[]> maxKib) {
+    StringBuilder b =
+        new StringBuilder(
+            "### The JVM and the Kafka client without the agent\n\nBeside the agent, in the same"
+                + " window, with the launcher's JVM options and the agent's class path"
+                + " (`KafkaProducerFloor`): the part of the agent's footprint that any JVM agent"
+                + " with the Kafka sink pays, whatever it does.\n\n| process | RSS max | PSS max |\n"
+                + "|---|---|---|\n");
+    maxKib.forEach(
+        (name, m) ->
+            b.append(
+                String.format(
+                    "| %s | %.1f MiB | %.1f MiB |%n", name, m[0] / 1024.0, m[1] / 1024.0)));
+    results.add(b.toString());
+  }
+
+  /**
    * @param maxKib per configuration: {RSS max, PSS max} in KiB, the Kafka sink alone first
    * @param laRows rows the Log Analytics test endpoint received (the sink did work)
    */

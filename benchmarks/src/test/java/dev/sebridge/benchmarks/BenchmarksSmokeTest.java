@@ -33,6 +33,8 @@ class BenchmarksSmokeTest {
         .contains("| rejections per second on one core |")
         .contains("garbage records | <= 10 s |")
         .contains("| RSS (max) |")
+        .containsPattern("\\| the JVM alone: an idle `main` \\| [1-9]")
+        .containsPattern("\\| the JVM and one Kafka producer sending a record a second \\| [1-9]")
         .contains("| CPU |")
         .contains("| start to first poll (p50) |")
         .contains("missed 0")

@@ -1,0 +1,39 @@
+package dev.sebridge.benchmarks;
+
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The least a JVM agent with a Kafka sink could weigh: run on the agent's class path with the
+ * launcher's JVM options, it either idles ({@code idle}: the JVM alone) or keeps one Kafka producer
+ * with the sink's delivery settings sending one small record a second ({@code BOOTSTRAP TOPIC}).
+ * The footprint benchmark measures both beside the agent, to show which part of the agent's memory
+ * is the JVM and the Kafka client, whatever the agent does.
+ */
+public final class KafkaProducerFloor {
+  private KafkaProducerFloor() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2) {
+      Thread.currentThread().join(); // idle until the benchmark stops the process
+    }
+    // The sink's delivery settings (KafkaSink.required) and, as the agent, no JMX reporter.
+    Map<String, Object> config =
+        Map.of(
+            "bootstrap.servers", args[0],
+            "enable.idempotence", "true",
+            "acks", "all",
+            "key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer",
+            "value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer",
+            "metric.reporters", "");
+    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
+    byte[] value = new byte[1200]; // about the size of an envelope
+    Executors.newSingleThreadScheduledExecutor()
+        .scheduleAtFixedRate(
+            () -> producer.send(new ProducerRecord<>(args[1], value)), 0, 1, TimeUnit.SECONDS);
+    Thread.currentThread().join(); // until the benchmark stops the process
+  }
+}
