@@ -76,9 +76,11 @@ final class FootprintBenchmark {
       List<Long> rss = new ArrayList<>();
       List<Long> pss = new ArrayList<>();
       List<Long> refRss = new ArrayList<>();
-      Map<String, long[]> floors = new LinkedHashMap<>();
-      floors.put("the JVM alone: an idle `main`", new long[2]);
-      floors.put("the JVM and one Kafka producer sending a record a second", new long[2]);
+      Map<String, AgentProcessHandle> floorProcesses = new LinkedHashMap<>();
+      floorProcesses.put("the JVM alone: an idle `main`", jvmAlone);
+      floorProcesses.put("the JVM and one Kafka producer sending a record a second", producerAlone);
+      Map<String, long[]> floors = new LinkedHashMap<>(); // {RSS max, PSS max} in KiB
+      floorProcesses.keySet().forEach(name -> floors.put(name, new long[2]));
       for (int s = 0; s < harness.footprintSeconds; s++) {
         Thread.sleep(1000);
         rss.add(agent.rssKib());
@@ -86,11 +88,10 @@ final class FootprintBenchmark {
         if (ref != null) {
           refRss.add(ProcStat.rssKib(ref.pid()));
         }
-        int i = 0;
-        for (long[] max : floors.values()) {
-          long pid = (i++ == 0 ? jvmAlone : producerAlone).pid();
-          max[0] = Math.max(max[0], ProcStat.rssKib(pid));
-          max[1] = Math.max(max[1], ProcStat.pssKib(pid));
+        for (var floor : floorProcesses.entrySet()) {
+          long[] max = floors.get(floor.getKey());
+          max[0] = Math.max(max[0], floor.getValue().rssKib());
+          max[1] = Math.max(max[1], ProcStat.pssKib(floor.getValue().pid()));
         }
       }
       double seconds = (System.nanoTime() - t0) / 1e9;

@@ -1,5 +1,7 @@
 package dev.sebridge.benchmarks;
 
+import dev.sebridge.sink.kafka.KafkaSink;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,15 +22,10 @@ public final class KafkaProducerFloor {
     if (args.length < 2) {
       Thread.currentThread().join(); // idle until the benchmark stops the process
     }
-    // The sink's delivery settings (KafkaSink.required) and, as the agent, no JMX reporter.
-    Map<String, Object> config =
-        Map.of(
-            "bootstrap.servers", args[0],
-            "enable.idempotence", "true",
-            "acks", "all",
-            "key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer",
-            "value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer",
-            "metric.reporters", "");
+    // The sink's delivery settings and, as the agent, no JMX reporter.
+    Map<String, Object> config = new HashMap<>(KafkaSink.required());
+    config.put("bootstrap.servers", args[0]);
+    config.put("metric.reporters", "");
     KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
     byte[] value = new byte[1200]; // about the size of an envelope
     Executors.newSingleThreadScheduledExecutor()

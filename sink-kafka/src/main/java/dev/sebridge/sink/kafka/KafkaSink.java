@@ -190,8 +190,11 @@ public final class KafkaSink implements EventSink {
     return CompletableFuture.runAsync(() -> p.close(Duration.ofSeconds(5)));
   }
 
-  /** The producer settings sebridge insists on; see {@link KafkaSinkProvider}. */
-  static Map<String, Object> required() {
+  /**
+   * The producer settings sebridge insists on; see {@link KafkaSinkProvider}. Public for the
+   * footprint benchmark, whose bare producer uses the same.
+   */
+  public static Map<String, Object> required() {
     return Map.of(
         "enable.idempotence", "true",
         "acks", "all",
