@@ -35,13 +35,8 @@ final class CommandTopicGuard {
         + MAX_MESSAGE_BYTES;
   }
 
-  /**
-   * Throws {@link UnsafeSourceException} when the topic is unsafe; a broker that cannot be asked
-   * (down, timeout) is an ordinary failure, retried.
-   */
-  static void check(Map<String, Object> clientProps, String topic, Duration timeout) {
-    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-    Config config;
+  /** The consumer's settings an admin client knows (connection, security, client metrics). */
+  static Map<String, Object> adminProps(Map<String, Object> clientProps) {
     Map<String, Object> adminProps = new java.util.HashMap<>();
     clientProps.forEach(
         (k, v) -> {
@@ -50,7 +45,17 @@ final class CommandTopicGuard {
           }
         });
     adminProps.remove("client.id");
-    try (Admin admin = Admin.create(adminProps)) {
+    return adminProps;
+  }
+
+  /**
+   * Throws {@link UnsafeSourceException} when the topic is unsafe; a broker that cannot be asked
+   * (down, timeout) is an ordinary failure, retried.
+   */
+  static void check(Map<String, Object> clientProps, String topic, Duration timeout) {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    Config config;
+    try (Admin admin = Admin.create(adminProps(clientProps))) {
       config =
           admin
               .describeConfigs(List.of(resource))

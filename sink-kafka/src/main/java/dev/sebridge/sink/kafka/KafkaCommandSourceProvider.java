@@ -32,7 +32,8 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
       ConfigKey.builder("commands.kafka.consumer.*", ConfigType.STRING)
           .doc(
               "Kafka command source: any kafka-clients consumer setting (security etc.), passed"
-                  + " through. No consumer group is used: group.id is refused.")
+                  + " through. No consumer group is used: group.id is refused. Client metrics are"
+                  + " off unless set here (metric.reporters empty, enable.metrics.push=false).")
           .build();
 
   public static final ConfigKey<Boolean> VERIFY_TOPIC =
@@ -51,20 +52,25 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
    * Batches big enough that a flood of garbage is read quickly, fetches bounded (records are at
    * most 64 KiB on a safe topic).
    */
-  static final Map<String, Object> DEFAULTS =
-      Map.ofEntries(
-          Map.entry("enable.auto.commit", "false"),
-          Map.entry("fetch.max.wait.ms", "100"),
-          Map.entry("fetch.min.bytes", "1"),
-          Map.entry("max.poll.records", "500"),
-          Map.entry("fetch.max.bytes", "1048576"),
-          Map.entry("max.partition.fetch.bytes", "262144"),
-          Map.entry("isolation.level", "read_committed"),
-          Map.entry("reconnect.backoff.max.ms", "1000"),
-          Map.entry("request.timeout.ms", "10000"),
-          Map.entry("default.api.timeout.ms", "15000"),
-          // No JMX MBean per client metric: the agent reports on /metrics.
-          Map.entry("metric.reporters", ""));
+  static final Map<String, Object> DEFAULTS = defaults();
+
+  private static Map<String, Object> defaults() {
+    Map<String, Object> d =
+        new HashMap<>(
+            Map.ofEntries(
+                Map.entry("enable.auto.commit", "false"),
+                Map.entry("fetch.max.wait.ms", "100"),
+                Map.entry("fetch.min.bytes", "1"),
+                Map.entry("max.poll.records", "500"),
+                Map.entry("fetch.max.bytes", "1048576"),
+                Map.entry("max.partition.fetch.bytes", "262144"),
+                Map.entry("isolation.level", "read_committed"),
+                Map.entry("reconnect.backoff.max.ms", "1000"),
+                Map.entry("request.timeout.ms", "10000"),
+                Map.entry("default.api.timeout.ms", "15000")));
+    d.putAll(KafkaSink.NO_CLIENT_METRICS);
+    return Map.copyOf(d);
+  }
 
   @Override
   public String name() {

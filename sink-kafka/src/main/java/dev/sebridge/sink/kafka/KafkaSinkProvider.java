@@ -37,22 +37,28 @@ public final class KafkaSinkProvider implements EventSinkProvider {
           .doc(
               "Kafka sink: any kafka-clients producer setting, passed through verbatim (e.g."
                   + " sink.kafka.producer.security.protocol=SASL_SSL). Idempotence, acks=all and"
-                  + " the byte-array serializers cannot be changed.")
+                  + " the byte-array serializers cannot be changed. Client metrics are off unless"
+                  + " set here (metric.reporters empty, enable.metrics.push=false).")
           .build();
 
   /** Defaults tuned for a few latency-sensitive envelopes, overridable through PRODUCER. */
-  static final Map<String, Object> DEFAULTS =
-      Map.of(
-          "linger.ms", "0",
-          "max.block.ms", "10000",
-          "request.timeout.ms", "10000",
-          "delivery.timeout.ms", "25000",
-          "max.in.flight.requests.per.connection", "5",
-          "reconnect.backoff.max.ms", "1000",
-          "retry.backoff.max.ms", "1000",
-          "metadata.max.age.ms", "60000",
-          // No JMX MBean per client metric: the agent reports on /metrics.
-          "metric.reporters", "");
+  static final Map<String, Object> DEFAULTS = defaults();
+
+  private static Map<String, Object> defaults() {
+    Map<String, Object> d =
+        new HashMap<>(
+            Map.of(
+                "linger.ms", "0",
+                "max.block.ms", "10000",
+                "request.timeout.ms", "10000",
+                "delivery.timeout.ms", "25000",
+                "max.in.flight.requests.per.connection", "5",
+                "reconnect.backoff.max.ms", "1000",
+                "retry.backoff.max.ms", "1000",
+                "metadata.max.age.ms", "60000"));
+    d.putAll(KafkaSink.NO_CLIENT_METRICS);
+    return Map.copyOf(d);
+  }
 
   @Override
   public String name() {
