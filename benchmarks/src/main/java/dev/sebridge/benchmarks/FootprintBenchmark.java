@@ -17,6 +17,25 @@ import java.util.Map;
  * for neither: its NMT summary, class count and thread count explain where the memory goes.
  */
 final class FootprintBenchmark {
+  /** The floor's window: long enough to see its steady state, not the agent's five minutes. */
+  private static final int FLOOR_SECONDS = 120;
+
+  /**
+   * Every JVM setting benchmarks/FOOTPRINT.md tried on the agent and did not keep, together: the
+   * least memory the launcher's JVM could give a Kafka producer without giving up the JIT.
+   */
+  static final List<String> EVERY_SETTING_TRIED =
+      List.of(
+          "-Xmn2m",
+          "-Xss256k",
+          "-XX:MetaspaceReclaimPolicy=aggressive",
+          "-XX:Tier3InvocationThreshold=2000",
+          "-XX:Tier3MinInvocationThreshold=1000",
+          "-XX:Tier3CompileThreshold=20000",
+          "-XX:Tier3BackEdgeThreshold=600000",
+          "-XX:TrimNativeHeapInterval=2000",
+          "-Xshare:off");
+
   private final Benchmarks harness;
 
   FootprintBenchmark(Benchmarks harness) {
@@ -50,9 +69,6 @@ final class FootprintBenchmark {
                     Duration.ofSeconds(1),
                     "state-footprint-twin",
                     List.of()));
-        AgentProcessHandle jvmAlone = floor("floor-jvm.log", List.of());
-        AgentProcessHandle producerAlone =
-            floor("floor-producer.log", List.of(kafka.bootstrapServers(), topic + "-floor"));
         ReferenceLoop ref =
             harness.reference
                 ? new ReferenceLoop(
@@ -76,22 +92,12 @@ final class FootprintBenchmark {
       List<Long> rss = new ArrayList<>();
       List<Long> pss = new ArrayList<>();
       List<Long> refRss = new ArrayList<>();
-      Map<String, AgentProcessHandle> floorProcesses = new LinkedHashMap<>();
-      floorProcesses.put("the JVM alone: an idle `main`", jvmAlone);
-      floorProcesses.put("the JVM and one Kafka producer sending a record a second", producerAlone);
-      Map<String, long[]> floors = new LinkedHashMap<>(); // {RSS max, PSS max} in KiB
-      floorProcesses.keySet().forEach(name -> floors.put(name, new long[2]));
       for (int s = 0; s < harness.footprintSeconds; s++) {
         Thread.sleep(1000);
         rss.add(agent.rssKib());
         pss.add(ProcStat.pssKib(agent.pid()));
         if (ref != null) {
           refRss.add(ProcStat.rssKib(ref.pid()));
-        }
-        for (var floor : floorProcesses.entrySet()) {
-          long[] max = floors.get(floor.getKey());
-          max[0] = Math.max(max[0], floor.getValue().rssKib());
-          max[1] = Math.max(max[1], ProcStat.pssKib(floor.getValue().pid()));
         }
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
@@ -101,18 +107,90 @@ final class FootprintBenchmark {
               ? Double.NaN
               : (ProcStat.cpuTicks(ref.pid()) - refCpu0) * 100.0 / ticksPerSecond / seconds;
       harness.report.footprint(rss, pss, cpuPct, refRss, refCpuPct, sim.scheduledEventsGets());
-      harness.report.footprintFloor(floors);
       harness.report.footprintBreakdown(
           AgentDiagnostics.of(twin.pid(), classLog, ProcStat.threads(agent.pid())));
     }
+    floors(kafka, topic + "-floor");
   }
 
-  /** {@link KafkaProducerFloor} with the launcher's JVM options on the agent's class path. */
-  private AgentProcessHandle floor(String log, List<String> args) throws java.io.IOException {
+  /**
+   * The floor under the agent, in a window of its own after the agent's (so that only the agent's
+   * NMT twin runs beside it while its CPU is measured): the JVM alone, the JVM with one Kafka
+   * producer, and the same producer with every footprint setting tried and not kept, then with no
+   * JIT at all; and the agent itself with those settings, to show what its own work costs above
+   * that floor.
+   */
+  private void floors(EmbeddedKafkaBroker kafka, String topic) throws Exception {
+    List<String> producer = List.of(kafka.bootstrapServers(), topic);
+    kafka.createTopic(topic + "-agent", 3);
+    Map<String, AgentProcessHandle> processes = new LinkedHashMap<>();
+    try (ImdsSimulator sim = ImdsSimulator.builder().vm(Benchmarks.VM).build().start();
+        AgentProcessHandle agent =
+            harness.startAgent(
+                "agent-footprint-tried.log",
+                EVERY_SETTING_TRIED,
+                harness.agentArgs(
+                    sim,
+                    kafka,
+                    topic + "-agent",
+                    Duration.ofSeconds(1),
+                    "state-footprint-tried",
+                    List.of()));
+        AgentProcessHandle jvm = floor("floor-jvm.log", List.of(), List.of());
+        AgentProcessHandle plain = floor("floor-producer.log", List.of(), producer);
+        AgentProcessHandle tried = floor("floor-tried.log", EVERY_SETTING_TRIED, producer);
+        AgentProcessHandle noJit = floor("floor-xint.log", interpreted(), producer)) {
+      processes.put("the JVM alone: an idle `main`", jvm);
+      processes.put("the JVM and one Kafka producer sending a record a second", plain);
+      processes.put(
+          "the same, with every footprint setting tried and not kept: `"
+              + String.join(" ", EVERY_SETTING_TRIED)
+              + "`",
+          tried);
+      processes.put("the same and no JIT at all (`-Xint`), a lower bound, not an option", noJit);
+      processes.put(
+          "the agent (Kafka sink, 1 poll/s) with every footprint setting tried and not kept",
+          agent);
+      Map<String, long[]> floors = new LinkedHashMap<>(); // {RSS max, PSS max} in KiB
+      processes.keySet().forEach(name -> floors.put(name, new long[2]));
+      // Started and settled, and the agent has an event to publish, as in the agent's window.
+      String id =
+          sim.addEvent(
+              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000));
+      Thread.sleep(10_000);
+      sim.startEvent(id);
+      Thread.sleep(5_000);
+      int seconds = Math.min(harness.footprintSeconds, FLOOR_SECONDS);
+      for (int s = 0; s < seconds; s++) {
+        Thread.sleep(1000);
+        for (var p : processes.entrySet()) {
+          long[] max = floors.get(p.getKey());
+          max[0] = Math.max(max[0], p.getValue().rssKib());
+          max[1] = Math.max(max[1], ProcStat.pssKib(p.getValue().pid()));
+        }
+      }
+      harness.report.footprintFloor(seconds, floors);
+    }
+  }
+
+  private static List<String> interpreted() {
+    List<String> o = new ArrayList<>(EVERY_SETTING_TRIED);
+    o.add("-Xint");
+    return o;
+  }
+
+  /**
+   * {@link KafkaProducerFloor} with the launcher's JVM options (then {@code extra}) on the agent's
+   * class path.
+   */
+  private AgentProcessHandle floor(String log, List<String> extra, List<String> args)
+      throws java.io.IOException {
+    List<String> options = new ArrayList<>(harness.agentOptions);
+    options.addAll(extra);
     return AgentProcessHandle.startJava(
         harness.repo,
         harness.work.resolve(log),
-        harness.agentOptions,
+        options,
         Map.of(),
         harness.repo.resolve("benchmarks/target/classes"),
         KafkaProducerFloor.class.getName(),

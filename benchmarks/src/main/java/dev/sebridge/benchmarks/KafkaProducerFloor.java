@@ -22,10 +22,10 @@ public final class KafkaProducerFloor {
     if (args.length < 2) {
       Thread.currentThread().join(); // idle until the benchmark stops the process
     }
-    // The sink's delivery settings and, as the agent, no JMX reporter.
+    // The sink's delivery settings and, as the agent, no client metrics (JMX or pushed).
     Map<String, Object> config = new HashMap<>(KafkaSink.required());
+    config.putAll(KafkaSink.NO_CLIENT_METRICS);
     config.put("bootstrap.servers", args[0]);
-    config.put("metric.reporters", "");
     KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
     byte[] value = new byte[1200]; // about the size of an envelope
     Executors.newSingleThreadScheduledExecutor()

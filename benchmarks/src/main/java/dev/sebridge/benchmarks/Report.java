@@ -179,13 +179,19 @@ final class Report {
   /**
    * @param maxKib per process: {RSS max, PSS max} in KiB
    */
-  void footprintFloor(Map<String, long[]> maxKib) {
+  void footprintFloor(int seconds, Map<String, long[]> maxKib) {
     StringBuilder b =
         new StringBuilder(
-            "### The JVM and the Kafka client without the agent\n\nBeside the agent, in the same"
-                + " window, with the launcher's JVM options and the agent's class path"
-                + " (`KafkaProducerFloor`): the part of the agent's footprint that any JVM agent"
-                + " with the Kafka sink pays, whatever it does.\n\n| process | RSS max | PSS max |\n"
+            "### The JVM and the Kafka client without the agent\n\nAfter the agent's window, in"
+                + " one of their own ("
+                + seconds
+                + " s after a 15 s warm-up), with the launcher's JVM options and the agent's class"
+                + " path (`KafkaProducerFloor`, the sink's producer settings): the part of the"
+                + " agent's footprint that any JVM agent with the Kafka sink pays, whatever it"
+                + " does. Then the same producer with every footprint setting benchmarks/FOOTPRINT.md"
+                + " tried on the agent and did not keep (each costs approval latency or flood"
+                + " throughput), with no JIT at all, and the agent itself with those settings: what"
+                + " the agent's own work costs above the floor.\n\n| process | RSS max | PSS max |\n"
                 + "|---|---|---|\n");
     maxKib.forEach(
         (name, m) ->

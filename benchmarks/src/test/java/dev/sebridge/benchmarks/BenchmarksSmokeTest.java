@@ -35,6 +35,12 @@ class BenchmarksSmokeTest {
         .contains("| RSS (max) |")
         .containsPattern("\\| the JVM alone: an idle `main` \\| [1-9]")
         .containsPattern("\\| the JVM and one Kafka producer sending a record a second \\| [1-9]")
+        .containsPattern(
+            "\\| the same, with every footprint setting tried and not kept: `[^`]+` \\| [1-9]")
+        .containsPattern("\\| the same and no JIT at all \\(`-Xint`\\)[^|]* \\| [1-9]")
+        .containsPattern(
+            "\\| the agent \\(Kafka sink, 1 poll/s\\) with every footprint setting tried and not"
+                + " kept \\| [1-9]")
         .contains("| CPU |")
         .contains("| start to first poll (p50) |")
         .contains("missed 0")
