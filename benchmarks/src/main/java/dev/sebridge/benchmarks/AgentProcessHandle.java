@@ -92,11 +92,6 @@ final class AgentProcessHandle implements AutoCloseable {
     return ProcStat.rssKib(pid());
   }
 
-  /** User + system CPU time in clock ticks. */
-  long cpuTicks() throws IOException {
-    return ProcStat.cpuTicks(pid());
-  }
-
   boolean isAlive() {
     return process.isAlive();
   }

@@ -6,7 +6,6 @@ import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -297,15 +296,5 @@ public final class Benchmarks {
       }
     }
     report.startTime(stats);
-  }
-
-  static long clockTicks() {
-    try {
-      Process p = new ProcessBuilder("getconf", "CLK_TCK").start();
-      return Long.parseLong(
-          new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
-    } catch (Exception e) {
-      return 100;
-    }
   }
 }

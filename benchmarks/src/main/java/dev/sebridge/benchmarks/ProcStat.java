@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** RSS, PSS, threads and CPU time of any process, from /proc. */
+/** RSS, PSS and threads of any process, from /proc (CPU time: {@link ProcessCpu}). */
 final class ProcStat {
   private ProcStat() {}
 
@@ -36,11 +36,5 @@ final class ProcStat {
       }
     }
     return -1;
-  }
-
-  static long cpuTicks(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 }

@@ -42,6 +42,7 @@ class BenchmarksSmokeTest {
             "\\| the agent \\(Kafka sink, 1 poll/s\\) with every footprint setting tried and not"
                 + " kept \\| [1-9]")
         .contains("| CPU |")
+        .containsPattern("### CPU once the JIT has settled[^#]+- sebridge: CPU [0-9.]+ %")
         .contains("| start to first poll (p50) |")
         .contains("missed 0")
         .contains("failed 0")
