@@ -32,6 +32,11 @@ final class AgentProcess implements AutoCloseable {
       Path logDir, List<String> jvmArgs, Map<String, String> env, String... args)
       throws IOException {
     List<String> cmd = new ArrayList<>();
+    // The agent's stop signals at their default disposition, however the suite was started: a
+    // process inherits ignored signals (nohup ignores SIGHUP, a shell's background job SIGINT),
+    // and a JVM that starts with SIGHUP ignored runs no shutdown hook on it. env execs java: the
+    // process id stays the agent's.
+    cmd.addAll(List.of("env", "--default-signal=HUP,INT,TERM"));
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseSerialGC");
     cmd.add("-XX:TieredStopAtLevel=1");
@@ -107,7 +112,7 @@ final class AgentProcess implements AutoCloseable {
   int waitFor(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
-      throw new AssertionError("process did not end within " + timeout);
+      throw new AssertionError("process did not end within " + timeout + "\n" + stderr());
     }
     return process.exitValue();
   }
