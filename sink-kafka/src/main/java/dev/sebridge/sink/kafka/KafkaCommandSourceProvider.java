@@ -52,25 +52,19 @@ public final class KafkaCommandSourceProvider implements CommandSourceProvider {
    * Batches big enough that a flood of garbage is read quickly, fetches bounded (records are at
    * most 64 KiB on a safe topic).
    */
-  static final Map<String, Object> DEFAULTS = defaults();
-
-  private static Map<String, Object> defaults() {
-    Map<String, Object> d =
-        new HashMap<>(
-            Map.ofEntries(
-                Map.entry("enable.auto.commit", "false"),
-                Map.entry("fetch.max.wait.ms", "100"),
-                Map.entry("fetch.min.bytes", "1"),
-                Map.entry("max.poll.records", "500"),
-                Map.entry("fetch.max.bytes", "1048576"),
-                Map.entry("max.partition.fetch.bytes", "262144"),
-                Map.entry("isolation.level", "read_committed"),
-                Map.entry("reconnect.backoff.max.ms", "1000"),
-                Map.entry("request.timeout.ms", "10000"),
-                Map.entry("default.api.timeout.ms", "15000")));
-    d.putAll(KafkaSink.NO_CLIENT_METRICS);
-    return Map.copyOf(d);
-  }
+  static final Map<String, Object> DEFAULTS =
+      KafkaSink.withNoClientMetrics(
+          Map.ofEntries(
+              Map.entry("enable.auto.commit", "false"),
+              Map.entry("fetch.max.wait.ms", "100"),
+              Map.entry("fetch.min.bytes", "1"),
+              Map.entry("max.poll.records", "500"),
+              Map.entry("fetch.max.bytes", "1048576"),
+              Map.entry("max.partition.fetch.bytes", "262144"),
+              Map.entry("isolation.level", "read_committed"),
+              Map.entry("reconnect.backoff.max.ms", "1000"),
+              Map.entry("request.timeout.ms", "10000"),
+              Map.entry("default.api.timeout.ms", "15000")));
 
   @Override
   public String name() {

@@ -200,6 +200,13 @@ public final class KafkaSink implements EventSink {
   public static final Map<String, Object> NO_CLIENT_METRICS =
       Map.of("metric.reporters", "", "enable.metrics.push", "false");
 
+  /** A client's defaults with {@link #NO_CLIENT_METRICS} added, unmodifiable. */
+  static Map<String, Object> withNoClientMetrics(Map<String, Object> defaults) {
+    Map<String, Object> d = new java.util.HashMap<>(defaults);
+    d.putAll(NO_CLIENT_METRICS);
+    return Map.copyOf(d);
+  }
+
   /**
    * The producer settings sebridge insists on; see {@link KafkaSinkProvider}. Public for the
    * footprint benchmark, whose bare producer uses the same.

@@ -42,23 +42,17 @@ public final class KafkaSinkProvider implements EventSinkProvider {
           .build();
 
   /** Defaults tuned for a few latency-sensitive envelopes, overridable through PRODUCER. */
-  static final Map<String, Object> DEFAULTS = defaults();
-
-  private static Map<String, Object> defaults() {
-    Map<String, Object> d =
-        new HashMap<>(
-            Map.of(
-                "linger.ms", "0",
-                "max.block.ms", "10000",
-                "request.timeout.ms", "10000",
-                "delivery.timeout.ms", "25000",
-                "max.in.flight.requests.per.connection", "5",
-                "reconnect.backoff.max.ms", "1000",
-                "retry.backoff.max.ms", "1000",
-                "metadata.max.age.ms", "60000"));
-    d.putAll(KafkaSink.NO_CLIENT_METRICS);
-    return Map.copyOf(d);
-  }
+  static final Map<String, Object> DEFAULTS =
+      KafkaSink.withNoClientMetrics(
+          Map.of(
+              "linger.ms", "0",
+              "max.block.ms", "10000",
+              "request.timeout.ms", "10000",
+              "delivery.timeout.ms", "25000",
+              "max.in.flight.requests.per.connection", "5",
+              "reconnect.backoff.max.ms", "1000",
+              "retry.backoff.max.ms", "1000",
+              "metadata.max.age.ms", "60000"));
 
   @Override
   public String name() {

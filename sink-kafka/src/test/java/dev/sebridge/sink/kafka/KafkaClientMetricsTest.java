@@ -10,6 +10,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,9 +30,7 @@ class KafkaClientMetricsTest {
             Configuration.of(Map.of("sink.kafka.bootstrap-servers", NOWHERE)));
     assertThat(props).containsEntry("metric.reporters", "");
     try (var producer = new KafkaProducer<byte[], byte[]>(props)) {
-      assertThatThrownBy(() -> producer.clientInstanceId(Duration.ofMillis(1)))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("enable.metrics.push");
+      assertPushOff(() -> producer.clientInstanceId(Duration.ofMillis(1)));
     }
   }
 
@@ -42,15 +41,18 @@ class KafkaClientMetricsTest {
             Configuration.of(Map.of("commands.kafka.bootstrap-servers", NOWHERE)));
     try (var consumer =
         new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      assertThatThrownBy(() -> consumer.clientInstanceId(Duration.ofMillis(1)))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("enable.metrics.push");
+      assertPushOff(() -> consumer.clientInstanceId(Duration.ofMillis(1)));
     }
     try (Admin admin = Admin.create(CommandTopicGuard.adminProps(props))) {
-      assertThatThrownBy(() -> admin.clientInstanceId(Duration.ofMillis(1)))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("enable.metrics.push");
+      assertPushOff(() -> admin.clientInstanceId(Duration.ofMillis(1)));
     }
+  }
+
+  /** A client with telemetry off refuses to name its instance, saying which setting to change. */
+  static void assertPushOff(ThrowingCallable clientInstanceId) {
+    assertThatThrownBy(clientInstanceId)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("enable.metrics.push");
   }
 
   @Test
