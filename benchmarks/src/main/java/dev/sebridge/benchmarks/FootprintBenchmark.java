@@ -40,9 +40,11 @@ final class FootprintBenchmark {
           "-Xshare:off");
 
   private final Benchmarks harness;
+  private final FootprintReport out;
 
   FootprintBenchmark(Benchmarks harness) {
     this.harness = harness;
+    this.out = new FootprintReport(harness.report);
   }
 
   void run(EmbeddedKafkaBroker kafka) throws Exception {
@@ -77,20 +79,8 @@ final class FootprintBenchmark {
                     harness.repo.resolve("benchmarks/reference/reference_loop.py"),
                     sim.baseUri(Benchmarks.VM.name()).toString())
                 : null) {
-      // Steady state: started, a few events published, JIT settled.
-      String id =
-          sim.addEvent(
-              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000));
-      String twinId =
-          twinSim.addEvent(
-              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000));
-      Thread.sleep(10_000);
-      sim.startEvent(id);
-      twinSim.startEvent(twinId);
-      Thread.sleep(5_000);
-      ProcessCpu agentCpu = ProcessCpu.start(agent.pid());
-      ProcessCpu refCpu = ref == null ? null : ProcessCpu.start(ref.pid());
-      long t0 = System.nanoTime();
+      settle(sim, twinSim);
+      CpuWindow cpu = new CpuWindow(agent.pid(), ref == null ? null : ref.pid());
       List<Long> rss = new ArrayList<>();
       List<Long> pss = new ArrayList<>();
       List<Long> refRss = new ArrayList<>();
@@ -98,35 +88,23 @@ final class FootprintBenchmark {
         Thread.sleep(1000);
         rss.add(agent.rssKib());
         pss.add(ProcStat.pssKib(agent.pid()));
-        agentCpu.sample();
         if (ref != null) {
           refRss.add(ProcStat.rssKib(ref.pid()));
-          refCpu.sample();
         }
+        cpu.sample();
       }
-      long windowNanos = System.nanoTime() - t0;
-      double cpuPct = agentCpu.nanos() * 100.0 / windowNanos;
-      double refCpuPct = ref == null ? Double.NaN : refCpu.nanos() * 100.0 / windowNanos;
-      harness.report.footprint(rss, pss, cpuPct, refRss, refCpuPct, sim.scheduledEventsGets());
+      out.footprint(
+          rss, pss, cpu.agentPercent(), refRss, cpu.referencePercent(), sim.scheduledEventsGets());
       // At 1 poll/s the JIT compiles the poll path only after a few hundred polls: the window
       // above pays for the interpreter and the compiler. The same processes, once that is over.
       int steadySeconds = Math.min(harness.footprintSeconds, STEADY_SECONDS);
-      agentCpu = ProcessCpu.start(agent.pid());
-      refCpu = ref == null ? null : ProcessCpu.start(ref.pid());
-      t0 = System.nanoTime();
+      cpu = new CpuWindow(agent.pid(), ref == null ? null : ref.pid());
       for (int s = 0; s < steadySeconds; s++) {
         Thread.sleep(1000);
-        agentCpu.sample();
-        if (ref != null) {
-          refCpu.sample();
-        }
+        cpu.sample();
       }
-      windowNanos = System.nanoTime() - t0;
-      harness.report.steadyCpu(
-          steadySeconds,
-          agentCpu.nanos() * 100.0 / windowNanos,
-          ref == null ? Double.NaN : refCpu.nanos() * 100.0 / windowNanos);
-      harness.report.footprintBreakdown(
+      out.steadyCpu(steadySeconds, cpu.agentPercent(), cpu.referencePercent());
+      out.footprintBreakdown(
           AgentDiagnostics.of(twin.pid(), classLog, ProcStat.threads(agent.pid())));
     }
     floors(kafka, topic + "-floor");
@@ -172,13 +150,7 @@ final class FootprintBenchmark {
           agent);
       Map<String, long[]> floors = new LinkedHashMap<>(); // {RSS max, PSS max} in KiB
       processes.keySet().forEach(name -> floors.put(name, new long[2]));
-      // Started and settled, and the agent has an event to publish, as in the agent's window.
-      String id =
-          sim.addEvent(
-              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000));
-      Thread.sleep(10_000);
-      sim.startEvent(id);
-      Thread.sleep(5_000);
+      settle(sim);
       int seconds = Math.min(harness.footprintSeconds, FLOOR_SECONDS);
       for (int s = 0; s < seconds; s++) {
         Thread.sleep(1000);
@@ -188,7 +160,51 @@ final class FootprintBenchmark {
           max[1] = Math.max(max[1], ProcStat.pssKib(p.getValue().pid()));
         }
       }
-      harness.report.footprintFloor(seconds, floors);
+      out.footprintFloor(seconds, floors);
+    }
+  }
+
+  /** Started, an event scheduled and then started on each simulator, the first publishes done. */
+  private static void settle(ImdsSimulator... sims) throws InterruptedException {
+    List<String> ids = new ArrayList<>();
+    for (ImdsSimulator sim : sims) {
+      ids.add(
+          sim.addEvent(
+              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000)));
+    }
+    Thread.sleep(10_000);
+    for (int i = 0; i < sims.length; i++) {
+      sims[i].startEvent(ids.get(i));
+    }
+    Thread.sleep(5_000);
+  }
+
+  /** CPU of the agent and, when there is one, the reference loop over one window from now. */
+  private static final class CpuWindow {
+    private final ProcessCpu agent;
+    private final ProcessCpu reference;
+    private final long startNanos = System.nanoTime();
+    private long lastNanos = startNanos;
+
+    CpuWindow(long agentPid, Long referencePid) throws java.io.IOException {
+      agent = ProcessCpu.start(agentPid);
+      reference = referencePid == null ? null : ProcessCpu.start(referencePid);
+    }
+
+    void sample() throws java.io.IOException {
+      agent.sample();
+      if (reference != null) {
+        reference.sample();
+      }
+      lastNanos = System.nanoTime();
+    }
+
+    double agentPercent() {
+      return agent.nanos() * 100.0 / (lastNanos - startNanos);
+    }
+
+    double referencePercent() {
+      return reference == null ? Double.NaN : reference.nanos() * 100.0 / (lastNanos - startNanos);
     }
   }
 

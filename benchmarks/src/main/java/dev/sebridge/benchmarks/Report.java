@@ -6,16 +6,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.LongSummaryStatistics;
-import java.util.Map;
 
 /** Collects results and writes benchmarks/REPORT.md with the targets and pass/fail. */
 final class Report {
   private final List<String> results = new ArrayList<>();
   private final List<String> targets = new ArrayList<>();
 
-  private void target(String what, String target, String measured, boolean pass) {
+  void target(String what, String target, String measured, boolean pass) {
     targets.add(targetRow(what, target, measured, pass));
+  }
+
+  /** A section of the results (FootprintReport's too). */
+  void result(String markdown) {
+    results.add(markdown);
   }
 
   /** One row of a report's targets table (FleetReport's too). */
@@ -88,8 +91,6 @@ final class Report {
   /** Approval latency at or under which the whole run must stay, every approval counted. */
   static final double APPROVAL_MAX_MS = 150;
 
-  static final double RSS_MAX_MIB = 64;
-
   void approval(Stats s, List<Double> inOrder, int failed) {
     StringBuilder b =
         new StringBuilder(
@@ -124,157 +125,6 @@ final class Report {
         "<= " + (int) APPROVAL_MAX_MS + " ms",
         String.format("%.1f ms", s.max()),
         failed == 0 && s.max() <= APPROVAL_MAX_MS);
-  }
-
-  void footprint(
-      List<Long> rss,
-      List<Long> pss,
-      double cpuPct,
-      List<Long> refRss,
-      double refCpuPct,
-      long polls) {
-    LongSummaryStatistics r = rss.stream().mapToLong(Long::longValue).summaryStatistics();
-    LongSummaryStatistics p = pss.stream().mapToLong(Long::longValue).summaryStatistics();
-    StringBuilder b =
-        new StringBuilder(
-            "### Footprint, " + rss.size() + " s steady at 1 poll/s with the Kafka sink\n\n");
-    b.append(
-        String.format(
-            "- sebridge: RSS min %.1f / avg %.1f / max %.1f MiB, PSS min %.1f / avg %.1f / max %.1f MiB, CPU %.2f %% of one core (simulator saw %d polls in total)%n",
-            r.getMin() / 1024.0,
-            r.getAverage() / 1024.0,
-            r.getMax() / 1024.0,
-            p.getMin() / 1024.0,
-            p.getAverage() / 1024.0,
-            p.getMax() / 1024.0,
-            cpuPct,
-            polls));
-    if (!refRss.isEmpty()) {
-      LongSummaryStatistics f = refRss.stream().mapToLong(Long::longValue).summaryStatistics();
-      b.append(
-          String.format(
-              "- reference loop: RSS min %.1f / avg %.1f / max %.1f MiB, CPU %.2f %% of one core%n",
-              f.getMin() / 1024.0, f.getAverage() / 1024.0, f.getMax() / 1024.0, refCpuPct));
-      b.append(
-          String.format(
-              "- ratio sebridge / reference: CPU %.2fx, RSS %.2fx%n",
-              cpuPct / refCpuPct, r.getMax() / (double) f.getMax()));
-    }
-    results.add(b.toString());
-    target(
-        "RSS (max)",
-        "<= " + (int) RSS_MAX_MIB + " MiB",
-        String.format("%.1f MiB (PSS %.1f MiB)", r.getMax() / 1024.0, p.getMax() / 1024.0),
-        r.getMax() <= RSS_MAX_MIB * 1024);
-    target("CPU", "<= 1 % of one core", String.format("%.2f %%", cpuPct), cpuPct <= 1.0);
-    if (!refRss.isEmpty()) {
-      target(
-          "CPU vs reference loop, footprint window (JIT warm-up included)",
-          "<= 1.5x",
-          String.format("%.2fx", cpuPct / refCpuPct),
-          cpuPct <= 1.5 * refCpuPct);
-    }
-  }
-
-  /** CPU of the same agent and reference loop in the window after the footprint's. */
-  void steadyCpu(int seconds, double cpuPct, double refCpuPct) {
-    StringBuilder b =
-        new StringBuilder(
-            String.format(
-                "### CPU once the JIT has settled%n%nThe same processes for %d s more, after the"
-                    + " footprint window: at 1 poll/s the JIT compiles the poll path only after a"
-                    + " few hundred polls, so the window above pays for the interpreter and the"
-                    + " compiler too, a cost of every start, not of every hour.%n%n"
-                    + "- sebridge: CPU %.3f %% of one core%n",
-                seconds, cpuPct));
-    boolean withReference = !Double.isNaN(refCpuPct);
-    if (withReference) {
-      b.append(
-          String.format(
-              "- reference loop: CPU %.3f %% of one core%n- ratio sebridge / reference: %.2fx%n",
-              refCpuPct, cpuPct / refCpuPct));
-    }
-    results.add(b.toString());
-    if (withReference) {
-      target(
-          "CPU vs reference loop, after it (JIT settled)",
-          "<= 1.5x",
-          String.format("%.2fx", cpuPct / refCpuPct),
-          cpuPct <= 1.5 * refCpuPct);
-    }
-  }
-
-  /**
-   * @param maxKib per process: {RSS max, PSS max} in KiB
-   */
-  void footprintFloor(int seconds, Map<String, long[]> maxKib) {
-    StringBuilder b =
-        new StringBuilder(
-            "### The JVM and the Kafka client without the agent\n\nAfter the agent's window, in"
-                + " one of their own ("
-                + seconds
-                + " s after a 15 s warm-up), with the launcher's JVM options and the agent's class"
-                + " path (`KafkaProducerFloor`, the sink's producer settings): the part of the"
-                + " agent's footprint that any JVM agent with the Kafka sink pays, whatever it"
-                + " does. Then the same producer with every footprint setting benchmarks/FOOTPRINT.md"
-                + " tried on the agent and did not keep (each costs approval latency or flood"
-                + " throughput), with no JIT at all, and the agent itself with those settings: what"
-                + " the agent's own work costs above the floor.\n\n| process | RSS max | PSS max |\n"
-                + "|---|---|---|\n");
-    maxKib.forEach(
-        (name, m) ->
-            b.append(
-                String.format(
-                    "| %s | %.1f MiB | %.1f MiB |%n", name, m[0] / 1024.0, m[1] / 1024.0)));
-    results.add(b.toString());
-  }
-
-  /**
-   * @param maxKib per configuration: {RSS max, PSS max} in KiB, the Kafka sink alone first
-   * @param laRows rows the Log Analytics test endpoint received (the sink did work)
-   */
-  void sinkCost(int seconds, Map<String, long[]> maxKib, int laRows, boolean alive) {
-    StringBuilder b =
-        new StringBuilder(
-            "### What the Azure sinks cost on top\n\nThree agents side by side for "
-                + seconds
-                + " s at 1 poll/s, each with its own simulator: the Kafka sink alone, with the"
-                + " Event Hubs sink (the real client over AMQP to the test peer), with the Log"
-                + " Analytics sink (the real client over HTTPS to the test endpoint, managed-identity"
-                + " token from the simulator).\n\n| sinks | RSS max | PSS max | RSS on top of Kafka |\n"
-                + "|---|---|---|---|\n");
-    long base = maxKib.values().iterator().next()[0];
-    maxKib.forEach(
-        (name, m) ->
-            b.append(
-                String.format(
-                    "| %s | %.1f MiB | %.1f MiB | %+.1f MiB |%n",
-                    name, m[0] / 1024.0, m[1] / 1024.0, (m[0] - base) / 1024.0)));
-    b.append(
-        String.format(
-            "%nRows the Log Analytics endpoint received: %d; every agent alive at the end: %s.",
-            laRows, alive ? "yes" : "**no**"));
-    results.add(b.toString());
-  }
-
-  void footprintBreakdown(AgentDiagnostics d) {
-    StringBuilder b =
-        new StringBuilder(
-            "### Where the memory goes\n\nA twin agent with the same settings, started beside the"
-                + " measured one with `-XX:NativeMemoryTracking=summary` and `-Xlog:class+load`,"
-                + " read with `jcmd PID VM.native_memory summary` at the end of the window. NMT"
-                + " counts committed memory, a bound on what is resident; it does not see the JVM's"
-                + " own binary, shared libraries or the CDS archive's mapping.\n\n");
-    b.append("| NMT category | committed |\n|---|---|\n");
-    d.committedKib()
-        .forEach((k, v) -> b.append(String.format("| %s | %.1f MiB |%n", k, v / 1024.0)));
-    b.append(
-        String.format(
-            "%nClasses loaded: %d (%d from the CDS archive); threads of the measured agent: %d.%n%n",
-            d.classes(), d.classesFromCds(), d.threads()));
-    b.append("| library | classes |\n|---|---|\n");
-    d.classesByLibrary().forEach((k, v) -> b.append(String.format("| %s | %d |%n", k, v)));
-    results.add(b.toString());
   }
 
   void startTime(Stats s) {

@@ -105,8 +105,12 @@ final class SinkCostBenchmark {
           m[1] = Math.max(m[1], ProcStat.pssKib(agents.get(i).pid()));
         }
       }
-      harness.report.sinkCost(
-          seconds, max, logs.rows().size(), agents.stream().allMatch(AgentProcessHandle::isAlive));
+      new FootprintReport(harness.report)
+          .sinkCost(
+              seconds,
+              max,
+              logs.rows().size(),
+              agents.stream().allMatch(AgentProcessHandle::isAlive));
     } finally {
       for (AgentProcessHandle a : agents) {
         a.close();
