@@ -9,10 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@code sebridge} as a real OS process (same class path as the tests), for signals and kill -9.
@@ -26,6 +28,24 @@ final class AgentProcess implements AutoCloseable {
     this.process = process;
     this.stdout = stdout;
     this.stderr = stderr;
+  }
+
+  /**
+   * {@code target/agent-logs/<class>/<test method>/}, emptied: the agents' stdout and stderr of a
+   * test outlive it, so a failed run in CI explains itself.
+   */
+  static Path logDir(Class<?> testClass, TestInfo test) throws IOException {
+    Path dir =
+        Path.of("target", "agent-logs", testClass.getSimpleName())
+            .resolve(test.getTestMethod().map(m -> m.getName()).orElse("class"));
+    if (Files.isDirectory(dir)) {
+      try (var old = Files.list(dir)) {
+        for (Path p : old.toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    return Files.createDirectories(dir);
   }
 
   static AgentProcess start(
@@ -75,8 +95,9 @@ final class AgentProcess implements AutoCloseable {
   }
 
   /**
-   * {@link #run}, then waits until the agent has polled the simulator a few times, and fails with
-   * its stderr if it died instead.
+   * {@link #run}, then waits until the agent's VM has been served the simulator's current document
+   * (with a VM-less endpoint: until the simulator answered a few more polls), and fails with its
+   * stderr if it died instead.
    */
   static AgentProcess runPolling(
       ImdsSimulator sim,
@@ -87,10 +108,36 @@ final class AgentProcess implements AutoCloseable {
       Map<String, String> settings)
       throws IOException {
     long gets = sim.scheduledEventsGets();
+    long incarnation = sim.documentIncarnation();
+    String endpoint = settings.getOrDefault("imds.endpoint", "");
+    int vm = endpoint.indexOf("/vm/");
+    // This agent's own VM served the current document: another agent's polls of the same
+    // simulator do not count (they did, and a second agent could be "polling" before its first).
+    String vmName = vm < 0 ? null : endpoint.substring(vm + 4).replaceAll("/.*", "");
     AgentProcess p = run(logDir, jvmArgs, env, settings);
-    await().atMost(wait).until(() -> sim.scheduledEventsGets() > gets + 2 || !p.isAlive());
+    await()
+        .atMost(wait)
+        .until(
+            () ->
+                !p.isAlive()
+                    || (vmName == null
+                        ? sim.scheduledEventsGets() > gets + 2
+                        : sim.servedIncarnation(vmName) >= incarnation));
     assertThat(p.isAlive()).as("agent died: %s", p.stderr()).isTrue();
     return p;
+  }
+
+  /**
+   * Waits until each named VM has been served the simulator's current scheduled-events document:
+   * its agent has read every state the simulator was in, so the scenario's next change cannot hide
+   * one. Used instead of a fixed sleep between steps, which a busy machine outlasts.
+   */
+  static void awaitServed(ImdsSimulator sim, Duration wait, Collection<String> vmNames) {
+    long now = sim.documentIncarnation();
+    await()
+        .atMost(wait)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> vmNames.stream().allMatch(vm -> sim.servedIncarnation(vm) >= now));
   }
 
   /** SIGKILL: no shutdown hook, no flush. */

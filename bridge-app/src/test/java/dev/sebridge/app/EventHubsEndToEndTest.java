@@ -90,8 +90,9 @@ class EventHubsEndToEndTest {
             settings);
   }
 
-  static void settle() throws InterruptedException {
-    Thread.sleep(900);
+  /** Waits until the agent has been served the simulator's current document. */
+  void settle() {
+    AgentProcess.awaitServed(sim, WAIT, List.of(VM.name()));
   }
 
   /**

@@ -1,7 +1,6 @@
 package dev.sebridge.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,20 +9,24 @@ import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
 import dev.sebridge.sink.kafka.KafkaTestBroker;
 import dev.sebridge.testing.EnvelopeFile;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -32,6 +35,11 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * Simulator -> `sebridge run` (real processes) -> a real Kafka broker -> a plain KafkaConsumer,
  * checked against the simulator's ground truth: zero lost transitions, order per vmId, duplicates
  * only as identical envelopes.
+ *
+ * <p>Each step of a scenario waits until every agent has been served the simulator's current
+ * document ({@link ImdsSimulator#servedIncarnation}), never for a fixed time: on a busy machine an
+ * agent can be slower than any sleep, and a state it was never served is one it cannot report. The
+ * agents' logs of each test stay in {@code target/agent-logs/KafkaEndToEndTest/<test>/}.
  */
 // Exclusive: timed broker outages.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
@@ -45,7 +53,9 @@ class KafkaEndToEndTest {
   @TempDir Path dir;
   ImdsSimulator sim;
   String topic;
+  Path logs;
   final List<AgentProcess> agents = new ArrayList<>();
+  final Set<String> polling = new LinkedHashSet<>();
 
   @BeforeAll
   static void startKafka() {
@@ -58,7 +68,8 @@ class KafkaEndToEndTest {
   }
 
   @BeforeEach
-  void start() {
+  void start(TestInfo test) throws IOException {
+    logs = AgentProcess.logDir(getClass(), test);
     sim = ImdsSimulator.builder().vm(VM0).vm(VM1).build().start();
     topic = KafkaTestBroker.uniqueTopic("scheduled-events");
     kafka.createTopic(topic, 3);
@@ -79,34 +90,49 @@ class KafkaEndToEndTest {
     settings.put("sink.kafka.bootstrap-servers", kafka.bootstrapServers());
     settings.put("sink.kafka.topic", topic);
     settings.put("publish.max-backoff", "2s");
-    AgentProcess p =
-        AgentProcess.runPolling(sim, WAIT, dir.resolve("logs"), List.of(), Map.of(), settings);
+    AgentProcess p = AgentProcess.runPolling(sim, WAIT, logs, List.of(), Map.of(), settings);
     agents.add(p);
+    polling.add(vm.name());
     return p;
   }
 
-  /** Lets both agents see the current document (a few polls) before the next change. */
-  void settle() throws InterruptedException {
-    Thread.sleep(900);
+  /** Waits until every running agent has been served the simulator's current document. */
+  void settle() {
+    AgentProcess.awaitServed(sim, WAIT, polling);
   }
 
   /**
    * "EventId:Transition" per vmId, deduplicated by envelope id; asserts duplicates are identical.
    */
   Map<String, List<String>> readTopic(int expected) throws Exception {
-    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    await()
-        .atMost(WAIT)
-        .pollInterval(Duration.ofSeconds(1))
-        .until(
-            () -> {
-              records.clear();
-              records.addAll(
-                  kafka.readAll(topic, expected, Duration.ofSeconds(5)).stream()
-                      .filter(r -> isTransition(r))
-                      .toList());
-              return records.stream().map(r -> id(r)).distinct().count() >= expected;
-            });
+    List<ConsumerRecord<byte[], byte[]>> records =
+        new ArrayList<>(
+            kafka
+                .readUntil(
+                    topic,
+                    read ->
+                        read.stream()
+                                .filter(r -> isTransition(r))
+                                .map(r -> id(r))
+                                .distinct()
+                                .count()
+                            >= expected,
+                    WAIT)
+                .stream()
+                .filter(r -> isTransition(r))
+                .toList());
+    long distinct = records.stream().map(r -> id(r)).distinct().count();
+    if (distinct < expected) {
+      throw new AssertionError(
+          "%d of %d transitions reached %s within %s: %s (agents' logs: %s)"
+              .formatted(
+                  distinct,
+                  expected,
+                  topic,
+                  WAIT,
+                  records.stream().map(r -> describe(r)).toList(),
+                  logs.toAbsolutePath()));
+    }
     Map<String, JsonNode> byId = new HashMap<>();
     Map<String, List<String>> perVm = new LinkedHashMap<>();
     // Kafka keeps order per partition; per vmId is per key, so read partition by partition.
@@ -134,6 +160,16 @@ class KafkaEndToEndTest {
           .get("type")
           .asText()
           .startsWith("dev.sebridge.scheduledevent.");
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static String describe(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      return new String(r.key(), StandardCharsets.UTF_8)
+          + "/"
+          + EnvelopeFile.describe(JSON.readTree(r.value()));
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -220,17 +256,21 @@ class KafkaEndToEndTest {
 
   @Test
   void killNineWhileTheBrokerIsDownAndRestartAfterItIsBackLosesNothing() throws Exception {
-    AgentProcess first = agent(VM0, "kafka");
+    AgentProcess first = agent(VM0, "kafka,file");
+    EnvelopeFile file = new EnvelopeFile(dir.resolve("out-" + VM0.name() + ".jsonl"));
     sim.addEvent(EventSpec.scheduled("Reboot", List.of(VM0.name())).withId("K-1"));
     settle();
     kafka.takeDown();
     sim.startEvent("K-1");
     sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())).withId("K-2"));
-    settle();
+    // The file sink is fed from the fsynced outbox: once it has both, so has the outbox.
+    file.await(3, WAIT);
+    assertThat(file.transitions()).containsExactly("K-1:Scheduled", "K-1:Started", "K-2:Scheduled");
     first.kill9(); // the outbox holds Started and K-2 Scheduled, never acknowledged by Kafka
+    polling.remove(VM0.name());
     sim.completeEvent("K-1");
     kafka.bringBack();
-    agent(VM0, "kafka");
+    agent(VM0, "kafka,file");
     Map<String, List<String>> got = readTopic(4);
     assertThat(got.get(VM0.vmId()))
         .containsExactly("K-1:Scheduled", "K-1:Started", "K-2:Scheduled", "K-1:Completed");

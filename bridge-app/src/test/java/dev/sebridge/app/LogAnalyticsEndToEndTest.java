@@ -82,8 +82,9 @@ class LogAnalyticsEndToEndTest {
     return p;
   }
 
-  void settle() throws InterruptedException {
-    Thread.sleep(900);
+  /** Waits until the agent has been served the simulator's current document. */
+  void settle() {
+    AgentProcess.awaitServed(sim, WAIT, List.of(VM.name()));
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -46,6 +47,8 @@ final class ImdsEndpoints {
   private final Deque<Map<String, List<String>>> requestHeaders = new ArrayDeque<>();
   private final AtomicLong scheduledEventsGets = new AtomicLong();
   private final AtomicLong computeGets = new AtomicLong();
+  // The DocumentIncarnation of the last document each VM was served (by VM name).
+  private final Map<String, Long> servedIncarnations = new ConcurrentHashMap<>();
   private final List<ImdsSimulator.TokenRequest> tokenRequests = new CopyOnWriteArrayList<>();
   private volatile Instant firstGetAt;
 
@@ -76,6 +79,10 @@ final class ImdsEndpoints {
 
   long computeGets() {
     return computeGets.get();
+  }
+
+  long servedIncarnation(String vmName) {
+    return servedIncarnations.getOrDefault(vmName, -1L);
   }
 
   List<Map<String, List<String>>> requestHeaders() {
@@ -155,13 +162,13 @@ final class ImdsEndpoints {
       return;
     }
     switch (ex.getRequestMethod()) {
-      case "GET" -> getScheduledEvents(ex, apiVersion);
+      case "GET" -> getScheduledEvents(ex, vm, apiVersion);
       case "POST" -> postStartRequests(ex, vm);
       default -> send(ex, 405, "{\"error\":\"Method not allowed\"}");
     }
   }
 
-  private void getScheduledEvents(HttpExchange ex, String apiVersion) throws IOException {
+  private void getScheduledEvents(HttpExchange ex, SimVm vm, String apiVersion) throws IOException {
     EventBook.Poll poll = book.poll();
     Fault fault = poll.fault();
     if (poll.first() && !firstCallDelay.isZero()) {
@@ -179,7 +186,9 @@ final class ImdsEndpoints {
     } else if (fault instanceof Fault.Delay d) {
       sleep(d.millis());
     }
-    send(ex, 200, book.document(apiVersion).toString());
+    ObjectNode document = book.document(apiVersion);
+    send(ex, 200, document.toString());
+    servedIncarnations.merge(vm.name(), document.path("DocumentIncarnation").asLong(), Math::max);
   }
 
   private void postStartRequests(HttpExchange ex, SimVm vm) throws IOException {

@@ -241,6 +241,15 @@ public final class ImdsSimulator implements AutoCloseable {
   }
 
   /**
+   * The {@code DocumentIncarnation} of the last scheduled-events document this VM was sent whole
+   * (-1 before its first), so a test can wait until an agent has seen the current document instead
+   * of sleeping: every state a VM was served is a state its agent read.
+   */
+  public long servedIncarnation(String vmName) {
+    return endpoints.servedIncarnation(vmName);
+  }
+
+  /**
    * Headers of the newest {@value #RECORDED_REQUESTS} requests received, oldest first (header names
    * lower-cased).
    */

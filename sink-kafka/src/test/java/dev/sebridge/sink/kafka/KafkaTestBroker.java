@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -71,6 +72,17 @@ public abstract class KafkaTestBroker implements AutoCloseable {
 
   /** Every record of a topic (all partitions), from the beginning, until {@code n} or timeout. */
   public List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int n, Duration timeout) {
+    return readUntil(topic, records -> records.size() >= n, timeout);
+  }
+
+  /**
+   * Every committed record of a topic (all partitions), from the beginning, read by one consumer
+   * until {@code done} holds for what was read or the timeout passes, then for a short grace period
+   * (duplicates beyond what {@code done} asked for show up in it). Never interrupted from outside:
+   * the consumer closes normally, and the caller judges what came back.
+   */
+  public List<ConsumerRecord<byte[], byte[]>> readUntil(
+      String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done, Duration timeout) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(
@@ -84,10 +96,9 @@ public abstract class KafkaTestBroker implements AutoCloseable {
       c.assign(parts);
       c.seekToBeginning(parts);
       long deadline = System.nanoTime() + timeout.toNanos();
-      while (out.size() < n && System.nanoTime() < deadline) {
+      while (!done.test(out) && System.nanoTime() < deadline) {
         c.poll(Duration.ofMillis(200)).forEach(out::add);
       }
-      // Anything beyond n (duplicates) shows up within a short grace period.
       long grace = System.nanoTime() + Duration.ofMillis(300).toNanos();
       while (System.nanoTime() < grace) {
         c.poll(Duration.ofMillis(100)).forEach(out::add);
