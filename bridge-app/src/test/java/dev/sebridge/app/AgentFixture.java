@@ -207,13 +207,12 @@ final class AgentFixture
     a.close();
   }
 
-  /** A TCP port nothing listens on right now. */
+  /**
+   * A TCP port nothing listens on right now, outside the ephemeral range (no outgoing connection
+   * can take it before the server binds it).
+   */
   static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return dev.sebridge.sink.kafka.embedded.LoopbackPorts.free();
   }
 
   /** Publishes a command keyed by {@code vmId} on {@code topic}. */

@@ -12,7 +12,6 @@ import dev.sebridge.simulator.SimVm;
 import dev.sebridge.simulator.StartRequestRecord;
 import dev.sebridge.state.CrashPoints;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -328,9 +327,8 @@ class FleetFailoverTest {
     }
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  /** Outside the ephemeral range: no outgoing connection can take it before the fleet binds it. */
+  static int freePort() {
+    return dev.sebridge.sink.kafka.embedded.LoopbackPorts.free();
   }
 }

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,8 +54,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     try {
       this.ownsLogDir = logDir == null;
       this.logDir = logDir == null ? Files.createTempDirectory("sebridge-kafka-") : logDir;
-      this.brokerPort = freePort();
-      this.controllerPort = freePort();
+      this.brokerPort = LoopbackPorts.free();
+      this.controllerPort = LoopbackPorts.free();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -199,13 +197,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       }
     }
     throw new IllegalStateException("embedded Kafka broker did not become ready", last);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
   }
 
   @Override
