@@ -14,7 +14,6 @@ import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.EntraTokens;
 import dev.sebridge.fleet.auth.StaticTokens;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.signing.FleetSigner;
@@ -47,9 +46,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fleet service: Kafka Streams over the envelopes topic ({@link FleetTopology}), the HTTP API
- * over its views ({@link FleetServer}), and the audit producer approvals go through. Built from
- * configuration ({@link FleetKeys}); {@link #start()} creates its topics, starts the streams and
- * serves; {@link #close()} stops all of it.
+ * over its views ({@link FleetServer}), and the producer operators' approvals and rollout commands
+ * go through. Built from configuration ({@link FleetKeys}); {@link #start()} creates its topics,
+ * starts the streams and serves; {@link #close()} stops all of it.
  */
 public final class FleetService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetService.class);
@@ -58,7 +57,6 @@ public final class FleetService implements AutoCloseable {
   private final FleetTopology.Topics topics;
   private final Map<String, Object> kafka;
   private final KafkaStreams streams;
-  private final Producer<String, ApprovalRequest> audit;
   private final Producer<String, RolloutCommand> rolloutCommands;
   private final ViewChanges changes = new ViewChanges();
   private final LiveStream live;
@@ -112,9 +110,9 @@ public final class FleetService implements AutoCloseable {
     FleetViews views = FleetViews.of(streams);
     metrics.views(views);
     this.readiness = new FleetReadiness(streams, clock);
-    this.audit = producer(kafka, "sebridge-fleet-audit", ApprovalRequest.class);
     this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
-    ApprovalRequests approvals = new ApprovalRequests(audit, topics.approvals(), views, clock);
+    ApprovalRequests approvals =
+        new ApprovalRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
     RolloutRequests rollouts =
         new RolloutRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
     this.live = new LiveStream(changes, 64);
@@ -131,7 +129,6 @@ public final class FleetService implements AutoCloseable {
       server.route(new RolloutApi(rollouts, views, policies));
       server.route(new FleetPage(auth, views, approvals, rollouts, live));
     } catch (IOException e) {
-      audit.close();
       rolloutCommands.close();
       streams.close();
       issuer.close();
@@ -212,7 +209,6 @@ public final class FleetService implements AutoCloseable {
     live.close();
     server.close();
     streams.close(Duration.ofSeconds(30));
-    audit.close(Duration.ofSeconds(5));
     rolloutCommands.close(Duration.ofSeconds(5));
     issuer.close();
   }

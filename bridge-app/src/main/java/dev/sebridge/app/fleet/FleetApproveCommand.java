@@ -52,6 +52,13 @@ final class FleetApproveCommand implements Callable<Integer> {
   String reason;
 
   @Option(
+      names = "--override",
+      description =
+          "Approve even though an active rollout holds the event or a group would pass a"
+              + " rollout's limit (audited; outside the rollouts' guarantee).")
+  boolean override;
+
+  @Option(
       names = "--wait",
       paramLabel = "SECONDS",
       description =
@@ -69,6 +76,9 @@ final class FleetApproveCommand implements Callable<Integer> {
       vms.forEach(list::add);
     }
     body.put("reason", reason);
+    if (override) {
+      body.put("override", true);
+    }
     PrintWriter out = spec.commandLine().getOut();
     JsonNode accepted;
     try {

@@ -63,6 +63,13 @@ final class FleetRolloutCommand implements Callable<Integer> {
           "How long a VM may take to be back before the rollout halts (default ${DEFAULT-VALUE}).")
   String timeout = "20m";
 
+  @Option(
+      names = "--report-grace",
+      description =
+          "How long an event may list VMs that have not reported it (held meanwhile) before the"
+              + " rollout halts naming them (default ${DEFAULT-VALUE}).")
+  String reportGrace = "2m";
+
   @Option(names = "--reason", required = true, description = "Why (recorded in every command).")
   String reason;
 
@@ -84,6 +91,7 @@ final class FleetRolloutCommand implements Callable<Integer> {
     groupBy.forEach(body.putArray("groupBy")::add);
     body.put("settle", settle);
     body.put("timeout", timeout);
+    body.put("reportGrace", reportGrace);
     body.put("reason", reason);
     PrintWriter out = spec.commandLine().getOut();
     String id;

@@ -5,6 +5,7 @@ import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.rollout.RolloutCommand;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -14,23 +15,29 @@ import org.apache.kafka.clients.producer.Producer;
 
 /**
  * Accepts an approval: checks it against the events view (the event is open; each VM reported it
- * and still has it Scheduled), then writes it to the audit topic and returns. The topology signs
- * and sends the commands from there; nothing is sent that was not audited first.
+ * and still has it Scheduled) and the rollouts view (no active rollout holds the event, unless the
+ * operator overrides), then writes it to the rollouts topic and returns. There the rollout
+ * processor decides it against the fleet-wide ledger, serialised with every rollout's steps, and
+ * writes it to the audit topic accepted or refused; the topology signs and sends the commands of an
+ * accepted one from there. Nothing is sent that was not audited first.
  */
 public final class ApprovalRequests {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ApprovalRequests.class);
   static final int MAX_REASON = Audited.MAX_REASON;
 
-  private final Producer<String, ApprovalRequest> audit;
-  private final String auditTopic;
+  private final Producer<String, RolloutCommand> commands;
+  private final String rolloutsTopic;
   private final FleetViews views;
   private final Clock clock;
 
   public ApprovalRequests(
-      Producer<String, ApprovalRequest> audit, String auditTopic, FleetViews views, Clock clock) {
-    this.audit = audit;
-    this.auditTopic = auditTopic;
+      Producer<String, RolloutCommand> commands,
+      String rolloutsTopic,
+      FleetViews views,
+      Clock clock) {
+    this.commands = commands;
+    this.rolloutsTopic = rolloutsTopic;
     this.views = views;
     this.clock = clock;
   }
@@ -43,10 +50,7 @@ public final class ApprovalRequests {
    */
   public record Accepted(ApprovalRequest request, List<String> releases) {}
 
-  /**
-   * @param vmIds the VMs to approve for, or null for every VM that has the event Scheduled
-   * @param idempotencyKey makes a retried request the same request (same id, same commands)
-   */
+  /** An approval without override. */
   public Accepted request(
       String eventId,
       List<String> vmIds,
@@ -54,6 +58,23 @@ public final class ApprovalRequests {
       Principal approver,
       String idempotencyKey,
       String origin) {
+    return request(eventId, vmIds, reason, approver, idempotencyKey, origin, false);
+  }
+
+  /**
+   * @param vmIds the VMs to approve for, or null for every VM that has the event Scheduled
+   * @param idempotencyKey makes a retried request the same request (same id, same commands)
+   * @param override approve an event an active rollout holds, or beyond a rollout's limit, on
+   *     purpose (audited in the request; outside the rollouts' guarantee)
+   */
+  public Accepted request(
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      Principal approver,
+      String idempotencyKey,
+      String origin,
+      boolean override) {
     Audited.approverWithReason(approver, reason);
     if (idempotencyKey != null && idempotencyKey.length() > 128) {
       throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
@@ -64,6 +85,23 @@ public final class ApprovalRequests {
       throw new ApiException(409, "event " + eventId + " is over");
     }
     Audited.notForbiddenByPolicy(views, eventId);
+    if (!override) {
+      // What the rollouts view shows now; the rollout processor decides again, authoritatively.
+      views.rollouts().stream()
+          .filter(r -> r.holds(event.eventId()))
+          .findFirst()
+          .ifPresent(
+              r -> {
+                throw new ApiException(
+                    409,
+                    "event "
+                        + event.eventId()
+                        + " is held by rollout "
+                        + r.id()
+                        + ", which releases it within its limits; approve with \"override\":"
+                        + " true to start it anyway");
+              });
+    }
     List<String> targets = new ArrayList<>();
     if (vmIds == null || vmIds.isEmpty()) {
       event.vms().values().stream()
@@ -95,10 +133,18 @@ public final class ApprovalRequests {
                 .toString();
     ApprovalRequest r =
         new ApprovalRequest(
-            requestId, event.eventId(), targets, reason, approver.name(), clock.instant(), origin);
-    Audited.write(audit, auditTopic, requestId, r);
+            requestId,
+            event.eventId(),
+            targets,
+            reason,
+            approver.name(),
+            clock.instant(),
+            origin,
+            override ? Boolean.TRUE : null,
+            null);
+    Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r));
     LOG.info(
-        "approval request {} by {}: event {} for {} VM(s), audited",
+        "approval request {} by {}: event {} for {} VM(s), to the fleet-wide ledger",
         requestId,
         approver.name(),
         event.eventId(),

@@ -165,7 +165,8 @@ public final class FleetServer implements AutoCloseable {
               body.path("reason").asText(null),
               p,
               ex.getRequestHeaders().getFirst("Idempotency-Key"),
-              "api");
+              "api",
+              body.path("override").asBoolean(false));
       ApprovalRequest r = accepted.request();
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("requestId", r.requestId());

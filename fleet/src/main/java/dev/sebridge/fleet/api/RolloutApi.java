@@ -93,7 +93,8 @@ public final class RolloutApi implements FleetServer.Route {
             body.path("maxUnavailable").asText("1"),
             strings(body.get("groupBy")),
             duration(body, "settle"),
-            duration(body, "timeout"));
+            duration(body, "timeout"),
+            duration(body, "reportGrace"));
     return requests.create(
         spec,
         body.path("reason").asText(null),

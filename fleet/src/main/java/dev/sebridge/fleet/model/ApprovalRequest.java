@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.List;
 
@@ -13,7 +14,12 @@ import java.util.List;
  * @param requestedBy the approver (the token's principal; every command's {@code requestedBy})
  * @param requestedAt when
  * @param origin {@code api}, or the rollout or policy that asked for it
+ * @param override an operator approves an event an active rollout holds, or one that puts a group
+ *     over a rollout's limit, on purpose (audited; outside the rollout's guarantee); null or false
+ *     otherwise
+ * @param refusal why the fleet-wide ledger refused it (nothing is sent), or null
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApprovalRequest(
     String requestId,
     String eventId,
@@ -21,9 +27,34 @@ public record ApprovalRequest(
     String reason,
     String requestedBy,
     Instant requestedAt,
-    String origin) {
+    String origin,
+    Boolean override,
+    String refusal) {
   public ApprovalRequest {
     vmIds = List.copyOf(vmIds);
+  }
+
+  /** A request without override, not refused. */
+  public ApprovalRequest(
+      String requestId,
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      String requestedBy,
+      Instant requestedAt,
+      String origin) {
+    this(requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, null, null);
+  }
+
+  /** Whether the operator overrode the rollouts' hold and limits. */
+  public boolean overrides() {
+    return Boolean.TRUE.equals(override);
+  }
+
+  /** The same request, refused by the ledger for this reason. */
+  public ApprovalRequest refused(String why) {
+    return new ApprovalRequest(
+        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, why);
   }
 
   /** The command id for one VM: deterministic, so a request handled twice sends nothing new. */

@@ -24,6 +24,8 @@ import java.util.TreeMap;
  * @param vms per vmId
  * @param waves what each wave approved
  * @param history operators' actions (resume, skip, abort) and halts
+ * @param unreported per event of the rollout that lists VMs which have not reported it: since when
+ *     (the event is held until they report; past the spec's reportGrace the rollout halts)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Rollout(
@@ -38,7 +40,8 @@ public record Rollout(
     Map<String, Integer> groupLimits,
     Map<String, RolloutVm> vms,
     List<Wave> waves,
-    List<Entry> history) {
+    List<Entry> history,
+    Map<String, Instant> unreported) {
 
   public static final String RUNNING = "running";
   public static final String HALTED = "halted";
@@ -50,6 +53,51 @@ public record Rollout(
     vms = vms == null ? Map.of() : new TreeMap<>(vms);
     waves = waves == null ? List.of() : List.copyOf(waves);
     history = history == null ? List.of() : List.copyOf(history);
+    unreported = unreported == null ? Map.of() : new TreeMap<>(unreported);
+  }
+
+  /** A rollout no event of which waits for unreported VMs. */
+  public Rollout(
+      String id,
+      RolloutSpec spec,
+      String reason,
+      String requestedBy,
+      String origin,
+      Instant createdAt,
+      String state,
+      Halt halt,
+      Map<String, Integer> groupLimits,
+      Map<String, RolloutVm> vms,
+      List<Wave> waves,
+      List<Entry> history) {
+    this(
+        id,
+        spec,
+        reason,
+        requestedBy,
+        origin,
+        createdAt,
+        state,
+        halt,
+        groupLimits,
+        vms,
+        waves,
+        history,
+        Map.of());
+  }
+
+  /**
+   * Whether this rollout holds the event back: it is active, the event is one of its own, and it
+   * has neither released the event nor had it skipped or canceled. Another path that approves it
+   * needs an explicit override.
+   */
+  public boolean holds(String eventId) {
+    if (!active() || spec.eventIds().stream().noneMatch(e -> e.equalsIgnoreCase(eventId))) {
+      return false;
+    }
+    return vms.values().stream()
+        .filter(v -> v.eventId().equalsIgnoreCase(eventId))
+        .allMatch(v -> v.phase().equals(RolloutVm.PENDING));
   }
 
   @JsonIgnore

@@ -35,6 +35,7 @@ public final class RolloutActions {
     }
     List<Rollout.Entry> history = new ArrayList<>(current.history());
     Map<String, RolloutVm> vms = new TreeMap<>(current.vms());
+    Map<String, Instant> unreported = new TreeMap<>(current.unreported());
     Rollout.Halt halt = current.halt();
     String state = current.state();
     switch (c.action()) {
@@ -50,16 +51,28 @@ public final class RolloutActions {
           // its clock starts again, and the result that halted it does not halt it again
           vms.put(halt.vmId(), vms.get(halt.vmId()).resumed(now.plus(current.spec().timeout())));
         }
+        if (halt.vmId() == null && halt.eventId() != null) {
+          // an event waiting for VMs that never reported waits for them again, still held
+          unreported.computeIfPresent(halt.eventId(), (e, since) -> now);
+        }
         halt = null;
         state = Rollout.RUNNING;
         history.add(new Rollout.Entry(now, c.by(), "resumed", c.reason()));
       }
       case RolloutCommand.SKIP -> {
         List<String> skipped = new ArrayList<>();
+        // Skipping a VM whose event the rollout has not released skips the whole event: IMDS
+        // would release the event for every VM it lists, the skipped one included.
+        String wholeEvent =
+            c.vmId() != null
+                    && vms.containsKey(c.vmId())
+                    && vms.get(c.vmId()).phase().equals(RolloutVm.PENDING)
+                ? vms.get(c.vmId()).eventId()
+                : c.eventId();
+        boolean byVm = c.vmId() != null && wholeEvent == null;
         vms.replaceAll(
             (id, v) -> {
-              boolean hit =
-                  c.vmId() != null ? id.equals(c.vmId()) : v.eventId().equals(c.eventId());
+              boolean hit = byVm ? id.equals(c.vmId()) : v.eventId().equals(wholeEvent);
               if (!hit || v.done() || (v.unavailable() && v.deadline() == null)) {
                 return v;
               }
@@ -71,9 +84,12 @@ public final class RolloutActions {
         if (skipped.isEmpty()) {
           return current;
         }
+        if (wholeEvent != null) {
+          unreported.remove(wholeEvent);
+        }
         if (halt != null
             && (skipped.contains(halt.vmId())
-                || (halt.vmId() == null && halt.eventId().equals(c.eventId())))) {
+                || (halt.vmId() == null && halt.eventId().equals(wholeEvent)))) {
           halt = null;
           state = Rollout.RUNNING;
         }
@@ -97,7 +113,8 @@ public final class RolloutActions {
         current.groupLimits(),
         vms,
         current.waves(),
-        history);
+        history,
+        unreported);
   }
 
   /** A policy's rollout takes one more event. */
@@ -121,6 +138,7 @@ public final class RolloutActions {
         r.groupLimits(),
         r.vms(),
         r.waves(),
-        history);
+        history,
+        r.unreported());
   }
 }

@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.rollout;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sebridge.fleet.model.ApprovalRequest;
 import java.time.Instant;
 
 /**
@@ -16,6 +17,8 @@ import java.time.Instant;
  * @param by who (the token's principal)
  * @param at when
  * @param origin for create: {@code api} or {@code policy:<rule>@v<version>}
+ * @param approval for approve: an operator's approval (API or page), which the rollout processor
+ *     checks against the fleet-wide ledger before it goes to the audit topic, accepted or refused
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RolloutCommand(
@@ -27,9 +30,45 @@ public record RolloutCommand(
     String reason,
     String by,
     Instant at,
-    String origin) {
+    String origin,
+    ApprovalRequest approval) {
   public static final String CREATE = "create";
   public static final String RESUME = "resume";
   public static final String SKIP = "skip";
   public static final String ABORT = "abort";
+
+  /**
+   * An operator's approval of one event, serialised with every rollout's steps on the rollouts
+   * topic's one partition, so the ledger decides it and a rollout's wave never race.
+   */
+  public static final String APPROVE = "approve";
+
+  /** A command about a rollout (no approval). */
+  public RolloutCommand(
+      String rolloutId,
+      String action,
+      RolloutSpec spec,
+      String vmId,
+      String eventId,
+      String reason,
+      String by,
+      Instant at,
+      String origin) {
+    this(rolloutId, action, spec, vmId, eventId, reason, by, at, origin, null);
+  }
+
+  /** An operator's approval, keyed by its request id. */
+  public static RolloutCommand approve(ApprovalRequest r) {
+    return new RolloutCommand(
+        r.requestId(),
+        APPROVE,
+        null,
+        null,
+        r.eventId(),
+        r.reason(),
+        r.requestedBy(),
+        r.requestedAt(),
+        r.origin(),
+        r);
+  }
 }

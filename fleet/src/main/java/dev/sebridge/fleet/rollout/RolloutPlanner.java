@@ -18,9 +18,11 @@ import java.util.TreeMap;
  * so the rollout processor and the property test run the very same code.
  *
  * <p>The unit of release is an event: IMDS starts an approved event for every VM it lists, so the
- * planner approves an event only when all its VMs fit within their groups' limits together, and
- * halts when an event alone is larger than a group's limit (no order of approvals could respect
- * it).
+ * planner approves an event only when every VM it lists has reported it and all of them fit within
+ * their groups' limits together, as the fleet-wide {@link Ledger} counts them (every active
+ * rollout's limits, every VM any path released); it halts when an event alone is larger than a
+ * group's limit (no order of approvals could respect it) or lists VMs that have not reported it for
+ * longer than the spec's reportGrace.
  */
 public final class RolloutPlanner {
   private RolloutPlanner() {}
@@ -44,12 +46,18 @@ public final class RolloutPlanner {
         .toString();
   }
 
-  public static Step step(Rollout r, World w, Instant now) {
+  /**
+   * One step against the fleet-wide ledger: the rollout's releases are those the ledger admits
+   * under every active rollout's limits (this one's included), and are recorded in it.
+   */
+  public static Step step(Rollout r, World w, Ledger ledger, Instant now) {
     if (!r.active()) {
+      ledger.constrain(r);
       return new Step(r, List.of());
     }
     Map<String, RolloutVm> vms = new TreeMap<>(r.vms());
     Map<String, Integer> limits = new TreeMap<>(r.groupLimits());
+    Map<String, Instant> unreported = new TreeMap<>(r.unreported());
     List<Rollout.Entry> history = new ArrayList<>(r.history());
     join(r, w, vms, limits);
     Rollout.Halt halt = r.halt();
@@ -60,8 +68,12 @@ public final class RolloutPlanner {
         halt = failure(v, w, now);
       }
     }
+    waitForReports(r, w, vms, unreported, now);
     if (halt == null) {
       halt = oversized(vms, limits);
+    }
+    if (halt == null) {
+      halt = unreportedTooLong(r, w, unreported, now);
     }
     String state = r.state();
     if (halt != null && r.halt() == null) {
@@ -70,49 +82,121 @@ public final class RolloutPlanner {
     }
     List<Release> releases = new ArrayList<>();
     List<Rollout.Wave> waves = new ArrayList<>(r.waves());
+    Rollout current = with(r, state, halt, limits, vms, waves, history, unreported);
+    ledger.constrain(current);
     if (halt == null) {
-      releases = plan(r, w, vms, limits, waves.size() + 1, now);
+      releases = plan(current, w, ledger, vms, waves.size() + 1, now);
       if (!releases.isEmpty()) {
         List<String> events = releases.stream().map(Release::eventId).toList();
         List<String> released = releases.stream().flatMap(x -> x.vmIds().stream()).toList();
         waves.add(new Rollout.Wave(waves.size() + 1, now, events, released));
       }
-      if (vms.values().stream().allMatch(RolloutVm::done) && !r.origin().startsWith("policy:")) {
+      if (vms.values().stream().allMatch(RolloutVm::done)
+          && unreported.isEmpty()
+          && !r.origin().startsWith("policy:")) {
         state = Rollout.COMPLETED;
         history.add(new Rollout.Entry(now, "fleet", "completed", "every VM is back or skipped"));
       }
     }
-    Rollout next =
-        new Rollout(
-            r.id(),
-            r.spec(),
-            r.reason(),
-            r.requestedBy(),
-            r.origin(),
-            r.createdAt(),
-            state,
-            halt,
-            limits,
-            vms,
-            waves,
-            history);
+    Rollout next = with(r, state, halt, limits, vms, waves, history, unreported);
+    ledger.constrain(next);
     return new Step(next, releases);
   }
 
-  /** VMs that reported one of the rollout's events since the last step join it, pending. */
+  private static Rollout with(
+      Rollout r,
+      String state,
+      Rollout.Halt halt,
+      Map<String, Integer> limits,
+      Map<String, RolloutVm> vms,
+      List<Rollout.Wave> waves,
+      List<Rollout.Entry> history,
+      Map<String, Instant> unreported) {
+    return new Rollout(
+        r.id(),
+        r.spec(),
+        r.reason(),
+        r.requestedBy(),
+        r.origin(),
+        r.createdAt(),
+        state,
+        halt,
+        limits,
+        vms,
+        waves,
+        history,
+        unreported);
+  }
+
+  /**
+   * VMs that reported one of the rollout's events since the last step join it: pending, or skipped
+   * when an operator skipped that event (a late report must not make a skipped event releasable
+   * again for the VMs that reported it).
+   */
   private static void join(
       Rollout r, World w, Map<String, RolloutVm> vms, Map<String, Integer> limits) {
     for (String eventId : r.spec().eventIds()) {
+      boolean skipped =
+          vms.values().stream()
+              .anyMatch(
+                  v ->
+                      v.eventId().equalsIgnoreCase(eventId) && v.phase().equals(RolloutVm.SKIPPED));
       for (VmEventState s : w.eventVms(eventId).values()) {
         if (vms.containsKey(s.vmId())) {
           continue;
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());
-        vms.put(s.vmId(), RolloutVm.pending(s.vmId(), s.name(), eventId, group));
+        RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);
+        vms.put(s.vmId(), skipped ? v.phase(RolloutVm.SKIPPED) : v);
         limits.computeIfAbsent(
             group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
       }
     }
+  }
+
+  /**
+   * An event the rollout still holds that lists VMs which have not reported it waits for them
+   * (since when is kept); IMDS would release them with the others, and the fleet could not count
+   * them in their groups.
+   */
+  private static void waitForReports(
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Instant> unreported,
+      Instant now) {
+    for (String eventId : r.spec().eventIds()) {
+      boolean held =
+          vms.values().stream()
+              .filter(v -> v.eventId().equalsIgnoreCase(eventId))
+              .allMatch(v -> v.phase().equals(RolloutVm.PENDING));
+      if (held && !Ledger.unreported(eventId, w).isEmpty()) {
+        unreported.putIfAbsent(eventId, now);
+      } else {
+        unreported.remove(eventId);
+      }
+    }
+  }
+
+  private static Rollout.Halt unreportedTooLong(
+      Rollout r, World w, Map<String, Instant> unreported, Instant now) {
+    for (Map.Entry<String, Instant> e : unreported.entrySet()) {
+      if (!now.isBefore(e.getValue().plus(r.spec().reportGrace()))) {
+        return new Rollout.Halt(
+            null,
+            e.getKey(),
+            String.format(
+                "event %s lists VMs that have not reported it for %ds: %s (no agent, or its agent"
+                    + " is down or behind). IMDS would release them with the others, uncounted,"
+                    + " so the event is held. Skip the event (NotBefore or an approval with"
+                    + " override will start it) or abort; resume waits for them again.",
+                e.getKey(),
+                r.spec().reportGrace().toSeconds(),
+                String.join(", ", Ledger.unreported(e.getKey(), w))),
+            now);
+      }
+    }
+    return null;
   }
 
   /** Moves a VM on by what the fleet sees of it. */
@@ -211,35 +295,20 @@ public final class RolloutPlanner {
   }
 
   private static List<Release> plan(
-      Rollout r,
-      World w,
-      Map<String, RolloutVm> vms,
-      Map<String, Integer> limits,
-      int wave,
-      Instant now) {
-    Map<String, Integer> unavailable = new HashMap<>();
-    vms.values().stream()
-        .filter(RolloutVm::unavailable)
-        .forEach(v -> unavailable.merge(v.group(), 1, Integer::sum));
+      Rollout r, World w, Ledger ledger, Map<String, RolloutVm> vms, int wave, Instant now) {
     Map<String, Map<String, Integer>> units = pendingUnits(vms);
+    units.keySet().removeIf(r.unreported()::containsKey);
     List<String> order = new ArrayList<>(units.keySet());
     order.sort(
         Comparator.comparing((String e) -> w.notBefore(e).orElse(Instant.MAX))
             .thenComparing(Comparator.naturalOrder()));
     List<Release> releases = new ArrayList<>();
     for (String eventId : order) {
-      Map<String, Integer> need = units.get(eventId);
-      boolean fits =
-          need.entrySet().stream()
-              .allMatch(
-                  g ->
-                      unavailable.getOrDefault(g.getKey(), 0) + g.getValue()
-                          <= limits.get(g.getKey()));
-      if (!fits) {
+      if (ledger.refusal(eventId, w, now).isPresent()) {
         continue;
       }
-      need.forEach((g, n) -> unavailable.merge(g, n, Integer::sum));
       String requestId = requestId(r.id(), eventId);
+      ledger.release(eventId, w, "rollout:" + r.id(), now);
       List<String> targets = new ArrayList<>();
       for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
         RolloutVm v = e.getValue();

@@ -17,13 +17,19 @@ import java.util.regex.Pattern;
  * @param settle how long a VM must have been back (completed, and its agent heard from after)
  *     before it stops counting as unavailable
  * @param timeout how long an approved or started VM may take to be back before the rollout halts
+ * @param reportGrace how long an event may list VMs that have not reported it (no agent, agent down
+ *     or behind) before the rollout halts naming them; until then the event is held
  */
 public record RolloutSpec(
     List<String> eventIds,
     String maxUnavailable,
     List<String> groupBy,
     Duration settle,
-    Duration timeout) {
+    Duration timeout,
+    Duration reportGrace) {
+  /** How long an event waits for its unreported VMs by default. */
+  public static final Duration DEFAULT_REPORT_GRACE = Duration.ofMinutes(2);
+
   public static final Set<String> GROUP_ATTRIBUTES =
       Set.of("scaleSet", "zone", "resourceGroup", "location");
   private static final Pattern LIMIT = Pattern.compile("([0-9]{1,6})(%?)");
@@ -34,6 +40,17 @@ public record RolloutSpec(
     maxUnavailable = maxUnavailable == null ? "1" : maxUnavailable.trim();
     settle = settle == null ? Duration.ZERO : settle;
     timeout = timeout == null ? Duration.ofMinutes(20) : timeout;
+    reportGrace = reportGrace == null ? DEFAULT_REPORT_GRACE : reportGrace;
+  }
+
+  /** A spec with the default reportGrace. */
+  public RolloutSpec(
+      List<String> eventIds,
+      String maxUnavailable,
+      List<String> groupBy,
+      Duration settle,
+      Duration timeout) {
+    this(eventIds, maxUnavailable, groupBy, settle, timeout, null);
   }
 
   /** The first problem with this spec, or null. */
@@ -59,6 +76,9 @@ public record RolloutSpec(
     if (timeout.compareTo(Duration.ofSeconds(1)) < 0 || timeout.compareTo(Duration.ofDays(7)) > 0) {
       return "timeout is between 1s and 7d";
     }
+    if (reportGrace.isNegative() || reportGrace.compareTo(Duration.ofHours(24)) > 0) {
+      return "reportGrace is between 0 and 24h";
+    }
     return null;
   }
 
@@ -74,6 +94,6 @@ public record RolloutSpec(
 
   /** The same spec with these events. */
   public RolloutSpec withEvents(List<String> ids) {
-    return new RolloutSpec(ids, maxUnavailable, groupBy, settle, timeout);
+    return new RolloutSpec(ids, maxUnavailable, groupBy, settle, timeout, reportGrace);
   }
 }

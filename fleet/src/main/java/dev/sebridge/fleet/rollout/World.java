@@ -2,6 +2,7 @@ package dev.sebridge.fleet.rollout;
 
 import dev.sebridge.fleet.model.VmEventState;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,6 +11,25 @@ import java.util.Optional;
 public interface World {
   /** The event's VMs as the fleet sees them, by vmId (empty when unknown). */
   Map<String, VmEventState> eventVms(String eventId);
+
+  /**
+   * The VM names the event lists (IMDS {@code Resources}): IMDS releases an approved event for
+   * every one of them, reported or not. Empty when the event is unknown.
+   */
+  List<String> resources(String eventId);
+
+  /** Whether the fleet sees the event open (false once it is closed or gone from the view). */
+  boolean open(String eventId);
+
+  /** The ids of every open event: where the ledger looks for releases the fleet did not make. */
+  Collection<String> openEvents();
+
+  /**
+   * The events the fleet sent approval commands for (requests not refused): released, whatever the
+   * agents have said yet. With {@code at_least_once} a step's approvals can go out while its state
+   * is lost; this is how the next step still counts them.
+   */
+  Collection<String> requestedEvents();
 
   /** The event's NotBefore, if it has one (rollouts release the earliest first). */
   Optional<Instant> notBefore(String eventId);
@@ -20,7 +40,7 @@ public interface World {
   /** A VM attribute: scaleSet, zone, resourceGroup or location; null when unknown. */
   String attribute(String vmId, String attribute);
 
-  /** How many VMs of the fleet are in this group. */
+  /** How many live VMs of the fleet (not silent) are in this group. */
   int groupSize(List<String> groupBy, String group);
 
   /** The agent's result for the command a request sent this VM, once it has one. */

@@ -69,6 +69,12 @@ public final class FleetTopology {
   /** The central policies' decision for each event, by EventId (lower case). */
   public static final String POLICY_STATE = "policy-state";
 
+  /**
+   * The fleet-wide ledger of unavailable VMs ({@link dev.sebridge.fleet.rollout.Ledger}), by {@code
+   * <vmId or name:<name>>|<eventId>}: every VM an event released, until it is back.
+   */
+  public static final String LEDGER_STATE = "ledger-state";
+
   // Global stores: the views every instance queries.
   public static final String VMS_VIEW = "vms-view";
   public static final String EVENTS_VIEW = "events-view";
@@ -231,6 +237,9 @@ public final class FleetTopology {
         "rollout-commands");
     t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
+    t.addStateStore(
+        store(LEDGER_STATE, new JsonSerde<>(dev.sebridge.fleet.rollout.LedgerEntry.class)),
+        "rollouts");
     t.addSink(
         APPROVALS_SINK,
         topics.approvals(),

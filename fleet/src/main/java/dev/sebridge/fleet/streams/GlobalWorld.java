@@ -6,6 +6,8 @@ import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.World;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,6 +44,46 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public List<String> resources(String eventId) {
+    return event(eventId).map(EventView::resources).orElse(List.of());
+  }
+
+  @Override
+  public boolean open(String eventId) {
+    return event(eventId).map(EventView::open).orElse(false);
+  }
+
+  @Override
+  public Collection<String> openEvents() {
+    List<String> out = new ArrayList<>();
+    try (KeyValueIterator<String, EventView> it = events.all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (kv.value != null && kv.value.open()) {
+              out.add(kv.value.eventId());
+            }
+          });
+    }
+    return out;
+  }
+
+  @Override
+  public Collection<String> requestedEvents() {
+    List<String> out = new ArrayList<>();
+    try (KeyValueIterator<String, RequestView> it = requests.all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (kv.value != null
+                && kv.value.commandsSentAt() != null
+                && kv.value.request().refusal() == null) {
+              out.add(kv.value.request().eventId());
+            }
+          });
+    }
+    return out;
+  }
+
+  @Override
   public Optional<Instant> notBefore(String eventId) {
     return event(eventId).map(EventView::notBefore);
   }
@@ -69,14 +111,14 @@ final class GlobalWorld implements World {
 
   @Override
   public int groupSize(List<String> groupBy, String group) {
-    if (groupBy.isEmpty()) {
-      return (int) vms.approximateNumEntries();
-    }
+    // Live VMs only: a scale-set instance deleted months ago is not part of its group any more.
     int n = 0;
     try (KeyValueIterator<String, VmView> it = vms.all()) {
       while (it.hasNext()) {
         VmView v = it.next().value;
-        if (group.equals(World.group(this, groupBy, v.vmId()))) {
+        if (v != null
+            && !v.silent()
+            && (groupBy.isEmpty() || group.equals(World.group(this, groupBy, v.vmId())))) {
           n++;
         }
       }

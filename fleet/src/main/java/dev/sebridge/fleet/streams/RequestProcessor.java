@@ -58,6 +58,27 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     }
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    if (r.refusal() != null) {
+      // The fleet-wide ledger refused it (a rollout holds the event, or a group would pass a
+      // rollout's limit): audited, and nothing is sent.
+      for (String vmId : r.vmIds()) {
+        vms.put(
+            vmId,
+            new RequestView.VmResult(
+                ApprovalRequest.commandId(r.requestId(), vmId),
+                "refused",
+                "fleet-ledger",
+                r.refusal(),
+                now));
+      }
+      RequestView refused = new RequestView(r, null, vms);
+      store.put(r.requestId(), refused);
+      context.forward(
+          new Record<String, Object>(r.requestId(), refused, timestamp),
+          FleetTopology.REQUESTS_VIEW_SINK);
+      LOG.info("approval request {} refused, nothing sent: {}", r.requestId(), r.refusal());
+      return;
+    }
     List<byte[]> commands;
     try {
       commands = issuer.commands(r, now);

@@ -4,6 +4,8 @@ import dev.sebridge.envelope.NameBasedUuid;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.LedgerEntry;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.PolicyRule;
@@ -17,6 +19,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -45,6 +49,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, Rollout> rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
+  private KeyValueStore<String, LedgerEntry> ledgerStore;
   private GlobalWorld world;
 
   private final CrashPoints crashPoints;
@@ -60,6 +65,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     this.context = context;
     this.rollouts = context.getStateStore(FleetTopology.ROLLOUT_STATE);
     this.decisions = context.getStateStore(FleetTopology.POLICY_STATE);
+    this.ledgerStore = context.getStateStore(FleetTopology.LEDGER_STATE);
     this.world =
         new GlobalWorld(
             context.getStateStore(FleetTopology.VMS_VIEW),
@@ -74,6 +80,12 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (c == null || c.rolloutId() == null || c.action() == null) {
       return;
     }
+    if (c.action().equals(RolloutCommand.APPROVE)) {
+      if (c.approval() != null) {
+        approve(c.approval());
+      }
+      return;
+    }
     Rollout before = rollouts.get(c.rolloutId());
     Rollout after = RolloutActions.apply(before, c, now());
     if (after != null && !after.equals(before)) {
@@ -83,20 +95,97 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   private void tick(long wallClock) {
-    decideNewEvents();
-    List<Rollout> active = new ArrayList<>();
-    try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
-      it.forEachRemaining(kv -> active.add(kv.value));
+    Ledger ledger = ledger();
+    decideNewEvents(ledger);
+    for (Rollout r : activeRollouts()) {
+      step(r, ledger);
     }
-    for (Rollout r : active) {
-      if (r.active()) {
-        step(r);
-      }
-    }
+    persist(ledger);
   }
 
-  private void step(Rollout r) {
-    RolloutPlanner.Step s = RolloutPlanner.step(r, world, now());
+  private List<Rollout> activeRollouts() {
+    List<Rollout> active = new ArrayList<>();
+    try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (kv.value != null && kv.value.active()) {
+              active.add(kv.value);
+            }
+          });
+    }
+    return active;
+  }
+
+  /**
+   * The fleet-wide ledger as of now: the store, what the views show since, and every active
+   * rollout's limits.
+   */
+  private Ledger ledger() {
+    Map<String, LedgerEntry> entries = new TreeMap<>();
+    try (KeyValueIterator<String, LedgerEntry> it = ledgerStore.all()) {
+      it.forEachRemaining(kv -> entries.put(kv.key, kv.value));
+    }
+    Ledger ledger = new Ledger(entries);
+    ledger.observe(world, now());
+    activeRollouts().forEach(ledger::constrain);
+    return ledger;
+  }
+
+  private void persist(Ledger ledger) {
+    ledger
+        .changes(ledger.touched())
+        .forEach(
+            (k, v) -> {
+              if (v == null) {
+                ledgerStore.delete(k);
+              } else {
+                ledgerStore.put(k, v);
+              }
+            });
+  }
+
+  /**
+   * An operator's approval (API, page): refused when an active rollout holds the event or when it
+   * would put a group over an active rollout's limit, unless the operator overrides; either way it
+   * goes to the audit topic, where the request processor sends commands only for an accepted one.
+   */
+  private void approve(ApprovalRequest r) {
+    Ledger ledger = ledger();
+    String refusal = null;
+    if (!r.overrides()) {
+      refusal =
+          ledger
+              .holder(r.eventId())
+              .map(
+                  h ->
+                      "event "
+                          + r.eventId()
+                          + " is held by rollout "
+                          + h.id()
+                          + ", which releases it within its limits; approve with override to"
+                          + " start it anyway")
+              .orElseGet(() -> ledger.refusal(r.eventId(), world, now()).orElse(null));
+    }
+    ApprovalRequest out = r;
+    if (refusal == null) {
+      ledger.release(r.eventId(), world, r.origin(), now());
+    } else {
+      out = r.refused(refusal);
+    }
+    context.forward(
+        new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),
+        FleetTopology.APPROVALS_SINK);
+    persist(ledger);
+    LOG.info(
+        "approval request {} by {} for event {}: {}",
+        r.requestId(),
+        r.requestedBy(),
+        r.eventId(),
+        refusal == null ? (r.overrides() ? "accepted with override" : "accepted") : refusal);
+  }
+
+  private void step(Rollout r, Ledger ledger) {
+    RolloutPlanner.Step s = RolloutPlanner.step(r, world, ledger, now());
     for (RolloutPlanner.Release release : s.releases()) {
       String reason =
           (r.origin().startsWith("policy:") ? r.origin().substring(7) : "rollout " + r.id())
@@ -135,7 +224,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   /** Each open event is decided once by the policies; a rollout rule adds it to its rollout. */
-  private void decideNewEvents() {
+  private void decideNewEvents(Ledger ledger) {
     if (policies.rules().isEmpty()) {
       return;
     }
@@ -152,7 +241,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     }
     for (EventView e : undecided) {
       PolicyRule rule = policies.match(e).orElse(null);
-      String detail = rule == null ? "no rule matched" : act(rule, e);
+      String detail = rule == null ? "no rule matched" : act(rule, e, ledger);
+      if (detail == null) {
+        continue; // not now (a group is at a rollout's limit): decided again next tick
+      }
       PolicyDecision d =
           new PolicyDecision(
               e.eventId(),
@@ -171,7 +263,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     }
   }
 
-  private String act(PolicyRule rule, EventView e) {
+  /** What the rule did with the event, or null when it cannot act yet. */
+  private String act(PolicyRule rule, EventView e, Ledger ledger) {
     String origin = "policy:" + rule.name() + "@v" + policies.version();
     String reason = "policy " + rule.name() + " v" + policies.version() + ": " + rule.describe();
     if (rule.dryRun()) {
@@ -179,6 +272,16 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     }
     switch (rule.action()) {
       case PolicyRule.APPROVE -> {
+        java.util.Optional<Rollout> holder = ledger.holder(e.eventId());
+        if (holder.isPresent()) {
+          return "held by rollout " + holder.get().id() + ": " + origin + " leaves it to it";
+        }
+        java.util.Optional<String> refusal = ledger.refusal(e.eventId(), world, now());
+        if (refusal.isPresent()) {
+          LOG.debug("policy {} for event {}: not now, {}", origin, e.eventId(), refusal.get());
+          return null;
+        }
+        ledger.release(e.eventId(), world, origin, now());
         List<String> vms =
             e.vms().values().stream()
                 .filter(v -> v.status().equals("scheduled"))

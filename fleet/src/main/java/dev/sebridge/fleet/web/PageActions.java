@@ -87,9 +87,10 @@ final class PageActions {
           approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page");
       return "Approval request "
           + a.request().requestId()
-          + " sent: "
+          + " accepted for "
           + a.request().vmIds().size()
-          + " command(s). IMDS releases the event for all "
+          + " VM(s): sent once the fleet-wide ledger admits it (refused if it would put a group"
+          + " over a rollout's limit). IMDS releases the event for all "
           + a.releases().size()
           + " VM(s) it lists.";
     }

@@ -58,9 +58,10 @@ class FleetApiTest {
   final MapStore<RequestView> requests = new MapStore<>();
   final MapStore<dev.sebridge.fleet.rollout.Rollout> rollouts = new MapStore<>();
   final MapStore<dev.sebridge.fleet.rollout.PolicyDecision> decisions = new MapStore<>();
-  final MockProducer<String, ApprovalRequest> audit =
+  // Operators' approvals go to the rollouts topic, where the fleet-wide ledger decides them.
+  final MockProducer<String, RolloutCommand> audit =
       new MockProducer<>(
-          true, null, new StringSerializer(), new JsonSerde<>(ApprovalRequest.class).serializer());
+          true, null, new StringSerializer(), new JsonSerde<>(RolloutCommand.class).serializer());
   final MockProducer<String, RolloutCommand> rolloutCommands =
       new MockProducer<>(
           true, null, new StringSerializer(), new JsonSerde<>(RolloutCommand.class).serializer());
@@ -312,11 +313,45 @@ class FleetApiTest {
     assertThat(body.path("commands").has("vm-3")).as("started: not approvable").isFalse();
     assertThat(body.path("releases").toString()).contains("web-9");
     assertThat(audit.history()).hasSize(1);
-    ApprovalRequest audited = audit.history().get(0).value();
+    assertThat(audit.history().get(0).value().action()).isEqualTo(RolloutCommand.APPROVE);
+    ApprovalRequest audited = audit.history().get(0).value().approval();
     assertThat(audited.requestedBy()).isEqualTo("alice");
     assertThat(audited.vmIds()).containsExactly("vm-1", "vm-2");
     assertThat(audited.reason()).isEqualTo("patch window");
     assertThat(audit.history().get(0).key()).isEqualTo(requestId);
+  }
+
+  @Test
+  void anEventARolloutHoldsAnswers409UnlessTheApprovalOverridesAndSaysSo() throws Exception {
+    rollouts.map.put(
+        "r-hold",
+        new Rollout(
+            "r-hold",
+            new RolloutSpec(List.of(EVENT), "1", List.of("zone"), null, null),
+            "go",
+            "alice",
+            "api",
+            T0,
+            Rollout.RUNNING,
+            null,
+            Map.of(),
+            Map.of(),
+            List.of(),
+            List.of()));
+    String path = "/api/events/" + EVENT + "/approve";
+    String t = "/api/events/{eventId}/approve";
+    HttpResponse<String> held = call("POST", path, APPROVER, approval("now"), t);
+    assertThat(held.statusCode()).isEqualTo(409);
+    assertThat(held.body()).contains("held by rollout r-hold").contains("override");
+    assertThat(audit.history()).isEmpty();
+
+    ObjectNode body = approval("the tier is drained already");
+    body.put("override", true);
+    HttpResponse<String> ok = call("POST", path, APPROVER, body, t);
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
+    assertThat(audit.history())
+        .singleElement()
+        .satisfies(r -> assertThat(r.value().approval().override()).isTrue());
   }
 
   @Test

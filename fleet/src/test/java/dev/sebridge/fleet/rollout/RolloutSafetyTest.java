@@ -56,10 +56,15 @@ class RolloutSafetyTest {
                 "r1", RolloutCommand.CREATE, spec, null, null, "test", "alice", T0, "api"),
             T0);
     Map<String, Integer> approvals = new HashMap<>();
+    Map<String, LedgerEntry> ledger = Map.of();
     for (int tick = 1; tick <= 600 && committed.active(); tick++) {
       Instant now = T0.plusSeconds(tick);
       fleet.advance(tick);
-      RolloutPlanner.Step step = RolloutPlanner.step(committed, fleet.view(tick - 1), now);
+      World view = fleet.view(tick - 1);
+      Ledger l = new Ledger(ledger);
+      l.observe(view, now);
+      l.constrain(committed);
+      RolloutPlanner.Step step = RolloutPlanner.step(committed, view, l, now);
       if (committed.halt() != null) {
         assertThat(step.releases()).as("a halted rollout approves nothing new").isEmpty();
       }
@@ -67,6 +72,7 @@ class RolloutSafetyTest {
         continue; // the instance died before the commit: neither the state nor the approvals
       }
       committed = step.rollout();
+      ledger = Map.copyOf(l.entries());
       for (RolloutPlanner.Release r : step.releases()) {
         for (String vm : fleet.vmsOf(r.eventId())) {
           approvals.merge(vm, 1, Integer::sum);
@@ -93,7 +99,8 @@ class RolloutSafetyTest {
             new RolloutCommand(
                 "r2", RolloutCommand.CREATE, spec, null, null, "t", "alice", T0, "api"),
             T0);
-    RolloutPlanner.Step s = RolloutPlanner.step(r, fleet.view(0), T0.plusSeconds(1));
+    RolloutPlanner.Step s =
+        RolloutPlanner.step(r, fleet.view(0), Ledger.empty(), T0.plusSeconds(1));
     assertThat(s.releases()).isEmpty();
     assertThat(s.rollout().state()).isEqualTo(Rollout.HALTED);
     assertThat(s.rollout().halt().reason()).contains("would release " + size + " VMs");
@@ -281,6 +288,28 @@ class RolloutSafetyTest {
             m.put(id, new VmEventState(id, id, s.zone, null, status, null, since, null));
           }
           return m;
+        }
+
+        @Override
+        public List<String> resources(String eventId) {
+          return events.getOrDefault(eventId, List.of());
+        }
+
+        @Override
+        public boolean open(String eventId) {
+          return eventVms(eventId).values().stream().anyMatch(s -> !s.closed());
+        }
+
+        @Override
+        public java.util.Collection<String> openEvents() {
+          return events.keySet().stream().filter(this::open).toList();
+        }
+
+        @Override
+        public java.util.Collection<String> requestedEvents() {
+          return events.keySet().stream()
+              .filter(e -> events.get(e).stream().anyMatch(id -> vms.get(id).approvedByRollout))
+              .toList();
         }
 
         @Override

@@ -7,6 +7,7 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
@@ -189,6 +190,97 @@ class PolicyAndRolloutTopologyTest {
     assertThat(r.waves()).hasSize(2);
     assertThat(requests())
         .allSatisfy(v -> assertThat(v.request().reason()).startsWith("rollout r1 wave "));
+  }
+
+  private void create(String id, String max, String... events) {
+    rollouts.pipeInput(
+        id,
+        new RolloutCommand(
+            id,
+            RolloutCommand.CREATE,
+            new RolloutSpec(
+                List.of(events), max, List.of("zone"), Duration.ZERO, Duration.ofMinutes(5)),
+            null,
+            null,
+            "patch",
+            "alice",
+            clock.instant(),
+            "api"));
+  }
+
+  private void approve(String requestId, String eventId, String vmId, Boolean override) {
+    ApprovalRequest r =
+        new ApprovalRequest(
+            requestId,
+            eventId,
+            List.of(vmId),
+            "now",
+            "bob",
+            clock.instant(),
+            "api",
+            override,
+            null);
+    rollouts.pipeInput(requestId, RolloutCommand.approve(r));
+  }
+
+  @Test
+  void anOperatorsApprovalOfAnEventARolloutHoldsIsRefusedAndAuditedUnlessOverridden() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    create("r1", "1", "E-1", "E-2");
+    tick();
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+
+    approve("req-held", "E-2", "vm-2", null);
+    assertThat(commands.isEmpty()).as("r1 holds E-2 until vm-1 is back").isTrue();
+    RequestView refused =
+        requests().stream()
+            .filter(v -> v.request().requestId().equals("req-held"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(refused.request().refusal()).contains("held by rollout r1");
+    assertThat(refused.vms().get("vm-2").outcome()).isEqualTo("refused");
+    assertThat(refused.commandsSentAt()).isNull();
+
+    approve("req-override", "E-2", "vm-2", true);
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-2");
+  }
+
+  @Test
+  void twoRolloutsOverTheSameZoneReleaseOneVmBetweenThem() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    create("ra", "1", "E-1");
+    create("rb", "1", "E-2");
+    tick();
+    assertThat(commands.readKeyValuesToList()).hasSize(1);
+  }
+
+  @Test
+  void anOperatorsApprovalThatWouldPutAZoneOverARolloutsLimitIsRefused() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    create("r1", "1", "E-1");
+    tick();
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+    approve("req-2", "E-2", "vm-2", null);
+    assertThat(commands.isEmpty()).isTrue();
+    assertThat(requests())
+        .filteredOn(v -> v.request().requestId().equals("req-2"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.request().refusal()).contains("rollout r1 allows (1)"));
+  }
+
+  @Test
+  void aPolicyLeavesAnEventARolloutHoldsToTheRollout() {
+    scheduled(web1, "E-U", "Redeploy", "User", -1);
+    create("r1", "1", "E-U");
+    tick();
+    assertThat(decision("E-U").detail()).startsWith("held by rollout r1");
+    assertThat(requests())
+        .singleElement()
+        .satisfies(v -> assertThat(v.request().origin()).isEqualTo("rollout:r1"));
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
   }
 
   /** The driver puts every record on partition 0 of a 4-partition commands topic. */

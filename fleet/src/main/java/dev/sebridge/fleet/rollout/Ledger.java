@@ -1,0 +1,381 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The fleet-wide ledger of unavailable VMs: the one place the safety rule lives. Every release path
+ * (a rollout's wave, a policy's approval, an operator's approval through the API or the page) asks
+ * {@link #refusal} before it approves an event and records the release with {@link #release}; what
+ * the fleet did not release itself (NotBefore passed, an approval from outside the fleet service)
+ * is picked up from the events view by {@link #observe}, and so is an approval whose commands went
+ * out while the step that sent them was lost (the requests view shows it).
+ *
+ * <p>IMDS releases an approved event for every VM in its {@code Resources}, so a release enters
+ * every VM the event lists: those that reported it, by vmId and group, and those that did not (no
+ * agent, agent down or behind), by name, in the group {@link #UNKNOWN_GROUP} (with no groupBy, in
+ * {@code all} like every VM). A VM is unavailable from its release until its event completed, its
+ * agent was heard from after that, and the checking rollout's settle time passed; a VM without an
+ * agent is back when the fleet sees its event closed.
+ *
+ * <p>The limits are those of every active rollout ({@link #constrain}): a release must keep each of
+ * their groups within its limit, whichever path asks and whichever rollout the event belongs to;
+ * while any rollout is active, an event that lists VMs which have not reported it is not released
+ * at all (their groups are unknown). An event an active rollout still holds ({@link #holder}) is
+ * that rollout's to release.
+ *
+ * <p>Retention: an entry is dropped {@link #KEEP_AFTER_BACK} after its VM is back (the longest
+ * settle a rollout may have), and in any case {@link #KEEP_AT_MOST} after its release; an event
+ * canceled before it started takes its entries with it (no impact happened).
+ *
+ * <p>Not thread-safe: the rollout processor builds one per step from its store and writes back
+ * {@link #touched}.
+ */
+public final class Ledger {
+  /** The group of VMs an event lists that have not reported it, under any groupBy. */
+  public static final String UNKNOWN_GROUP = "unknown";
+
+  /** The origin of a release the fleet saw but did not make. */
+  public static final String OBSERVED = "observed";
+
+  /** How long an entry stays once its VM is back: the longest settle a rollout may have. */
+  public static final Duration KEEP_AFTER_BACK = Duration.ofHours(24);
+
+  /** How long an entry stays at most, back or not. */
+  public static final Duration KEEP_AT_MOST = Duration.ofDays(30);
+
+  private static final List<String> ATTRIBUTES =
+      List.of("zone", "scaleSet", "resourceGroup", "location");
+
+  private final Map<String, LedgerEntry> entries;
+  private final Set<String> touched = new TreeSet<>();
+  private final Map<String, Rollout> constraints = new TreeMap<>();
+  private final Map<String, Integer> groupSizes = new HashMap<>();
+
+  public Ledger(Map<String, LedgerEntry> entries) {
+    this.entries = new TreeMap<>(entries);
+  }
+
+  public static Ledger empty() {
+    return new Ledger(Map.of());
+  }
+
+  public Map<String, LedgerEntry> entries() {
+    return Collections.unmodifiableMap(entries);
+  }
+
+  /** Keys written or removed since this ledger was built: what its owner persists. */
+  public Set<String> touched() {
+    return Collections.unmodifiableSet(touched);
+  }
+
+  /** A copy with the same entries and no constraints (a new step's starting point). */
+  public Ledger copy() {
+    return new Ledger(entries);
+  }
+
+  /** Every release must keep this rollout's groups within its limits while it is active. */
+  public void constrain(Rollout r) {
+    if (r.active()) {
+      constraints.put(r.id(), r);
+    } else {
+      constraints.remove(r.id());
+    }
+  }
+
+  /** The active rollout that holds the event back, if one does ({@link Rollout#holds}). */
+  public Optional<Rollout> holder(String eventId) {
+    return constraints.values().stream().filter(r -> r.holds(eventId)).findFirst();
+  }
+
+  /**
+   * A VM an event lists.
+   *
+   * @param vmId its vmId, or null while it has not reported the event
+   * @param name its name
+   */
+  public record Listed(String vmId, String name) {
+    public String vmKey() {
+      return LedgerEntry.vmKey(vmId, name);
+    }
+  }
+
+  /**
+   * The VMs an event lists: those that reported it, and the names of its {@code Resources} no
+   * reporting VM has.
+   */
+  public static List<Listed> listed(String eventId, World w) {
+    List<Listed> out = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (VmEventState s : w.eventVms(eventId).values()) {
+      out.add(new Listed(s.vmId(), s.name()));
+      if (s.name() != null) {
+        names.add(s.name().toLowerCase(Locale.ROOT));
+      }
+    }
+    for (String name : unreported(eventId, w)) {
+      out.add(new Listed(null, name));
+    }
+    return out;
+  }
+
+  /** The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). */
+  public static List<String> unreported(String eventId, World w) {
+    Set<String> names = new HashSet<>();
+    for (VmEventState s : w.eventVms(eventId).values()) {
+      if (s.name() != null) {
+        names.add(s.name().toLowerCase(Locale.ROOT));
+      }
+    }
+    Set<String> out = new TreeSet<>();
+    for (String name : w.resources(eventId)) {
+      if (!names.contains(name.toLowerCase(Locale.ROOT))) {
+        out.add(name);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** A VM's group under a groupBy: {@code all}, {@code zone=1,scaleSet=web}, or unknown. */
+  public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
+    if (groupBy.isEmpty()) {
+      return "all";
+    }
+    if (vmId == null) {
+      return UNKNOWN_GROUP;
+    }
+    StringBuilder b = new StringBuilder();
+    for (String a : groupBy) {
+      String v = attributes.get(a);
+      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
+    }
+    return b.toString();
+  }
+
+  /**
+   * Why releasing this event now would put a group of an active rollout over its limit, or empty
+   * when it fits every one of them.
+   */
+  public Optional<String> refusal(String eventId, World w, Instant now) {
+    List<Listed> listed = listed(eventId, w);
+    List<String> unreported =
+        listed.stream().filter(l -> l.vmId() == null).map(Listed::name).toList();
+    if (!constraints.isEmpty() && !unreported.isEmpty()) {
+      // Their groups are unknown: any group of any rollout could be the one they take over.
+      return Optional.of(
+          String.format(
+              "event %s lists VMs that have not reported it: %s. IMDS would release them too,"
+                  + " and the fleet cannot count them in their groups",
+              eventId, String.join(", ", unreported)));
+    }
+    for (Rollout r : constraints.values()) {
+      List<String> groupBy = r.spec().groupBy();
+      Map<String, String> downGroup = new HashMap<>();
+      for (LedgerEntry e : entries.values()) {
+        if (e.unavailable(r.spec().settle(), now)) {
+          downGroup.putIfAbsent(e.vmKey(), e.group(groupBy));
+        }
+      }
+      Map<String, Integer> down = new HashMap<>();
+      downGroup.values().forEach(g -> down.merge(g, 1, Integer::sum));
+      Map<String, Integer> more = new LinkedHashMap<>();
+      for (Listed l : listed) {
+        if (!downGroup.containsKey(l.vmKey())) {
+          more.merge(group(l.vmId(), attributes(l.vmId(), w), groupBy), 1, Integer::sum);
+        }
+      }
+      long unknown =
+          downGroup.keySet().stream().filter(k -> k.startsWith("name:")).count()
+              + listed.stream().filter(l -> l.vmId() == null).count();
+      for (Map.Entry<String, Integer> g : more.entrySet()) {
+        int limit = limit(r, g.getKey(), w, (int) unknown);
+        int already = down.getOrDefault(g.getKey(), 0);
+        if (already + g.getValue() > limit) {
+          return Optional.of(
+              String.format(
+                  "event %s would make %d more VM(s) of group %s unavailable, %d already are:"
+                      + " more than rollout %s allows (%d)",
+                  eventId, g.getValue(), g.getKey(), already, r.id(), limit));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Rollout {@code r}'s limit for a group now: the smaller of the recorded and the current. */
+  int limit(Rollout r, String group, World w, int unknownVms) {
+    int size;
+    if (group.equals(UNKNOWN_GROUP)) {
+      size = unknownVms;
+    } else {
+      String memo = String.join(",", r.spec().groupBy()) + "|" + group;
+      size = groupSizes.computeIfAbsent(memo, k -> w.groupSize(r.spec().groupBy(), group));
+    }
+    int current = r.spec().limit(Math.max(1, size));
+    Integer recorded = r.groupLimits().get(group);
+    return recorded == null ? current : Math.min(recorded, current);
+  }
+
+  /** Records that an event was released now: every VM it lists becomes unavailable. */
+  public void release(String eventId, World w, String origin, Instant now) {
+    for (Listed l : listed(eventId, w)) {
+      String key = LedgerEntry.key(l.vmKey(), eventId);
+      VmEventState s = l.vmId() == null ? null : w.eventVms(eventId).get(l.vmId());
+      if (entries.containsKey(key) || (s != null && canceled(s))) {
+        continue;
+      }
+      put(
+          new LedgerEntry(
+              l.vmId(), l.name(), eventId, attributes(l.vmId(), w), origin, now, null, null));
+      if (l.vmId() != null && l.name() != null) {
+        // it reported after its release was recorded by name: the same VM, now with its group
+        String byName = LedgerEntry.key(LedgerEntry.vmKey(null, l.name()), eventId);
+        LedgerEntry old = entries.get(byName);
+        if (old != null) {
+          remove(byName);
+          put(
+              new LedgerEntry(
+                  l.vmId(),
+                  l.name(),
+                  eventId,
+                  attributes(l.vmId(), w),
+                  old.origin(),
+                  old.releasedAt(),
+                  null,
+                  null));
+        }
+      }
+    }
+  }
+
+  /**
+   * Picks up releases the fleet did not make (an event approved or started for any VM it lists is
+   * released for all of them), VMs that reported an event after its release, and moves every entry
+   * on: completed, back, or dropped by the retention rule.
+   */
+  public void observe(World w, Instant now) {
+    Set<String> events = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    events.addAll(w.openEvents());
+    entries.values().forEach(e -> events.add(e.eventId()));
+    Set<String> requested = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    requested.addAll(w.requestedEvents());
+    for (String eventId : events) {
+      boolean known =
+          entries.values().stream().anyMatch(e -> e.eventId().equalsIgnoreCase(eventId));
+      if (known || released(eventId, w) || (requested.contains(eventId) && w.open(eventId))) {
+        String origin =
+            entries.values().stream()
+                .filter(e -> e.eventId().equalsIgnoreCase(eventId))
+                .map(LedgerEntry::origin)
+                .findFirst()
+                .orElse(OBSERVED);
+        release(eventId, w, origin, now);
+      }
+    }
+    for (String key : new ArrayList<>(entries.keySet())) {
+      LedgerEntry e = entries.get(key);
+      LedgerEntry next = advance(e, w, now);
+      if (next == null
+          || (next.backAt() != null && now.isAfter(next.backAt().plus(KEEP_AFTER_BACK)))
+          || now.isAfter(next.releasedAt().plus(KEEP_AT_MOST))) {
+        remove(key);
+      } else if (!next.equals(e)) {
+        put(next);
+      }
+    }
+  }
+
+  /** The entry after what the views show now, or null when it no longer counts at all. */
+  private static LedgerEntry advance(LedgerEntry e, World w, Instant now) {
+    if (e.vmId() == null) {
+      return w.open(e.eventId()) || e.backAt() != null ? e : e.completed(now).back(now);
+    }
+    VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
+    if (s != null && canceled(s)) {
+      return null; // it disappeared while Scheduled: no impact happened
+    }
+    if (e.completedAt() == null) {
+      if (s != null && s.closed()) {
+        e = e.completed(s.since() == null ? now : s.since());
+      } else if (s == null && !w.open(e.eventId())) {
+        e = e.completed(now); // the event is gone from the view
+      }
+    }
+    if (e.completedAt() != null && e.backAt() == null) {
+      Optional<Instant> heard = w.lastHeartbeat(e.vmId());
+      if (heard.isPresent() && heard.get().isAfter(e.completedAt())) {
+        e = e.back(now);
+      }
+    }
+    return e;
+  }
+
+  private static boolean canceled(VmEventState s) {
+    return s.status().equals("canceled")
+        || (s.status().equals("inferred") && "canceled".equals(s.guess()));
+  }
+
+  /** Whether the views show the event released for any VM (approved, started or over). */
+  static boolean released(String eventId, World w) {
+    return w.eventVms(eventId).values().stream()
+        .anyMatch(
+            s ->
+                s.status().equals("approved")
+                    || s.status().equals("started")
+                    || s.status().equals("completed")
+                    || (s.status().equals("inferred") && !"canceled".equals(s.guess())));
+  }
+
+  /** VMs unavailable for a rollout that waits {@code settle} after a VM is back, by vmKey. */
+  public Set<String> unavailable(Duration settle, Instant now) {
+    Set<String> out = new TreeSet<>();
+    entries.values().stream()
+        .filter(e -> e.unavailable(settle, now))
+        .forEach(e -> out.add(e.vmKey()));
+    return out;
+  }
+
+  private static Map<String, String> attributes(String vmId, World w) {
+    Map<String, String> m = new TreeMap<>();
+    if (vmId != null) {
+      for (String a : ATTRIBUTES) {
+        String v = w.attribute(vmId, a);
+        if (v != null) {
+          m.put(a, v);
+        }
+      }
+    }
+    return m;
+  }
+
+  private void put(LedgerEntry e) {
+    entries.put(e.key(), e);
+    touched.add(e.key());
+  }
+
+  private void remove(String key) {
+    entries.remove(key);
+    touched.add(key);
+  }
+
+  /** Entries by key, for the keys given (null where removed). */
+  public Map<String, LedgerEntry> changes(Collection<String> keys) {
+    Map<String, LedgerEntry> out = new TreeMap<>();
+    keys.forEach(k -> out.put(k, entries.get(k)));
+    return out;
+  }
+}

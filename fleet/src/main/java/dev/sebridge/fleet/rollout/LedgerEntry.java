@@ -1,0 +1,81 @@
+package dev.sebridge.fleet.rollout;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One VM released by one event, in the fleet-wide {@link Ledger}: unavailable from its release
+ * until it is back (its event completed, its agent heard from after that, and a rollout's settle
+ * time passed).
+ *
+ * @param vmId the VM, or null for a VM the event lists by name that has not reported it (no agent,
+ *     its agent down or behind): such a VM is counted in the group {@link Ledger#UNKNOWN_GROUP}
+ * @param name the VM's name as the event lists it
+ * @param eventId the event that released it
+ * @param attributes the VM's zone, scaleSet, resourceGroup and location when it was released
+ * @param origin who released it: {@code rollout:<id>}, {@code api}, {@code policy:<rule>@v<n>}, or
+ *     {@link Ledger#OBSERVED} (NotBefore passed, or an approval from outside the fleet service)
+ * @param releasedAt when
+ * @param completedAt when its event completed for it, or null
+ * @param backAt when its agent was first heard from after the completion (for a VM without an
+ *     agent: when the fleet saw the event closed), or null
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record LedgerEntry(
+    String vmId,
+    String name,
+    String eventId,
+    Map<String, String> attributes,
+    String origin,
+    Instant releasedAt,
+    Instant completedAt,
+    Instant backAt) {
+
+  public LedgerEntry {
+    attributes = attributes == null ? Map.of() : new TreeMap<>(attributes);
+  }
+
+  /** The VM's key in the ledger: its vmId, or {@code name:<name>} while it is unknown. */
+  public static String vmKey(String vmId, String name) {
+    return vmId != null ? vmId : "name:" + name.toLowerCase(Locale.ROOT);
+  }
+
+  /** The entry's key in the ledger's store: the VM and the event. */
+  public static String key(String vmKey, String eventId) {
+    return vmKey + "|" + eventId.toLowerCase(Locale.ROOT);
+  }
+
+  @JsonIgnore
+  public String vmKey() {
+    return vmKey(vmId, name);
+  }
+
+  @JsonIgnore
+  public String key() {
+    return key(vmKey(), eventId);
+  }
+
+  /** Still unavailable for a rollout that waits {@code settle} after a VM is back. */
+  public boolean unavailable(Duration settle, Instant now) {
+    return backAt == null || now.isBefore(backAt.plus(settle));
+  }
+
+  /** Its group under a rollout's groupBy ({@link Ledger#group}). */
+  public String group(List<String> groupBy) {
+    return Ledger.group(vmId, attributes, groupBy);
+  }
+
+  LedgerEntry completed(Instant at) {
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, at, backAt);
+  }
+
+  LedgerEntry back(Instant at) {
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, completedAt, at);
+  }
+}

@@ -1,0 +1,265 @@
+package dev.sebridge.fleet.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ledger's rules, one scenario each: the ways the rollout promise was broken before it existed
+ * (issue "Rollout safety as a fleet-wide guarantee", items 1, 2, 4 and 5), and its retention.
+ */
+class FleetLedgerTest {
+  static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
+  static final List<String> BY_ZONE = List.of("zone");
+
+  static Rollout rollout(String id, String max, String... events) {
+    RolloutSpec spec =
+        new RolloutSpec(
+            List.of(events),
+            max,
+            BY_ZONE,
+            Duration.ZERO,
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(30));
+    return RolloutActions.apply(
+        null,
+        new RolloutCommand(id, RolloutCommand.CREATE, spec, null, null, "t", "alice", T0, "api"),
+        T0);
+  }
+
+  static RolloutCommand command(Rollout r, String action, String vmId, String eventId) {
+    return new RolloutCommand(r.id(), action, null, vmId, eventId, "op", "bob", T0, null);
+  }
+
+  static Instant at(int seconds) {
+    return T0.plusSeconds(seconds);
+  }
+
+  @Test
+  void anEventIsHeldWhileAVmItListsHasNotReportedItAndHaltsNamingItAfterTheGrace() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .vm("web_2", "1")
+            .vm("web_3", "1")
+            .event("E", "web_0", "web_1")
+            .report("E", "web_0", "scheduled", T0);
+    Rollout r = rollout("r", "2", "E");
+    Ledger ledger = Ledger.empty();
+
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(1));
+    assertThat(s.releases()).as("web_1 has not reported E: IMDS would release it too").isEmpty();
+    assertThat(s.rollout().state()).isEqualTo(Rollout.RUNNING);
+
+    s = RolloutPlanner.step(s.rollout(), w, ledger, at(31));
+    assertThat(s.releases()).isEmpty();
+    assertThat(s.rollout().state()).isEqualTo(Rollout.HALTED);
+    assertThat(s.rollout().halt().reason()).contains("web_1").contains("have not reported it");
+
+    w.report("E", "web_1", "scheduled", at(40));
+    Rollout resumed =
+        RolloutActions.apply(
+            s.rollout(), command(s.rollout(), RolloutCommand.RESUME, null, null), at(41));
+    s = RolloutPlanner.step(resumed, w, ledger, at(42));
+    assertThat(s.releases()).hasSize(1);
+    assertThat(s.releases().get(0).vmIds()).containsExactlyInAnyOrder("web_0", "web_1");
+  }
+
+  @Test
+  void anOperatorsApprovalOfAnEventWithAnUnreportedVmIsRefusedWhileARolloutIsActive() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_5", "1")
+            .event("M", "web_0", "db_7")
+            .report("M", "web_0", "scheduled", T0)
+            .event("E", "web_5")
+            .report("E", "web_5", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.constrain(rollout("r", "1", "E"));
+    assertThat(ledger.refusal("M", w, at(1)))
+        .hasValueSatisfying(why -> assertThat(why).contains("db_7"));
+  }
+
+  @Test
+  void skippingAPendingVmOfAnEventSkipsTheWholeEvent() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .vm("web_2", "1")
+            .vm("web_3", "1")
+            .event("E", "web_0", "web_1", "web_2")
+            .report("E", "web_0", "scheduled", T0)
+            .report("E", "web_1", "scheduled", T0)
+            .report("E", "web_2", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E"), w, ledger, at(1));
+    assertThat(s.rollout().halt().reason()).contains("would release 3 VMs");
+
+    Rollout r =
+        RolloutActions.apply(
+            s.rollout(), command(s.rollout(), RolloutCommand.SKIP, "web_0", null), at(2));
+    r = RolloutActions.apply(r, command(r, RolloutCommand.RESUME, null, null), at(3));
+    s = RolloutPlanner.step(r, w, ledger, at(4));
+
+    assertThat(s.releases()).as("releasing E would start web_0 too").isEmpty();
+    assertThat(s.rollout().vms().values())
+        .extracting(RolloutVm::phase)
+        .containsOnly(RolloutVm.SKIPPED);
+    assertThat(ledger.entries()).isEmpty();
+  }
+
+  @Test
+  void aVmThatReportsASkippedEventLateJoinsItSkipped() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .vm("web_2", "1")
+            .event("E", "web_0", "web_1")
+            .report("E", "web_0", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E"), w, ledger, at(1));
+    Rollout r =
+        RolloutActions.apply(
+            s.rollout(), command(s.rollout(), RolloutCommand.SKIP, null, "E"), at(2));
+    w.report("E", "web_1", "scheduled", at(3));
+    s = RolloutPlanner.step(r, w, ledger, at(4));
+    assertThat(s.releases()).isEmpty();
+    assertThat(s.rollout().vms().get("web_1").phase()).isEqualTo(RolloutVm.SKIPPED);
+  }
+
+  @Test
+  void twoRolloutsOverTheSameGroupShareItsLimit() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "2")
+            .vm("vm-b", "2")
+            .vm("vm-c", "2")
+            .event("E1", "vm-a")
+            .report("E1", "vm-a", "scheduled", T0)
+            .event("E2", "vm-b")
+            .report("E2", "vm-b", "scheduled", T0);
+    Rollout r1 = rollout("r1", "1", "E1");
+    Rollout r2 = rollout("r2", "1", "E2");
+    Ledger ledger = Ledger.empty();
+    ledger.constrain(r1);
+    ledger.constrain(r2);
+
+    int released =
+        RolloutPlanner.step(r1, w, ledger, at(1)).releases().size()
+            + RolloutPlanner.step(r2, w, ledger, at(1)).releases().size();
+
+    assertThat(released).as("zone 2 has room for one, whichever rollout asks").isEqualTo(1);
+  }
+
+  @Test
+  void anEventAnActiveRolloutHoldsIsItsToRelease() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "3")
+            .vm("vm-b", "3")
+            .event("E", "vm-a", "vm-b")
+            .report("E", "vm-a", "scheduled", T0)
+            .report("E", "vm-b", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    Rollout r = RolloutPlanner.step(rollout("r", "1", "E"), w, ledger, at(1)).rollout();
+    assertThat(r.state()).as("E alone is over zone 3's limit").isEqualTo(Rollout.HALTED);
+    ledger.constrain(r);
+    assertThat(ledger.holder("E")).map(Rollout::id).contains("r");
+
+    Rollout skipped = RolloutActions.apply(r, command(r, RolloutCommand.SKIP, null, "E"), at(2));
+    ledger.constrain(skipped);
+    assertThat(ledger.holder("E")).as("skipped: NotBefore or an operator may start it").isEmpty();
+  }
+
+  @Test
+  void anApprovalWhoseStepWasLostIsCountedFromTheRequestsView() {
+    // r1 approved E1 in a step whose state was lost (at_least_once): its commands are out.
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "1")
+            .vm("vm-c", "1")
+            .event("E1", "vm-a")
+            .report("E1", "vm-a", "scheduled", T0)
+            .event("E2", "vm-b")
+            .report("E2", "vm-b", "scheduled", T0)
+            .requested("E1");
+    Rollout r1 = rollout("r1", "1", "E1");
+    Rollout r2 = rollout("r2", "1", "E2");
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    ledger.constrain(r1);
+    ledger.constrain(r2);
+
+    assertThat(RolloutPlanner.step(r2, w, ledger, at(1)).releases())
+        .as("vm-a is down already")
+        .isEmpty();
+  }
+
+  @Test
+  void aPercentageLimitFollowsTheGroupsLiveSizeDownward() {
+    TestWorld w = new TestWorld();
+    for (int i = 0; i < 20; i++) {
+      w.vm("vm-" + i, "1");
+    }
+    w.event("E1", "vm-0").report("E1", "vm-0", "scheduled", T0);
+    w.event("E2", "vm-1").report("E2", "vm-1", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    Rollout r = rollout("r", "10%", "E1", "E2");
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(1));
+    assertThat(s.rollout().groupLimits()).containsEntry("zone=1", 2);
+    assertThat(s.releases()).hasSize(2);
+
+    // scale-in: 10 VMs left, 10% of them is 1, and two are down already
+    TestWorld smaller = new TestWorld();
+    for (int i = 0; i < 10; i++) {
+      smaller.vm("vm-" + i, "1");
+    }
+    smaller.event("E3", "vm-2").report("E3", "vm-2", "scheduled", T0);
+    Ledger after = ledger.copy();
+    after.constrain(s.rollout());
+    assertThat(after.refusal("E3", smaller, at(2))).isPresent();
+  }
+
+  @Test
+  void entriesLeaveTheLedgerADayAfterTheirVmIsBackAndItStaysFlatOverMonths() {
+    TestWorld w = new TestWorld();
+    Map<String, LedgerEntry> stored = Map.of();
+    int most = 0;
+    // 90 days, one event an hour: released, started, completed, agent heard from.
+    for (int hour = 0; hour < 90 * 24; hour++) {
+      Instant t = T0.plus(Duration.ofHours(hour));
+      String vm = "vm-" + (hour % 50);
+      String event = "E" + hour;
+      w.vm(vm, "1").event(event, vm).report(event, vm, "started", t);
+      Ledger l = new Ledger(stored);
+      l.observe(w, t.plusSeconds(1));
+      w.report(event, vm, "completed", t.plusSeconds(600)).heartbeat(vm, t.plusSeconds(660));
+      l.observe(w, t.plusSeconds(700));
+      stored = Map.copyOf(l.entries());
+      most = Math.max(most, stored.size());
+    }
+    assertThat(stored.size()).as("about a day of entries").isBetween(24, 26);
+    assertThat(most).isLessThanOrEqualTo(26);
+  }
+
+  @Test
+  void anEventCanceledBeforeItStartedFreesItsVms() {
+    TestWorld w =
+        new TestWorld().vm("vm-a", "1").event("E", "vm-a").report("E", "vm-a", "approved", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    assertThat(ledger.entries()).hasSize(1);
+    w.report("E", "vm-a", "canceled", at(2));
+    ledger.observe(w, at(3));
+    assertThat(ledger.entries()).isEmpty();
+  }
+}

@@ -1,0 +1,464 @@
+package dev.sebridge.fleet.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * The fleet's promise, checked against what IMDS did: at no moment are more VMs of a group
+ * unavailable, because the fleet approved their events, than an active rollout's limit for that
+ * group.
+ *
+ * <p>The truth is this test's simulated fleet, not the service's view of itself: which VMs IMDS
+ * released and why (an approval releases an event for every VM in its {@code Resources}; NotBefore
+ * releases it on its own), each VM's real zone, when it came back, and how many VMs each group
+ * really has (VMs without an agent included). The service sees it through views one step late.
+ *
+ * <p>The world holds what reality holds: VMs whose agent reports an event late or never (no agent),
+ * events of one to three VMs, VMs with a second event, two or three rollouts at once over the same
+ * groups (and an event in two of them), an operator approving events by hand and a policy that
+ * starts approving mid-run (both through the ledger, as the rollout processor runs them), operators
+ * resuming and skipping pending VMs or whole events, groups shrinking (scale-in), instances killed
+ * mid-step under exactly-once (the step's state and approvals lost together) and under
+ * at-least-once (its approvals out, its state lost), and agents that reject.
+ */
+class FleetSafetyTest {
+  static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
+
+  @Property(tries = 250)
+  void fleetApprovalsNeverPutAGroupOverAnActiveRolloutsLimit(@ForAll("seed") long seed) {
+    Random rnd = new Random(seed);
+    Sim sim = new Sim(rnd);
+    Map<String, Rollout> committed = new TreeMap<>();
+    int rollouts = 1 + rnd.nextInt(3);
+    for (int k = 0; k < rollouts; k++) {
+      Rollout r = sim.newRollout(rnd, "r" + k);
+      committed.put(r.id(), r);
+    }
+    Map<String, LedgerEntry> ledger = Map.of();
+    int policyFrom = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(200) : Integer.MAX_VALUE;
+    for (int tick = 1; tick <= 400; tick++) {
+      Instant now = T0.plusSeconds(tick);
+      sim.advance(tick);
+      World view = sim.view(tick - 1);
+      Ledger l = new Ledger(ledger);
+      l.observe(view, now);
+      committed.values().forEach(l::constrain);
+      List<String> released = new ArrayList<>();
+      // An operator's approval and a policy's, through the gate the rollout processor runs.
+      if (rnd.nextInt(6) == 0) {
+        sim.randomOpenEvent(rnd, view).ifPresent(e -> admit(l, view, e, "api", now, released));
+      }
+      if (tick >= policyFrom) {
+        for (String e : view.openEvents()) {
+          admit(l, view, e, "policy:approve-all@v1", now, released);
+        }
+      }
+      Map<String, Rollout> next = new TreeMap<>();
+      for (Rollout r : committed.values()) {
+        RolloutPlanner.Step s = RolloutPlanner.step(r, view, l, now);
+        next.put(r.id(), s.rollout());
+        s.releases().forEach(x -> released.add(x.eventId()));
+      }
+      int crash = rnd.nextInt(12);
+      if (crash == 0) {
+        continue; // exactly-once: the instance died before its commit, nothing of the step stands
+      }
+      for (String e : released) {
+        sim.approve(e, tick);
+      }
+      if (crash == 1) {
+        continue; // at-least-once: the approvals went out, the step's state did not
+      }
+      committed = next;
+      ledger = Map.copyOf(l.entries());
+      sim.assertWithinLimits(committed.values(), tick);
+      for (Map.Entry<String, Rollout> e : committed.entrySet()) {
+        if (rnd.nextInt(3) == 0) {
+          e.setValue(operator(e.getValue(), rnd, now));
+        }
+      }
+    }
+  }
+
+  private static void admit(
+      Ledger l, World w, String eventId, String origin, Instant now, List<String> released) {
+    if (l.holder(eventId).isEmpty() && l.refusal(eventId, w, now).isEmpty()) {
+      l.release(eventId, w, origin, now);
+      released.add(eventId);
+    }
+  }
+
+  /** Resumes, skips a pending VM (its whole event) or skips the halting event. */
+  private static Rollout operator(Rollout r, Random rnd, Instant now) {
+    RolloutCommand c = null;
+    List<RolloutVm> pending =
+        r.vms().values().stream().filter(v -> v.phase().equals(RolloutVm.PENDING)).toList();
+    int choice = rnd.nextInt(10);
+    if (r.halt() != null && choice < 4) {
+      c =
+          new RolloutCommand(
+              r.id(), RolloutCommand.RESUME, null, null, null, "op", "bob", now, null);
+    } else if (r.halt() != null && choice < 6 && r.halt().eventId() != null) {
+      c =
+          new RolloutCommand(
+              r.id(), RolloutCommand.SKIP, null, null, r.halt().eventId(), "op", "bob", now, null);
+    } else if (choice == 6 && !pending.isEmpty()) {
+      String vm = pending.get(rnd.nextInt(pending.size())).vmId();
+      c = new RolloutCommand(r.id(), RolloutCommand.SKIP, null, vm, null, "op", "bob", now, null);
+    }
+    return c == null ? r : RolloutActions.apply(r, c, now);
+  }
+
+  @Provide
+  Arbitrary<Long> seed() {
+    return Arbitraries.longs();
+  }
+
+  /** The simulated fleet: the truth, and the service's views of it as of a tick. */
+  static final class Sim {
+    final Map<String, Vm> vms = new LinkedHashMap<>();
+    final Map<String, Event> events = new LinkedHashMap<>();
+    final int zones;
+
+    static final class Vm {
+      String id;
+      String zone;
+      boolean agent;
+      int reportDelay;
+      int startDelay;
+      int duration;
+      boolean stuck;
+      boolean silentAfter;
+      boolean rejects;
+      int heartbeatDelay;
+      int scaledInAt = Integer.MAX_VALUE;
+    }
+
+    static final class Event {
+      String id;
+      int at;
+      List<String> members;
+      Integer notBefore;
+      final Map<String, Release> released = new HashMap<>();
+    }
+
+    /** IMDS released this VM for this event at {@code at}; {@code byFleet}: an approval did. */
+    record Release(int at, boolean byFleet) {}
+
+    Sim(Random rnd) {
+      zones = 1 + rnd.nextInt(3);
+      int n = 4 + rnd.nextInt(27);
+      for (int i = 0; i < n; i++) {
+        Vm v = new Vm();
+        v.id = "vm-" + i;
+        v.zone = Integer.toString(1 + rnd.nextInt(zones));
+        v.agent = rnd.nextInt(10) != 0;
+        v.reportDelay = rnd.nextInt(8) == 0 ? 10 + rnd.nextInt(30) : rnd.nextInt(3);
+        v.startDelay = 1 + rnd.nextInt(4);
+        v.duration = 1 + rnd.nextInt(10);
+        v.stuck = rnd.nextInt(30) == 0;
+        v.silentAfter = rnd.nextInt(30) == 0;
+        v.rejects = rnd.nextInt(20) == 0;
+        v.heartbeatDelay = rnd.nextInt(4);
+        if (rnd.nextInt(8) == 0) {
+          v.scaledInAt = 20 + rnd.nextInt(300); // an idle instance removed by autoscale
+        }
+        vms.put(v.id, v);
+      }
+      // Idle instances get scaled in; those with maintenance stay.
+      List<String> ids =
+          vms.values().stream()
+              .filter(v -> v.scaledInAt == Integer.MAX_VALUE)
+              .map(v -> v.id)
+              .toList();
+      int count = ids.isEmpty() ? 0 : 3 + rnd.nextInt(12);
+      for (int k = 0; k < count; k++) {
+        Event e = new Event();
+        e.id = "ev-" + k;
+        e.at = rnd.nextInt(60);
+        List<String> members = new ArrayList<>();
+        int size = Math.min(ids.size(), 1 + (rnd.nextInt(3) == 0 ? rnd.nextInt(3) : 0));
+        while (members.size() < size) {
+          String vm = ids.get(rnd.nextInt(ids.size()));
+          if (!members.contains(vm)) {
+            members.add(vm);
+          }
+        }
+        e.members = members; // a VM may be in several events: its repeat maintenance
+        if (rnd.nextInt(5) == 0) {
+          e.notBefore = e.at + 20 + rnd.nextInt(150);
+        }
+        events.put(e.id, e);
+      }
+    }
+
+    Rollout newRollout(Random rnd, String id) {
+      List<String> ids = new ArrayList<>();
+      for (String e : events.keySet()) {
+        if (rnd.nextInt(10) < 6) {
+          ids.add(e);
+        }
+      }
+      if (ids.isEmpty()) {
+        ids.add(events.isEmpty() ? "no-such-event" : events.keySet().iterator().next());
+      }
+      String max =
+          switch (rnd.nextInt(4)) {
+            case 0 -> "1";
+            case 1 -> Integer.toString(1 + rnd.nextInt(3));
+            case 2 -> (20 + rnd.nextInt(61)) + "%";
+            default -> "100%";
+          };
+      RolloutSpec spec =
+          new RolloutSpec(
+              ids,
+              max,
+              rnd.nextBoolean() ? List.of("zone") : List.of(),
+              Duration.ofSeconds(rnd.nextInt(4)),
+              Duration.ofSeconds(10 + rnd.nextInt(40)),
+              Duration.ofSeconds(3 + rnd.nextInt(20)));
+      return RolloutActions.apply(
+          null,
+          new RolloutCommand(
+              id, RolloutCommand.CREATE, spec, null, null, "test", "alice", T0, "api"),
+          T0);
+    }
+
+    /** NotBefore passing releases an event without anyone's approval. */
+    void advance(int tick) {
+      for (Event e : events.values()) {
+        if (e.notBefore != null && e.notBefore == tick) {
+          release(e, tick, false);
+        }
+      }
+    }
+
+    /** The fleet's approval: IMDS releases the event for every VM it lists if any agent posts. */
+    void approve(String eventId, int tick) {
+      Event e = events.get(eventId);
+      boolean posted =
+          e.members.stream()
+              .map(vms::get)
+              .anyMatch(v -> v.agent && !v.rejects && reported(v, e, tick - 1));
+      if (posted) {
+        release(e, tick, true);
+      }
+    }
+
+    private void release(Event e, int tick, boolean byFleet) {
+      for (String vm : e.members) {
+        e.released.putIfAbsent(vm, new Release(tick, byFleet));
+      }
+    }
+
+    int startAt(Vm v, Release r) {
+      return r.at() + v.startDelay;
+    }
+
+    Integer completeAt(Vm v, Release r) {
+      return v.stuck ? null : startAt(v, r) + v.duration;
+    }
+
+    /** When its agent is heard from after the event (null: never). */
+    Integer backAt(Vm v, Release r) {
+      Integer c = completeAt(v, r);
+      return c == null || v.silentAfter || !v.agent ? null : c + v.heartbeatDelay;
+    }
+
+    boolean reported(Vm v, Event e, int tick) {
+      return v.agent && tick >= e.at + v.reportDelay;
+    }
+
+    /**
+     * The truth: for every active rollout, the VMs the fleet's approvals released and that are not
+     * back (heard from after their event, and the rollout's settle passed), by real group, are at
+     * most the rollout's limit for that group's real size.
+     */
+    void assertWithinLimits(Collection<Rollout> rollouts, int tick) {
+      for (Rollout r : rollouts) {
+        if (!r.active()) {
+          continue;
+        }
+        long settle = r.spec().settle().toSeconds();
+        Map<String, Integer> down = new TreeMap<>();
+        for (Vm v : vms.values()) {
+          boolean out = false;
+          for (Event e : events.values()) {
+            Release rel = e.released.get(v.id);
+            if (rel != null && rel.byFleet() && rel.at() <= tick) {
+              Integer back = backAt(v, rel);
+              out |= back == null || tick < back + settle;
+            }
+          }
+          if (out) {
+            down.merge(group(r, v), 1, Integer::sum);
+          }
+        }
+        down.forEach(
+            (g, n) ->
+                assertThat(n)
+                    .as(
+                        "tick %d: VMs of %s the fleet made unavailable, under rollout %s (%s of %s)",
+                        tick, g, r.id(), r.spec().maxUnavailable(), r.spec().groupBy())
+                    .isLessThanOrEqualTo(r.spec().limit(Math.max(1, size(r, g, tick - 1)))));
+      }
+    }
+
+    private static String group(Rollout r, Vm v) {
+      return r.spec().groupBy().isEmpty() ? "all" : "zone=" + v.zone;
+    }
+
+    /** How many VMs the group really has (with or without an agent), not scaled in. */
+    private int size(Rollout r, String g, int tick) {
+      return (int)
+          vms.values().stream().filter(v -> v.scaledInAt > tick && group(r, v).equals(g)).count();
+    }
+
+    Optional<String> randomOpenEvent(Random rnd, World view) {
+      List<String> open = new ArrayList<>(view.openEvents());
+      return open.isEmpty() ? Optional.empty() : Optional.of(open.get(rnd.nextInt(open.size())));
+    }
+
+    /** What the fleet's views show as of {@code tick}. */
+    World view(int tick) {
+      Instant at = T0.plusSeconds(tick);
+      return new World() {
+        @Override
+        public Map<String, VmEventState> eventVms(String eventId) {
+          Event e = events.get(eventId);
+          Map<String, VmEventState> m = new LinkedHashMap<>();
+          if (e == null) {
+            return m;
+          }
+          for (String id : e.members) {
+            Vm v = vms.get(id);
+            if (!reported(v, e, tick)) {
+              continue;
+            }
+            String status = "scheduled";
+            Instant since = T0.plusSeconds(e.at);
+            Release rel = e.released.get(id);
+            if (rel != null && rel.at() <= tick && tick >= startAt(v, rel)) {
+              Integer c = completeAt(v, rel);
+              boolean done = c != null && tick >= c;
+              status = done ? "completed" : "started";
+              since = T0.plusSeconds(done ? c : startAt(v, rel));
+            }
+            m.put(id, new VmEventState(id, id, v.zone, null, status, null, since, null));
+          }
+          return m;
+        }
+
+        @Override
+        public List<String> resources(String eventId) {
+          Event e = events.get(eventId);
+          return e == null || tick < e.at ? List.of() : e.members;
+        }
+
+        @Override
+        public boolean open(String eventId) {
+          Map<String, VmEventState> m = eventVms(eventId);
+          return !m.isEmpty() && m.values().stream().anyMatch(s -> !s.closed());
+        }
+
+        @Override
+        public Collection<String> openEvents() {
+          return events.keySet().stream().filter(this::open).toList();
+        }
+
+        @Override
+        public Collection<String> requestedEvents() {
+          // the fleet's own approvals, as the requests view shows them
+          return events.values().stream()
+              .filter(
+                  e -> e.released.values().stream().anyMatch(r -> r.byFleet() && r.at() <= tick))
+              .map(e -> e.id)
+              .toList();
+        }
+
+        @Override
+        public Optional<Instant> notBefore(String eventId) {
+          Event e = events.get(eventId);
+          return e == null || e.notBefore == null
+              ? Optional.empty()
+              : Optional.of(T0.plusSeconds(e.notBefore));
+        }
+
+        @Override
+        public Optional<Instant> lastHeartbeat(String vmId) {
+          Vm v = vms.get(vmId);
+          if (v == null || !v.agent) {
+            return Optional.empty();
+          }
+          for (int t = tick; t >= 0; t--) {
+            if (heard(v, t)) {
+              return Optional.of(T0.plusSeconds(t));
+            }
+          }
+          return Optional.empty();
+        }
+
+        /** Its agent heartbeats unless one of its events has it down and not back. */
+        private boolean heard(Vm v, int t) {
+          for (Event e : events.values()) {
+            Release rel = e.released.get(v.id);
+            if (rel != null && rel.at() <= t && t >= startAt(v, rel)) {
+              Integer back = backAt(v, rel);
+              if (back == null || t < back) {
+                return false;
+              }
+            }
+          }
+          return true;
+        }
+
+        @Override
+        public String attribute(String vmId, String attribute) {
+          Vm v = vms.get(vmId);
+          return v != null && v.agent && attribute.equals("zone") ? v.zone : null;
+        }
+
+        @Override
+        public int groupSize(List<String> groupBy, String group) {
+          return (int)
+              vms.values().stream()
+                  .filter(v -> v.agent && v.scaledInAt > tick)
+                  .filter(v -> groupBy.isEmpty() || group.equals("zone=" + v.zone))
+                  .count();
+        }
+
+        @Override
+        public Optional<Result> result(String requestId, String vmId) {
+          Vm v = vms.get(vmId);
+          boolean released =
+              events.values().stream()
+                  .anyMatch(e -> e.released.containsKey(vmId) && e.released.get(vmId).byFleet());
+          if (v == null || !released) {
+            return Optional.empty();
+          }
+          return Optional.of(
+              v.rejects
+                  ? new Result("rejected", "policy-denied: not now")
+                  : new Result("accepted", "posted"));
+        }
+      };
+    }
+  }
+}

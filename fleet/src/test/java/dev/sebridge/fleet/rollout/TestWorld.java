@@ -1,0 +1,107 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** A fleet written by hand for one scenario: VMs with a zone, events and what each VM reported. */
+final class TestWorld implements World {
+  private final Map<String, String> zones = new LinkedHashMap<>();
+  private final Map<String, List<String>> resources = new LinkedHashMap<>();
+  private final Map<String, Map<String, VmEventState>> reports = new HashMap<>();
+  private final Map<String, Instant> heartbeats = new HashMap<>();
+  private final Set<String> requested = new HashSet<>();
+
+  /** A VM with an agent, named as its id. */
+  TestWorld vm(String id, String zone) {
+    zones.put(id, zone);
+    return this;
+  }
+
+  /** An event listing these VM names (IMDS Resources). */
+  TestWorld event(String eventId, String... names) {
+    resources.put(eventId, List.of(names));
+    reports.putIfAbsent(eventId, new LinkedHashMap<>());
+    return this;
+  }
+
+  /** A VM's agent reports the event in this status (scheduled, started, completed ...). */
+  TestWorld report(String eventId, String vmId, String status, Instant since) {
+    reports
+        .computeIfAbsent(eventId, e -> new LinkedHashMap<>())
+        .put(vmId, new VmEventState(vmId, vmId, zones.get(vmId), null, status, null, since, null));
+    return this;
+  }
+
+  TestWorld heartbeat(String vmId, Instant at) {
+    heartbeats.put(vmId, at);
+    return this;
+  }
+
+  /** The requests view shows commands sent for the event. */
+  TestWorld requested(String eventId) {
+    requested.add(eventId);
+    return this;
+  }
+
+  @Override
+  public Map<String, VmEventState> eventVms(String eventId) {
+    return reports.getOrDefault(eventId, Map.of());
+  }
+
+  @Override
+  public List<String> resources(String eventId) {
+    return resources.getOrDefault(eventId, List.of());
+  }
+
+  @Override
+  public boolean open(String eventId) {
+    return eventVms(eventId).values().stream().anyMatch(s -> !s.closed());
+  }
+
+  @Override
+  public Collection<String> openEvents() {
+    List<String> out = new ArrayList<>();
+    resources.keySet().stream().filter(this::open).forEach(out::add);
+    return out;
+  }
+
+  @Override
+  public Collection<String> requestedEvents() {
+    return requested;
+  }
+
+  @Override
+  public Optional<Instant> notBefore(String eventId) {
+    return Optional.empty();
+  }
+
+  @Override
+  public Optional<Instant> lastHeartbeat(String vmId) {
+    return Optional.ofNullable(heartbeats.get(vmId));
+  }
+
+  @Override
+  public String attribute(String vmId, String attribute) {
+    return attribute.equals("zone") ? zones.get(vmId) : null;
+  }
+
+  @Override
+  public int groupSize(List<String> groupBy, String group) {
+    return (int)
+        zones.values().stream().filter(z -> groupBy.isEmpty() || group.equals("zone=" + z)).count();
+  }
+
+  @Override
+  public Optional<Result> result(String requestId, String vmId) {
+    return Optional.empty();
+  }
+}
