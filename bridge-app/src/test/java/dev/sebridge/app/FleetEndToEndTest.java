@@ -325,6 +325,53 @@ class FleetEndToEndTest {
     assertThat(noToken.err()).contains("--token-file");
   }
 
+  @Test
+  void aRolloutHoldsAnEventWhileAVmItListsReportsNothingThenHaltsNamingIt() throws Exception {
+    // web VMs 6 and 7 have agents; the third VM the event lists has none running (stopped, or
+    // never installed): IMDS would release it with the others, and the fleet cannot count it.
+    List<String> listed = new ArrayList<>(names(6, 8));
+    listed.add("no-agent-vm-0");
+    String reboot = sim.addEvent(EventSpec.scheduled("Reboot", listed).withNotice(900));
+    try {
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> fleet.views().event(reboot).map(e -> e.vms().size()).orElse(0) == 2);
+      Map<String, Object> body = new HashMap<>();
+      body.put("eventIds", List.of(reboot));
+      body.put("maxUnavailable", "100%");
+      body.put("reportGrace", "3s");
+      body.put("reason", "fleet end-to-end test: a VM without an agent");
+      HttpResponse<String> created =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base() + "/api/rollouts"))
+                  .header("Authorization", "Bearer " + FleetLab.APPROVER_TOKEN)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+      String id = JSON.readTree(created.body()).path("rolloutId").asText();
+
+      JsonNode halted =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> get("/api/rollouts/" + id, FleetLab.READER_TOKEN),
+                  r -> r.path("state").asText().equals("halted"));
+      assertThat(halted.path("halt").path("reason").asText())
+          .contains("no-agent-vm-0")
+          .contains("have not reported it");
+      assertThat(halted.path("waves")).isEmpty();
+      assertThat(sim.startRequests())
+          .as("nothing released: IMDS's record of StartRequests for the event")
+          .noneMatch(p -> p.eventIds().stream().anyMatch(reboot::equalsIgnoreCase));
+      HttpResponse<String> manual = approve(reboot, List.of(), FleetLab.APPROVER_TOKEN);
+      assertThat(manual.statusCode()).as("the rollout holds it").isEqualTo(409);
+    } finally {
+      sim.cancelEvent(reboot);
+    }
+  }
+
   record Run(int code, String out, String err) {}
 
   static Run run(String... args) {

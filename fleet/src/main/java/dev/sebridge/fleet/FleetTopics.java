@@ -70,9 +70,59 @@ final class FleetTopics {
         partitions,
         replication,
         Map.of("retention.ms", Long.toString(Duration.ofDays(365).toMillis())));
-    if (create.isEmpty()) {
-      return;
+    if (!create.isEmpty()) {
+      create(admin, create);
     }
+    Map<String, Integer> created = new java.util.HashMap<>();
+    create.forEach(t -> created.put(t.name(), t.numPartitions()));
+    checkPartitions(admin, topics, created);
+  }
+
+  /**
+   * What the topology relies on and a topic created by hand could break: the request processor
+   * joins the audit topic with {@code <prefix>-by-request} partition by partition (a mismatch sends
+   * agents' results to a task that never sees their request, silently), and every rollout, policy
+   * and operator's approval is decided by the one task of the single-partition rollouts topic (the
+   * fleet-wide ledger has one writer).
+   */
+  static void checkPartitions(
+      Admin admin, FleetTopology.Topics topics, Map<String, Integer> created)
+      throws InterruptedException {
+    // A topic created a moment ago has the partitions it was created with (and a broker may not
+    // list it yet): only topics found in the cluster are described.
+    int audit = created.getOrDefault(topics.approvals(), -1);
+    if (audit < 0) {
+      audit = partitions(admin, topics.approvals());
+    }
+    String byRequest = topics.of(FleetTopology.BY_REQUEST);
+    int results = created.getOrDefault(byRequest, -1);
+    if (results < 0) {
+      results = partitions(admin, byRequest);
+    }
+    if (audit != results) {
+      throw new ConfigException(
+          FleetKeys.APPROVALS_TOPIC.name(),
+          String.format(
+              "topic %s has %d partitions and %s has %d: they must have the same number (the"
+                  + " agents' results are matched to their requests partition by partition)",
+              topics.approvals(), audit, byRequest, results));
+    }
+    String rollouts = topics.of(FleetTopology.ROLLOUTS);
+    int rolloutPartitions = created.getOrDefault(rollouts, -1);
+    if (rolloutPartitions < 0) {
+      rolloutPartitions = partitions(admin, rollouts);
+    }
+    if (rolloutPartitions != 1) {
+      throw new ConfigException(
+          FleetKeys.TOPIC_PREFIX.name(),
+          String.format(
+              "topic %s has %d partitions; it must have exactly 1 (one task decides every rollout"
+                  + " and approval against the fleet-wide ledger)",
+              rollouts, rolloutPartitions));
+    }
+  }
+
+  private static void create(Admin admin, List<NewTopic> create) throws InterruptedException {
     try {
       admin.createTopics(create).all().get(60, TimeUnit.SECONDS);
     } catch (ExecutionException e) {

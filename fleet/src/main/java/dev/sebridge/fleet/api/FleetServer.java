@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FleetServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetServer.class);
+  private static final RequestContract CONTRACT = RequestContract.published();
   private static final Pattern EVENT = Pattern.compile("/api/events/([^/]+)");
   private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
   private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");
@@ -92,7 +93,9 @@ public final class FleetServer implements AutoCloseable {
 
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
-      String path = ex.getRequestURI().getPath();
+      // Raw: each path segment is decoded exactly once, by the route that reads it ({@link
+      // #segment}), so an encoded slash stays inside its segment.
+      String path = ex.getRequestURI().getRawPath();
       if (path.equals("/healthz")) {
         json(ex, 200, status("UP"));
         return;
@@ -150,7 +153,7 @@ public final class FleetServer implements AutoCloseable {
                   q.get("scaleSet"),
                   q.get("subscription"))));
     } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
-      JsonNode body = body(ex);
+      JsonNode body = body(ex, "/api/events/{eventId}/approve");
       List<String> vms = null;
       if (body.has("vms")) {
         vms = new ArrayList<>();
@@ -160,7 +163,7 @@ public final class FleetServer implements AutoCloseable {
       }
       ApprovalRequests.Accepted accepted =
           approvals.request(
-              decode(m.group(1)),
+              segment(m.group(1)),
               vms,
               body.path("reason").asText(null),
               p,
@@ -179,13 +182,13 @@ public final class FleetServer implements AutoCloseable {
       ex.getResponseHeaders().set("Location", "/api/approvals/" + r.requestId());
       json(ex, 202, out);
     } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.event(decode(m.group(1))), "event"));
+      json(ex, 200, found(queries.event(segment(m.group(1))), "event"));
     } else if (path.equals("/api/vms") && method.equals("GET")) {
       json(ex, 200, queries.vms(q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null));
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.vm(decode(m.group(1))), "VM"));
+      json(ex, 200, found(queries.vm(segment(m.group(1))), "VM"));
     } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.request(decode(m.group(1))), "approval request"));
+      json(ex, 200, found(queries.request(segment(m.group(1))), "approval request"));
     } else {
       throw new ApiException(
           path.startsWith("/api/") || path.equals("/metrics") ? 405 : 404,
@@ -207,17 +210,25 @@ public final class FleetServer implements AutoCloseable {
   }
 
   /** The request's JSON object body; 400 when it is not one. */
-  public static JsonNode body(HttpExchange ex) throws IOException {
+  /**
+   * The request's JSON body, checked against what docs/fleet-openapi.yaml says the route accepts
+   * ({@link RequestContract}): 400 naming the fields when it does not match.
+   *
+   * @param template the route as the document names it, e.g. {@code /api/events/{eventId}/approve}
+   */
+  public static JsonNode body(HttpExchange ex, String template) throws IOException {
     byte[] b = ex.getRequestBody().readNBytes(64 * 1024);
+    JsonNode n;
     try {
-      JsonNode n = JsonSerde.JSON.readTree(b);
-      if (n == null || !n.isObject()) {
-        throw new ApiException(400, "the body must be a JSON object");
-      }
-      return n;
+      n = JsonSerde.JSON.readTree(b);
     } catch (com.fasterxml.jackson.core.JacksonException e) {
       throw new ApiException(400, "the body is not JSON");
     }
+    if (n == null || !n.isObject()) {
+      throw new ApiException(400, "the body must be a JSON object");
+    }
+    CONTRACT.check(ex.getRequestMethod(), template, n);
+    return n;
   }
 
   static Map<String, String> query(HttpExchange ex) {
@@ -234,8 +245,18 @@ public final class FleetServer implements AutoCloseable {
     return q;
   }
 
+  /** A form field (application/x-www-form-urlencoded: '+' is a space); 400 when malformed. */
   public static String decode(String s) {
-    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    try {
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(400, "malformed percent-encoding: " + e.getMessage());
+    }
+  }
+
+  /** A path segment as sent (percent-encoded), decoded once ('+' is a plus); 400 when malformed. */
+  public static String segment(String raw) {
+    return decode(raw.replace("+", "%2B"));
   }
 
   private static ObjectNode status(String s) {

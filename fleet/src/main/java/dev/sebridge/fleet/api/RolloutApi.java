@@ -50,16 +50,22 @@ public final class RolloutApi implements FleetServer.Route {
     String method = ex.getRequestMethod();
     Matcher m;
     if ((m = EVENT_ROLLOUT.matcher(path)).matches() && method.equals("POST")) {
-      created(ex, create(FleetServer.body(ex), List.of(FleetServer.decode(m.group(1))), p, ex));
+      created(
+          ex,
+          create(
+              FleetServer.body(ex, "/api/events/{eventId}/rollout"),
+              List.of(FleetServer.segment(m.group(1))),
+              p,
+              ex));
     } else if (path.equals("/api/rollouts") && method.equals("POST")) {
-      JsonNode body = FleetServer.body(ex);
+      JsonNode body = FleetServer.body(ex, "/api/rollouts");
       created(ex, create(body, strings(body.get("eventIds")), p, ex));
     } else if (path.equals("/api/rollouts") && method.equals("GET")) {
       FleetServer.json(ex, 200, JsonSerde.JSON.valueToTree(views.rollouts()));
     } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
-      JsonNode body = FleetServer.body(ex);
+      JsonNode body = FleetServer.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       requests.act(
-          FleetServer.decode(m.group(1)),
+          FleetServer.segment(m.group(1)),
           m.group(2),
           body.path("vmId").asText(null),
           body.path("eventId").asText(null),
@@ -74,7 +80,7 @@ public final class RolloutApi implements FleetServer.Route {
           ex,
           200,
           JsonSerde.JSON.valueToTree(
-              FleetServer.found(views.rollout(FleetServer.decode(m.group(1))), "rollout")));
+              FleetServer.found(views.rollout(FleetServer.segment(m.group(1))), "rollout")));
     } else if (path.equals("/api/policies") && method.equals("GET")) {
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("version", policies.version());

@@ -279,6 +279,70 @@ class FleetApiTest {
   }
 
   @Test
+  void aBodyTheContractRefusesIsA400NamingTheFieldAndNothingIsAuditedOrSent() throws Exception {
+    String approve = "/api/events/{eventId}/approve";
+    String path = "/api/events/" + EVENT + "/approve";
+    Map<String, ObjectNode> refused = new java.util.LinkedHashMap<>();
+    refused.put("vms", approval("go").put("vms", "vm-1"));
+    refused.put("reason", approval(null, "vm-1").put("reason", 7));
+    ObjectNode empty = approval("go");
+    empty.putArray("vms");
+    refused.put("vms ", empty);
+    refused.put("vmz", approval("go").put("vmz", "vm-1"));
+    refused.put("override", approval("go").put("override", "yes"));
+    for (Map.Entry<String, ObjectNode> c : refused.entrySet()) {
+      HttpResponse<String> r = call("POST", path, APPROVER, c.getValue(), approve);
+      assertThat(r.statusCode()).as("%s: %s", c.getValue(), r.body()).isEqualTo(400);
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+          .contains(c.getKey().trim());
+    }
+    ObjectNode stringIds = rollout("go", "1");
+    stringIds.put("eventIds", EVENT);
+    ObjectNode numericLimit = rollout("go", "1", EVENT);
+    numericLimit.put("maxUnavailable", 2);
+    ObjectNode unknown = rollout("go", "1", EVENT);
+    unknown.put("maxUnavailble", "2");
+    for (ObjectNode body : List.of(stringIds, numericLimit, unknown)) {
+      HttpResponse<String> r = call("POST", "/api/rollouts", APPROVER, body, "/api/rollouts");
+      assertThat(r.statusCode()).as("%s: %s", body, r.body()).isEqualTo(400);
+    }
+    HttpResponse<String> action =
+        call(
+            "POST",
+            "/api/rollouts/r-halted/resume",
+            APPROVER,
+            action("back", null).put("force", true),
+            "/api/rollouts/{rolloutId}/resume");
+    assertThat(action.statusCode()).as(action.body()).isEqualTo(400);
+    assertThat(audit.history()).isEmpty();
+    assertThat(rolloutCommands.history()).isEmpty();
+  }
+
+  @Test
+  void aPathIdIsDecodedOnceAndAMalformedOneIsA400NotA500() throws Exception {
+    for (String route : List.of("events", "rollouts", "vms", "approvals")) {
+      HttpResponse<String> once =
+          call("GET", "/api/" + route + "/%25ZZ", READER, null, "/api/" + route + "/{id}");
+      assertThat(once.statusCode()).as("%s: %s", route, once.body()).isEqualTo(404);
+      HttpResponse<String> slash =
+          call("GET", "/api/" + route + "/a%2Fb", READER, null, "/api/" + route + "/{id}");
+      assertThat(slash.statusCode()).as("%s: %s", route, slash.body()).isEqualTo(404);
+    }
+    // a client that sends a malformed escape (java.net.URI refuses to build one)
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FleetServer.segment("%ZZ"))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
+    assertThat(FleetServer.segment("a+b%2Bc")).isEqualTo("a+b+c");
+    HttpResponse<String> reader =
+        call(
+            "POST",
+            "/api/events/%25ZZ/approve",
+            READER,
+            approval("go"),
+            "/api/events/{eventId}/approve");
+    assertThat(reader.statusCode()).isEqualTo(403);
+  }
+
+  @Test
   void aReaderMayNotApproveAndNothingIsAudited() throws Exception {
     HttpResponse<String> r =
         call(
