@@ -141,6 +141,7 @@ public final class ApprovalRequests {
             clock.instant(),
             origin,
             override ? Boolean.TRUE : null,
+            null,
             null);
     Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r));
     LOG.info(

@@ -18,6 +18,8 @@ import java.util.List;
  *     over a rollout's limit, on purpose (audited; outside the rollout's guarantee); null or false
  *     otherwise
  * @param refusal why the fleet-wide ledger refused it (nothing is sent), or null
+ * @param admitted true when the fleet-wide ledger admitted it (the rollout processor, the only
+ *     writer that may, sets it); the request processor signs nothing else
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApprovalRequest(
@@ -29,7 +31,8 @@ public record ApprovalRequest(
     Instant requestedAt,
     String origin,
     Boolean override,
-    String refusal) {
+    String refusal,
+    Boolean admitted) {
   public ApprovalRequest {
     vmIds = List.copyOf(vmIds);
   }
@@ -43,7 +46,7 @@ public record ApprovalRequest(
       String requestedBy,
       Instant requestedAt,
       String origin) {
-    this(requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, null, null);
+    this(requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, null, null, null);
   }
 
   /** Whether the operator overrode the rollouts' hold and limits. */
@@ -54,7 +57,18 @@ public record ApprovalRequest(
   /** The same request, refused by the ledger for this reason. */
   public ApprovalRequest refused(String why) {
     return new ApprovalRequest(
-        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, why);
+        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, why, null);
+  }
+
+  /** The same request, admitted by the ledger: the request processor may sign it. */
+  public ApprovalRequest admit() {
+    return new ApprovalRequest(
+        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, null, true);
+  }
+
+  /** Whether the fleet-wide ledger admitted it. */
+  public boolean wasAdmitted() {
+    return Boolean.TRUE.equals(admitted);
   }
 
   /** The command id for one VM: deterministic, so a request handled twice sends nothing new. */

@@ -30,7 +30,10 @@ import java.util.TreeSet;
  * agent, agent down or behind), by name, in the group {@link #UNKNOWN_GROUP} (with no groupBy, in
  * {@code all} like every VM). A VM is unavailable from its release until its event completed, its
  * agent was heard from after that, and the checking rollout's settle time passed; a VM without an
- * agent is back when the fleet sees its event closed.
+ * agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its event closed, and in
+ * every group of every rollout (it could be in any of them). A VM reported canceled after its event
+ * was released counts like a completed one (an agent restarted by an early reboot guesses
+ * canceled).
  *
  * <p>The limits are those of every active rollout ({@link #constrain}): a release must keep each of
  * their groups within its limit, whichever path asks and whichever rollout the event belongs to;
@@ -39,8 +42,7 @@ import java.util.TreeSet;
  * that rollout's to release.
  *
  * <p>Retention: an entry is dropped {@link #KEEP_AFTER_BACK} after its VM is back (the longest
- * settle a rollout may have), and in any case {@link #KEEP_AT_MOST} after its release; an event
- * canceled before it started takes its entries with it (no impact happened).
+ * settle a rollout may have), and in any case {@link #KEEP_AT_MOST} after its release.
  *
  * <p>Not thread-safe: the rollout processor builds one per step from its store and writes back
  * {@link #touched}.
@@ -54,6 +56,12 @@ public final class Ledger {
 
   /** How long an entry stays once its VM is back: the longest settle a rollout may have. */
   public static final Duration KEEP_AFTER_BACK = Duration.ofHours(24);
+
+  /**
+   * How long a VM without an agent (counted by name) still counts after the fleet sees its event
+   * closed: nothing tells the fleet when it is up again.
+   */
+  public static final Duration UNKNOWN_BACK_AFTER = Duration.ofMinutes(10);
 
   /** How long an entry stays at most, back or not. */
   public static final Duration KEEP_AT_MOST = Duration.ofDays(30);
@@ -95,6 +103,11 @@ public final class Ledger {
     } else {
       constraints.remove(r.id());
     }
+  }
+
+  /** Whether any active rollout's limits bind releases now. */
+  public boolean constrained() {
+    return !constraints.isEmpty();
   }
 
   /** The active rollout that holds the event back, if one does ({@link Rollout#holds}). */
@@ -192,18 +205,24 @@ public final class Ledger {
       }
       Map<String, Integer> down = new HashMap<>();
       downGroup.values().forEach(g -> down.merge(g, 1, Integer::sum));
+      // A VM counted by name could be in any group: it takes room in every one of them.
+      int anywhere = groupBy.isEmpty() ? 0 : down.getOrDefault(UNKNOWN_GROUP, 0);
+      // Every group the event's VMs are in must have room, those already down included: the
+      // event can keep a VM down after what took it down first is over.
       Map<String, Integer> more = new LinkedHashMap<>();
       for (Listed l : listed) {
-        if (!downGroup.containsKey(l.vmKey())) {
-          more.merge(group(l.vmId(), attributes(l.vmId(), w), groupBy), 1, Integer::sum);
-        }
+        more.merge(
+            group(l.vmId(), attributes(l.vmId(), w), groupBy),
+            downGroup.containsKey(l.vmKey()) ? 0 : 1,
+            Integer::sum);
       }
       long unknown =
           downGroup.keySet().stream().filter(k -> k.startsWith("name:")).count()
               + listed.stream().filter(l -> l.vmId() == null).count();
       for (Map.Entry<String, Integer> g : more.entrySet()) {
         int limit = limit(r, g.getKey(), w, (int) unknown);
-        int already = down.getOrDefault(g.getKey(), 0);
+        int already =
+            down.getOrDefault(g.getKey(), 0) + (g.getKey().equals(UNKNOWN_GROUP) ? 0 : anywhere);
         if (already + g.getValue() > limit) {
           return Optional.of(
               String.format(
@@ -234,8 +253,7 @@ public final class Ledger {
   public void release(String eventId, World w, String origin, Instant now) {
     for (Listed l : listed(eventId, w)) {
       String key = LedgerEntry.key(l.vmKey(), eventId);
-      VmEventState s = l.vmId() == null ? null : w.eventVms(eventId).get(l.vmId());
-      if (entries.containsKey(key) || (s != null && canceled(s))) {
+      if (entries.containsKey(key)) {
         continue;
       }
       put(
@@ -269,14 +287,20 @@ public final class Ledger {
    */
   public void observe(World w, Instant now) {
     Set<String> events = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    events.addAll(w.openEvents());
+    w.openEvents().stream().filter(java.util.Objects::nonNull).forEach(events::add);
     entries.values().forEach(e -> events.add(e.eventId()));
     Set<String> requested = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    requested.addAll(w.requestedEvents());
+    w.requestedEvents().stream().filter(java.util.Objects::nonNull).forEach(requested::add);
+    events.addAll(requested);
     for (String eventId : events) {
       boolean known =
           entries.values().stream().anyMatch(e -> e.eventId().equalsIgnoreCase(eventId));
-      if (known || released(eventId, w) || (requested.contains(eventId) && w.open(eventId))) {
+      // Commands went out for it: released, even when the event already looks over (an agent
+      // that restarted during the reboot reports it canceled), unless it is long over.
+      boolean sent =
+          requested.contains(eventId)
+              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(KEEP_AFTER_BACK)));
+      if (known || released(eventId, w) || sent) {
         String origin =
             entries.values().stream()
                 .filter(e -> e.eventId().equalsIgnoreCase(eventId))
@@ -302,12 +326,15 @@ public final class Ledger {
   /** The entry after what the views show now, or null when it no longer counts at all. */
   private static LedgerEntry advance(LedgerEntry e, World w, Instant now) {
     if (e.vmId() == null) {
-      return w.open(e.eventId()) || e.backAt() != null ? e : e.completed(now).back(now);
+      // No agent to hear from: back a while after the fleet sees the event closed.
+      return w.open(e.eventId()) || e.backAt() != null
+          ? e
+          : e.completed(now).back(now.plus(UNKNOWN_BACK_AFTER));
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
-    if (s != null && canceled(s)) {
-      return null; // it disappeared while Scheduled: no impact happened
-    }
+    // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
+    // no impact: an agent that restarted during an early reboot guesses canceled. Like a
+    // completion, it needs the agent heard from afterwards.
     if (e.completedAt() == null) {
       if (s != null && s.closed()) {
         e = e.completed(s.since() == null ? now : s.since());
@@ -324,9 +351,12 @@ public final class Ledger {
     return e;
   }
 
-  private static boolean canceled(VmEventState s) {
-    return s.status().equals("canceled")
-        || (s.status().equals("inferred") && "canceled".equals(s.guess()));
+  /** Whether every VM that reported the event was done with it before {@code instant}. */
+  private static boolean closedBefore(String eventId, World w, Instant instant) {
+    Map<String, VmEventState> vms = w.eventVms(eventId);
+    return vms.isEmpty()
+        || vms.values().stream()
+            .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant));
   }
 
   /** Whether the views show the event released for any VM (approved, started or over). */
@@ -334,10 +364,22 @@ public final class Ledger {
     return w.eventVms(eventId).values().stream()
         .anyMatch(
             s ->
-                s.status().equals("approved")
-                    || s.status().equals("started")
-                    || s.status().equals("completed")
-                    || (s.status().equals("inferred") && !"canceled".equals(s.guess())));
+                "approved".equals(s.status())
+                    || "started".equals(s.status())
+                    || "completed".equals(s.status())
+                    || ("inferred".equals(s.status()) && !"canceled".equals(s.guess())));
+  }
+
+  /**
+   * Whether every VM these events released is back (for a rollout that waits {@code settle}): until
+   * then a rollout over them is not over, whichever path released them and whether or not it tracks
+   * the VM itself (a VM it knows through another event).
+   */
+  public boolean settled(Collection<String> eventIds, Duration settle, Instant now) {
+    Set<String> ids = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    ids.addAll(eventIds);
+    return entries.values().stream()
+        .noneMatch(e -> ids.contains(e.eventId()) && e.unavailable(settle, now));
   }
 
   /** VMs unavailable for a rollout that waits {@code settle} after a VM is back, by vmKey. */

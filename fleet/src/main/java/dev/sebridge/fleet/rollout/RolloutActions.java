@@ -72,7 +72,7 @@ public final class RolloutActions {
         boolean byVm = c.vmId() != null && wholeEvent == null;
         vms.replaceAll(
             (id, v) -> {
-              boolean hit = byVm ? id.equals(c.vmId()) : v.eventId().equals(wholeEvent);
+              boolean hit = byVm ? id.equals(c.vmId()) : v.eventId().equalsIgnoreCase(wholeEvent);
               if (!hit || v.done() || (v.unavailable() && v.deadline() == null)) {
                 return v;
               }
@@ -89,7 +89,7 @@ public final class RolloutActions {
         }
         if (halt != null
             && (skipped.contains(halt.vmId())
-                || (halt.vmId() == null && halt.eventId().equals(wholeEvent)))) {
+                || (halt.vmId() == null && halt.eventId().equalsIgnoreCase(wholeEvent)))) {
           halt = null;
           state = Rollout.RUNNING;
         }

@@ -93,6 +93,7 @@ public final class RolloutPlanner {
       }
       if (vms.values().stream().allMatch(RolloutVm::done)
           && unreported.isEmpty()
+          && ledger.settled(r.spec().eventIds(), r.spec().settle(), now)
           && !r.origin().startsWith("policy:")) {
         state = Rollout.COMPLETED;
         history.add(new Rollout.Entry(now, "fleet", "completed", "every VM is back or skipped"));
@@ -142,7 +143,13 @@ public final class RolloutPlanner {
                   v ->
                       v.eventId().equalsIgnoreCase(eventId) && v.phase().equals(RolloutVm.SKIPPED));
       for (VmEventState s : w.eventVms(eventId).values()) {
-        if (vms.containsKey(s.vmId())) {
+        RolloutVm member = vms.get(s.vmId());
+        if (member != null
+            && (member.eventId().equalsIgnoreCase(eventId)
+                || !member.done()
+                || finished(r, w, s))) {
+          // Tracked for this event, or for another one still under way (it joins this one
+          // once that is done; the ledger counts it for both meanwhile), or this one is over.
           continue;
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());
@@ -152,6 +159,11 @@ public final class RolloutPlanner {
             group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
       }
     }
+  }
+
+  /** Whether the VM is already done with this event: nothing left for the rollout to release. */
+  private static boolean finished(Rollout r, World w, VmEventState s) {
+    return s.closed();
   }
 
   /**

@@ -75,6 +75,8 @@ final class GlobalWorld implements World {
           kv -> {
             if (kv.value != null
                 && kv.value.commandsSentAt() != null
+                && kv.value.request() != null
+                && kv.value.request().eventId() != null
                 && kv.value.request().refusal() == null) {
               out.add(kv.value.request().eventId());
             }

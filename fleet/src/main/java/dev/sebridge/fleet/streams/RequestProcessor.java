@@ -58,6 +58,14 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     }
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    if (r.refusal() == null && !r.wasAdmitted()) {
+      // Written to the audit topic by something other than the fleet-wide ledger (an older
+      // instance during an upgrade, another producer): audited as refused, never signed.
+      r =
+          r.refused(
+              "written to the audit topic without passing the fleet-wide ledger: send approvals"
+                  + " through the fleet service's API");
+    }
     if (r.refusal() != null) {
       // The fleet-wide ledger refused it (a rollout holds the event, or a group would pass a
       // rollout's limit): audited, and nothing is sent.

@@ -97,10 +97,39 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private void tick(long wallClock) {
     Ledger ledger = ledger();
     decideNewEvents(ledger);
+    List<Map.Entry<Rollout, RolloutPlanner.Step>> steps = new ArrayList<>();
     for (Rollout r : activeRollouts()) {
-      step(r, ledger);
+      try {
+        steps.add(Map.entry(r, RolloutPlanner.step(r, world, ledger, now())));
+      } catch (RuntimeException e) {
+        // One rollout the planner cannot step (a bad record) stays as it is, and releases
+        // nothing; the others go on. What the planner recorded for it in the ledger stays: an
+        // over-count, never an under-count.
+        LOG.error("rollout {}: cannot step it, left as it is", r.id(), e);
+      }
     }
+    // The ledger first: an approval is never out while the ledger does not count it.
     persist(ledger);
+    steps.forEach(e -> step(e.getKey(), e.getValue()));
+    flush();
+  }
+
+  // Approvals and policy decisions decided in this tick or command, forwarded once the ledger
+  // that admitted them is written.
+  private final List<Record<String, Object>> pending = new ArrayList<>();
+  private final List<String> pendingSinks = new ArrayList<>();
+
+  private void emit(String key, Object value, String sink) {
+    pending.add(new Record<>(key, value, context.currentSystemTimeMs()));
+    pendingSinks.add(sink);
+  }
+
+  private void flush() {
+    for (int i = 0; i < pending.size(); i++) {
+      context.forward(pending.get(i), pendingSinks.get(i));
+    }
+    pending.clear();
+    pendingSinks.clear();
   }
 
   private List<Rollout> activeRollouts() {
@@ -165,17 +194,26 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
                           + ", which releases it within its limits; approve with override to"
                           + " start it anyway")
               .orElseGet(() -> ledger.refusal(r.eventId(), world, now()).orElse(null));
+      if (refusal == null && ledger.constrained() && !seen(r)) {
+        // The API checked its instance's view; this one's may be a moment behind, and the ledger
+        // can only count what it sees.
+        refusal =
+            "the fleet's view here does not show event "
+                + r.eventId()
+                + " Scheduled on every VM asked for yet; approve again in a moment";
+      }
     }
     ApprovalRequest out = r;
     if (refusal == null) {
       ledger.release(r.eventId(), world, r.origin(), now());
+      out = r.admit();
     } else {
       out = r.refused(refusal);
     }
+    persist(ledger);
     context.forward(
         new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),
         FleetTopology.APPROVALS_SINK);
-    persist(ledger);
     LOG.info(
         "approval request {} by {} for event {}: {}",
         r.requestId(),
@@ -184,8 +222,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         refusal == null ? (r.overrides() ? "accepted with override" : "accepted") : refusal);
   }
 
-  private void step(Rollout r, Ledger ledger) {
-    RolloutPlanner.Step s = RolloutPlanner.step(r, world, ledger, now());
+  /** Whether this instance's view shows the event open, with every VM of the request in it. */
+  private boolean seen(ApprovalRequest r) {
+    return r.eventId() != null
+        && world.open(r.eventId())
+        && world.eventVms(r.eventId()).keySet().containsAll(r.vmIds());
+  }
+
+  private void step(Rollout r, RolloutPlanner.Step s) {
     for (RolloutPlanner.Release release : s.releases()) {
       String reason =
           (r.origin().startsWith("policy:") ? r.origin().substring(7) : "rollout " + r.id())
@@ -203,7 +247,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
               now(),
               "rollout:" + r.id());
       context.forward(
-          new Record<String, Object>(release.requestId(), request, context.currentSystemTimeMs()),
+          new Record<String, Object>(
+              release.requestId(), request.admit(), context.currentSystemTimeMs()),
           FleetTopology.APPROVALS_SINK);
       LOG.info(
           "rollout {} wave {}: approving event {} for {} VM(s)",
@@ -292,12 +337,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
                     NameBasedUuid.SEBRIDGE_NAMESPACE,
                     "fleet-policy|" + e.eventId() + "|" + policies.version())
                 .toString();
-        context.forward(
-            new Record<String, Object>(
-                requestId,
-                new ApprovalRequest(
-                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin),
-                context.currentSystemTimeMs()),
+        emit(
+            requestId,
+            new ApprovalRequest(
+                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin)
+                .admit(),
             FleetTopology.APPROVALS_SINK);
         return "approved by " + origin + ": request " + requestId;
       }

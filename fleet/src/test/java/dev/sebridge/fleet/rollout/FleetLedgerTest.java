@@ -252,14 +252,74 @@ class FleetLedgerTest {
   }
 
   @Test
-  void anEventCanceledBeforeItStartedFreesItsVms() {
+  void aVmReportedCanceledAfterItsEventWasReleasedCountsUntilItsAgentIsHeardFrom() {
+    // vm-b rebooted early (vm-a's agent approved the event); its restarted agent guesses the
+    // event it did not see start was canceled.
     TestWorld w =
-        new TestWorld().vm("vm-a", "1").event("E", "vm-a").report("E", "vm-a", "approved", T0);
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "1")
+            .event("E", "vm-a", "vm-b")
+            .report("E", "vm-a", "approved", T0)
+            .report("E", "vm-b", "scheduled", T0);
     Ledger ledger = Ledger.empty();
     ledger.observe(w, at(1));
-    assertThat(ledger.entries()).hasSize(1);
-    w.report("E", "vm-a", "canceled", at(2));
-    ledger.observe(w, at(3));
+    w.report("E", "vm-b", "canceled", at(5));
+    ledger.observe(w, at(6));
+    assertThat(ledger.unavailable(Duration.ZERO, at(6))).contains("vm-b");
+    w.heartbeat("vm-b", at(30));
+    ledger.observe(w, at(31));
+    assertThat(ledger.unavailable(Duration.ZERO, at(31))).doesNotContain("vm-b");
+  }
+
+  @Test
+  void aVmCountedByNameTakesRoomInEveryGroupOfARollout() {
+    // E0 was started by the platform; it lists c-7, whose agent never reported it.
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "2")
+            .vm("vm-d", "2")
+            .event("E0", "vm-a", "c-7")
+            .report("E0", "vm-a", "started", T0)
+            .event("E1", "vm-b")
+            .report("E1", "vm-b", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    assertThat(ledger.entries()).containsKey("name:c-7|e0");
+    ledger.constrain(rollout("r", "1", "E1"));
+    assertThat(ledger.refusal("E1", w, at(2)))
+        .as("c-7 may be in zone 2")
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+  }
+
+  @Test
+  void anEventOfAVmAlreadyDownIsNotReleasedIntoAGroupOverItsLimit() {
+    // vm-3 is down from a platform start (E2), vm-6 from an approval (E3): zone 1 is over a
+    // limit of 1 already. E8 lists only vm-3, but would keep it down after E2 is over.
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-3", "1")
+            .vm("vm-6", "1")
+            .vm("vm-9", "1")
+            .event("E2", "vm-3")
+            .report("E2", "vm-3", "started", T0)
+            .event("E3", "vm-6")
+            .report("E3", "vm-6", "started", T0)
+            .event("E8", "vm-3")
+            .report("E8", "vm-3", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    ledger.constrain(rollout("r", "1", "E9"));
+    assertThat(ledger.refusal("E8", w, at(2))).isPresent();
+  }
+
+  @Test
+  void aRequestWithoutAnEventIdInTheRequestsViewIsIgnored() {
+    TestWorld w = new TestWorld().vm("vm-a", "1").event("E", "vm-a");
+    w.requested(null);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
     assertThat(ledger.entries()).isEmpty();
   }
 }

@@ -5,12 +5,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** A fleet written by hand for one scenario: VMs with a zone, events and what each VM reported. */
 final class TestWorld implements World {
@@ -18,7 +16,7 @@ final class TestWorld implements World {
   private final Map<String, List<String>> resources = new LinkedHashMap<>();
   private final Map<String, Map<String, VmEventState>> reports = new HashMap<>();
   private final Map<String, Instant> heartbeats = new HashMap<>();
-  private final Set<String> requested = new HashSet<>();
+  private final List<String> requested = new ArrayList<>();
 
   /** A VM with an agent, named as its id. */
   TestWorld vm(String id, String zone) {

@@ -277,12 +277,25 @@ class FleetTopologyTest {
   }
 
   @Test
+  void aRequestWrittenToTheAuditTopicWithoutTheLedgerIsRefusedAndSendsNothing() {
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1");
+    approvals.pipeInput(
+        "r-direct",
+        new ApprovalRequest("r-direct", REBOOT, List.of("vm-1"), "old client", "alice", T0, "api"));
+    assertThat(commands.isEmpty()).isTrue();
+    RequestView view = request("r-direct");
+    assertThat(view.request().refusal()).contains("without passing the fleet-wide ledger");
+    assertThat(view.vms().get("vm-1").outcome()).isEqualTo("refused");
+  }
+
+  @Test
   void anApprovalRequestSendsOneSignedCommandPerVmToItsAgentsPartitionOnce() throws Exception {
     transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2");
     transition(TransitionType.SCHEDULED, vm2, "Scheduled", "web-1", "web-2");
     ApprovalRequest r =
         new ApprovalRequest(
-            "r1", REBOOT, List.of("vm-1", "vm-2"), "patch window", "alice", T0, "api");
+                "r1", REBOOT, List.of("vm-1", "vm-2"), "patch window", "alice", T0, "api")
+            .admit();
     approvals.pipeInput("r1", r);
     approvals.pipeInput("r1", r); // handled again (a failover): nothing new is sent
 
@@ -399,7 +412,8 @@ class FleetTopologyTest {
             TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
     approvals.pipeInput(
         "r9",
-        new ApprovalRequest("r9", REBOOT, List.of("vm-1", "vm-2"), "why", "alice", T0, "api"));
+        new ApprovalRequest("r9", REBOOT, List.of("vm-1", "vm-2"), "why", "alice", T0, "api")
+            .admit());
     assertThat(commands.isEmpty()).isTrue();
     RequestView view = request("r9");
     assertThat(view.vms().values())

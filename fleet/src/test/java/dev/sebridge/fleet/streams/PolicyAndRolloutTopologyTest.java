@@ -219,6 +219,7 @@ class PolicyAndRolloutTopologyTest {
             clock.instant(),
             "api",
             override,
+            null,
             null);
     rollouts.pipeInput(requestId, RolloutCommand.approve(r));
   }
