@@ -79,6 +79,42 @@ public final class ApprovalRequests {
     if (idempotencyKey != null && idempotencyKey.length() > 128) {
       throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
     }
+    String keyed =
+        idempotencyKey == null || idempotencyKey.isBlank()
+            ? null
+            : NameBasedUuid.v5(
+                    NameBasedUuid.SEBRIDGE_NAMESPACE,
+                    "fleet-request|" + approver.name() + "|" + idempotencyKey)
+                .toString();
+    if (keyed != null) {
+      // The key first: a retry of a request already made answers with it, whatever happened to
+      // the event since, and the same key for another request is refused.
+      java.util.Optional<ApprovalRequest> earlier = views.request(keyed).map(v -> v.request());
+      if (earlier.isPresent()) {
+        ApprovalRequest e = earlier.get();
+        boolean same =
+            e.eventId().equalsIgnoreCase(eventId)
+                && e.reason().equals(reason)
+                && e.overrides() == override
+                && (vmIds == null
+                    || new java.util.HashSet<>(vmIds).equals(new java.util.HashSet<>(e.vmIds())));
+        if (!same) {
+          throw new ApiException(
+              422,
+              "Idempotency-Key "
+                  + idempotencyKey
+                  + " was used for request "
+                  + keyed
+                  + " (event "
+                  + e.eventId()
+                  + ", VMs "
+                  + String.join(", ", e.vmIds())
+                  + ") with another body: use a new key for a new request");
+        }
+        return new Accepted(
+            e, views.event(e.eventId()).map(EventView::resources).orElse(List.of()));
+      }
+    }
     EventView event =
         views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
     if (!event.open()) {
@@ -124,13 +160,7 @@ public final class ApprovalRequests {
     if (targets.isEmpty()) {
       throw new ApiException(409, "no VM has event " + eventId + " Scheduled");
     }
-    String requestId =
-        idempotencyKey == null || idempotencyKey.isBlank()
-            ? UUID.randomUUID().toString()
-            : NameBasedUuid.v5(
-                    NameBasedUuid.SEBRIDGE_NAMESPACE,
-                    "fleet-request|" + approver.name() + "|" + idempotencyKey)
-                .toString();
+    String requestId = keyed == null ? UUID.randomUUID().toString() : keyed;
     ApprovalRequest r =
         new ApprovalRequest(
             requestId,

@@ -34,6 +34,11 @@ public final class CommandIssuer implements AutoCloseable {
     this.lifetime = lifetime;
   }
 
+  /** How long a command it signs is valid. */
+  Duration lifetime() {
+    return lifetime;
+  }
+
   /** The commands for every VM of the request, in the request's order. */
   List<byte[]> commands(ApprovalRequest r, Instant issuedAt) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();

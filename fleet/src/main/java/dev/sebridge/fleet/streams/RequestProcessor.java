@@ -58,6 +58,19 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     }
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    if (r.refusal() == null
+        && r.requestedAt() != null
+        && r.requestedAt().plus(issuer.lifetime()).isBefore(now)) {
+      // A replay (a fresh application id reading a year of audit records, a backlog): signed now
+      // it would carry a fresh lifetime for a decision made long ago.
+      r =
+          r.refused(
+              "requested at "
+                  + r.requestedAt()
+                  + ", longer ago than a command lives ("
+                  + issuer.lifetime()
+                  + "): an approval that old is not signed; ask again");
+    }
     if (r.refusal() == null && !r.wasAdmitted()) {
       // Written to the audit topic by something other than the fleet-wide ledger (an older
       // instance during an upgrade, another producer): audited as refused, never signed.

@@ -419,6 +419,43 @@ class FleetApiTest {
   }
 
   @Test
+  void aKeyAlreadyUsedAnswersItsRequestForTheSameBodyAnd422ForAnother() throws Exception {
+    String id =
+        dev.sebridge.envelope.NameBasedUuid.v5(
+                dev.sebridge.envelope.NameBasedUuid.SEBRIDGE_NAMESPACE,
+                "fleet-request|alice|change-7")
+            .toString();
+    // made earlier; vm-3 has started since, which a new request could not ask for
+    ApprovalRequest earlier =
+        new ApprovalRequest(id, EVENT, List.of("vm-1", "vm-3"), "change 7", "alice", T0, "api");
+    requests.map.put(id, new RequestView(earlier, T0, Map.of()));
+    String path = "/api/events/" + EVENT + "/approve";
+    String t = "/api/events/{eventId}/approve";
+
+    HttpResponse<String> retry =
+        callWithKey(path, approval("change 7", "vm-1", "vm-3"), "change-7");
+    assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+    assertThat(JsonSerde.JSON.readTree(retry.body()).path("requestId").asText()).isEqualTo(id);
+
+    HttpResponse<String> other = callWithKey(path, approval("change 8"), "change-7");
+    assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
+    assertThat(other.body()).contains("with another body");
+    assertThat(audit.history()).as("nothing new is written").isEmpty();
+    exercised.add("POST " + t);
+  }
+
+  HttpResponse<String> callWithKey(String path, JsonNode body, String key) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+            .header("Authorization", "Bearer " + APPROVER)
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", key)
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
   void theSameIdempotencyKeyIsTheSameRequest() throws Exception {
     String[] ids = new String[2];
     for (int i = 0; i < 2; i++) {

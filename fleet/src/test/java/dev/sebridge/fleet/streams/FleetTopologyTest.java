@@ -277,6 +277,25 @@ class FleetTopologyTest {
   }
 
   @Test
+  void aRequestOlderThanTheCommandLifetimeIsNeverSigned() {
+    // a fresh application id replays the audit topic: last month's approval is not sent again
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1");
+    approvals.pipeInput(
+        "r-old",
+        new ApprovalRequest(
+                "r-old",
+                REBOOT,
+                List.of("vm-1"),
+                "last month",
+                "alice",
+                T0.minus(Duration.ofDays(30)),
+                "api")
+            .admit());
+    assertThat(commands.isEmpty()).isTrue();
+    assertThat(request("r-old").request().refusal()).contains("longer ago than a command lives");
+  }
+
+  @Test
   void aRequestWrittenToTheAuditTopicWithoutTheLedgerIsRefusedAndSendsNothing() {
     transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1");
     approvals.pipeInput(
