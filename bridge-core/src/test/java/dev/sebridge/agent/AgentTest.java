@@ -71,6 +71,21 @@ class AgentTest {
   }
 
   @Test
+  void aReaderTailingTheFileSinkSkipsTheLineBeingAppended() throws Exception {
+    startAgent(Map.of());
+    sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM0.name())).withId("T-1"));
+    out.await(1, WAIT);
+    agent.close();
+    agent = null;
+    Path file = dir.resolve("out.jsonl");
+    String whole = java.nio.file.Files.readString(file);
+    // what a reader sees while the next envelope is half written
+    java.nio.file.Files.writeString(
+        file, whole.substring(0, whole.indexOf('\n') / 2), java.nio.file.StandardOpenOption.APPEND);
+    assertThat(out.transitions()).containsExactly("T-1:Scheduled");
+  }
+
+  @Test
   void reportsTheDocumentedLifecycleOfAFreezeOnTwoVms() {
     startAgent(Map.of());
     String id =

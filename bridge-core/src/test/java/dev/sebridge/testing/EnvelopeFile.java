@@ -28,7 +28,11 @@ public final class EnvelopeFile {
     }
     try {
       List<JsonNode> out = new ArrayList<>();
-      for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
+      String text = Files.readString(path, StandardCharsets.UTF_8);
+      // A reader tailing the file sees the line being appended, or one a crash left unfinished
+      // (the sink cuts it when it reopens the file): only lines ended by '\n' are envelopes.
+      int complete = text.lastIndexOf('\n') + 1;
+      for (String line : text.substring(0, complete).split("\n")) {
         if (!line.isBlank()) {
           // Every envelope any test reads back is checked against the published schema.
           List<String> problems = EnvelopeValidator.validate(line.getBytes(StandardCharsets.UTF_8));

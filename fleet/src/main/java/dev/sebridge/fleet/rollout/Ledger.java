@@ -30,10 +30,10 @@ import java.util.TreeSet;
  * agent, agent down or behind), by name, in the group {@link #UNKNOWN_GROUP} (with no groupBy, in
  * {@code all} like every VM). A VM is unavailable from its release until its event completed, its
  * agent was heard from after that, and the checking rollout's settle time passed; a VM without an
- * agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its event closed, and in
- * every group of every rollout (it could be in any of them). A VM reported canceled after its event
- * was released counts like a completed one (an agent restarted by an early reboot guesses
- * canceled).
+ * agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its event closed (at most
+ * {@link #UNKNOWN_AT_MOST} after its release), and in every group of every rollout (it could be in
+ * any of them). A VM reported canceled after its event was released counts like a completed one (an
+ * agent restarted by an early reboot guesses canceled).
  *
  * <p>The limits are those of every active rollout ({@link #constrain}): a release must keep each of
  * their groups within its limit, whichever path asks and whichever rollout the event belongs to;
@@ -42,7 +42,8 @@ import java.util.TreeSet;
  * that rollout's to release.
  *
  * <p>Retention: an entry is dropped {@link #KEEP_AFTER_BACK} after its VM is back (the longest
- * settle a rollout may have), and in any case {@link #KEEP_AT_MOST} after its release.
+ * settle a rollout may have) once its event is over, and in any case {@link #KEEP_AT_MOST} after
+ * its release.
  *
  * <p>Not thread-safe: the rollout processor builds one per step from its store and writes back
  * {@link #touched}.
@@ -62,6 +63,9 @@ public final class Ledger {
    * closed: nothing tells the fleet when it is up again.
    */
   public static final Duration UNKNOWN_BACK_AFTER = Duration.ofMinutes(10);
+
+  /** How long a VM without an agent counts at most after its release, its event open or not. */
+  public static final Duration UNKNOWN_AT_MOST = Duration.ofHours(1);
 
   /** How long an entry stays at most, back or not. */
   public static final Duration KEEP_AT_MOST = Duration.ofDays(30);
@@ -313,8 +317,11 @@ public final class Ledger {
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
       LedgerEntry next = advance(e, w, now);
+      // Kept while its event is open (dropped, it would be entered again as a new release).
       if (next == null
-          || (next.backAt() != null && now.isAfter(next.backAt().plus(KEEP_AFTER_BACK)))
+          || (next.backAt() != null
+              && now.isAfter(next.backAt().plus(KEEP_AFTER_BACK))
+              && !w.open(next.eventId()))
           || now.isAfter(next.releasedAt().plus(KEEP_AT_MOST))) {
         remove(key);
       } else if (!next.equals(e)) {
@@ -326,10 +333,16 @@ public final class Ledger {
   /** The entry after what the views show now, or null when it no longer counts at all. */
   private static LedgerEntry advance(LedgerEntry e, World w, Instant now) {
     if (e.vmId() == null) {
-      // No agent to hear from: back a while after the fleet sees the event closed.
-      return w.open(e.eventId()) || e.backAt() != null
-          ? e
-          : e.completed(now).back(now.plus(UNKNOWN_BACK_AFTER));
+      // No agent to hear from: back a while after the fleet sees the event closed, and at the
+      // latest UNKNOWN_AT_MOST after its release (an event can stay open for good when a VM it
+      // lists is deleted mid-event; it must not hold every group of every rollout forever).
+      if (e.backAt() != null) {
+        return e;
+      }
+      if (!w.open(e.eventId())) {
+        return e.completed(now).back(now.plus(UNKNOWN_BACK_AFTER));
+      }
+      return now.isBefore(e.releasedAt().plus(UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
@@ -368,18 +381,6 @@ public final class Ledger {
                     || "started".equals(s.status())
                     || "completed".equals(s.status())
                     || ("inferred".equals(s.status()) && !"canceled".equals(s.guess())));
-  }
-
-  /**
-   * Whether every VM these events released is back (for a rollout that waits {@code settle}): until
-   * then a rollout over them is not over, whichever path released them and whether or not it tracks
-   * the VM itself (a VM it knows through another event).
-   */
-  public boolean settled(Collection<String> eventIds, Duration settle, Instant now) {
-    Set<String> ids = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    ids.addAll(eventIds);
-    return entries.values().stream()
-        .noneMatch(e -> ids.contains(e.eventId()) && e.unavailable(settle, now));
   }
 
   /** VMs unavailable for a rollout that waits {@code settle} after a VM is back, by vmKey. */

@@ -93,7 +93,6 @@ public final class RolloutPlanner {
       }
       if (vms.values().stream().allMatch(RolloutVm::done)
           && unreported.isEmpty()
-          && ledger.settled(r.spec().eventIds(), r.spec().settle(), now)
           && !r.origin().startsWith("policy:")) {
         state = Rollout.COMPLETED;
         history.add(new Rollout.Entry(now, "fleet", "completed", "every VM is back or skipped"));
@@ -147,9 +146,11 @@ public final class RolloutPlanner {
         if (member != null
             && (member.eventId().equalsIgnoreCase(eventId)
                 || !member.done()
+                || member.phase().equals(RolloutVm.SKIPPED)
                 || finished(r, w, s))) {
-          // Tracked for this event, or for another one still under way (it joins this one
-          // once that is done; the ledger counts it for both meanwhile), or this one is over.
+          // Tracked for this event, or for another one still under way (it joins this one once
+          // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
+          // or this one is over.
           continue;
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());

@@ -95,6 +95,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   private void tick(long wallClock) {
+    pending.clear(); // what a tick that threw had queued is not sent by a later one
+    pendingSinks.clear();
     Ledger ledger = ledger();
     decideNewEvents(ledger);
     List<Map.Entry<Rollout, RolloutPlanner.Step>> steps = new ArrayList<>();
@@ -200,7 +202,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         refusal =
             "the fleet's view here does not show event "
                 + r.eventId()
-                + " Scheduled on every VM asked for yet; approve again in a moment";
+                + " Scheduled on every VM asked for yet; approve again in a moment (with a new"
+                + " Idempotency-Key: this request stays refused)";
       }
     }
     ApprovalRequest out = r;

@@ -315,6 +315,71 @@ class FleetLedgerTest {
   }
 
   @Test
+  void aVmCountedByNameStopsHoldingEveryGroupAnHourAfterItsReleaseIfItsEventStaysOpen() {
+    // E0 stays open for good: vm-b, which it lists, was deleted mid-event and never reports
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "1")
+            .vm("vm-c", "2")
+            .event("E0", "vm-a", "vm-b", "c-7")
+            .report("E0", "vm-a", "completed", T0)
+            .report("E0", "vm-b", "started", T0)
+            .heartbeat("vm-a", at(60))
+            .event("E1", "vm-c")
+            .report("E1", "vm-c", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    ledger.constrain(rollout("r", "1", "E1"));
+    assertThat(ledger.refusal("E1", w, at(2))).as("c-7 may be in zone 2").isPresent();
+    ledger.observe(w, at(3601));
+    assertThat(ledger.refusal("E1", w, at(3601))).isEmpty();
+  }
+
+  @Test
+  void anEventSkippedForAVmIsNotReleasedOnceThatVmIsBackFromAnotherEvent() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-x", "1")
+            .vm("vm-y", "1")
+            .vm("vm-z", "1")
+            .event("A", "vm-x")
+            .report("A", "vm-x", "scheduled", T0)
+            .event("B", "vm-x")
+            .report("B", "vm-x", "scheduled", T0)
+            .event("C", "vm-y")
+            .report("C", "vm-y", "started", T0) // zone 1 is full: A waits
+            .vm("vm-w", "2")
+            .event("D", "vm-w") // released at once in zone 2, and never back: r stays active
+            .report("D", "vm-w", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    Rollout r = rollout("r", "1", "A", "B", "D");
+    ledger.constrain(r);
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(1));
+    assertThat(s.releases()).extracting(RolloutPlanner.Release::eventId).containsExactly("D");
+    r =
+        RolloutActions.apply(
+            s.rollout(), command(s.rollout(), RolloutCommand.SKIP, "vm-x", null), at(2));
+    for (int t = 3; t < 30; t++) {
+      if (t == 4) {
+        w.report("C", "vm-y", "completed", at(3)).heartbeat("vm-y", at(4)); // vm-y is back
+      }
+      if (t == 10) {
+        // B runs on vm-x (released by the rollout or by NotBefore), and vm-x comes back
+        w.report("B", "vm-x", "completed", at(10)).heartbeat("vm-x", at(11));
+      }
+      ledger.observe(w, at(t));
+      s = RolloutPlanner.step(r, w, ledger, at(t));
+      r = s.rollout();
+      assertThat(s.releases())
+          .as("tick %d", t)
+          .extracting(RolloutPlanner.Release::eventId)
+          .doesNotContain("A");
+    }
+  }
+
+  @Test
   void aRequestWithoutAnEventIdInTheRequestsViewIsIgnored() {
     TestWorld w = new TestWorld().vm("vm-a", "1").event("E", "vm-a");
     w.requested(null);
