@@ -101,7 +101,8 @@ public final class RequestContract {
     return method.toUpperCase(Locale.ROOT) + " " + template;
   }
 
-  private static JsonNode rewriteRefs(JsonNode n) {
+  /** OpenAPI's {@code #/components/schemas/X} references as {@code #/$defs/X}, in place. */
+  static JsonNode rewriteRefs(JsonNode n) {
     if (n.isObject()) {
       ObjectNode o = (ObjectNode) n;
       if (o.has("$ref")) {

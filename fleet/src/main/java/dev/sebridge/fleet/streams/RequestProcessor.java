@@ -82,21 +82,7 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     if (r.refusal() != null) {
       // The fleet-wide ledger refused it (a rollout holds the event, or a group would pass a
       // rollout's limit): audited, and nothing is sent.
-      for (String vmId : r.vmIds()) {
-        vms.put(
-            vmId,
-            new RequestView.VmResult(
-                ApprovalRequest.commandId(r.requestId(), vmId),
-                "refused",
-                "fleet-ledger",
-                r.refusal(),
-                now));
-      }
-      RequestView refused = new RequestView(r, null, vms);
-      store.put(r.requestId(), refused);
-      context.forward(
-          new Record<String, Object>(r.requestId(), refused, timestamp),
-          FleetTopology.REQUESTS_VIEW_SINK);
+      unsent(r, "refused", "fleet-ledger", r.refusal(), now, timestamp);
       LOG.info("approval request {} refused, nothing sent: {}", r.requestId(), r.refusal());
       return;
     }
@@ -106,21 +92,13 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     } catch (RuntimeException e) {
       // Key Vault unreachable, a bad key: nothing is sent, and the request says so.
       LOG.error("approval request {}: cannot sign its commands, nothing sent", r.requestId(), e);
-      for (String vmId : r.vmIds()) {
-        vms.put(
-            vmId,
-            new RequestView.VmResult(
-                ApprovalRequest.commandId(r.requestId(), vmId),
-                "failed",
-                "not-sent",
-                "the fleet service could not sign the command: " + e.getMessage(),
-                now));
-      }
-      RequestView failed = new RequestView(r, null, vms);
-      store.put(r.requestId(), failed);
-      context.forward(
-          new Record<String, Object>(r.requestId(), failed, timestamp),
-          FleetTopology.REQUESTS_VIEW_SINK);
+      unsent(
+          r,
+          "failed",
+          "not-sent",
+          "the fleet service could not sign the command: " + e.getMessage(),
+          now,
+          timestamp);
       return;
     }
     for (int i = 0; i < commands.size(); i++) {
@@ -145,6 +123,28 @@ final class RequestProcessor implements Processor<String, Object, String, Object
         r.requestedBy(),
         vms.size(),
         r.eventId());
+  }
+
+  /** A request that sends nothing: each VM gets this outcome, and the view says so. */
+  private void unsent(
+      ApprovalRequest r,
+      String outcome,
+      String reasonCode,
+      String reason,
+      Instant now,
+      long timestamp) {
+    Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    for (String vmId : r.vmIds()) {
+      vms.put(
+          vmId,
+          new RequestView.VmResult(
+              ApprovalRequest.commandId(r.requestId(), vmId), outcome, reasonCode, reason, now));
+    }
+    RequestView view = new RequestView(r, null, vms);
+    store.put(r.requestId(), view);
+    context.forward(
+        new Record<String, Object>(r.requestId(), view, timestamp),
+        FleetTopology.REQUESTS_VIEW_SINK);
   }
 
   private void result(String requestId, ResultReport result, long timestamp) {

@@ -686,15 +686,6 @@ class FleetApiTest {
 
   /** {@code #/components/schemas/X} becomes {@code #/$defs/X} in a standalone schema. */
   static JsonNode rewriteRefs(JsonNode n) {
-    if (n.isObject()) {
-      ObjectNode o = (ObjectNode) n;
-      if (o.has("$ref")) {
-        o.put("$ref", o.get("$ref").asText().replace("#/components/schemas/", "#/$defs/"));
-      }
-      o.fields().forEachRemaining(f -> rewriteRefs(f.getValue()));
-    } else if (n.isArray()) {
-      n.forEach(FleetApiTest::rewriteRefs);
-    }
-    return n;
+    return RequestContract.rewriteRefs(n);
   }
 }
