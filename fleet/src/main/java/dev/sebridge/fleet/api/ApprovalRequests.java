@@ -50,17 +50,6 @@ public final class ApprovalRequests {
    */
   public record Accepted(ApprovalRequest request, List<String> releases) {}
 
-  /** An approval without override. */
-  public Accepted request(
-      String eventId,
-      List<String> vmIds,
-      String reason,
-      Principal approver,
-      String idempotencyKey,
-      String origin) {
-    return request(eventId, vmIds, reason, approver, idempotencyKey, origin, false);
-  }
-
   /**
    * @param vmIds the VMs to approve for, or null for every VM that has the event Scheduled
    * @param idempotencyKey makes a retried request the same request (same id, same commands)

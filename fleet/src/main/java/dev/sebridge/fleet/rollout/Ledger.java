@@ -7,10 +7,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -70,9 +68,6 @@ public final class Ledger {
   /** How long an entry stays at most, back or not. */
   public static final Duration KEEP_AT_MOST = Duration.ofDays(30);
 
-  private static final List<String> ATTRIBUTES =
-      List.of("zone", "scaleSet", "resourceGroup", "location");
-
   private final Map<String, LedgerEntry> entries;
   private final Set<String> touched = new TreeSet<>();
   private final Map<String, Rollout> constraints = new TreeMap<>();
@@ -120,77 +115,13 @@ public final class Ledger {
   }
 
   /**
-   * A VM an event lists.
-   *
-   * @param vmId its vmId, or null while it has not reported the event
-   * @param name its name
-   */
-  public record Listed(String vmId, String name) {
-    public String vmKey() {
-      return LedgerEntry.vmKey(vmId, name);
-    }
-  }
-
-  /**
-   * The VMs an event lists: those that reported it, and the names of its {@code Resources} no
-   * reporting VM has.
-   */
-  public static List<Listed> listed(String eventId, World w) {
-    List<Listed> out = new ArrayList<>();
-    Set<String> names = new HashSet<>();
-    for (VmEventState s : w.eventVms(eventId).values()) {
-      out.add(new Listed(s.vmId(), s.name()));
-      if (s.name() != null) {
-        names.add(s.name().toLowerCase(Locale.ROOT));
-      }
-    }
-    for (String name : unreported(eventId, w)) {
-      out.add(new Listed(null, name));
-    }
-    return out;
-  }
-
-  /** The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). */
-  public static List<String> unreported(String eventId, World w) {
-    Set<String> names = new HashSet<>();
-    for (VmEventState s : w.eventVms(eventId).values()) {
-      if (s.name() != null) {
-        names.add(s.name().toLowerCase(Locale.ROOT));
-      }
-    }
-    Set<String> out = new TreeSet<>();
-    for (String name : w.resources(eventId)) {
-      if (!names.contains(name.toLowerCase(Locale.ROOT))) {
-        out.add(name);
-      }
-    }
-    return List.copyOf(out);
-  }
-
-  /** A VM's group under a groupBy: {@code all}, {@code zone=1,scaleSet=web}, or unknown. */
-  public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
-    if (groupBy.isEmpty()) {
-      return "all";
-    }
-    if (vmId == null) {
-      return UNKNOWN_GROUP;
-    }
-    StringBuilder b = new StringBuilder();
-    for (String a : groupBy) {
-      String v = attributes.get(a);
-      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
-    }
-    return b.toString();
-  }
-
-  /**
    * Why releasing this event now would put a group of an active rollout over its limit, or empty
    * when it fits every one of them.
    */
   public Optional<String> refusal(String eventId, World w, Instant now) {
-    List<Listed> listed = listed(eventId, w);
+    List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
     List<String> unreported =
-        listed.stream().filter(l -> l.vmId() == null).map(Listed::name).toList();
+        listed.stream().filter(l -> l.vmId() == null).map(ListedVms.Listed::name).toList();
     if (!constraints.isEmpty() && !unreported.isEmpty()) {
       // Their groups are unknown: any group of any rollout could be the one they take over.
       return Optional.of(
@@ -214,9 +145,9 @@ public final class Ledger {
       // Every group the event's VMs are in must have room, those already down included: the
       // event can keep a VM down after what took it down first is over.
       Map<String, Integer> more = new LinkedHashMap<>();
-      for (Listed l : listed) {
+      for (ListedVms.Listed l : listed) {
         more.merge(
-            group(l.vmId(), attributes(l.vmId(), w), groupBy),
+            ListedVms.group(l.vmId(), ListedVms.attributes(l.vmId(), w), groupBy),
             downGroup.containsKey(l.vmKey()) ? 0 : 1,
             Integer::sum);
       }
@@ -255,14 +186,21 @@ public final class Ledger {
 
   /** Records that an event was released now: every VM it lists becomes unavailable. */
   public void release(String eventId, World w, String origin, Instant now) {
-    for (Listed l : listed(eventId, w)) {
+    for (ListedVms.Listed l : ListedVms.of(eventId, w)) {
       String key = LedgerEntry.key(l.vmKey(), eventId);
       if (entries.containsKey(key)) {
         continue;
       }
       put(
           new LedgerEntry(
-              l.vmId(), l.name(), eventId, attributes(l.vmId(), w), origin, now, null, null));
+              l.vmId(),
+              l.name(),
+              eventId,
+              ListedVms.attributes(l.vmId(), w),
+              origin,
+              now,
+              null,
+              null));
       if (l.vmId() != null && l.name() != null) {
         // it reported after its release was recorded by name: the same VM, now with its group
         String byName = LedgerEntry.key(LedgerEntry.vmKey(null, l.name()), eventId);
@@ -274,7 +212,7 @@ public final class Ledger {
                   l.vmId(),
                   l.name(),
                   eventId,
-                  attributes(l.vmId(), w),
+                  ListedVms.attributes(l.vmId(), w),
                   old.origin(),
                   old.releasedAt(),
                   null,
@@ -316,7 +254,7 @@ public final class Ledger {
     }
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
-      LedgerEntry next = advance(e, w, now);
+      LedgerEntry next = e.next(w, now);
       // Kept while its event is open (dropped, it would be entered again as a new release).
       if (next == null
           || (next.backAt() != null
@@ -328,40 +266,6 @@ public final class Ledger {
         put(next);
       }
     }
-  }
-
-  /** The entry after what the views show now, or null when it no longer counts at all. */
-  private static LedgerEntry advance(LedgerEntry e, World w, Instant now) {
-    if (e.vmId() == null) {
-      // No agent to hear from: back a while after the fleet sees the event closed, and at the
-      // latest UNKNOWN_AT_MOST after its release (an event can stay open for good when a VM it
-      // lists is deleted mid-event; it must not hold every group of every rollout forever).
-      if (e.backAt() != null) {
-        return e;
-      }
-      if (!w.open(e.eventId())) {
-        return e.completed(now).back(now.plus(UNKNOWN_BACK_AFTER));
-      }
-      return now.isBefore(e.releasedAt().plus(UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
-    }
-    VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
-    // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
-    // no impact: an agent that restarted during an early reboot guesses canceled. Like a
-    // completion, it needs the agent heard from afterwards.
-    if (e.completedAt() == null) {
-      if (s != null && s.closed()) {
-        e = e.completed(s.since() == null ? now : s.since());
-      } else if (s == null && !w.open(e.eventId())) {
-        e = e.completed(now); // the event is gone from the view
-      }
-    }
-    if (e.completedAt() != null && e.backAt() == null) {
-      Optional<Instant> heard = w.lastHeartbeat(e.vmId());
-      if (heard.isPresent() && heard.get().isAfter(e.completedAt())) {
-        e = e.back(now);
-      }
-    }
-    return e;
   }
 
   /** Whether every VM that reported the event was done with it before {@code instant}. */
@@ -390,19 +294,6 @@ public final class Ledger {
         .filter(e -> e.unavailable(settle, now))
         .forEach(e -> out.add(e.vmKey()));
     return out;
-  }
-
-  private static Map<String, String> attributes(String vmId, World w) {
-    Map<String, String> m = new TreeMap<>();
-    if (vmId != null) {
-      for (String a : ATTRIBUTES) {
-        String v = w.attribute(vmId, a);
-        if (v != null) {
-          m.put(a, v);
-        }
-      }
-    }
-    return m;
   }
 
   private void put(LedgerEntry e) {

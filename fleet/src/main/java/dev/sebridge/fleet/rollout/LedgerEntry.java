@@ -2,11 +2,13 @@ package dev.sebridge.fleet.rollout;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sebridge.fleet.model.VmEventState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -68,7 +70,45 @@ public record LedgerEntry(
 
   /** Its group under a rollout's groupBy ({@link Ledger#group}). */
   public String group(List<String> groupBy) {
-    return Ledger.group(vmId, attributes, groupBy);
+    return ListedVms.group(vmId, attributes, groupBy);
+  }
+
+  /** This entry after what the views show now. */
+  LedgerEntry next(World w, Instant now) {
+    LedgerEntry e = this;
+    if (e.vmId() == null) {
+      // No agent to hear from: back a while after the fleet sees the event closed, and at the
+      // latest Ledger.UNKNOWN_AT_MOST after its release (an event can stay open for good when a VM
+      // it
+      // lists is deleted mid-event; it must not hold every group of every rollout forever).
+      if (e.backAt() != null) {
+        return e;
+      }
+      if (!w.open(e.eventId())) {
+        return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
+      }
+      return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))
+          ? e
+          : e.completed(now).back(now);
+    }
+    VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
+    // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
+    // no impact: an agent that restarted during an early reboot guesses canceled. Like a
+    // completion, it needs the agent heard from afterwards.
+    if (e.completedAt() == null) {
+      if (s != null && s.closed()) {
+        e = e.completed(s.since() == null ? now : s.since());
+      } else if (s == null && !w.open(e.eventId())) {
+        e = e.completed(now); // the event is gone from the view
+      }
+    }
+    if (e.completedAt() != null && e.backAt() == null) {
+      Optional<Instant> heard = w.lastHeartbeat(e.vmId());
+      if (heard.isPresent() && heard.get().isAfter(e.completedAt())) {
+        e = e.back(now);
+      }
+    }
+    return e;
   }
 
   LedgerEntry completed(Instant at) {

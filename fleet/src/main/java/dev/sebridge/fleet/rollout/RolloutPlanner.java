@@ -147,10 +147,10 @@ public final class RolloutPlanner {
             && (member.eventId().equalsIgnoreCase(eventId)
                 || !member.done()
                 || member.phase().equals(RolloutVm.SKIPPED)
-                || finished(r, w, s))) {
+                || s.closed())) {
           // Tracked for this event, or for another one still under way (it joins this one once
           // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
-          // or this one is over.
+          // or it is done with this one.
           continue;
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());
@@ -160,11 +160,6 @@ public final class RolloutPlanner {
             group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
       }
     }
-  }
-
-  /** Whether the VM is already done with this event: nothing left for the rollout to release. */
-  private static boolean finished(Rollout r, World w, VmEventState s) {
-    return s.closed();
   }
 
   /**
@@ -183,7 +178,7 @@ public final class RolloutPlanner {
           vms.values().stream()
               .filter(v -> v.eventId().equalsIgnoreCase(eventId))
               .allMatch(v -> v.phase().equals(RolloutVm.PENDING));
-      if (held && !Ledger.unreported(eventId, w).isEmpty()) {
+      if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {
         unreported.remove(eventId);
@@ -205,7 +200,7 @@ public final class RolloutPlanner {
                     + " override will start it) or abort; resume waits for them again.",
                 e.getKey(),
                 r.spec().reportGrace().toSeconds(),
-                String.join(", ", Ledger.unreported(e.getKey(), w))),
+                String.join(", ", ListedVms.unreported(e.getKey(), w))),
             now);
       }
     }

@@ -56,17 +56,6 @@ public interface World {
 
   /** The group of a VM: {@code zone=1,scaleSet=web}, or {@code all} with no groupBy. */
   static String group(World w, List<String> groupBy, String vmId) {
-    if (groupBy.isEmpty()) {
-      return "all";
-    }
-    StringBuilder b = new StringBuilder();
-    for (String attribute : groupBy) {
-      String v = w.attribute(vmId, attribute);
-      b.append(b.length() == 0 ? "" : ",")
-          .append(attribute)
-          .append('=')
-          .append(v == null ? "-" : v);
-    }
-    return b.toString();
+    return ListedVms.group(vmId, ListedVms.attributes(vmId, w), groupBy);
   }
 }

@@ -1,19 +1,14 @@
 package dev.sebridge.fleet.streams;
 
-import dev.sebridge.envelope.NameBasedUuid;
 import dev.sebridge.fleet.model.ApprovalRequest;
-import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.LedgerEntry;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
-import dev.sebridge.fleet.rollout.PolicyRule;
 import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutActions;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPlanner;
-import dev.sebridge.fleet.rollout.RolloutSpec;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -51,6 +45,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private KeyValueStore<String, PolicyDecision> decisions;
   private KeyValueStore<String, LedgerEntry> ledgerStore;
   private GlobalWorld world;
+  private PolicyPass policyPass;
 
   private final CrashPoints crashPoints;
 
@@ -71,6 +66,35 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             context.getStateStore(FleetTopology.VMS_VIEW),
             context.getStateStore(FleetTopology.EVENTS_VIEW),
             context.getStateStore(FleetTopology.REQUESTS_VIEW));
+    this.policyPass =
+        new PolicyPass(
+            policies,
+            world,
+            rollouts,
+            decisions,
+            new PolicyPass.Outputs() {
+              @Override
+              public void approve(String requestId, ApprovalRequest admitted) {
+                emit(requestId, admitted, FleetTopology.APPROVALS_SINK);
+              }
+
+              @Override
+              public void decided(String key, PolicyDecision d) {
+                context.forward(
+                    new Record<String, Object>(key, d, context.currentSystemTimeMs()),
+                    FleetTopology.POLICIES_VIEW_SINK);
+              }
+
+              @Override
+              public void save(Rollout r) {
+                RolloutProcessor.this.save(r);
+              }
+
+              @Override
+              public Instant now() {
+                return RolloutProcessor.this.now();
+              }
+            });
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
   }
 
@@ -96,9 +120,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private void tick(long wallClock) {
     pending.clear(); // what a tick that threw had queued is not sent by a later one
-    pendingSinks.clear();
     Ledger ledger = ledger();
-    decideNewEvents(ledger);
+    policyPass.decide(ledger);
     List<Map.Entry<Rollout, RolloutPlanner.Step>> steps = new ArrayList<>();
     for (Rollout r : activeRollouts()) {
       try {
@@ -116,22 +139,18 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     flush();
   }
 
-  // Approvals and policy decisions decided in this tick or command, forwarded once the ledger
-  // that admitted them is written.
-  private final List<Record<String, Object>> pending = new ArrayList<>();
-  private final List<String> pendingSinks = new ArrayList<>();
+  // Approvals decided in this tick, forwarded once the ledger that admitted them is written.
+  private record Pending(Record<String, Object> record, String sink) {}
+
+  private final List<Pending> pending = new ArrayList<>();
 
   private void emit(String key, Object value, String sink) {
-    pending.add(new Record<>(key, value, context.currentSystemTimeMs()));
-    pendingSinks.add(sink);
+    pending.add(new Pending(new Record<>(key, value, context.currentSystemTimeMs()), sink));
   }
 
   private void flush() {
-    for (int i = 0; i < pending.size(); i++) {
-      context.forward(pending.get(i), pendingSinks.get(i));
-    }
+    pending.forEach(p -> context.forward(p.record(), p.sink()));
     pending.clear();
-    pendingSinks.clear();
   }
 
   private List<Rollout> activeRollouts() {
@@ -267,112 +286,6 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       save(s.rollout());
       if (s.rollout().halt() != null && r.halt() == null) {
         LOG.warn("rollout {} halted: {}", r.id(), s.rollout().halt().reason());
-      }
-    }
-  }
-
-  /** Each open event is decided once by the policies; a rollout rule adds it to its rollout. */
-  private void decideNewEvents(Ledger ledger) {
-    if (policies.rules().isEmpty()) {
-      return;
-    }
-    List<EventView> undecided = new ArrayList<>();
-    try (KeyValueIterator<String, EventView> it = world.allEvents()) {
-      while (it.hasNext()) {
-        KeyValue<String, EventView> kv = it.next();
-        if (kv.value.open()
-            && decisions.get(kv.key) == null
-            && kv.value.vms().values().stream().anyMatch(v -> v.status().equals("scheduled"))) {
-          undecided.add(kv.value);
-        }
-      }
-    }
-    for (EventView e : undecided) {
-      PolicyRule rule = policies.match(e).orElse(null);
-      String detail = rule == null ? "no rule matched" : act(rule, e, ledger);
-      if (detail == null) {
-        continue; // not now (a group is at a rollout's limit): decided again next tick
-      }
-      PolicyDecision d =
-          new PolicyDecision(
-              e.eventId(),
-              rule == null ? null : rule.name(),
-              policies.version(),
-              rule == null ? "none" : rule.action(),
-              rule != null && rule.dryRun(),
-              detail,
-              now());
-      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
-      decisions.put(key, d);
-      context.forward(
-          new Record<String, Object>(key, d, context.currentSystemTimeMs()),
-          FleetTopology.POLICIES_VIEW_SINK);
-      LOG.info("policy for event {}: {}", e.eventId(), detail);
-    }
-  }
-
-  /** What the rule did with the event, or null when it cannot act yet. */
-  private String act(PolicyRule rule, EventView e, Ledger ledger) {
-    String origin = "policy:" + rule.name() + "@v" + policies.version();
-    String reason = "policy " + rule.name() + " v" + policies.version() + ": " + rule.describe();
-    if (rule.dryRun()) {
-      return "dry run: would " + rule.describe();
-    }
-    switch (rule.action()) {
-      case PolicyRule.APPROVE -> {
-        java.util.Optional<Rollout> holder = ledger.holder(e.eventId());
-        if (holder.isPresent()) {
-          return "held by rollout " + holder.get().id() + ": " + origin + " leaves it to it";
-        }
-        java.util.Optional<String> refusal = ledger.refusal(e.eventId(), world, now());
-        if (refusal.isPresent()) {
-          LOG.debug("policy {} for event {}: not now, {}", origin, e.eventId(), refusal.get());
-          return null;
-        }
-        ledger.release(e.eventId(), world, origin, now());
-        List<String> vms =
-            e.vms().values().stream()
-                .filter(v -> v.status().equals("scheduled"))
-                .map(VmEventState::vmId)
-                .toList();
-        String requestId =
-            NameBasedUuid.v5(
-                    NameBasedUuid.SEBRIDGE_NAMESPACE,
-                    "fleet-policy|" + e.eventId() + "|" + policies.version())
-                .toString();
-        emit(
-            requestId,
-            new ApprovalRequest(
-                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin)
-                .admit(),
-            FleetTopology.APPROVALS_SINK);
-        return "approved by " + origin + ": request " + requestId;
-      }
-      case PolicyRule.ROLLOUT -> {
-        String id = "policy-" + rule.name() + "-v" + policies.version();
-        Rollout r = rollouts.get(id);
-        if (r == null || !r.active()) {
-          RolloutSpec spec = rule.rollout().withEvents(List.of());
-          r =
-              RolloutActions.apply(
-                  null,
-                  new RolloutCommand(
-                      id,
-                      RolloutCommand.CREATE,
-                      spec,
-                      null,
-                      null,
-                      reason,
-                      "policy:" + rule.name(),
-                      now(),
-                      origin),
-                  now());
-        }
-        save(RolloutActions.addEvent(r, e.eventId(), now()));
-        return "rolled out by " + origin + " in rollout " + id;
-      }
-      default -> {
-        return "never approved (" + origin + ")";
       }
     }
   }

@@ -84,7 +84,7 @@ final class PageActions {
     String reason = form.get("reason");
     if (action.equals("approve")) {
       ApprovalRequests.Accepted a =
-          approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page");
+          approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page", false);
       return "Approval request "
           + a.request().requestId()
           + " accepted for "

@@ -1,0 +1,100 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The VMs an event lists, as the fleet can know them: IMDS releases an approved event for every
+ * name in its {@code Resources}; those whose agent reported the event are known by vmId and group,
+ * the others only by name. Also what a VM's group is under a rollout's groupBy.
+ */
+public final class ListedVms {
+  private static final List<String> ATTRIBUTES =
+      List.of("zone", "scaleSet", "resourceGroup", "location");
+
+  private ListedVms() {}
+
+  /**
+   * A VM an event lists.
+   *
+   * @param vmId its vmId, or null while it has not reported the event
+   * @param name its name
+   */
+  public record Listed(String vmId, String name) {
+    public String vmKey() {
+      return LedgerEntry.vmKey(vmId, name);
+    }
+  }
+
+  /**
+   * The VMs an event lists: those that reported it, and the names of its {@code Resources} no
+   * reporting VM has.
+   */
+  public static List<Listed> of(String eventId, World w) {
+    List<Listed> out = new ArrayList<>();
+    for (VmEventState s : w.eventVms(eventId).values()) {
+      out.add(new Listed(s.vmId(), s.name()));
+    }
+    for (String name : unreported(eventId, w)) {
+      out.add(new Listed(null, name));
+    }
+    return out;
+  }
+
+  /** The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). */
+  public static List<String> unreported(String eventId, World w) {
+    Set<String> names = new HashSet<>();
+    for (VmEventState s : w.eventVms(eventId).values()) {
+      if (s.name() != null) {
+        names.add(s.name().toLowerCase(Locale.ROOT));
+      }
+    }
+    Set<String> out = new TreeSet<>();
+    for (String name : w.resources(eventId)) {
+      if (!names.contains(name.toLowerCase(Locale.ROOT))) {
+        out.add(name);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * A VM's group under a groupBy: {@code all}, {@code zone=1,scaleSet=web} ({@code -} for an
+   * attribute it does not have), or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name.
+   */
+  public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
+    if (groupBy.isEmpty()) {
+      return "all";
+    }
+    if (vmId == null) {
+      return Ledger.UNKNOWN_GROUP;
+    }
+    StringBuilder b = new StringBuilder();
+    for (String a : groupBy) {
+      String v = attributes.get(a);
+      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
+    }
+    return b.toString();
+  }
+
+  /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */
+  public static Map<String, String> attributes(String vmId, World w) {
+    Map<String, String> m = new TreeMap<>();
+    if (vmId != null) {
+      for (String a : ATTRIBUTES) {
+        String v = w.attribute(vmId, a);
+        if (v != null) {
+          m.put(a, v);
+        }
+      }
+    }
+    return m;
+  }
+}

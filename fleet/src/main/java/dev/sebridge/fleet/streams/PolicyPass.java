@@ -1,0 +1,171 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.envelope.NameBasedUuid;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.PolicyRule;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutActions;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The central policies' pass of a rollout processor tick: each open event is decided once; an
+ * {@code approve} rule goes through the fleet-wide ledger like any release, a {@code rollout} rule
+ * adds the event to its rollout. Runs on the rollout processor's thread, with its stores.
+ */
+final class PolicyPass {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyPass.class);
+
+  /** What a pass hands back to the rollout processor. */
+  interface Outputs {
+    /** An approval the ledger admitted, sent once the ledger is written. */
+    void approve(String requestId, ApprovalRequest admitted);
+
+    /** A decision, for the policies view. */
+    void decided(String key, PolicyDecision d);
+
+    /** A policy rollout created or grown. */
+    void save(Rollout r);
+
+    Instant now();
+  }
+
+  private final Policies policies;
+  private final GlobalWorld world;
+  private final KeyValueStore<String, Rollout> rollouts;
+  private final KeyValueStore<String, PolicyDecision> decisions;
+  private final Outputs out;
+
+  PolicyPass(
+      Policies policies,
+      GlobalWorld world,
+      KeyValueStore<String, Rollout> rollouts,
+      KeyValueStore<String, PolicyDecision> decisions,
+      Outputs out) {
+    this.policies = policies;
+    this.world = world;
+    this.rollouts = rollouts;
+    this.decisions = decisions;
+    this.out = out;
+  }
+
+  /** Each open event is decided once by the policies; a rollout rule adds it to its rollout. */
+  void decide(Ledger ledger) {
+    if (policies.rules().isEmpty()) {
+      return;
+    }
+    List<EventView> undecided = new ArrayList<>();
+    try (KeyValueIterator<String, EventView> it = world.allEvents()) {
+      while (it.hasNext()) {
+        KeyValue<String, EventView> kv = it.next();
+        if (kv.value.open()
+            && decisions.get(kv.key) == null
+            && kv.value.vms().values().stream().anyMatch(v -> v.status().equals("scheduled"))) {
+          undecided.add(kv.value);
+        }
+      }
+    }
+    for (EventView e : undecided) {
+      PolicyRule rule = policies.match(e).orElse(null);
+      String detail = rule == null ? "no rule matched" : act(rule, e, ledger);
+      if (detail == null) {
+        continue; // not now (a group is at a rollout's limit): decided again next tick
+      }
+      PolicyDecision d =
+          new PolicyDecision(
+              e.eventId(),
+              rule == null ? null : rule.name(),
+              policies.version(),
+              rule == null ? "none" : rule.action(),
+              rule != null && rule.dryRun(),
+              detail,
+              now());
+      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
+      decisions.put(key, d);
+      out.decided(key, d);
+      LOG.info("policy for event {}: {}", e.eventId(), detail);
+    }
+  }
+
+  /** What the rule did with the event, or null when it cannot act yet. */
+  private String act(PolicyRule rule, EventView e, Ledger ledger) {
+    String origin = "policy:" + rule.name() + "@v" + policies.version();
+    String reason = "policy " + rule.name() + " v" + policies.version() + ": " + rule.describe();
+    if (rule.dryRun()) {
+      return "dry run: would " + rule.describe();
+    }
+    switch (rule.action()) {
+      case PolicyRule.APPROVE -> {
+        java.util.Optional<Rollout> holder = ledger.holder(e.eventId());
+        if (holder.isPresent()) {
+          return "held by rollout " + holder.get().id() + ": " + origin + " leaves it to it";
+        }
+        java.util.Optional<String> refusal = ledger.refusal(e.eventId(), world, now());
+        if (refusal.isPresent()) {
+          LOG.debug("policy {} for event {}: not now, {}", origin, e.eventId(), refusal.get());
+          return null;
+        }
+        ledger.release(e.eventId(), world, origin, now());
+        List<String> vms =
+            e.vms().values().stream()
+                .filter(v -> v.status().equals("scheduled"))
+                .map(VmEventState::vmId)
+                .toList();
+        String requestId =
+            NameBasedUuid.v5(
+                    NameBasedUuid.SEBRIDGE_NAMESPACE,
+                    "fleet-policy|" + e.eventId() + "|" + policies.version())
+                .toString();
+        out.approve(
+            requestId,
+            new ApprovalRequest(
+                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin)
+                .admit());
+        return "approved by " + origin + ": request " + requestId;
+      }
+      case PolicyRule.ROLLOUT -> {
+        String id = "policy-" + rule.name() + "-v" + policies.version();
+        Rollout r = rollouts.get(id);
+        if (r == null || !r.active()) {
+          RolloutSpec spec = rule.rollout().withEvents(List.of());
+          r =
+              RolloutActions.apply(
+                  null,
+                  new RolloutCommand(
+                      id,
+                      RolloutCommand.CREATE,
+                      spec,
+                      null,
+                      null,
+                      reason,
+                      "policy:" + rule.name(),
+                      now(),
+                      origin),
+                  now());
+        }
+        out.save(RolloutActions.addEvent(r, e.eventId(), now()));
+        return "rolled out by " + origin + " in rollout " + id;
+      }
+      default -> {
+        return "never approved (" + origin + ")";
+      }
+    }
+  }
+
+  private Instant now() {
+    return out.now();
+  }
+}
