@@ -191,34 +191,25 @@ public final class Ledger {
       if (entries.containsKey(key)) {
         continue;
       }
+      // A VM that reported after its release was recorded by name: the same VM and release,
+      // now with its vmId and group.
+      LedgerEntry byName =
+          l.vmId() == null || l.name() == null
+              ? null
+              : entries.get(LedgerEntry.key(LedgerEntry.vmKey(null, l.name()), eventId));
+      if (byName != null) {
+        remove(byName.key());
+      }
       put(
           new LedgerEntry(
               l.vmId(),
               l.name(),
               eventId,
               ListedVms.attributes(l.vmId(), w),
-              origin,
-              now,
+              byName == null ? origin : byName.origin(),
+              byName == null ? now : byName.releasedAt(),
               null,
               null));
-      if (l.vmId() != null && l.name() != null) {
-        // it reported after its release was recorded by name: the same VM, now with its group
-        String byName = LedgerEntry.key(LedgerEntry.vmKey(null, l.name()), eventId);
-        LedgerEntry old = entries.get(byName);
-        if (old != null) {
-          remove(byName);
-          put(
-              new LedgerEntry(
-                  l.vmId(),
-                  l.name(),
-                  eventId,
-                  ListedVms.attributes(l.vmId(), w),
-                  old.origin(),
-                  old.releasedAt(),
-                  null,
-                  null));
-        }
-      }
     }
   }
 
