@@ -88,17 +88,9 @@ final class FleetTopics {
   static void checkPartitions(
       Admin admin, FleetTopology.Topics topics, Map<String, Integer> created)
       throws InterruptedException {
-    // A topic created a moment ago has the partitions it was created with (and a broker may not
-    // list it yet): only topics found in the cluster are described.
-    int audit = created.getOrDefault(topics.approvals(), -1);
-    if (audit < 0) {
-      audit = partitions(admin, topics.approvals());
-    }
+    int audit = partitions(admin, topics.approvals(), created);
     String byRequest = topics.of(FleetTopology.BY_REQUEST);
-    int results = created.getOrDefault(byRequest, -1);
-    if (results < 0) {
-      results = partitions(admin, byRequest);
-    }
+    int results = partitions(admin, byRequest, created);
     if (audit != results) {
       throw new ConfigException(
           FleetKeys.APPROVALS_TOPIC.name(),
@@ -108,10 +100,7 @@ final class FleetTopics {
               topics.approvals(), audit, byRequest, results));
     }
     String rollouts = topics.of(FleetTopology.ROLLOUTS);
-    int rolloutPartitions = created.getOrDefault(rollouts, -1);
-    if (rolloutPartitions < 0) {
-      rolloutPartitions = partitions(admin, rollouts);
-    }
+    int rolloutPartitions = partitions(admin, rollouts, created);
     if (rolloutPartitions != 1) {
       throw new ConfigException(
           FleetKeys.TOPIC_PREFIX.name(),
@@ -145,6 +134,16 @@ final class FleetTopics {
     if (!existing.contains(name)) {
       create.add(new NewTopic(name, partitions, replication).configs(configs));
     }
+  }
+
+  /**
+   * How many partitions a topic has: a topic created a moment ago has the partitions it was created
+   * with (and a broker may not list it yet), so only topics found in the cluster are described.
+   */
+  private static int partitions(Admin admin, String topic, Map<String, Integer> created)
+      throws InterruptedException {
+    Integer n = created.get(topic);
+    return n != null ? n : partitions(admin, topic);
   }
 
   /** How many partitions a topic has. */

@@ -219,36 +219,30 @@ public final class Ledger {
    * on: completed, back, or dropped by the retention rule.
    */
   public void observe(World w, Instant now) {
+    // Each event the ledger holds, with who released it (entries are in key order).
+    Map<String, String> originOf = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    entries.values().forEach(e -> originOf.putIfAbsent(e.eventId(), e.origin()));
     Set<String> events = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     w.openEvents().stream().filter(java.util.Objects::nonNull).forEach(events::add);
-    entries.values().forEach(e -> events.add(e.eventId()));
+    events.addAll(originOf.keySet());
     Set<String> requested = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     w.requestedEvents().stream().filter(java.util.Objects::nonNull).forEach(requested::add);
     events.addAll(requested);
     for (String eventId : events) {
-      boolean known =
-          entries.values().stream().anyMatch(e -> e.eventId().equalsIgnoreCase(eventId));
       // Commands went out for it: released, even when the event already looks over (an agent
       // that restarted during the reboot reports it canceled), unless it is long over.
       boolean sent =
           requested.contains(eventId)
               && (w.open(eventId) || !closedBefore(eventId, w, now.minus(KEEP_AFTER_BACK)));
-      if (known || released(eventId, w) || sent) {
-        String origin =
-            entries.values().stream()
-                .filter(e -> e.eventId().equalsIgnoreCase(eventId))
-                .map(LedgerEntry::origin)
-                .findFirst()
-                .orElse(OBSERVED);
-        release(eventId, w, origin, now);
+      if (originOf.containsKey(eventId) || released(eventId, w) || sent) {
+        release(eventId, w, originOf.getOrDefault(eventId, OBSERVED), now);
       }
     }
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
       LedgerEntry next = e.next(w, now);
       // Kept while its event is open (dropped, it would be entered again as a new release).
-      if (next == null
-          || (next.backAt() != null
+      if ((next.backAt() != null
               && now.isAfter(next.backAt().plus(KEEP_AFTER_BACK))
               && !w.open(next.eventId()))
           || now.isAfter(next.releasedAt().plus(KEEP_AT_MOST))) {

@@ -120,10 +120,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private void tick(long wallClock) {
     pending.clear(); // what a tick that threw had queued is not sent by a later one
-    Ledger ledger = ledger();
+    List<Rollout> active = activeRollouts();
+    Ledger ledger = ledger(active);
     policyPass.decide(ledger);
     List<Map.Entry<Rollout, RolloutPlanner.Step>> steps = new ArrayList<>();
-    for (Rollout r : activeRollouts()) {
+    for (Rollout r : active) {
       try {
         steps.add(Map.entry(r, RolloutPlanner.step(r, world, ledger, now())));
       } catch (RuntimeException e) {
@@ -170,14 +171,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    * The fleet-wide ledger as of now: the store, what the views show since, and every active
    * rollout's limits.
    */
-  private Ledger ledger() {
+  private Ledger ledger(List<Rollout> active) {
     Map<String, LedgerEntry> entries = new TreeMap<>();
     try (KeyValueIterator<String, LedgerEntry> it = ledgerStore.all()) {
       it.forEachRemaining(kv -> entries.put(kv.key, kv.value));
     }
     Ledger ledger = new Ledger(entries);
     ledger.observe(world, now());
-    activeRollouts().forEach(ledger::constrain);
+    active.forEach(ledger::constrain);
     return ledger;
   }
 
@@ -200,7 +201,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    * goes to the audit topic, where the request processor sends commands only for an accepted one.
    */
   private void approve(ApprovalRequest r) {
-    Ledger ledger = ledger();
+    Ledger ledger = ledger(activeRollouts());
     String refusal = null;
     if (!r.overrides()) {
       refusal =
