@@ -48,12 +48,16 @@ final class NodeTools {
   private static Result exec(List<String> cmd, int seconds) throws Exception {
     Process p;
     try {
-      p = new ProcessBuilder(cmd).directory(DIR.toFile()).redirectErrorStream(true).start();
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(DIR.toFile()).redirectErrorStream(true);
+      // Redocly's CLI reports usage to its vendor and checks for updates unless told not to.
+      pb.environment().put("REDOCLY_TELEMETRY", "off");
+      pb.environment().put("REDOCLY_SUPPRESS_UPDATE_NOTICE", "true");
+      p = pb.start();
     } catch (IOException e) {
       throw new AssertionError(
           cmd.get(0)
-              + " is required for the validators (Debian: apt-get install nodejs npm; .ci/run"
-              + " installs them): "
+              + " is required for the validators (Debian: apt-get install nodejs npm;"
+              + " scripts/test installs them): "
               + e.getMessage(),
           e);
     }

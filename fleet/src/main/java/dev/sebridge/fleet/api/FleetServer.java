@@ -96,15 +96,8 @@ public final class FleetServer implements AutoCloseable {
       // Raw: each path segment is decoded exactly once, by the route that reads it ({@link
       // #segment}), so an encoded slash stays inside its segment.
       String path = ex.getRequestURI().getRawPath();
-      if (path.equals("/healthz")) {
-        json(ex, 200, status("UP"));
-        return;
-      }
-      if (path.equals("/readyz")) {
-        json(
-            ex,
-            readiness.get().isEmpty() ? 200 : 503,
-            status(readiness.get().isEmpty() ? "READY" : "NOT_READY"));
+      if (path.equals("/healthz") || path.equals("/readyz")) {
+        health(ex, path);
         return;
       }
       Optional<Principal> principal = principal(ex);
@@ -131,8 +124,32 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code /healthz} and {@code /readyz}: GET and HEAD only (405 otherwise), no token, nothing but
+   * the status; readiness is computed once per request.
+   */
+  private void health(HttpExchange ex, String path) throws IOException {
+    if (!method(ex).equals("GET")) {
+      ex.getResponseHeaders().set("Allow", "GET, HEAD");
+      json(ex, 405, error("only GET and HEAD: " + ex.getRequestMethod() + " " + path));
+    } else if (path.equals("/healthz")) {
+      json(ex, 200, status("UP"));
+    } else {
+      boolean ready = readiness.get().isEmpty();
+      json(ex, ready ? 200 : 503, status(ready ? "READY" : "NOT_READY"));
+    }
+  }
+
+  /**
+   * The method a route matches on: HEAD is answered as GET is, without the body ({@link #send}).
+   */
+  public static String method(HttpExchange ex) {
+    String m = ex.getRequestMethod();
+    return m.equals("HEAD") ? "GET" : m;
+  }
+
   private void api(HttpExchange ex, String path, Principal p) throws IOException {
-    String method = ex.getRequestMethod();
+    String method = method(ex);
     Map<String, String> q = query(ex);
     Matcher m;
     if (path.equals("/metrics") && method.equals("GET")) {
@@ -209,7 +226,6 @@ public final class FleetServer implements AutoCloseable {
     return o.orElseThrow(() -> new ApiException(404, "no such " + what));
   }
 
-  /** The request's JSON object body; 400 when it is not one. */
   /**
    * The request's JSON body, checked against what docs/fleet-openapi.yaml says the route accepts
    * ({@link RequestContract}): 400 naming the fields when it does not match.
@@ -278,6 +294,12 @@ public final class FleetServer implements AutoCloseable {
     ex.getResponseHeaders().set("Content-Type", contentType);
     ex.getResponseHeaders().set("Cache-Control", "no-store");
     ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    if (ex.getRequestMethod().equals("HEAD")) {
+      // The headers a GET would get, and no body: the length is the GET's, as RFC 9110 allows.
+      ex.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
     ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
     if (body.length > 0) {
       try (OutputStream out = ex.getResponseBody()) {

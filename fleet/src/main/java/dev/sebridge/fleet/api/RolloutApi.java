@@ -47,7 +47,7 @@ public final class RolloutApi implements FleetServer.Route {
       return false; // not ours, or FleetServer answers 401
     }
     Principal p = principal.get();
-    String method = ex.getRequestMethod();
+    String method = FleetServer.method(ex);
     Matcher m;
     if ((m = EVENT_ROLLOUT.matcher(path)).matches() && method.equals("POST")) {
       created(

@@ -69,7 +69,7 @@ public final class FleetPage implements FleetServer.Route {
   @Override
   public boolean handle(HttpExchange ex, String path, Optional<Principal> bearer)
       throws IOException {
-    String method = ex.getRequestMethod();
+    String method = FleetServer.method(ex);
     if (path.equals("/") && method.equals("GET")) {
       redirect(ex, "/ui/");
       return true;
@@ -123,7 +123,7 @@ public final class FleetPage implements FleetServer.Route {
       ex.getResponseHeaders().add("Set-Cookie", WebSession.clearCookie());
       ex.getResponseHeaders().set("HX-Redirect", "/ui/login");
       html(ex, 200, "");
-    } else if (path.equals("/ui/stream") && method.equals("GET")) {
+    } else if (path.equals("/ui/stream") && ex.getRequestMethod().equals("GET")) {
       live.serve(ex);
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);

@@ -279,6 +279,53 @@ class FleetApiTest {
   }
 
   @Test
+  void headIsAnsweredAsGetWithoutABodyAndHealthTakesOnlyGetAndHead() throws Exception {
+    java.util.logging.Logger jdk = java.util.logging.Logger.getLogger("com.sun.net.httpserver");
+    List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler h =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+              warnings.add(r.getMessage());
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    jdk.addHandler(h);
+    try {
+      for (String[] c :
+          new String[][] {{"/healthz", null}, {"/readyz", null}, {"/api/events", READER}}) {
+        HttpResponse<String> get = call("GET", c[0], c[1], null, c[0]);
+        HttpResponse<String> head = call("HEAD", c[0], c[1], null, c[0]);
+        assertThat(head.statusCode()).as(c[0]).isEqualTo(200);
+        assertThat(head.body()).as(c[0]).isEmpty();
+        assertThat(head.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(get.body()).isNotEmpty();
+      }
+      assertThat(call("HEAD", "/api/events", null, null, "/api/events").statusCode())
+          .isEqualTo(401);
+      for (String method : List.of("POST", "PUT", "DELETE", "PATCH")) {
+        for (String path : List.of("/healthz", "/readyz")) {
+          HttpResponse<String> r = call(method, path, null, null, path);
+          assertThat(r.statusCode()).as(method + " " + path).isEqualTo(405);
+          assertThat(r.headers().firstValue("Allow")).hasValue("GET, HEAD");
+          assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+              .contains("only GET and HEAD");
+        }
+      }
+    } finally {
+      jdk.removeHandler(h);
+    }
+    assertThat(warnings).as("the JDK server's warnings").isEmpty();
+  }
+
+  @Test
   void aBodyTheContractRefusesIsA400NamingTheFieldAndNothingIsAuditedOrSent() throws Exception {
     String approve = "/api/events/{eventId}/approve";
     String path = "/api/events/" + EVENT + "/approve";
