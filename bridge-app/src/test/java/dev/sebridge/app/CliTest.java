@@ -366,4 +366,72 @@ class CliTest {
         .contains("partition 29 of 32; key 5c2e3c9a-0000-4000-8000-000000000000");
     assertThat(run("partition", "--vm", "x", "--partitions", "0")).isEqualTo(2);
   }
+
+  /**
+   * A write whose outcome the service cannot tell (503, {@code "state": "unknown"}) is tried again
+   * by the CLI with the same Idempotency-Key, so the service makes one request however many tries
+   * reach it; after the last try the CLI says which request may still take effect and how to retry
+   * it. Against a real HTTP server on loopback.
+   */
+  @Test
+  void fleetApproveRetriesAnUnknownWriteWithTheSameIdempotencyKey() throws Exception {
+    java.util.List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger unknownAnswers =
+        new java.util.concurrent.atomic.AtomicInteger(1);
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/api/events/E-1/approve",
+        ex -> {
+          keys.add(ex.getRequestHeaders().getFirst("Idempotency-Key"));
+          ex.getRequestBody().readAllBytes();
+          String body =
+              unknownAnswers.getAndDecrement() > 0
+                  ? "{\"error\":\"cannot write the audit record: timed out\","
+                      + "\"requestId\":\"req-1\",\"state\":\"unknown\"}"
+                  : "{\"requestId\":\"req-1\",\"eventId\":\"E-1\",\"requestedBy\":\"alice\","
+                      + "\"commands\":{\"vm-1\":\"fleet:req-1:vm-1\"},\"releases\":[\"vm-1\"]}";
+          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(body.contains("unknown") ? 503 : 202, b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    server.start();
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "approver-token-0123456789");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      String[] approve = {
+        "fleet",
+        "approve",
+        "E-1",
+        "--reason",
+        "patch",
+        "--wait",
+        "0",
+        "--url",
+        url,
+        "--token-file",
+        token.toString()
+      };
+      assertThat(run(approve)).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("request req-1 by alice: 1 command(s) for event E-1");
+      assertThat(keys).hasSize(2);
+      assertThat(keys.get(1)).isEqualTo(keys.get(0)).isNotBlank();
+
+      keys.clear();
+      unknownAnswers.set(99);
+      java.util.List<String> again = new java.util.ArrayList<>(java.util.List.of(approve));
+      again.addAll(java.util.List.of("--idempotency-key", "my-key-1"));
+      assertThat(run(again.toArray(String[]::new))).isEqualTo(1);
+      assertThat(keys).containsExactly("my-key-1", "my-key-1", "my-key-1");
+      assertThat(err.toString())
+          .contains("503: cannot write the audit record")
+          .contains("req-1 may still take effect (state unknown)")
+          .contains("--idempotency-key my-key-1");
+    } finally {
+      server.stop(0);
+    }
+  }
 }

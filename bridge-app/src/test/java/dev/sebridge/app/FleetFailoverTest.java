@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
@@ -43,8 +44,10 @@ class FleetFailoverTest {
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   @Test
-  void killingTheInstanceThatSendsAnApprovalLosesNothingAndDuplicatesNothing() throws Exception {
+  void killingTheInstanceThatSendsAnApprovalLosesNothingAndDuplicatesNothing(TestInfo test)
+      throws Exception {
     Path work = Files.createTempDirectory("fleet-failover-");
+    Path logs = AgentProcess.logDir(getClass(), test);
     Path crashOnce = work.resolve("crashed");
     try (FleetLab lab =
         FleetLab.start(work, new FleetLab.Options(6, 3, 1, Duration.ofSeconds(3)))) {
@@ -56,8 +59,8 @@ class FleetFailoverTest {
               "-D" + CrashPoints.ONCE_FILE_PROPERTY + "=" + crashOnce);
       int portA = freePort();
       int portB = freePort();
-      try (AgentProcess a = serve(lab, work, "a", portA, jvm);
-          AgentProcess b = serve(lab, work, "b", portB, jvm)) {
+      try (AgentProcess a = serve(lab, logs, "a", portA, jvm);
+          AgentProcess b = serve(lab, logs, "b", portB, jvm)) {
         awaitReady(portA, a);
         awaitReady(portB, b);
         List<SimVm> vms = sim.vms();
@@ -139,8 +142,10 @@ class FleetFailoverTest {
    * ids, so no VM gets a second command), then the rest, and no zone ever has two VMs out.
    */
   @Test
-  void killingTheInstanceThatRunsARolloutMidWaveContinuesFromTheCommittedState() throws Exception {
+  void killingTheInstanceThatRunsARolloutMidWaveContinuesFromTheCommittedState(TestInfo test)
+      throws Exception {
     Path work = Files.createTempDirectory("fleet-rollout-failover-");
+    Path logs = AgentProcess.logDir(getClass(), test);
     Path crashOnce = work.resolve("crashed");
     try (FleetLab lab =
         FleetLab.start(work, new FleetLab.Options(6, 3, 1, Duration.ofSeconds(1)))) {
@@ -152,8 +157,8 @@ class FleetFailoverTest {
               "-D" + CrashPoints.ONCE_FILE_PROPERTY + "=" + crashOnce);
       int portA = freePort();
       int portB = freePort();
-      try (AgentProcess a = serve(lab, work, "a", portA, jvm);
-          AgentProcess b = serve(lab, work, "b", portB, jvm)) {
+      try (AgentProcess a = serve(lab, logs, "a", portA, jvm);
+          AgentProcess b = serve(lab, logs, "b", portB, jvm)) {
         awaitReady(portA, a);
         awaitReady(portB, b);
         List<String> events = new ArrayList<>();
@@ -219,28 +224,42 @@ class FleetFailoverTest {
             sim.startRequests().stream().collect(Collectors.groupingBy(StartRequestRecord::vm));
         assertThat(posts).hasSize(6);
         posts.values().forEach(p -> assertThat(p).hasSize(1));
-        // never two VMs of a zone out at once: each VM's POST comes after the zone's previous
-        // VM was back (completed, heard from after, settled), as the rollout recorded it
-        Map<String, List<JsonNode>> byZone = new HashMap<>();
+        // Never two VMs of a zone out at once, by the simulator's own record (IMDS semantics):
+        // a VM is out from its StartRequest until its event has left the document, so in each
+        // zone the next POST comes after the previous VM's event ended.
+        Map<String, String> eventOf = new HashMap<>();
+        for (int i = 0; i < sim.vms().size(); i++) {
+          eventOf.put(sim.vms().get(i).name(), events.get(i));
+        }
+        Map<String, List<SimVm>> byZone =
+            sim.vms().stream().collect(Collectors.groupingBy(SimVm::zone));
+        assertThat(byZone).hasSize(3);
+        for (List<SimVm> zone : byZone.values()) {
+          List<String> order =
+              zone.stream()
+                  .map(SimVm::name)
+                  .sorted(java.util.Comparator.comparing(n -> posts.get(n).get(0).at()))
+                  .toList();
+          for (int i = 1; i < order.size(); i++) {
+            String before = order.get(i - 1);
+            Instant ended =
+                sim.eventEndedAt(eventOf.get(before))
+                    .orElseThrow(() -> new AssertionError(before + "'s event never ended"));
+            Instant next = posts.get(order.get(i)).get(0).at();
+            assertThat(next)
+                .as(
+                    "zone %s: %s posted before %s's event ended; rollout: %s; StartRequests: %s",
+                    zone.get(0).zone(), order.get(i), before, rollout, sim.startRequests())
+                .isAfter(ended);
+          }
+        }
         rollout
             .path("vms")
             .forEach(
                 v ->
-                    byZone
-                        .computeIfAbsent(v.path("group").asText(), g -> new ArrayList<>())
-                        .add(v));
-        assertThat(byZone).hasSize(3);
-        for (List<JsonNode> zone : byZone.values()) {
-          zone.sort(
-              java.util.Comparator.comparing(v -> Instant.parse(v.path("approvedAt").asText())));
-          JsonNode first = zone.get(0);
-          JsonNode second = zone.get(1);
-          Instant firstBack = Instant.parse(first.path("backAt").asText());
-          Instant secondPost = posts.get(second.path("name").asText()).get(0).at();
-          assertThat(secondPost).as("zone %s", first.path("group").asText()).isAfter(firstBack);
-          assertThat(Instant.parse(first.path("agentBackAt").asText()))
-              .isAfter(Instant.parse(first.path("completedAt").asText()));
-        }
+                    assertThat(Instant.parse(v.path("agentBackAt").asText()))
+                        .as("%s heard from after its completion", v.path("name").asText())
+                        .isAfter(Instant.parse(v.path("completedAt").asText())));
         System.out.printf(
             "fleet rollout failover: the instance on port %d halted after sending wave 2; the"
                 + " survivor on %d finished the rollout in %d waves%n",
@@ -253,7 +272,8 @@ class FleetFailoverTest {
     return scheduledOn(portA, eventId) == 1 && scheduledOn(portB, eventId) == 1;
   }
 
-  static AgentProcess serve(FleetLab lab, Path work, String name, int port, List<String> jvm)
+  /** A fleet service process; its stdout and stderr go to {@code logs} (kept in target/). */
+  static AgentProcess serve(FleetLab lab, Path logs, String name, int port, List<String> jvm)
       throws IOException {
     Map<String, String> config =
         lab.fleetConfig(
@@ -264,7 +284,7 @@ class FleetFailoverTest {
           args.add("--set");
           args.add(k + "=" + v);
         });
-    return AgentProcess.start(work.resolve("logs"), jvm, Map.of(), args.toArray(String[]::new));
+    return AgentProcess.start(logs, jvm, Map.of(), args.toArray(String[]::new));
   }
 
   void awaitReady(int port, AgentProcess p) {

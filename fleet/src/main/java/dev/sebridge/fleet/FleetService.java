@@ -57,6 +57,7 @@ public final class FleetService implements AutoCloseable {
   private final FleetTopology.Topics topics;
   private final Map<String, Object> kafka;
   private final KafkaStreams streams;
+  private final Admin admin;
   private final Producer<String, RolloutCommand> rolloutCommands;
   private final ViewChanges changes = new ViewChanges();
   private final LiveStream live;
@@ -88,6 +89,8 @@ public final class FleetService implements AutoCloseable {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
+    // Topics at start, and whether the rollouts task has caught up (RolloutsReplayGate).
+    this.admin = Admin.create(kafka);
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
@@ -98,7 +101,11 @@ public final class FleetService implements AutoCloseable {
                 observer,
                 policies,
                 Duration.ofSeconds(1),
-                commandPartitions::get),
+                commandPartitions::get,
+                new RolloutsReplayGate(
+                    admin,
+                    config.get(FleetKeys.APPLICATION_ID),
+                    topics.of(FleetTopology.ROLLOUTS))),
             FleetStreamsConfig.of(config, kafka));
     streams.setStateListener(
         (now, before) -> {
@@ -132,6 +139,7 @@ public final class FleetService implements AutoCloseable {
       rolloutCommands.close();
       streams.close();
       issuer.close();
+      admin.close();
       throw new UncheckedIOException(
           "cannot listen on "
               + config.get(FleetKeys.HTTP_BIND_ADDRESS)
@@ -148,14 +156,12 @@ public final class FleetService implements AutoCloseable {
 
   /** Creates the service's topics when missing, starts the streams and serves the API. */
   public FleetService start() throws InterruptedException {
-    try (Admin admin = Admin.create(kafka)) {
-      FleetTopics.ensure(
-          admin,
-          topics,
-          config.get(FleetKeys.PARTITIONS),
-          config.get(FleetKeys.REPLICATION).shortValue());
-      commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
-    }
+    FleetTopics.ensure(
+        admin,
+        topics,
+        config.get(FleetKeys.PARTITIONS),
+        config.get(FleetKeys.REPLICATION).shortValue());
+    commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);
@@ -210,6 +216,7 @@ public final class FleetService implements AutoCloseable {
     server.close();
     streams.close(Duration.ofSeconds(30));
     rolloutCommands.close(Duration.ofSeconds(5));
+    admin.close(Duration.ofSeconds(5));
     issuer.close();
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.TopologyObserver;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +15,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The topics the service creates or finds, against a real broker: what it refuses to start on. */
+/**
+ * What the service reads from the brokers, against a real one: the topics it creates or finds (and
+ * refuses to start on), whether the rollouts task replays, and its global views' lag.
+ */
 class FleetTopicsTest {
   static EmbeddedKafkaBroker kafka;
 
@@ -83,5 +87,166 @@ class FleetTopicsTest {
           .hasMessageContaining("fleet.topic.prefix")
           .hasMessageContaining("split-rollouts has 2 partitions");
     }
+  }
+
+  /**
+   * The replay gate against a real broker, with transactions as Kafka Streams writes them (their
+   * commit markers take offsets too): a group that has not read the rollouts topic is not caught up
+   * until it has read and committed everything there was when its task started; a group already at
+   * the end is caught up at once, whatever arrives afterwards.
+   */
+  @Test
+  void theReplayGateOpensOnceTheApplicationCommittedWhatTheTopicHeldAtStart() throws Exception {
+    String topic = "gate-rollouts";
+    kafka.createTopic(topic, 1);
+    listed(topic);
+    sendTransactionally(topic, "create", "approve", "abort");
+    try (Admin admin = kafka.admin()) {
+      RolloutsReplayGate gate = new RolloutsReplayGate(admin, "gate-app", topic);
+      dev.sebridge.fleet.streams.ReplayGate.Check fresh = gate.start();
+      assertThat(fresh.caughtUp()).as("nothing read yet").isFalse();
+      try (var consumer = committedReader("gate-app")) {
+        consumer.subscribe(List.of(topic));
+        List<String> read = new java.util.ArrayList<>();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> {
+                  consumer.poll(Duration.ofMillis(200)).forEach(r -> read.add(r.value()));
+                  return read.size() == 3;
+                });
+        assertThat(fresh.caughtUp()).as("read, not committed").isFalse();
+        consumer.commitSync();
+      }
+      assertThat(fresh.caughtUp()).as("committed past the last commit marker").isTrue();
+
+      sendTransactionally(topic, "create-again");
+      assertThat(gate.start().caughtUp()).as("a task that starts behind the end replays").isFalse();
+      assertThat(new RolloutsReplayGate(admin, "other-app", topic).start().caughtUp()).isFalse();
+    }
+    try (Admin admin = kafka.admin();
+        var consumer = committedReader("gate-app")) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !consumer.poll(Duration.ofMillis(200)).isEmpty());
+      consumer.commitSync();
+      dev.sebridge.fleet.streams.ReplayGate.Check atEnd =
+          new RolloutsReplayGate(admin, "gate-app", topic).start();
+      assertThat(atEnd.caughtUp()).as("a task that starts at the end").isTrue();
+      sendTransactionally(topic, "later");
+      assertThat(atEnd.caughtUp()).as("what arrives after the start is no replay").isTrue();
+    }
+  }
+
+  static void sendTransactionally(String topic, String... values) {
+    java.util.Map<String, Object> p = new java.util.HashMap<>();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("transactional.id", "gate-writer-" + java.util.UUID.randomUUID());
+    try (var producer =
+        new org.apache.kafka.clients.producer.KafkaProducer<>(
+            p,
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.StringSerializer())) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      for (String v : values) {
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, "r1", v));
+      }
+      producer.commitTransaction();
+    }
+  }
+
+  static org.apache.kafka.clients.consumer.KafkaConsumer<String, String> committedReader(
+      String group) {
+    java.util.Map<String, Object> p = new java.util.HashMap<>();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("group.id", group);
+    p.put("isolation.level", "read_committed");
+    p.put("auto.offset.reset", "earliest");
+    p.put("enable.auto.commit", false);
+    return new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+        p,
+        new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.StringDeserializer());
+  }
+
+  /**
+   * The global views' lag as the global consumer of a real Kafka Streams client reports it: one
+   * {@code records-lag} per partition of every view topic, 0 once running; an instance whose global
+   * consumer reports more than {@link FleetReadiness#MAX_LAG} is not ready, whatever its local
+   * stores say.
+   */
+  @Test
+  void readinessCountsTheGlobalViewsLagAsTheGlobalConsumerReportsIt(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path stateDir) throws Exception {
+    FleetTopology.Topics t = topics("ready");
+    listed(t.envelopes(), t.commands());
+    try (Admin admin = kafka.admin()) {
+      FleetTopics.ensure(admin, t, 1, (short) 1);
+    }
+    java.util.Properties p = new java.util.Properties();
+    p.put("application.id", "ready-app");
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("state.dir", stateDir.toString());
+    var issuer =
+        new dev.sebridge.fleet.streams.CommandIssuer(
+            new dev.sebridge.command.CommandSigner(
+                new com.nimbusds.jose.jwk.gen.ECKeyGenerator(com.nimbusds.jose.jwk.Curve.P_256)
+                    .keyID("k")
+                    .generate(),
+                "sebridge-fleet"),
+            Duration.ofMinutes(5));
+    try (var streams =
+        new org.apache.kafka.streams.KafkaStreams(
+            FleetTopology.build(t, issuer, 3, Duration.ofHours(1), TopologyObserver.all()), p)) {
+      streams.start();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> streams.state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+      var lags =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () ->
+                      streams.metrics().entrySet().stream()
+                          .filter(e -> e.getKey().name().equals("records-lag"))
+                          .filter(
+                              e -> e.getKey().tags().get("client-id").endsWith("-global-consumer"))
+                          .toList(),
+                  l -> l.size() >= 5);
+      assertThat(lags)
+          .as("one per view topic's partition")
+          .extracting(e -> e.getKey().tags().get("topic"))
+          .contains(t.of(FleetTopology.VIEWS_ROLLOUTS), t.of(FleetTopology.VIEWS_POLICIES));
+      assertThat(FleetReadiness.globalLag(streams.metrics())).isZero();
+      FleetReadiness real = new FleetReadiness(streams, java.time.Clock.systemUTC());
+      await().atMost(Duration.ofSeconds(30)).until(() -> real.problems().isEmpty());
+
+      // The same metric names, as a global consumer 1,500 records behind would report them.
+      java.util.Map<org.apache.kafka.common.MetricName, org.apache.kafka.common.Metric> behind =
+          new java.util.HashMap<>();
+      lags.forEach(e -> behind.put(e.getKey(), metric(e.getKey(), 300)));
+      FleetReadiness lagging =
+          new FleetReadiness(streams::state, () -> 0, () -> behind, java.time.Clock.systemUTC());
+      assertThat(lags.size() * 300L).isGreaterThan(FleetReadiness.MAX_LAG);
+      assertThat(lagging.problems())
+          .containsExactly("global views " + lags.size() * 300L + " records behind");
+    }
+    issuer.close();
+  }
+
+  static org.apache.kafka.common.Metric metric(org.apache.kafka.common.MetricName name, double v) {
+    return new org.apache.kafka.common.Metric() {
+      @Override
+      public org.apache.kafka.common.MetricName metricName() {
+        return name;
+      }
+
+      @Override
+      public Object metricValue() {
+        return v;
+      }
+    };
   }
 }

@@ -38,6 +38,16 @@ final class EventBook {
   // Guarded by "this".
   private final Map<String, SimEvent> events = new LinkedHashMap<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
+  // When each event left the document (finished or canceled): the record a test judges an
+  // approval's effect by. The newest ENDED_KEPT are kept.
+  private static final int ENDED_KEPT = 10_000;
+  private final Map<String, Instant> ended =
+      new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
+          return size() > ENDED_KEPT;
+        }
+      };
   private long incarnation = 1;
   private boolean firstCallServed;
   private Instant lastPoll;
@@ -83,7 +93,13 @@ final class EventBook {
   synchronized void complete(String eventId) {
     require(eventId);
     events.remove(key(eventId));
+    ended.put(key(eventId), clock.instant());
     incarnation++;
+  }
+
+  /** When the event left the document (finished or canceled), if it has. */
+  synchronized Optional<Instant> endedAt(String eventId) {
+    return Optional.ofNullable(ended.get(key(eventId)));
   }
 
   /** Azure cancels a Scheduled event: it disappears with no impact. */
@@ -93,6 +109,7 @@ final class EventBook {
       throw new IllegalStateException("only a Scheduled event can be canceled: " + eventId);
     }
     events.remove(key(eventId));
+    ended.put(key(eventId), clock.instant());
     incarnation++;
   }
 
@@ -201,6 +218,7 @@ final class EventBook {
       } else if ("Started".equals(e.status)
           && !now.isBefore(e.startedAt.plus(real(e.spec.startedSeconds())))) {
         it.remove();
+        ended.put(key(e.spec.eventId()), now);
         changed = true;
       }
     }

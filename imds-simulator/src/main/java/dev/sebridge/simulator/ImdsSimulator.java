@@ -211,6 +211,14 @@ public final class ImdsSimulator implements AutoCloseable {
     return book.eventIds();
   }
 
+  /**
+   * When the event left the document (finished, or canceled), if it has: with {@link
+   * #startRequests()}, the independent record of how long an approval kept a VM unavailable.
+   */
+  public Optional<Instant> eventEndedAt(String eventId) {
+    return book.endedAt(eventId);
+  }
+
   public boolean isIdle() {
     return book.isIdle();
   }

@@ -65,6 +65,14 @@ final class FleetApproveCommand implements Callable<Integer> {
           "Wait this long for every VM's result (0: do not wait; default ${DEFAULT-VALUE}).")
   long waitSeconds = 60;
 
+  @Option(
+      names = "--idempotency-key",
+      paramLabel = "KEY",
+      description =
+          "The request's Idempotency-Key (default: a new one per run). Every retry of this run"
+              + " sends the same key; give the key a failed run printed to retry that request.")
+  String idempotencyKey = UUID.randomUUID().toString();
+
   @Spec CommandSpec spec;
 
   @Override
@@ -84,11 +92,11 @@ final class FleetApproveCommand implements Callable<Integer> {
     try {
       accepted =
           client.post(
-              "api/events/" + FleetClient.segment(eventId) + "/approve",
-              body,
-              UUID.randomUUID().toString());
+              "api/events/" + FleetClient.segment(eventId) + "/approve", body, idempotencyKey);
     } catch (FleetClient.ApiError e) {
-      spec.commandLine().getErr().println("sebridge fleet approve: " + e.getMessage());
+      spec.commandLine()
+          .getErr()
+          .println(FleetClient.failure("sebridge fleet approve", e, idempotencyKey));
       return 1;
     }
     String requestId = accepted.path("requestId").asText();

@@ -2,6 +2,10 @@ package dev.sebridge.app.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.core.functions.CheckedSupplier;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,16 +19,38 @@ import java.time.Duration;
 final class FleetClient {
   static final ObjectMapper JSON = new ObjectMapper();
 
-  /** An answer other than 2xx: the status and the service's error message. */
+  /** An answer other than 2xx: the status, the service's error message and its whole answer. */
   static final class ApiError extends IOException {
     private static final long serialVersionUID = 1L;
     final int status;
+    final transient JsonNode body;
 
-    ApiError(int status, String message) {
+    ApiError(int status, String message, JsonNode body) {
       super(message);
       this.status = status;
+      this.body = body;
+    }
+
+    /** 502, 503, 504: the service (or what is in front of it) could not finish; try again. */
+    boolean transientFailure() {
+      return status == 502 || status == 503 || status == 504;
     }
   }
+
+  /**
+   * How often a write is tried, and how long between tries: the same Idempotency-Key every time, so
+   * the service makes one request however many tries reach it.
+   */
+  static final RetryConfig WRITES =
+      RetryConfig.custom()
+          .maxAttempts(3)
+          .intervalFunction(IntervalFunction.ofExponentialBackoff(Duration.ofSeconds(1), 2.0))
+          .retryOnException(
+              e ->
+                  e instanceof ApiError a
+                      ? a.transientFailure()
+                      : e instanceof IOException) // timed out, refused, reset
+          .build();
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -40,7 +66,29 @@ final class FleetClient {
     return send(request(path).GET().build());
   }
 
+  /**
+   * Posts with this Idempotency-Key, tried again ({@link #WRITES}) on a 502/503/504 or a failed
+   * connection with the same key: a write that timed out and took effect is then answered with the
+   * request it made, never made twice.
+   */
   JsonNode post(String path, JsonNode body, String idempotencyKey)
+      throws IOException, InterruptedException {
+    return post(path, body, idempotencyKey, WRITES);
+  }
+
+  JsonNode post(String path, JsonNode body, String idempotencyKey, RetryConfig retries)
+      throws IOException, InterruptedException {
+    CheckedSupplier<JsonNode> once = () -> postOnce(path, body, idempotencyKey);
+    try {
+      return Retry.decorateCheckedSupplier(Retry.of("fleet-write", retries), once).get();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IOException(e);
+    }
+  }
+
+  private JsonNode postOnce(String path, JsonNode body, String idempotencyKey)
       throws IOException, InterruptedException {
     return send(
         request(path)
@@ -48,6 +96,28 @@ final class FleetClient {
             .header("Idempotency-Key", idempotencyKey)
             .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
             .build());
+  }
+
+  /**
+   * What a CLI write prints when it failed: the service's reason and, when the service could not
+   * tell whether the write took effect ({@code "state": "unknown"}), what it was and how to retry
+   * the same request.
+   */
+  static String failure(String command, ApiError e, String idempotencyKey) {
+    String message = command + ": " + e.getMessage();
+    if (e.body.path("state").asText().equals("unknown")) {
+      String id = e.body.path("requestId").asText(e.body.path("rolloutId").asText("?"));
+      message +=
+          "\n"
+              + command
+              + ": "
+              + id
+              + " may still take effect (state unknown): run the same command with"
+              + " --idempotency-key "
+              + idempotencyKey
+              + " to retry it without making a second one";
+    }
+    return message;
   }
 
   static String segment(String s) {
@@ -68,12 +138,15 @@ final class FleetClient {
       body = resp.body().length == 0 ? JSON.createObjectNode() : JSON.readTree(resp.body());
     } catch (IOException e) {
       throw new ApiError(
-          resp.statusCode(), "the service answered " + resp.statusCode() + " without JSON");
+          resp.statusCode(),
+          "the service answered " + resp.statusCode() + " without JSON",
+          JSON.createObjectNode());
     }
     if (resp.statusCode() / 100 != 2) {
       throw new ApiError(
           resp.statusCode(),
-          resp.statusCode() + ": " + body.path("error").asText("the service refused the request"));
+          resp.statusCode() + ": " + body.path("error").asText("the service refused the request"),
+          body);
     }
     return body;
   }

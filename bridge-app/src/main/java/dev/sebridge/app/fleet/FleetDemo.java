@@ -174,6 +174,38 @@ public final class FleetDemo {
       cli("fleet events", "fleet", "events", client[0], client[1], client[2], client[3]);
       out.println();
       if (follow) {
+        // Open for an hour, to try approvals and rollouts on: zone = (index % 3) + 1.
+        List<String> all = sim.vms().stream().map(SimVm::name).toList();
+        String zone1 =
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(all.get(0), all.get(3), all.get(6)))
+                    .withNotice(3600)
+                    .withStartedFor(2)
+                    .withDescription("Host OS update"));
+        String zone2a =
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(all.get(1)))
+                    .withNotice(3600)
+                    .withStartedFor(2));
+        String zone2b =
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(all.get(4)))
+                    .withNotice(3600)
+                    .withStartedFor(2));
+        String zone3 =
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(all.get(2), all.get(5)))
+                    .withNotice(3600)
+                    .withStartedFor(2));
+        await(fleet, zone1, e -> e.vms().size() == 3);
+        await(fleet, zone3, e -> e.vms().size() == 2);
+        out.printf(
+            "Open for an hour, to try: %s (a 3-VM Reboot in zone 1), %s and %s (one VM each,"
+                + " zone 2), %s (2 VMs, zone 3).%n"
+                + "The IMDS simulator: %s/control/state shows what it serves and which VMs it"
+                + " released (StartRequests);%n  POST %s/control/events schedules more"
+                + " (README, \"The simulator\").%n",
+            zone1, zone2a, zone2b, zone3, sim.baseUri(), sim.baseUri());
         out.printf(
             "The fleet service keeps running: open %s/ui/ in a browser and sign in with the"
                 + " approver token %s (or the reader token %s).%n"

@@ -80,6 +80,14 @@ final class FleetRolloutCommand implements Callable<Integer> {
           "Print the waves until the rollout ends, at most this long (0: do not watch; default ${DEFAULT-VALUE}).")
   long watchSeconds = 3600;
 
+  @Option(
+      names = "--idempotency-key",
+      paramLabel = "KEY",
+      description =
+          "The request's Idempotency-Key (default: a new one per run). Every retry of this run"
+              + " sends the same key; give the key a failed run printed to retry that request.")
+  String idempotencyKey = UUID.randomUUID().toString();
+
   @Spec CommandSpec spec;
 
   @Override
@@ -96,13 +104,11 @@ final class FleetRolloutCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     String id;
     try {
-      id =
-          client
-              .post("api/rollouts", body, UUID.randomUUID().toString())
-              .path("rolloutId")
-              .asText();
+      id = client.post("api/rollouts", body, idempotencyKey).path("rolloutId").asText();
     } catch (FleetClient.ApiError e) {
-      spec.commandLine().getErr().println("sebridge fleet rollout: " + e.getMessage());
+      spec.commandLine()
+          .getErr()
+          .println(FleetClient.failure("sebridge fleet rollout", e, idempotencyKey));
       return 1;
     }
     out.printf(

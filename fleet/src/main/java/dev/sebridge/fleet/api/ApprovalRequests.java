@@ -162,7 +162,7 @@ public final class ApprovalRequests {
             override ? Boolean.TRUE : null,
             null,
             null);
-    Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r));
+    Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r), "requestId");
     LOG.info(
         "approval request {} by {}: event {} for {} VM(s), to the fleet-wide ledger",
         requestId,

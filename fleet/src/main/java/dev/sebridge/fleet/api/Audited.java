@@ -42,15 +42,31 @@ final class Audited {
             });
   }
 
-  /** Writes the record and waits for the broker; 503 when it cannot. */
-  static <V> void write(Producer<String, V> producer, String topic, String key, V value) {
+  /**
+   * Writes the record and waits for the broker; 503 when it cannot. A write that timed out may
+   * still take effect, so the 503 names what it was for ({@code idField}: the key) with {@code
+   * "state": "unknown"}: the client looks it up, or retries with the same Idempotency-Key, which
+   * makes the same request again and never a second one.
+   */
+  static <V> void write(
+      Producer<String, V> producer, String topic, String key, V value, String idField) {
     try {
       producer.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ApiException(503, "interrupted writing the audit record");
-    } catch (ExecutionException | TimeoutException e) {
-      throw new ApiException(503, "cannot write the audit record: " + e.getMessage());
+      throw unknown("interrupted writing the audit record", key, idField);
+    } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
+      throw unknown("cannot write the audit record: " + e.getMessage(), key, idField);
     }
+  }
+
+  private static ApiException unknown(String why, String key, String idField) {
+    return new ApiException(
+        503,
+        why
+            + "; it may still take effect: look "
+            + key
+            + " up, or retry with the same Idempotency-Key",
+        java.util.Map.of(idField, key, "state", "unknown"));
   }
 }

@@ -114,7 +114,9 @@ public final class FleetServer implements AutoCloseable {
         }
         api(ex, path, principal.get());
       } catch (ApiException e) {
-        json(ex, e.status(), error(e.getMessage()));
+        ObjectNode error = error(e.getMessage());
+        e.fields().forEach(error::put);
+        json(ex, e.status(), error);
       } catch (IOException e) {
         LOG.debug("the client of {} {} went away: {}", ex.getRequestMethod(), path, e.toString());
       } catch (RuntimeException e) {

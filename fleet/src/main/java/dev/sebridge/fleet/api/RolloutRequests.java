@@ -41,16 +41,6 @@ public final class RolloutRequests {
     if (problem != null) {
       throw new ApiException(400, problem);
     }
-    List<String> ids = new ArrayList<>();
-    for (String eventId : spec.eventIds()) {
-      EventView e =
-          views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
-      if (!e.open()) {
-        throw new ApiException(409, "event " + eventId + " is over");
-      }
-      Audited.notForbiddenByPolicy(views, eventId);
-      ids.add(e.eventId());
-    }
     if (idempotencyKey != null && idempotencyKey.length() > 128) {
       throw new ApiException(400, "an Idempotency-Key has at most 128 characters");
     }
@@ -61,6 +51,34 @@ public final class RolloutRequests {
                     NameBasedUuid.SEBRIDGE_NAMESPACE,
                     "fleet-rollout-request|" + p.name() + "|" + idempotencyKey)
                 .toString();
+    // The key first: a retry of a rollout already made answers with it, whatever its events did
+    // since, and the same key for another rollout is refused (ids are never reused).
+    java.util.Optional<Rollout> earlier =
+        idempotencyKey == null || idempotencyKey.isBlank()
+            ? java.util.Optional.empty()
+            : views.rollout(id);
+    if (earlier.isPresent()) {
+      if (!sameRequest(earlier.get(), spec, reason)) {
+        throw new ApiException(
+            422,
+            "Idempotency-Key "
+                + idempotencyKey
+                + " was used for rollout "
+                + id
+                + " with another body: use a new key for a new rollout");
+      }
+      return id;
+    }
+    List<String> ids = new ArrayList<>();
+    for (String eventId : spec.eventIds()) {
+      EventView e =
+          views.event(eventId).orElseThrow(() -> new ApiException(404, "no event " + eventId));
+      if (!e.open()) {
+        throw new ApiException(409, "event " + eventId + " is over");
+      }
+      Audited.notForbiddenByPolicy(views, eventId);
+      ids.add(e.eventId());
+    }
     send(
         new RolloutCommand(
             id,
@@ -108,12 +126,25 @@ public final class RolloutRequests {
             rolloutId, action, null, vmId, eventId, reason, p.name(), clock.instant(), null));
   }
 
+  /** Whether a rollout is what this create asks for (event ids compared case-insensitively). */
+  private static boolean sameRequest(Rollout r, RolloutSpec asked, String reason) {
+    java.util.function.Function<List<String>, java.util.Set<String>> ids =
+        l ->
+            l.stream()
+                .map(e -> e.toLowerCase(java.util.Locale.ROOT))
+                .collect(java.util.stream.Collectors.toSet());
+    RolloutSpec had = r.spec();
+    return r.reason().equals(reason)
+        && ids.apply(had.eventIds()).equals(ids.apply(asked.eventIds()))
+        && had.withEvents(asked.eventIds()).equals(asked);
+  }
+
   private static void check(Principal p, String reason) {
     Audited.approverWithReason(p, reason);
   }
 
   private void send(RolloutCommand c) {
-    Audited.write(producer, topic, c.rolloutId(), c);
+    Audited.write(producer, topic, c.rolloutId(), c, "rolloutId");
     LOG.info("rollout {}: {} by {}, audited ({})", c.rolloutId(), c.action(), c.by(), c.reason());
   }
 }

@@ -228,7 +228,9 @@ public final class RolloutPlanner {
     }
     if (("completed".equals(status) || "inferred".equals(status))
         && !v.phase().equals(RolloutVm.COMPLETED)) {
-      return v.completed(s.since() == null ? now : s.since(), deadline);
+      // On to the agent's heartbeat in the same step, as the ledger's entry moves on (LedgerEntry
+      // .next): the rollout and the ledger count the VM back at the same moment.
+      v = v.completed(s.since() == null ? now : s.since(), deadline);
     }
     if (v.phase().equals(RolloutVm.COMPLETED)) {
       if (v.agentBackAt() == null) {

@@ -148,6 +148,32 @@ public final class FleetTopology {
       Policies policies,
       Duration tick,
       java.util.function.IntSupplier commandPartitions) {
+    return build(
+        topics,
+        issuer,
+        silentAfter,
+        retention,
+        observer,
+        policies,
+        tick,
+        commandPartitions,
+        ReplayGate.NONE);
+  }
+
+  /**
+   * @param replay whether the rollouts task has caught up with the rollouts topic ({@link
+   *     ReplayGate}): until it has, nothing is stepped or released
+   */
+  public static Topology build(
+      Topics topics,
+      CommandIssuer issuer,
+      int silentAfter,
+      Duration retention,
+      TopologyObserver observer,
+      Policies policies,
+      Duration tick,
+      java.util.function.IntSupplier commandPartitions,
+      ReplayGate replay) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
     JsonSerde<EventView> eventViews = new JsonSerde<>(EventView.class);
@@ -233,7 +259,7 @@ public final class FleetTopology {
         topics.of(ROLLOUTS));
     t.addProcessor(
         "rollouts",
-        () -> new RolloutProcessor(policies, tick, CrashPoints.fromSystemProperties()),
+        () -> new RolloutProcessor(policies, tick, CrashPoints.fromSystemProperties(), replay),
         "rollout-commands");
     t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");

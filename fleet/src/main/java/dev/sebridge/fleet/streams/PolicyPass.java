@@ -137,9 +137,24 @@ final class PolicyPass {
         return "approved by " + origin + ": request " + requestId;
       }
       case PolicyRule.ROLLOUT -> {
-        String id = "policy-" + rule.name() + "-v" + policies.version();
+        // One rollout at a time per rule and policies version; a completed one is never reused
+        // (its successor takes the next id), an aborted one suspends the rule until the policies
+        // change: an operator stopped it, and the next matching event must not start it again.
+        String base = "policy-" + rule.name() + "-v" + policies.version();
+        String id = base;
         Rollout r = rollouts.get(id);
-        if (r == null || !r.active()) {
+        for (int n = 2; r != null && r.state().equals(Rollout.COMPLETED); n++) {
+          id = base + "-" + n;
+          r = rollouts.get(id);
+        }
+        if (r != null && r.state().equals(Rollout.ABORTED)) {
+          return "suspended: rollout "
+              + id
+              + " of "
+              + origin
+              + " was aborted; the rule acts again once the policies' version changes";
+        }
+        if (r == null) {
           RolloutSpec spec = rule.rollout().withEvents(List.of());
           r =
               RolloutActions.apply(

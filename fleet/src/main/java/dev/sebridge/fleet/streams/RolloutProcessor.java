@@ -48,11 +48,15 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private PolicyPass policyPass;
 
   private final CrashPoints crashPoints;
+  private final ReplayGate gate;
+  private ReplayGate.Check replay;
+  private boolean caughtUp;
 
-  RolloutProcessor(Policies policies, Duration tick, CrashPoints crashPoints) {
+  RolloutProcessor(Policies policies, Duration tick, CrashPoints crashPoints, ReplayGate gate) {
     this.policies = policies;
     this.tick = tick;
     this.crashPoints = crashPoints;
+    this.gate = gate;
   }
 
   @Override
@@ -96,6 +100,30 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
               }
             });
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
+    this.replay = gate.start();
+    this.caughtUp = false;
+    caughtUp();
+  }
+
+  /**
+   * Whether the task has read the rollouts topic up to where it stood when the task started ({@link
+   * ReplayGate}); asked of the brokers until it has, then never again for this task.
+   */
+  private boolean caughtUp() {
+    if (!caughtUp) {
+      try {
+        caughtUp = replay.caughtUp();
+      } catch (RuntimeException e) {
+        LOG.warn("rollouts: cannot tell whether the rollouts topic is caught up: {}", e.toString());
+        return false;
+      }
+      LOG.info(
+          caughtUp
+              ? "rollouts: caught up with the rollouts topic, stepping rollouts and policies"
+              : "rollouts: replaying the rollouts topic; nothing is stepped or released until"
+                  + " caught up");
+    }
+    return caughtUp;
   }
 
   @Override
@@ -110,6 +138,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       }
       return;
     }
+    // While replaying, a command changes the rollout's state and nothing else: what a later record
+    // aborts is never stepped in between.
     Rollout before = rollouts.get(c.rolloutId());
     Rollout after = RolloutActions.apply(before, c, now());
     if (after != null && !after.equals(before)) {
@@ -120,6 +150,9 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private void tick(long wallClock) {
     pending.clear(); // what a tick that threw had queued is not sent by a later one
+    if (!caughtUp()) {
+      return;
+    }
     List<Rollout> active = activeRollouts();
     Ledger ledger = ledger(active);
     policyPass.decide(ledger);
@@ -203,7 +236,13 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private void approve(ApprovalRequest r) {
     Ledger ledger = ledger(activeRollouts());
     String refusal = null;
-    if (!r.overrides()) {
+    if (!caughtUp) {
+      // Replayed (a fresh application id reads the topic from its start), or so early that the
+      // brokers have not said yet: never sent again; an operator who meant it approves again.
+      refusal =
+          "the fleet service is catching up with the rollouts topic (a replay is never approved"
+              + " again); approve again in a moment, with a new Idempotency-Key";
+    } else if (!r.overrides()) {
       refusal =
           ledger
               .holder(r.eventId())

@@ -502,6 +502,71 @@ class FleetApiTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /**
+   * A write the broker did not confirm may still take effect: the 503 names the request with {@code
+   * "state": "unknown"}, and a retry with the same key is the same request.
+   */
+  @Test
+  void anAuditWriteThatFailsAnswers503NamingTheRequestWithAnUnknownState() throws Exception {
+    String path = "/api/events/" + EVENT + "/approve";
+    audit.sendException = new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record");
+    rolloutCommands.sendException = audit.sendException;
+    HttpResponse<String> failed = callWithKey(path, approval("change 9", "vm-1"), "change-9");
+    assertThat(failed.statusCode()).as(failed.body()).isEqualTo(503);
+    JsonNode f = JsonSerde.JSON.readTree(failed.body());
+    assertThat(f.path("state").asText()).isEqualTo("unknown");
+    assertThat(f.path("error").asText()).contains("may still take effect");
+    String id = f.path("requestId").asText();
+    assertThat(id).isNotBlank();
+
+    audit.sendException = null;
+    rolloutCommands.sendException = null;
+    HttpResponse<String> retry = callWithKey(path, approval("change 9", "vm-1"), "change-9");
+    assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+    assertThat(JsonSerde.JSON.readTree(retry.body()).path("requestId").asText()).isEqualTo(id);
+  }
+
+  /**
+   * A rollout's Idempotency-Key: the same body again is the rollout already made (nothing new
+   * written), another body is a 422, and the id is never given to another rollout.
+   */
+  @Test
+  void aRolloutsKeyAnswersItsRolloutForTheSameBodyAnd422ForAnother() throws Exception {
+    ObjectNode body = rollout("patch", "1", EVENT);
+    HttpResponse<String> first = callWithKey("/api/rollouts", body, "chg-77");
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+    String id = JsonSerde.JSON.readTree(first.body()).path("rolloutId").asText();
+    RolloutCommand created = rolloutCommands.history().get(0).value();
+    // The processor applied it; the view shows it.
+    rollouts.map.put(
+        id,
+        new Rollout(
+            id,
+            created.spec(),
+            created.reason(),
+            "alice",
+            "api",
+            T0,
+            Rollout.COMPLETED,
+            null,
+            Map.of(),
+            Map.of(),
+            List.of(),
+            List.of()));
+    int written = rolloutCommands.history().size();
+
+    HttpResponse<String> retry = callWithKey("/api/rollouts", body, "chg-77");
+    assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+    assertThat(JsonSerde.JSON.readTree(retry.body()).path("rolloutId").asText()).isEqualTo(id);
+    assertThat(rolloutCommands.history()).as("nothing new is written").hasSize(written);
+
+    HttpResponse<String> other =
+        callWithKey("/api/rollouts", rollout("patch", "2", EVENT), "chg-77");
+    assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
+    assertThat(other.body()).contains("with another body");
+    assertThat(rolloutCommands.history()).hasSize(written);
+  }
+
   @Test
   void theSameIdempotencyKeyIsTheSameRequest() throws Exception {
     String[] ids = new String[2];

@@ -70,6 +70,57 @@ class FleetLedgerTest {
     assertThat(s.releases().get(0).vmIds()).containsExactlyInAnyOrder("web_0", "web_1");
   }
 
+  /**
+   * A VM's completion and its agent's first heartbeat after it reach the views within one tick: the
+   * rollout counts it back at the same moment as the ledger that admits the next release (it used
+   * to take one more tick, so the next VM of the zone was released, by the ledger's count, while
+   * the rollout still showed the first one down: FleetFailoverTest saw the second POST 0.6 s before
+   * the first VM's backAt).
+   */
+  @Test
+  void aCompletionAndTheHeartbeatAfterItInOneTickAreBackForTheRolloutAndTheLedgerAlike() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .event("A", "web_0")
+            .event("B", "web_1")
+            .report("A", "web_0", "scheduled", T0)
+            .report("B", "web_1", "scheduled", T0);
+    RolloutSpec spec =
+        new RolloutSpec(
+            List.of("A", "B"),
+            "1",
+            BY_ZONE,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(30));
+    Rollout r =
+        RolloutActions.apply(
+            null,
+            new RolloutCommand("r", RolloutCommand.CREATE, spec, null, null, "t", "a", T0, "api"),
+            T0);
+    Ledger ledger = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(1));
+    assertThat(s.releases()).singleElement().satisfies(x -> assertThat(x.eventId()).isEqualTo("A"));
+
+    // Both within the tick at 10 s: A completed at 9 s, web_0's agent heard from at 9.5 s.
+    w.report("A", "web_0", "completed", at(9)).heartbeat("web_0", at(9).plusMillis(500));
+    ledger.observe(w, at(10)); // as the processor's tick does before stepping
+    ledger.constrain(s.rollout());
+    s = RolloutPlanner.step(s.rollout(), w, ledger, at(10));
+    assertThat(s.rollout().vms().get("web_0").agentBackAt()).isEqualTo(at(10));
+    assertThat(s.releases()).as("settle (1 s) has not passed").isEmpty();
+
+    ledger.observe(w, at(11));
+    ledger.constrain(s.rollout());
+    s = RolloutPlanner.step(s.rollout(), w, ledger, at(11));
+    assertThat(s.rollout().vms().get("web_0").backAt())
+        .as("back for the rollout in the tick the ledger admits B")
+        .isEqualTo(at(11));
+    assertThat(s.releases()).singleElement().satisfies(x -> assertThat(x.eventId()).isEqualTo("B"));
+  }
+
   @Test
   void anOperatorsApprovalOfAnEventWithAnUnreportedVmIsRefusedWhileARolloutIsActive() {
     TestWorld w =

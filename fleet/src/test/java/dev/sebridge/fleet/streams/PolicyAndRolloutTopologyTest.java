@@ -61,21 +61,31 @@ class PolicyAndRolloutTopologyTest {
   TestInputTopic<String, RolloutCommand> rollouts;
   TestOutputTopic<String, byte[]> commands;
 
+  /** What the test's {@link ReplayGate} answers: false while a test replays the rollouts topic. */
+  final java.util.concurrent.atomic.AtomicBoolean caughtUp =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
+
   @BeforeEach
-  void start() throws Exception {
+  void start(org.junit.jupiter.api.TestInfo test) throws Exception {
+    caughtUp.set(!test.getTags().contains("replay"));
     List<ConfigProblem> problems = new ArrayList<>();
     Policies policies =
         Policies.parse(
-            Map.of(
-                "version", "3",
-                "rules.10-user.match.source", "User",
-                "rules.10-user.action", "approve",
-                "rules.20-freeze.match.type", "Freeze",
-                "rules.20-freeze.match.duration-under", "9s",
-                "rules.20-freeze.action", "approve",
-                "rules.20-freeze.dry-run", "true",
-                "rules.90-never.match.type", "Terminate,Preempt",
-                "rules.90-never.action", "never"),
+            Map.ofEntries(
+                Map.entry("version", "3"),
+                Map.entry("rules.10-user.match.source", "User"),
+                Map.entry("rules.10-user.action", "approve"),
+                Map.entry("rules.20-freeze.match.type", "Freeze"),
+                Map.entry("rules.20-freeze.match.duration-under", "9s"),
+                Map.entry("rules.20-freeze.action", "approve"),
+                Map.entry("rules.20-freeze.dry-run", "true"),
+                Map.entry("rules.40-redeploy.match.type", "Redeploy"),
+                Map.entry("rules.40-redeploy.match.source", "Platform"),
+                Map.entry("rules.40-redeploy.action", "rollout"),
+                Map.entry("rules.40-redeploy.rollout.max-unavailable", "1"),
+                Map.entry("rules.40-redeploy.rollout.group-by", "zone"),
+                Map.entry("rules.90-never.match.type", "Terminate,Preempt"),
+                Map.entry("rules.90-never.action", "never")),
             problems);
     assertThat(problems).isEmpty();
     Properties p = new Properties();
@@ -105,7 +115,8 @@ class PolicyAndRolloutTopologyTest {
                 },
                 policies,
                 Duration.ofSeconds(1),
-                () -> 4),
+                () -> 4,
+                () -> caughtUp::get),
             p,
             T0);
     envelopes =
@@ -282,6 +293,85 @@ class PolicyAndRolloutTopologyTest {
         .singleElement()
         .satisfies(v -> assertThat(v.request().origin()).isEqualTo("rollout:r1"));
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+  }
+
+  /**
+   * A fresh application id reads the rollouts topic from its start: a rollout's create, an
+   * operator's approval, then the abort that ended it. Until the task has caught up with where the
+   * topic stood, nothing is stepped or approved, so the abort wins.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("replay")
+  void aReplayedRolloutTopicReleasesNothingALaterRecordAborted() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    create("r1", "1", "E-1");
+    tick();
+    tick();
+    approve("req-old", "E-1", "vm-1", true);
+    tick();
+    assertThat(commands.isEmpty()).as("nothing sent while replaying").isTrue();
+    assertThat(requests())
+        .filteredOn(v -> v.request().requestId().equals("req-old"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.request().refusal()).contains("catching up"));
+    rollouts.pipeInput(
+        "r1",
+        new RolloutCommand(
+            "r1",
+            RolloutCommand.ABORT,
+            null,
+            null,
+            null,
+            "wrong tier",
+            "alice",
+            clock.instant(),
+            "api"));
+    caughtUp.set(true);
+    tick();
+    tick();
+    assertThat(commands.isEmpty()).as("r1 was aborted by a later record").isTrue();
+    assertThat(rollout("r1").state()).isEqualTo(Rollout.ABORTED);
+
+    create("r2", "1", "E-1");
+    tick();
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+  }
+
+  /**
+   * An operator aborts a policy's rollout while its VM is down: the next matching event does not
+   * start it again under the same id (with nothing counted); the rule is suspended, and says so,
+   * until the policies change.
+   */
+  @Test
+  void abortingAPolicysRolloutSuspendsItsRuleAndTheIdIsNeverReused() {
+    scheduled(web1, "E-R1", "Redeploy", "Platform", -1);
+    tick(); // the rule adds the event to its rollout
+    tick(); // which releases it
+    String id = "policy-40-redeploy-v3";
+    assertThat(rollout(id).state()).isEqualTo(Rollout.RUNNING);
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+    rollouts.pipeInput(
+        id,
+        new RolloutCommand(
+            id,
+            RolloutCommand.ABORT,
+            null,
+            null,
+            null,
+            "wrong window",
+            "alice",
+            clock.instant(),
+            "api"));
+    tick();
+    assertThat(rollout(id).state()).isEqualTo(Rollout.ABORTED);
+
+    scheduled(web2, "E-R2", "Redeploy", "Platform", -1);
+    tick();
+    tick();
+    assertThat(rollout(id).state()).as("not created again").isEqualTo(Rollout.ABORTED);
+    assertThat(rollout(id).vms()).doesNotContainKey("vm-2");
+    assertThat(decision("E-R2").detail()).startsWith("suspended: rollout " + id);
+    assertThat(commands.isEmpty()).isTrue();
   }
 
   /** The driver puts every record on partition 0 of a 4-partition commands topic. */
