@@ -83,6 +83,7 @@ final class ApprovalBenchmark {
       List<Double> inOrder = new ArrayList<>();
       int failed = 0;
       for (int first = 0; first < harness.approvals; first += BATCH) {
+        harness.progress.progress("approvals", first, harness.approvals);
         List<String> ids = new ArrayList<>();
         for (int i = first; i < Math.min(harness.approvals, first + BATCH); i++) {
           ids.add(

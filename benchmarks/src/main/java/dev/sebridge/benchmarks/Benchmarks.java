@@ -41,6 +41,9 @@ public final class Benchmarks {
   final boolean reference;
   final Report report = new Report();
 
+  /** Each phase and its progress, as the run goes (benchmarks/run.sh takes about 15 minutes). */
+  Progress progress;
+
   /** Garbage records behind the genuine approval (flood benchmark); each kind alone: 40 %. */
   int flood = 250_000;
 
@@ -118,26 +121,39 @@ public final class Benchmarks {
   }
 
   void runAll() throws Exception {
+    List<String> order = List.of("detection", "approval", "flood", "footprint", "sinks", "start");
+    int count = (int) order.stream().filter(phases::contains).count();
+    if (phases.contains("detection")) {
+      count++; // two intervals
+    }
+    progress = new Progress(System.err, count);
     try (EmbeddedKafkaBroker kafka = new EmbeddedKafkaBroker(work.resolve("kafka")).start()) {
       if (phases.contains("detection")) {
         for (Duration interval : List.of(Duration.ofSeconds(1), Duration.ofMillis(250))) {
+          progress.phase(
+              "detection, poll every " + interval.toMillis() + " ms (" + changes + " changes)");
           detection(kafka, interval, reference && interval.equals(Duration.ofSeconds(1)));
         }
       }
       if (phases.contains("approval")) {
+        progress.phase("approval round trips (" + approvals + ")");
         new ApprovalBenchmark(this).run(kafka);
       }
       if (phases.contains("flood")) {
+        progress.phase("command flood (" + flood + " garbage records)");
         new FloodBenchmark(this).run(kafka);
       }
       if (phases.contains("footprint")) {
+        progress.phase("footprint and CPU (" + footprintSeconds + " s window, then the floors)");
         new FootprintBenchmark(this).run(kafka);
       }
       if (phases.contains("sinks")) {
+        progress.phase("sink cost");
         new SinkCostBenchmark(this).run(kafka);
       }
     }
     if (phases.contains("start")) {
+      progress.phase("start time (" + startRuns + " runs)");
       startTime();
     }
   }
@@ -229,6 +245,7 @@ public final class Benchmarks {
       int missed = 0;
       String pending = null;
       for (int i = 0; i < changes; i++) {
+        progress.progress("changes", i, changes);
         Thread.sleep(random.nextInt((int) interval.toMillis()) + 50);
         String key;
         long t0;
@@ -271,6 +288,7 @@ public final class Benchmarks {
   void startTime() throws Exception {
     Stats stats = new Stats();
     for (int i = 0; i < startRuns; i++) {
+      progress.progress("starts", i, startRuns);
       try (ImdsSimulator sim = ImdsSimulator.builder().vm(VM).build().start()) {
         Instant t0 = Instant.now();
         try (AgentProcessHandle agent =

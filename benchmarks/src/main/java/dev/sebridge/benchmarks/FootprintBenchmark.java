@@ -85,6 +85,7 @@ final class FootprintBenchmark {
       List<Long> pss = new ArrayList<>();
       List<Long> refRss = new ArrayList<>();
       for (int s = 0; s < harness.footprintSeconds; s++) {
+        harness.progress.progress("footprint window, seconds", s, harness.footprintSeconds);
         Thread.sleep(1000);
         rss.add(agent.rssKib());
         pss.add(ProcStat.pssKib(agent.pid()));

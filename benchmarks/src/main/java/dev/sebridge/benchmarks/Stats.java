@@ -12,6 +12,10 @@ final class Stats {
     samples.add(ms);
   }
 
+  List<Double> samples() {
+    return List.copyOf(samples);
+  }
+
   int count() {
     return samples.size();
   }

@@ -433,5 +433,27 @@ class CliTest {
     } finally {
       server.stop(0);
     }
+    // No answer at all (here: nothing listens any more): after the last try, the key to retry.
+    err.getBuffer().setLength(0);
+    java.util.List<String> refused = new java.util.ArrayList<>();
+    refused.addAll(
+        java.util.List.of(
+            "fleet",
+            "approve",
+            "E-1",
+            "--reason",
+            "patch",
+            "--wait",
+            "0",
+            "--url",
+            "http://127.0.0.1:" + server.getAddress().getPort(),
+            "--token-file",
+            dir.resolve("token").toString(),
+            "--idempotency-key",
+            "my-key-2"));
+    assertThat(run(refused.toArray(String[]::new))).isEqualTo(1);
+    assertThat(err.toString())
+        .contains("the request may still take effect (state unknown)")
+        .contains("--idempotency-key my-key-2");
   }
 }

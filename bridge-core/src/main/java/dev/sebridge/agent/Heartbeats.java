@@ -17,9 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes a {@code dev.sebridge.agent.heartbeat.v1} envelope as soon as the VM identity is known,
- * then every {@code heartbeat.interval}, so that a central team can find silent agents. Heartbeats
- * are sheddable: the outbox drops them first when it is full.
+ * Publishes a {@code dev.sebridge.agent.heartbeat.v1} envelope once the VM identity is known and
+ * the first poll has ended, then every {@code heartbeat.interval}, so that a central team can find
+ * silent agents. Heartbeats are sheddable: the outbox drops them first when it is full.
  */
 final class Heartbeats {
   private static final Logger LOG = LoggerFactory.getLogger(Heartbeats.class);
@@ -42,14 +42,27 @@ final class Heartbeats {
     this.knownEvents = knownEvents;
   }
 
-  /** The first heartbeat once the identity is known, then one per interval. */
+  /**
+   * The first heartbeat once the identity is known and the first poll has ended (so it says how
+   * that went), or an interval after the identity at the latest (IMDS may take its 2-minute first
+   * call allowance); then one per interval.
+   */
   void start(CompletableFuture<VmIdentity> identity, ScheduledExecutorService scheduler) {
     identity.thenAccept(
         v -> {
           vm = v;
-          scheduler.execute(this::beat);
-          scheduler.scheduleAtFixedRate(
-              this::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+          java.util.concurrent.atomic.AtomicBoolean started =
+              new java.util.concurrent.atomic.AtomicBoolean();
+          Runnable first =
+              () -> {
+                if (started.compareAndSet(false, true)) {
+                  beat();
+                  scheduler.scheduleAtFixedRate(
+                      this::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+                }
+              };
+          stats.firstPoll().thenRun(() -> scheduler.execute(first));
+          scheduler.schedule(first, interval.toMillis(), TimeUnit.MILLISECONDS);
         });
   }
 

@@ -15,6 +15,8 @@ public final class PollStats {
   private volatile Instant lastSuccess;
   private volatile long lastIncarnation = -1;
   private final AgentMetrics metrics;
+  private final java.util.concurrent.CompletableFuture<Void> firstPoll =
+      new java.util.concurrent.CompletableFuture<>();
 
   public PollStats() {
     this(new AgentMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
@@ -33,12 +35,19 @@ public final class PollStats {
     documents.incrementAndGet();
     lastSuccess = at;
     lastIncarnation = incarnation;
+    firstPoll.complete(null);
   }
 
   void failure(ImdsFailure.Kind kind) {
     metrics.pollFailed(kind);
     polls.incrementAndGet();
     failures.get(kind).incrementAndGet();
+    firstPoll.complete(null);
+  }
+
+  /** Completes when the first poll has ended, answered or failed. */
+  java.util.concurrent.CompletionStage<Void> firstPoll() {
+    return firstPoll;
   }
 
   void transitions(int n) {

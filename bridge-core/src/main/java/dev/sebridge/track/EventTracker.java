@@ -17,9 +17,10 @@ import java.util.Objects;
  * anything; {@link #commit} adopts the result once the transitions are durable downstream. A crash
  * in between makes the next observation produce the same transitions again, with the same ids.
  *
- * <p>Removals are classified from what was last seen: gone after Started is {@code completed}; gone
- * while Scheduled is {@code canceled} when the agent watched continuously, the event was never
- * approved and NotBefore had not passed. When the agent could not watch continuously (it was
+ * <p>Removals are classified from what was last seen: gone after Started is {@code completed}
+ * (marked {@code inferred} when the agent was not watching: the transition is certain, its time is
+ * not); gone while Scheduled is {@code canceled} when the agent watched continuously, the event was
+ * never approved and NotBefore had not passed. When the agent could not watch continuously (it was
  * restarted, DocumentIncarnation skipped values, or polls failed for longer than the continuity
  * gap), the removal of a Scheduled event is its best guess: {@code completed} if it was approved or
  * NotBefore had passed, else {@code canceled}, marked {@code inferred}.
@@ -104,7 +105,8 @@ public final class EventTracker {
   private static Transition removal(KnownEvent gone, long inc, Instant now, boolean continuous) {
     ScheduledEvent e = gone.event();
     if (e.isStarted()) {
-      return new Transition(TransitionType.COMPLETED, e, e.eventStatus(), inc, now, false);
+      // Certainly completed; but when the agent was not watching, not at this time: inferred.
+      return new Transition(TransitionType.COMPLETED, e, e.eventStatus(), inc, now, !continuous);
     }
     boolean approved = gone.approvedAt() != null;
     boolean due = e.notBefore() != null && !now.isBefore(e.notBefore());

@@ -70,6 +70,31 @@ class AgentTest {
     return agent;
   }
 
+  /**
+   * The first heartbeat follows the first poll and carries it (it used to go out as soon as the
+   * identity was known, "0 polls", and the next one an interval later). The first poll is held 2 s
+   * by the simulator, so the old order is certain, not a race.
+   */
+  @Test
+  void theFirstHeartbeatFollowsTheFirstPollAndCarriesIt() throws Exception {
+    sim.injectFault(new dev.sebridge.simulator.Fault.Delay(2_000), 1);
+    agent = Agent.builder(config(Map.of("heartbeat.interval", "1h"))).build().start();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                out.read().stream()
+                    .anyMatch(
+                        e -> e.get("type").asText().equals("dev.sebridge.agent.heartbeat.v1")));
+    List<com.fasterxml.jackson.databind.JsonNode> beats =
+        out.read().stream()
+            .filter(e -> e.get("type").asText().equals("dev.sebridge.agent.heartbeat.v1"))
+            .toList();
+    assertThat(beats).hasSize(1);
+    assertThat(beats.get(0).path("data").path("polls").path("total").asLong())
+        .isGreaterThanOrEqualTo(1);
+  }
+
   @Test
   void aReaderTailingTheFileSinkSkipsTheLineBeingAppended() throws Exception {
     startAgent(Map.of());

@@ -89,8 +89,10 @@ public final class FleetService implements AutoCloseable {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    // Topics at start, and whether the rollouts task has caught up (RolloutsReplayGate).
+    // Topics at start, and whether the rollouts task has caught up (RolloutsReplayGate): with the
+    // application id Streams really uses (fleet.kafka.client.* may override it).
     this.admin = Admin.create(kafka);
+    java.util.Properties streamsConfig = FleetStreamsConfig.of(config, kafka);
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
@@ -104,9 +106,10 @@ public final class FleetService implements AutoCloseable {
                 commandPartitions::get,
                 new RolloutsReplayGate(
                     admin,
-                    config.get(FleetKeys.APPLICATION_ID),
+                    streamsConfig.getProperty(
+                        org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG),
                     topics.of(FleetTopology.ROLLOUTS))),
-            FleetStreamsConfig.of(config, kafka));
+            streamsConfig);
     streams.setStateListener(
         (now, before) -> {
           LOG.info("fleet streams: {} -> {}", before, now);
@@ -232,6 +235,9 @@ public final class FleetService implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // An API call waits at most 10 s to hand the record over and 30 s for the broker to confirm
+    // (Audited.write): it answers 503 "state unknown" before the CLI's 60 s timeout.
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     return new KafkaProducer<>(p, new StringSerializer(), new JsonSerde<>(type).serializer());
   }

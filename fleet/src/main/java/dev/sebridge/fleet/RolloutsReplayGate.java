@@ -51,19 +51,26 @@ final class RolloutsReplayGate implements ReplayGate {
   }
 
   private long end() {
+    return offset(OffsetSpec.latest());
+  }
+
+  private long offset(OffsetSpec spec) {
     return get(admin
             .listOffsets(
-                Map.of(partition, OffsetSpec.latest()),
-                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                Map.of(partition, spec), new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
             .partitionResult(partition))
         .offset();
   }
 
+  /**
+   * Where the application's consumer stands: its committed offset, or without one the log's start
+   * (where {@code auto.offset.reset=earliest} begins: records retention removed are no replay).
+   */
   private long committed() {
     OffsetAndMetadata o =
         get(admin.listConsumerGroupOffsets(applicationId).partitionsToOffsetAndMetadata())
             .get(partition);
-    return o == null ? 0 : o.offset();
+    return o == null ? offset(OffsetSpec.earliest()) : o.offset();
   }
 
   private static <T> T get(org.apache.kafka.common.KafkaFuture<T> f) {

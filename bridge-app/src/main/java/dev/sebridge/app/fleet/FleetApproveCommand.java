@@ -93,7 +93,7 @@ final class FleetApproveCommand implements Callable<Integer> {
       accepted =
           client.post(
               "api/events/" + FleetClient.segment(eventId) + "/approve", body, idempotencyKey);
-    } catch (FleetClient.ApiError e) {
+    } catch (java.io.IOException e) {
       spec.commandLine()
           .getErr()
           .println(FleetClient.failure("sebridge fleet approve", e, idempotencyKey));

@@ -103,19 +103,21 @@ final class FleetClient {
    * tell whether the write took effect ({@code "state": "unknown"}), what it was and how to retry
    * the same request.
    */
-  static String failure(String command, ApiError e, String idempotencyKey) {
+  static String failure(String command, IOException e, String idempotencyKey) {
+    String hint =
+        " (state unknown): run the same command with --idempotency-key "
+            + idempotencyKey
+            + " to retry it without making a second one";
+    if (!(e instanceof ApiError a)) {
+      // Timed out or cut off after the last try: the service may have written it.
+      return command + ": " + e + "\n" + command + ": the request may still take effect" + hint;
+    }
     String message = command + ": " + e.getMessage();
-    if (e.body.path("state").asText().equals("unknown")) {
-      String id = e.body.path("requestId").asText(e.body.path("rolloutId").asText("?"));
-      message +=
-          "\n"
-              + command
-              + ": "
-              + id
-              + " may still take effect (state unknown): run the same command with"
-              + " --idempotency-key "
-              + idempotencyKey
-              + " to retry it without making a second one";
+    if (a.body.path("state").asText().equals("unknown")) {
+      String id = a.body.path("requestId").asText(a.body.path("rolloutId").asText("?"));
+      message += "\n" + command + ": " + id + " may still take effect" + hint;
+    } else if (a.transientFailure()) {
+      message += "\n" + command + ": the request may still take effect" + hint;
     }
     return message;
   }
@@ -126,7 +128,9 @@ final class FleetClient {
 
   private HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(base.resolve(path))
-        .timeout(Duration.ofSeconds(30))
+        // Longer than the service takes to give up on the broker (10 s to send, 30 s to confirm):
+        // a write it could not confirm is answered 503 "state unknown", not cut off here.
+        .timeout(Duration.ofSeconds(60))
         .header("Accept", "application/json")
         .header("Authorization", "Bearer " + token);
   }

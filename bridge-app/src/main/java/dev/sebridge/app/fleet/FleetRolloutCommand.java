@@ -105,7 +105,7 @@ final class FleetRolloutCommand implements Callable<Integer> {
     String id;
     try {
       id = client.post("api/rollouts", body, idempotencyKey).path("rolloutId").asText();
-    } catch (FleetClient.ApiError e) {
+    } catch (java.io.IOException e) {
       spec.commandLine()
           .getErr()
           .println(FleetClient.failure("sebridge fleet rollout", e, idempotencyKey));

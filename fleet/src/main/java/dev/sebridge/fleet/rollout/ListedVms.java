@@ -2,6 +2,7 @@ package dev.sebridge.fleet.rollout;
 
 import dev.sebridge.fleet.model.VmEventState;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -50,14 +51,21 @@ public final class ListedVms {
 
   /** The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). */
   public static List<String> unreported(String eventId, World w) {
+    Collection<VmEventState> reported = w.eventVms(eventId).values();
+    List<String> resources = w.resources(eventId);
+    if (resources.size() == 1 && reported.size() == 1) {
+      // The common case (Azure sends a host update as one-VM events): no set to build.
+      String name = reported.iterator().next().name();
+      return name != null && name.equalsIgnoreCase(resources.get(0)) ? List.of() : resources;
+    }
     Set<String> names = new HashSet<>();
-    for (VmEventState s : w.eventVms(eventId).values()) {
+    for (VmEventState s : reported) {
       if (s.name() != null) {
         names.add(s.name().toLowerCase(Locale.ROOT));
       }
     }
     Set<String> out = new TreeSet<>();
-    for (String name : w.resources(eventId)) {
+    for (String name : resources) {
       if (!names.contains(name.toLowerCase(Locale.ROOT))) {
         out.add(name);
       }

@@ -30,6 +30,24 @@ public final class RolloutActions {
           List.of(),
           List.of(new Rollout.Entry(now, c.by(), "created", c.reason())));
     }
+    if (current == null && c.action().equals(RolloutCommand.ABORT)) {
+      // An abort of a rollout this state has never had: a replay from a fresh application id
+      // (policy rollouts live only in the state, not on the topic). It is kept, aborted, so that
+      // the id is never started again and a policy's rule stays suspended.
+      return new Rollout(
+          c.rolloutId(),
+          new RolloutSpec(List.of(), "1", List.of(), java.time.Duration.ZERO, null),
+          c.reason(),
+          c.by(),
+          c.rolloutId().startsWith("policy-") ? "policy:" : "api",
+          now,
+          Rollout.ABORTED,
+          null,
+          Map.of(),
+          Map.of(),
+          List.of(),
+          List.of(new Rollout.Entry(now, c.by(), "aborted", c.reason())));
+    }
     if (current == null || !current.active()) {
       return current;
     }

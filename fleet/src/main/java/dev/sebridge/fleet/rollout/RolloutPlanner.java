@@ -70,7 +70,7 @@ public final class RolloutPlanner {
     }
     waitForReports(r, w, vms, unreported, now);
     if (halt == null) {
-      halt = oversized(vms, limits);
+      halt = oversized(pendingUnits(vms), limits);
     }
     if (halt == null) {
       halt = unreportedTooLong(r, w, unreported, now);
@@ -135,12 +135,15 @@ public final class RolloutPlanner {
    */
   private static void join(
       Rollout r, World w, Map<String, RolloutVm> vms, Map<String, Integer> limits) {
+    // The skipped events, found once (not once per event: a rollout can hold 10,000 of them).
+    java.util.Set<String> skippedEvents = new java.util.HashSet<>();
+    for (RolloutVm v : vms.values()) {
+      if (v.phase().equals(RolloutVm.SKIPPED)) {
+        skippedEvents.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
     for (String eventId : r.spec().eventIds()) {
-      boolean skipped =
-          vms.values().stream()
-              .anyMatch(
-                  v ->
-                      v.eventId().equalsIgnoreCase(eventId) && v.phase().equals(RolloutVm.SKIPPED));
+      boolean skipped = skippedEvents.contains(eventId.toLowerCase(java.util.Locale.ROOT));
       for (VmEventState s : w.eventVms(eventId).values()) {
         RolloutVm member = vms.get(s.vmId());
         if (member != null
@@ -173,11 +176,15 @@ public final class RolloutPlanner {
       Map<String, RolloutVm> vms,
       Map<String, Instant> unreported,
       Instant now) {
+    // Events with a VM of the rollout past pending, found once.
+    java.util.Set<String> moved = new java.util.HashSet<>();
+    for (RolloutVm v : vms.values()) {
+      if (!v.phase().equals(RolloutVm.PENDING)) {
+        moved.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
     for (String eventId : r.spec().eventIds()) {
-      boolean held =
-          vms.values().stream()
-              .filter(v -> v.eventId().equalsIgnoreCase(eventId))
-              .allMatch(v -> v.phase().equals(RolloutVm.PENDING));
+      boolean held = !moved.contains(eventId.toLowerCase(java.util.Locale.ROOT));
       if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {
@@ -266,8 +273,9 @@ public final class RolloutPlanner {
   }
 
   /** An event with more pending VMs in one group than the group's limit can never be released. */
-  private static Rollout.Halt oversized(Map<String, RolloutVm> vms, Map<String, Integer> limits) {
-    for (Map.Entry<String, Map<String, Integer>> unit : pendingUnits(vms).entrySet()) {
+  private static Rollout.Halt oversized(
+      Map<String, Map<String, Integer>> units, Map<String, Integer> limits) {
+    for (Map.Entry<String, Map<String, Integer>> unit : units.entrySet()) {
       for (Map.Entry<String, Integer> g : unit.getValue().entrySet()) {
         int limit = limits.get(g.getKey());
         if (g.getValue() > limit) {
@@ -308,24 +316,42 @@ public final class RolloutPlanner {
       Rollout r, World w, Ledger ledger, Map<String, RolloutVm> vms, int wave, Instant now) {
     Map<String, Map<String, Integer>> units = pendingUnits(vms);
     units.keySet().removeIf(r.unreported()::containsKey);
+    // Each event's NotBefore read once (a comparator would read the view on every comparison).
+    Map<String, Instant> notBefore = new HashMap<>();
+    units.keySet().forEach(e -> notBefore.put(e, w.notBefore(e).orElse(Instant.MAX)));
     List<String> order = new ArrayList<>(units.keySet());
     order.sort(
-        Comparator.comparing((String e) -> w.notBefore(e).orElse(Instant.MAX))
+        Comparator.comparing((String e) -> notBefore.get(e))
             .thenComparing(Comparator.naturalOrder()));
+    Map<String, List<String>> pendingOf = new HashMap<>();
+    vms.forEach(
+        (key, v) -> {
+          if (v.phase().equals(RolloutVm.PENDING)) {
+            pendingOf.computeIfAbsent(v.eventId(), e -> new ArrayList<>()).add(key);
+          }
+        });
     List<Release> releases = new ArrayList<>();
     for (String eventId : order) {
-      if (ledger.refusal(eventId, w, now).isPresent()) {
+      List<String> pending = pendingOf.getOrDefault(eventId, List.of());
+      // A VM of the event in a group of this rollout that is full: refused, without the full check.
+      boolean full = false;
+      for (String key : pending) {
+        RolloutVm v = vms.get(key);
+        if (ledger.noRoom(r, v.group(), LedgerEntry.vmKey(v.vmId(), v.name()), w, now)) {
+          full = true;
+          break;
+        }
+      }
+      if (full || !ledger.fits(eventId, w, now)) {
         continue;
       }
       String requestId = requestId(r.id(), eventId);
       ledger.release(eventId, w, "rollout:" + r.id(), now);
       List<String> targets = new ArrayList<>();
-      for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
-        RolloutVm v = e.getValue();
-        if (v.eventId().equals(eventId) && v.phase().equals(RolloutVm.PENDING)) {
-          e.setValue(v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
-          targets.add(v.vmId());
-        }
+      for (String key : pending) {
+        RolloutVm v = vms.get(key);
+        vms.put(key, v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
+        targets.add(v.vmId());
       }
       releases.add(new Release(requestId, eventId, targets, wave));
     }

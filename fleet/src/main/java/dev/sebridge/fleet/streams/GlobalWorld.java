@@ -128,6 +128,11 @@ final class GlobalWorld implements World {
     return n;
   }
 
+  /** Whether the requests view has this request (it was audited, accepted or refused). */
+  boolean audited(String requestId) {
+    return requestId != null && requests.get(requestId) != null;
+  }
+
   @Override
   public Optional<Result> result(String requestId, String vmId) {
     RequestView r = requests.get(requestId);

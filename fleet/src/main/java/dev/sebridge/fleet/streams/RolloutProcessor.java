@@ -51,6 +51,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final ReplayGate gate;
   private ReplayGate.Check replay;
   private boolean caughtUp;
+  private boolean replayLogged;
 
   RolloutProcessor(Policies policies, Duration tick, CrashPoints crashPoints, ReplayGate gate) {
     this.policies = policies;
@@ -102,6 +103,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
     this.replay = gate.start();
     this.caughtUp = false;
+    this.replayLogged = false;
     caughtUp();
   }
 
@@ -117,11 +119,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         LOG.warn("rollouts: cannot tell whether the rollouts topic is caught up: {}", e.toString());
         return false;
       }
-      LOG.info(
-          caughtUp
-              ? "rollouts: caught up with the rollouts topic, stepping rollouts and policies"
-              : "rollouts: replaying the rollouts topic; nothing is stepped or released until"
-                  + " caught up");
+      if (caughtUp) {
+        LOG.info("rollouts: caught up with the rollouts topic; stepping rollouts and policies");
+      } else if (!replayLogged) {
+        replayLogged = true;
+        LOG.info(
+            "rollouts: reading the rollouts topic up to where it stood when this task started;"
+                + " nothing is stepped or released until then");
+      }
     }
     return caughtUp;
   }
@@ -153,9 +158,12 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
-    List<Rollout> active = activeRollouts();
-    Ledger ledger = ledger(active);
+    Ledger ledger = ledger(activeRollouts());
     policyPass.decide(ledger);
+    // Read again: the policies may have added an event to a rollout, or started one; stepping the
+    // copy from before would save over it and drop that event.
+    List<Rollout> active = activeRollouts();
+    active.forEach(ledger::constrain);
     List<Map.Entry<Rollout, RolloutPlanner.Step>> steps = new ArrayList<>();
     for (Rollout r : active) {
       try {
@@ -235,14 +243,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    */
   private void approve(ApprovalRequest r) {
     Ledger ledger = ledger(activeRollouts());
+    if (world.audited(r.requestId())) {
+      // Decided before (a replay from a fresh application id, or the same record again after a
+      // failover): the audit record stands, nothing is decided or written twice.
+      LOG.debug("approval request {} was decided before; left as it is", r.requestId());
+      return;
+    }
     String refusal = null;
-    if (!caughtUp) {
-      // Replayed (a fresh application id reads the topic from its start), or so early that the
-      // brokers have not said yet: never sent again; an operator who meant it approves again.
-      refusal =
-          "the fleet service is catching up with the rollouts topic (a replay is never approved"
-              + " again); approve again in a moment, with a new Idempotency-Key";
-    } else if (!r.overrides()) {
+    if (!r.overrides()) {
       refusal =
           ledger
               .holder(r.eventId())

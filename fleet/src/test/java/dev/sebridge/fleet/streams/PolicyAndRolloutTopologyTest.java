@@ -60,6 +60,7 @@ class PolicyAndRolloutTopologyTest {
   TestInputTopic<String, byte[]> envelopes;
   TestInputTopic<String, RolloutCommand> rollouts;
   TestOutputTopic<String, byte[]> commands;
+  TestOutputTopic<String, byte[]> audit;
 
   /** What the test's {@link ReplayGate} answers: false while a test replays the rollouts topic. */
   final java.util.concurrent.atomic.AtomicBoolean caughtUp =
@@ -130,6 +131,9 @@ class PolicyAndRolloutTopologyTest {
     commands =
         driver.createOutputTopic(
             TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
+    audit =
+        driver.createOutputTopic(
+            TOPICS.approvals(), new StringDeserializer(), new ByteArrayDeserializer());
   }
 
   @AfterEach
@@ -296,9 +300,11 @@ class PolicyAndRolloutTopologyTest {
   }
 
   /**
-   * A fresh application id reads the rollouts topic from its start: a rollout's create, an
-   * operator's approval, then the abort that ended it. Until the task has caught up with where the
-   * topic stood, nothing is stepped or approved, so the abort wins.
+   * A fresh application id reads the rollouts topic from its start: a rollout's create and the
+   * abort that ended it, and an operator's abort of a policy's rollout (which lives only in the
+   * state, not on the topic). Until the task has caught up with where the topic stood, nothing is
+   * stepped, so the abort wins; the policy's abort is kept and its rule stays suspended. An
+   * approval decided before is not decided, audited or sent again.
    */
   @Test
   @org.junit.jupiter.api.Tag("replay")
@@ -307,34 +313,53 @@ class PolicyAndRolloutTopologyTest {
     create("r1", "1", "E-1");
     tick();
     tick();
-    approve("req-old", "E-1", "vm-1", true);
-    tick();
-    assertThat(commands.isEmpty()).as("nothing sent while replaying").isTrue();
-    assertThat(requests())
-        .filteredOn(v -> v.request().requestId().equals("req-old"))
-        .singleElement()
-        .satisfies(v -> assertThat(v.request().refusal()).contains("catching up"));
-    rollouts.pipeInput(
-        "r1",
-        new RolloutCommand(
-            "r1",
-            RolloutCommand.ABORT,
-            null,
-            null,
-            null,
-            "wrong tier",
-            "alice",
-            clock.instant(),
-            "api"));
+    assertThat(commands.isEmpty()).as("nothing stepped while replaying").isTrue();
+    rollouts.pipeInput("r1", abort("r1"));
+    String policyRollout = "policy-40-redeploy-v3";
+    rollouts.pipeInput(policyRollout, abort(policyRollout));
     caughtUp.set(true);
     tick();
     tick();
     assertThat(commands.isEmpty()).as("r1 was aborted by a later record").isTrue();
     assertThat(rollout("r1").state()).isEqualTo(Rollout.ABORTED);
+    assertThat(rollout(policyRollout).state()).isEqualTo(Rollout.ABORTED);
 
-    create("r2", "1", "E-1");
+    scheduled(web2, "E-R9", "Redeploy", "Platform", -1);
     tick();
+    tick();
+    assertThat(decision("E-R9").detail()).startsWith("suspended: rollout " + policyRollout);
+    assertThat(commands.isEmpty()).isTrue();
+
+    approve("req-1", "E-1", "vm-1", true);
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+    int audited = audit.readKeyValuesToList().size();
+    assertThat(audited).isPositive();
+    approve("req-1", "E-1", "vm-1", true); // the same record again (a replay)
+    assertThat(audit.isEmpty()).as("decided once").isTrue();
+    assertThat(commands.isEmpty()).isTrue();
+  }
+
+  private RolloutCommand abort(String id) {
+    return new RolloutCommand(
+        id, RolloutCommand.ABORT, null, null, null, "stop", "alice", clock.instant(), "api");
+  }
+
+  /**
+   * The policies add an event to their rollout in the same tick as the rollout steps (its VM moves
+   * on): the step works on the rollout with the event, it does not save an older copy over it.
+   */
+  @Test
+  void aPolicysRolloutKeepsTheEventItsRuleAddsInATickItAlsoSteps() {
+    scheduled(web1, "E-R1", "Redeploy", "Platform", -1);
+    tick();
+    tick();
+    String id = "policy-40-redeploy-v3";
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+    scheduled(web2, "E-R2", "Redeploy", "Platform", -1);
+    transition(web1, "E-R1", TransitionType.STARTED, "Started");
+    tick();
+    assertThat(rollout(id).spec().eventIds()).containsExactlyInAnyOrder("E-R1", "E-R2");
+    assertThat(rollout(id).vms().get("vm-1").phase()).isEqualTo("started");
   }
 
   /**

@@ -1,0 +1,37 @@
+package dev.sebridge.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The benchmark run's progress lines, and the rollout tick benchmark at a small size. */
+class ProgressAndRolloutTickTest {
+  @Test
+  void eachPhaseAndEveryTenthOfItsWorkIsPrinted() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    Progress p = new Progress(new PrintStream(bytes, true, StandardCharsets.UTF_8), 2);
+    p.phase("detection");
+    for (int i = 0; i <= 200; i++) {
+      p.progress("changes", i, 200);
+    }
+    p.phase("approval");
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(out).containsPattern("\\[00:0\\d\\] phase 1/2: detection");
+    assertThat(out).contains("changes: 20/200").contains("changes: 200/200");
+    assertThat(out.lines().filter(l -> l.contains("changes:")).count()).isEqualTo(11);
+    assertThat(out).contains("phase 2/2: approval");
+  }
+
+  /** Every VM is released once and the rollout completes; the figure is the report's business. */
+  @Test
+  void aSmallRolloutTicksToItsEnd() {
+    RolloutTickBenchmark.Result r = RolloutTickBenchmark.run(1_000, 10, "10%", 1);
+    assertThat(r.vms()).isEqualTo(1_000);
+    assertThat(r.waves()).isGreaterThanOrEqualTo(10);
+    assertThat(r.tickMillis().count()).isEqualTo(r.ticks());
+    assertThat(r.maxEntries()).isGreaterThanOrEqualTo(100);
+  }
+}
