@@ -18,12 +18,13 @@ import java.util.Objects;
  * in between makes the next observation produce the same transitions again, with the same ids.
  *
  * <p>Removals are classified from what was last seen: gone after Started is {@code completed}
- * (marked {@code inferred} when the agent was not watching: the transition is certain, its time is
- * not); gone while Scheduled is {@code canceled} when the agent watched continuously, the event was
- * never approved and NotBefore had not passed. When the agent could not watch continuously (it was
- * restarted, DocumentIncarnation skipped values, or polls failed for longer than the continuity
- * gap), the removal of a Scheduled event is its best guess: {@code completed} if it was approved or
- * NotBefore had passed, else {@code canceled}, marked {@code inferred}.
+ * (marked {@code inferred} when the agent was down or not polling for longer than the continuity
+ * gap: the transition is certain, its time is not); gone while Scheduled is {@code canceled} when
+ * the agent watched continuously, the event was never approved and NotBefore had not passed. When
+ * the agent could not watch continuously (it was restarted, DocumentIncarnation skipped values, or
+ * polls failed for longer than the continuity gap), the removal of a Scheduled event is its best
+ * guess: {@code completed} if it was approved or NotBefore had passed, else {@code canceled},
+ * marked {@code inferred}.
  */
 public final class EventTracker {
   private final Duration continuityGap;
@@ -79,17 +80,28 @@ public final class EventTracker {
     }
 
     boolean continuous = isContinuous(inc, now);
+    boolean watching = isWatching(now);
     for (KnownEvent gone : before.values()) {
       if (after.containsKey(gone.event().key())) {
         continue;
       }
-      out.add(removal(gone, inc, now, continuous));
+      out.add(removal(gone, inc, now, continuous, watching));
     }
 
     TrackerState next = new TrackerState(inc, now, after);
     boolean changed =
         restored || inc != committed.incarnation() || !out.isEmpty() || !sameEvents(before, after);
     return new Observation(next, List.copyOf(out), changed);
+  }
+
+  /**
+   * Whether the agent was polling all along (not restarted, no gap longer than the continuity gap):
+   * what it sees gone, it sees gone within a poll, whatever other changes it did not see.
+   */
+  private boolean isWatching(Instant now) {
+    return !restored
+        && committed.observedAt() != null
+        && Duration.between(committed.observedAt(), now).compareTo(continuityGap) <= 0;
   }
 
   private boolean isContinuous(long incarnation, Instant now) {
@@ -102,11 +114,13 @@ public final class EventTracker {
     return Duration.between(committed.observedAt(), now).compareTo(continuityGap) <= 0;
   }
 
-  private static Transition removal(KnownEvent gone, long inc, Instant now, boolean continuous) {
+  private static Transition removal(
+      KnownEvent gone, long inc, Instant now, boolean continuous, boolean watching) {
     ScheduledEvent e = gone.event();
     if (e.isStarted()) {
-      // Certainly completed; but when the agent was not watching, not at this time: inferred.
-      return new Transition(TransitionType.COMPLETED, e, e.eventStatus(), inc, now, !continuous);
+      // Certainly completed; but when the agent was down, not at this time: inferred. (Missed
+      // documents alone do not make it so: polling all along, it saw it gone within a poll.)
+      return new Transition(TransitionType.COMPLETED, e, e.eventStatus(), inc, now, !watching);
     }
     boolean approved = gone.approvedAt() != null;
     boolean due = e.notBefore() != null && !now.isBefore(e.notBefore());

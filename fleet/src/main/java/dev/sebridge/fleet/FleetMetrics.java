@@ -39,6 +39,7 @@ public final class FleetMetrics implements TopologyObserver {
   private final Timer viewDelay;
   private final MultiGauge outcomes;
   private final Counter misrouted;
+  private final Counter threadsReplaced;
   private volatile FleetViews views;
 
   public FleetMetrics(Clock clock) {
@@ -47,6 +48,10 @@ public final class FleetMetrics implements TopologyObserver {
         Counter.builder("sebridge.fleet.misrouted.commands")
             .description(
                 "Records of the commands topic on a partition their VM's agent does not read")
+            .register(registry);
+    threadsReplaced =
+        Counter.builder("sebridge.fleet.stream.threads.replaced")
+            .description("Stream threads that failed with an exception nothing handled, replaced")
             .register(registry);
     Gauge.builder("sebridge.fleet.open.events", this, m -> m.count(true))
         .description("Events some VM has not finished")
@@ -105,6 +110,11 @@ public final class FleetMetrics implements TopologyObserver {
   @Override
   public void misrouted() {
     misrouted.increment();
+  }
+
+  /** A stream thread failed and was replaced. */
+  public void threadReplaced() {
+    threadsReplaced.increment();
   }
 
   /** Counts an HTTP answer (kept small: by route family and status). */

@@ -58,6 +58,7 @@ public final class FleetService implements AutoCloseable {
   private final Map<String, Object> kafka;
   private final KafkaStreams streams;
   private final Admin admin;
+  private final String streamsApplicationId;
   private final Producer<String, RolloutCommand> rolloutCommands;
   private final ViewChanges changes = new ViewChanges();
   private final LiveStream live;
@@ -93,6 +94,8 @@ public final class FleetService implements AutoCloseable {
     // application id Streams really uses (fleet.kafka.client.* may override it).
     this.admin = Admin.create(kafka);
     java.util.Properties streamsConfig = FleetStreamsConfig.of(config, kafka);
+    this.streamsApplicationId =
+        streamsConfig.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG);
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
@@ -105,11 +108,29 @@ public final class FleetService implements AutoCloseable {
                 Duration.ofSeconds(1),
                 commandPartitions::get,
                 new RolloutsReplayGate(
-                    admin,
-                    streamsConfig.getProperty(
-                        org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG),
-                    topics.of(FleetTopology.ROLLOUTS))),
+                    admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS))),
             streamsConfig);
+    // A stream thread that dies of an exception nothing handled is replaced, and the instance
+    // keeps serving its views, unless it fails again and again (a failure that comes back with the
+    // same record would be replaced forever, committing nothing): then the client stops and
+    // /readyz says so, for the orchestrator to restart it.
+    ThreadReplacements replacements = new ThreadReplacements(clock);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          metrics.threadReplaced();
+          if (replacements.another()) {
+            LOG.error("a fleet stream thread failed; replacing it", e);
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler
+                .StreamThreadExceptionResponse.REPLACE_THREAD;
+          }
+          LOG.error(
+              "a fleet stream thread failed {} times within {}; stopping the streams",
+              ThreadReplacements.MAX,
+              ThreadReplacements.WINDOW,
+              e);
+          return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler
+              .StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
     streams.setStateListener(
         (now, before) -> {
           LOG.info("fleet streams: {} -> {}", before, now);
@@ -165,6 +186,15 @@ public final class FleetService implements AutoCloseable {
         config.get(FleetKeys.PARTITIONS),
         config.get(FleetKeys.REPLICATION).shortValue());
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
+    // The rollouts' state changelog, made by Streams before rollouts could be large.
+    String changelog = streamsApplicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
+    try {
+      if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
+        FleetTopics.largeEnough(admin, changelog);
+      }
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot list the topics: " + e, e);
+    }
     streams.start();
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);

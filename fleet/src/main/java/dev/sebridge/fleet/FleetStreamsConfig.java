@@ -1,10 +1,13 @@
 package dev.sebridge.fleet;
 
 import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.SkipAndCount;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -33,6 +36,15 @@ final class FleetStreamsConfig {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // A rollout is one record, up to FleetTopology.MAX_RECORD_BYTES (Rollout.MAX_VMS VMs): the
+    // producer sends it, compressed, and the changelogs Streams creates take it.
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+        FleetTopology.MAX_RECORD_BYTES);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+    p.put(
+        StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
+        Integer.toString(FleetTopology.MAX_RECORD_BYTES));
     p.putAll(kafka);
     return p;
   }

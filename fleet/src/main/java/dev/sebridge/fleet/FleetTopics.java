@@ -52,7 +52,17 @@ final class FleetTopics {
         partitions,
         replication,
         compact);
-    add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUTS), 1, replication, compact);
+    add(
+        create,
+        existing,
+        topics.of(FleetTopology.VIEWS_ROLLOUTS),
+        1,
+        replication,
+        Map.of(
+            "cleanup.policy",
+            "compact",
+            "max.message.bytes",
+            Integer.toString(FleetTopology.MAX_RECORD_BYTES)));
     add(create, existing, topics.of(FleetTopology.VIEWS_POLICIES), 1, replication, compact);
     add(
         create,
@@ -76,6 +86,47 @@ final class FleetTopics {
     Map<String, Integer> created = new java.util.HashMap<>();
     create.forEach(t -> created.put(t.name(), t.numPartitions()));
     checkPartitions(admin, topics, created);
+    String views = topics.of(FleetTopology.VIEWS_ROLLOUTS);
+    if (existing.contains(views)) {
+      largeEnough(admin, views);
+    }
+  }
+
+  /**
+   * A rollouts view topic made before rollouts could be large (or by hand) takes records of up to
+   * {@link FleetTopology#MAX_RECORD_BYTES}: raised when it takes less.
+   */
+  static void largeEnough(Admin admin, String topic) throws InterruptedException {
+    var resource =
+        new org.apache.kafka.common.config.ConfigResource(
+            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+    try {
+      var entry =
+          admin
+              .describeConfigs(List.of(resource))
+              .all()
+              .get(60, TimeUnit.SECONDS)
+              .get(resource)
+              .get("max.message.bytes");
+      if (entry == null || Long.parseLong(entry.value()) < FleetTopology.MAX_RECORD_BYTES) {
+        admin
+            .incrementalAlterConfigs(
+                Map.of(
+                    resource,
+                    List.of(
+                        new org.apache.kafka.clients.admin.AlterConfigOp(
+                            new org.apache.kafka.clients.admin.ConfigEntry(
+                                "max.message.bytes",
+                                Integer.toString(FleetTopology.MAX_RECORD_BYTES)),
+                            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET))))
+            .all()
+            .get(60, TimeUnit.SECONDS);
+      }
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot let " + topic + " take records of " + FleetTopology.MAX_RECORD_BYTES + " bytes",
+          e);
+    }
   }
 
   /**

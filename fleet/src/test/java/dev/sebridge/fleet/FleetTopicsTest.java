@@ -249,4 +249,71 @@ class FleetTopicsTest {
       }
     };
   }
+
+  /**
+   * A rollout's record at its largest goes through a real broker with the service's own Streams
+   * producer settings ({@link FleetStreamsConfig}: its size limit, compressed) to the views topic,
+   * made by hand with the broker's defaults and raised by {@link FleetTopics} at start; a producer
+   * with the client's defaults (1 MB) is refused.
+   */
+  @Test
+  void aRolloutRecordOfTheLargestSizeGoesThroughWithTheServicesSettings() throws Exception {
+    FleetTopology.Topics t = topics("large");
+    // Made before rollouts could be large (the broker's default limit): raised at start.
+    kafka.createTopic(t.of(FleetTopology.VIEWS_ROLLOUTS), 1);
+    listed(t.envelopes(), t.commands(), t.of(FleetTopology.VIEWS_ROLLOUTS));
+    try (Admin admin = kafka.admin()) {
+      FleetTopics.ensure(admin, t, 1, (short) 1);
+    }
+    String views = t.of(FleetTopology.VIEWS_ROLLOUTS);
+    listed(views);
+    // 12 MiB of JSON, as compressible as a rollout's VMs are.
+    StringBuilder json = new StringBuilder("{\"vms\":{");
+    for (int i = 0; json.length() < 12 * 1024 * 1024; i++) {
+      json.append(
+          String.format(
+              "\"%08x-0000-4000-8000-%012x\":{\"phase\":\"back\",\"wave\":%d,"
+                  + "\"approvedAt\":\"2026-11-25T10:%02d:%02dZ\"},",
+              i, i, i % 97, i % 60, i % 60));
+    }
+    byte[] value = json.append("}}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    java.util.Properties streams =
+        FleetStreamsConfig.of(
+            dev.sebridge.config.Configuration.of(
+                java.util.Map.of(
+                    "fleet.kafka.bootstrap-servers",
+                    kafka.bootstrapServers(),
+                    "fleet.state-dir",
+                    "/tmp/unused")),
+            java.util.Map.of("bootstrap.servers", kafka.bootstrapServers()));
+    java.util.Map<String, Object> producer = new java.util.HashMap<>();
+    streams.forEach(
+        (k, v) -> {
+          if (k.toString().startsWith("producer.")) {
+            producer.put(k.toString().substring("producer.".length()), v);
+          }
+        });
+    producer.put("bootstrap.servers", kafka.bootstrapServers());
+    try (var p = bytesProducer(producer)) {
+      p.send(new org.apache.kafka.clients.producer.ProducerRecord<>(views, "big", value))
+          .get(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    try (var p = bytesProducer(java.util.Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      assertThatThrownBy(
+              () ->
+                  p.send(
+                          new org.apache.kafka.clients.producer.ProducerRecord<>(
+                              views, "big", value))
+                      .get(60, java.util.concurrent.TimeUnit.SECONDS))
+          .hasCauseInstanceOf(org.apache.kafka.common.errors.RecordTooLargeException.class);
+    }
+  }
+
+  static org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> bytesProducer(
+      java.util.Map<String, Object> config) {
+    return new org.apache.kafka.clients.producer.KafkaProducer<>(
+        config,
+        new org.apache.kafka.common.serialization.StringSerializer(),
+        new org.apache.kafka.common.serialization.ByteArraySerializer());
+  }
 }

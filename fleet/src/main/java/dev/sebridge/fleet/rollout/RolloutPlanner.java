@@ -59,7 +59,8 @@ public final class RolloutPlanner {
     Map<String, Integer> limits = new TreeMap<>(r.groupLimits());
     Map<String, Instant> unreported = new TreeMap<>(r.unreported());
     List<Rollout.Entry> history = new ArrayList<>(r.history());
-    join(r, w, vms, limits);
+    java.util.Set<String> full = new java.util.TreeSet<>();
+    join(r, w, vms, limits, full);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       RolloutVm v = observe(r, e.getValue(), w, now);
@@ -69,6 +70,22 @@ public final class RolloutPlanner {
       }
     }
     waitForReports(r, w, vms, unreported, now);
+    if (halt == null && !full.isEmpty()) {
+      halt =
+          new Rollout.Halt(
+              null,
+              full.iterator().next(),
+              String.format(
+                  "the rollout tracks %d VMs, the most one rollout can (its record has a size"
+                      + " limit); VMs of %d event(s) (%s) could not join and are not released by"
+                      + " it. Abort it and roll the events out in several rollouts of at most"
+                      + " that many VMs each.",
+                  vms.size(),
+                  full.size(),
+                  String.join(", ", full.stream().limit(5).toList())
+                      + (full.size() > 5 ? ", ..." : "")),
+              now);
+    }
     if (halt == null) {
       halt = oversized(pendingUnits(vms), limits);
     }
@@ -134,7 +151,11 @@ public final class RolloutPlanner {
    * again for the VMs that reported it).
    */
   private static void join(
-      Rollout r, World w, Map<String, RolloutVm> vms, Map<String, Integer> limits) {
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Integer> limits,
+      java.util.Set<String> full) {
     // The skipped events, found once (not once per event: a rollout can hold 10,000 of them).
     java.util.Set<String> skippedEvents = new java.util.HashSet<>();
     for (RolloutVm v : vms.values()) {
@@ -155,6 +176,10 @@ public final class RolloutPlanner {
           // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
           // or it is done with this one.
           continue;
+        }
+        if (member == null && vms.size() >= Rollout.MAX_VMS) {
+          full.add(eventId);
+          continue; // the rollout's record would outgrow its limit: see tooLarge
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());
         RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);

@@ -94,6 +94,10 @@ public final class FleetTopology {
   // Topic names (suffixes of the prefix): internal ones, then the views.
   public static final String BY_EVENT = "by-event";
   public static final String BY_REQUEST = "by-request";
+
+  /** What every view topic's name starts with, after the prefix and a dash. */
+  public static final String VIEWS_PREFIX = "views-";
+
   public static final String VIEWS_VMS = "views-vms";
   public static final String VIEWS_EVENTS = "views-events";
   public static final String VIEWS_REQUESTS = "views-requests";
@@ -102,6 +106,14 @@ public final class FleetTopology {
 
   /** Operators' rollout commands (one partition: one task runs every rollout). */
   public static final String ROLLOUTS = "rollouts";
+
+  /**
+   * The largest record the fleet writes (a rollout of {@link
+   * dev.sebridge.fleet.rollout.Rollout#MAX_VMS} VMs, uncompressed): the Streams producer's {@code
+   * max.request.size} and {@code max.message.bytes} of the topics that carry rollouts (the state's
+   * changelog, {@code <prefix>-views-rollouts}). Records are compressed (zstd) on the wire.
+   */
+  public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
   /** The topics a topology reads and writes. */
   public record Topics(String prefix, String envelopes, String commands, String approvals) {

@@ -121,6 +121,74 @@ class FleetLedgerTest {
     assertThat(s.releases()).singleElement().satisfies(x -> assertThat(x.eventId()).isEqualTo("B"));
   }
 
+  /**
+   * A rollout is one record: past {@link Rollout#MAX_VMS} VMs no more join, and it halts saying
+   * which events could not, instead of growing a record the broker would refuse (which used to stop
+   * the stream thread on every instance in turn). The largest rollout it keeps, every VM approved
+   * with all its times set, is a record well within {@code MAX_RECORD_BYTES}.
+   */
+  @Test
+  void aRolloutStopsGrowingAtItsMostVmsAndHaltsAndItsRecordFitsTheLimit() {
+    TestWorld w = new TestWorld();
+    int n = Rollout.MAX_VMS + 3;
+    String[] events = new String[n];
+    for (int i = 0; i < n; i++) {
+      String vm = String.format("vm-%05d", i);
+      events[i] = String.format("E-%05d", i);
+      w.vm(vm, Integer.toString(i % 3 + 1))
+          .event(events[i], vm)
+          .report(events[i], vm, "scheduled", T0);
+    }
+    Rollout r = rollout("big", "10%", events);
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, Ledger.empty(), at(1));
+    assertThat(s.rollout().vms()).hasSize(Rollout.MAX_VMS);
+    assertThat(s.rollout().state()).isEqualTo(Rollout.HALTED);
+    assertThat(s.rollout().halt().reason())
+        .contains("tracks " + Rollout.MAX_VMS + " VMs")
+        .contains("3 event(s)");
+    assertThat(s.releases()).isEmpty();
+
+    // The record at its largest: every VM approved, started, completed, back.
+    Map<String, RolloutVm> vms = new java.util.TreeMap<>();
+    s.rollout()
+        .vms()
+        .forEach(
+            (k, v) ->
+                vms.put(
+                    k,
+                    v.approved(1, "3f2c9a3e-4c1d-5e6f-8a9b-0c1d2e3f4a5b", at(2), at(1200))
+                        .started(at(3), at(1200))
+                        .completed(at(4), at(1200))
+                        .agentBack(at(5))
+                        .back(at(6))));
+    Rollout largest =
+        new Rollout(
+            r.id(),
+            r.spec(),
+            r.reason(),
+            r.requestedBy(),
+            r.origin(),
+            r.createdAt(),
+            Rollout.RUNNING,
+            null,
+            s.rollout().groupLimits(),
+            vms,
+            List.of(
+                new Rollout.Wave(
+                    1,
+                    at(2),
+                    List.of(events).subList(0, Rollout.MAX_VMS),
+                    List.copyOf(vms.keySet()))),
+            s.rollout().history());
+    int bytes =
+        new dev.sebridge.fleet.streams.JsonSerde<>(Rollout.class)
+            .serializer()
+            .serialize("t", largest)
+            .length;
+    System.out.printf("a rollout of %d VMs is a record of %,d bytes%n", Rollout.MAX_VMS, bytes);
+    assertThat(bytes).isLessThan(dev.sebridge.fleet.streams.FleetTopology.MAX_RECORD_BYTES);
+  }
+
   @Test
   void anOperatorsApprovalOfAnEventWithAnUnreportedVmIsRefusedWhileARolloutIsActive() {
     TestWorld w =
