@@ -272,8 +272,9 @@ class KafkaEndToEndTest {
     kafka.bringBack();
     agent(VM0, "kafka,file");
     Map<String, List<String>> got = readTopic(4);
+    // K-1 completed while the agent was down: certain, but not when: inferred (marked *).
     assertThat(got.get(VM0.vmId()))
-        .containsExactly("K-1:Scheduled", "K-1:Started", "K-2:Scheduled", "K-1:Completed");
+        .containsExactly("K-1:Scheduled", "K-1:Started", "K-2:Scheduled", "K-1:Completed*");
   }
 
   @Test
