@@ -143,7 +143,8 @@ class CrashPointCampaignTest {
         .atMost(WAIT)
         .until(
             () ->
-                out.transitions().containsAll(List.of(platform + ":Started", user + ":Started"))
+                plain(out.transitions())
+                        .containsAll(List.of(platform + ":Started", user + ":Started"))
                     && distinctResults(out).size() >= 4);
     sim.completeEvent(platform);
     sim.completeEvent(user);
@@ -151,7 +152,7 @@ class CrashPointCampaignTest {
         .atMost(WAIT)
         .until(
             () ->
-                out.transitions()
+                plain(out.transitions())
                     .containsAll(List.of(platform + ":Completed", user + ":Completed")));
     assertThat(second.terminate(WAIT)).as(second.stderr()).isZero();
 
@@ -259,7 +260,7 @@ class CrashPointCampaignTest {
         problems.add("transition " + e.get("id").asText() + " has copies that differ");
       }
     }
-    List<String> seen = byId.values().stream().map(EnvelopeFile::describe).toList();
+    List<String> seen = plain(byId.values().stream().map(EnvelopeFile::describe).toList());
     for (String event : List.of(platform, user)) {
       List<String> mine = seen.stream().filter(s -> s.startsWith(event + ":")).toList();
       List<String> truth = List.of(event + ":Scheduled", event + ":Started", event + ":Completed");
@@ -268,5 +269,16 @@ class CrashPointCampaignTest {
       }
     }
     return problems;
+  }
+
+  /**
+   * Transitions without the inferred mark: what the campaign checks is that none is lost,
+   * duplicated or misclassified. Whether one is inferred depends on when the restarted agent's
+   * first poll came (before or after an event completed: it did not see that completion live).
+   */
+  static List<String> plain(List<String> transitions) {
+    return transitions.stream()
+        .map(t -> t.endsWith("*") ? t.substring(0, t.length() - 1) : t)
+        .toList();
   }
 }
