@@ -43,7 +43,7 @@ final class SimulateCommand implements Callable<Integer> {
         scenario != null ? Scenario.load(scenario) : demo ? Scenario.builtIn("demo") : null;
     double scale =
         timeScale != null ? timeScale : s != null && s.timeScale() != null ? s.timeScale() : 1.0;
-    ImdsSimulator.Builder b = ImdsSimulator.builder().port(port).timeScale(scale);
+    dev.sebridge.simulator.SimulatorBuilder b = ImdsSimulator.builder().port(port).timeScale(scale);
     if (s != null && !s.vms().isEmpty()) {
       b.vms(s.vms());
     }

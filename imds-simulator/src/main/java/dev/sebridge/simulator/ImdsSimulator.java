@@ -6,10 +6,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,7 +74,7 @@ public final class ImdsSimulator implements AutoCloseable {
   /** A managed identity token handed out: for which resource, to which identity (null: system). */
   public record TokenRequest(String resource, String clientId, String accessToken) {}
 
-  private ImdsSimulator(Builder b) throws IOException {
+  ImdsSimulator(SimulatorBuilder b) throws IOException {
     this.timeScale = b.timeScale;
     this.vms = List.copyOf(b.vms.isEmpty() ? List.of(SimVm.of("sim-vm-0", defaultVmId(0))) : b.vms);
     this.book = new EventBook(b.clock, b.timeScale, b.approvalStartDelay);
@@ -102,8 +99,8 @@ public final class ImdsSimulator implements AutoCloseable {
             });
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static SimulatorBuilder builder() {
+    return new SimulatorBuilder();
   }
 
   static String defaultVmId(int i) {
@@ -287,70 +284,5 @@ public final class ImdsSimulator implements AutoCloseable {
     ticker.shutdownNow();
     server.stop(0);
     httpThreads.shutdownNow();
-  }
-
-  /** Builds a simulator. */
-  public static final class Builder {
-    private Clock clock = Clock.systemUTC();
-    private double timeScale = 1.0;
-    private Duration firstCallDelay = Duration.ZERO;
-    private Duration approvalStartDelay = Duration.ZERO;
-    private final List<SimVm> vms = new ArrayList<>();
-    private InetAddress bindAddress = InetAddress.getLoopbackAddress();
-    private int port;
-
-    public Builder clock(Clock clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /** Simulated seconds per real second (60 = one simulated minute per real second). */
-    public Builder timeScale(double scale) {
-      if (!(scale > 0)) {
-        throw new IllegalArgumentException("time scale must be > 0");
-      }
-      this.timeScale = scale;
-      return this;
-    }
-
-    /** Delay of the very first scheduled-events answer (IMDS may take 2 minutes to enable). */
-    public Builder firstCallDelay(Duration d) {
-      this.firstCallDelay = d;
-      return this;
-    }
-
-    /** Real delay between an approval and the event starting. */
-    public Builder approvalStartDelay(Duration d) {
-      this.approvalStartDelay = d;
-      return this;
-    }
-
-    public Builder vm(SimVm vm) {
-      this.vms.add(vm);
-      return this;
-    }
-
-    public Builder vms(List<SimVm> vms) {
-      this.vms.addAll(vms);
-      return this;
-    }
-
-    public Builder port(int port) {
-      this.port = port;
-      return this;
-    }
-
-    public Builder bindAddress(InetAddress address) {
-      this.bindAddress = address;
-      return this;
-    }
-
-    public ImdsSimulator build() {
-      try {
-        return new ImdsSimulator(this);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException("cannot bind the simulator", e);
-      }
-    }
   }
 }

@@ -73,64 +73,7 @@ public final class Ledger {
   private final Map<String, Rollout> constraints = new TreeMap<>();
   private final Map<String, Integer> groupSizes = new HashMap<>();
 
-  /**
-   * The unavailable VMs by group under one groupBy and settle, as of {@link #downAt}: computed once
-   * per step and kept up to date by {@link #release}, so checking every pending event of a
-   * 10,000-VM rollout does not scan every entry each time. Any other change of the entries clears
-   * it.
-   */
-  private final Map<String, Down> downs = new HashMap<>();
-
-  private Instant downAt;
-
-  /** Unavailable VMs by vmKey with their group, counts by group, how many counted by name. */
-  private static final class Down {
-    final List<String> groupBy;
-    final Duration settle;
-    final Map<String, String> groupOf = new HashMap<>();
-    final Map<String, Integer> count = new HashMap<>();
-    long byName;
-
-    Down(List<String> groupBy, Duration settle) {
-      this.groupBy = groupBy;
-      this.settle = settle;
-    }
-
-    void add(LedgerEntry e, Instant now) {
-      if (e.unavailable(settle, now) && groupOf.putIfAbsent(e.vmKey(), e.group(groupBy)) == null) {
-        count.merge(e.group(groupBy), 1, Integer::sum);
-        if (e.vmKey().startsWith("name:")) {
-          byName++;
-        }
-      }
-    }
-  }
-
-  /** A VM's group under a groupBy, read from the views once per step ({@link #downAt}). */
-  private final Map<String, String> groups = new HashMap<>();
-
-  private String groupOf(String vmId, List<String> groupBy, World w) {
-    if (vmId == null || groupBy.isEmpty()) {
-      return ListedVms.group(vmId, Map.of(), groupBy);
-    }
-    return groups.computeIfAbsent(
-        vmId + "|" + groupBy, k -> ListedVms.group(vmId, ListedVms.attributes(vmId, w), groupBy));
-  }
-
-  private Down down(List<String> groupBy, Duration settle, Instant now) {
-    if (!now.equals(downAt)) {
-      downs.clear();
-      groups.clear();
-      downAt = now;
-    }
-    return downs.computeIfAbsent(
-        String.join(",", groupBy) + "|" + settle,
-        k -> {
-          Down d = new Down(groupBy, settle);
-          entries.values().forEach(e -> d.add(e, now));
-          return d;
-        });
-  }
+  private final DownCounts down = new DownCounts();
 
   public Ledger(Map<String, LedgerEntry> entries) {
     this.entries = new TreeMap<>(entries);
@@ -203,29 +146,25 @@ public final class Ledger {
     }
     for (Rollout r : constraints.values()) {
       List<String> groupBy = r.spec().groupBy();
-      Down d = down(groupBy, r.spec().settle(), now);
-      Map<String, String> downGroup = d.groupOf;
-      Map<String, Integer> down = d.count;
-      // A VM counted by name could be in any group: it takes room in every one of them.
-      int anywhere = groupBy.isEmpty() ? 0 : down.getOrDefault(UNKNOWN_GROUP, 0);
+      DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries.values());
       // Every group the event's VMs are in must have room, those already down included: the
       // event can keep a VM down after what took it down first is over.
       Map<String, Integer> more = new LinkedHashMap<>();
       for (ListedVms.Listed l : listed) {
-        more.merge(
-            groupOf(l.vmId(), groupBy, w), downGroup.containsKey(l.vmKey()) ? 0 : 1, Integer::sum);
+        more.merge(down.groupOf(l.vmId(), groupBy, w), d.isDown(l.vmKey()) ? 0 : 1, Integer::sum);
       }
-      long unknown = d.byName + listed.stream().filter(l -> l.vmId() == null).count();
+      long unknown = d.byName() + unreported.size();
       for (Map.Entry<String, Integer> g : more.entrySet()) {
         int limit = limit(r, g.getKey(), w, (int) unknown);
-        int already =
-            down.getOrDefault(g.getKey(), 0) + (g.getKey().equals(UNKNOWN_GROUP) ? 0 : anywhere);
+        int already = d.already(g.getKey());
         if (already + g.getValue() > limit) {
           return Optional.of(
-              String.format(
-                  "event %s would make %d more VM(s) of group %s unavailable, %d already are:"
-                      + " more than rollout %s allows (%d)",
-                  eventId, g.getValue(), g.getKey(), already, r.id(), limit));
+              !explain
+                  ? ""
+                  : String.format(
+                      "event %s would make %d more VM(s) of group %s unavailable, %d already are:"
+                          + " more than rollout %s allows (%d)",
+                      eventId, g.getValue(), g.getKey(), already, r.id(), limit));
         }
       }
     }
@@ -238,14 +177,9 @@ public final class Ledger {
    * asks this first, in constant time, of the thousands of events a large rollout holds.
    */
   public boolean noRoom(Rollout r, String group, String vmKey, World w, Instant now) {
-    List<String> groupBy = r.spec().groupBy();
-    Down d = down(groupBy, r.spec().settle(), now);
-    if (d.groupOf.containsKey(vmKey)) {
-      return false; // down already: it takes no more room
-    }
-    int anywhere = groupBy.isEmpty() ? 0 : d.count.getOrDefault(UNKNOWN_GROUP, 0);
-    int already = d.count.getOrDefault(group, 0) + (group.equals(UNKNOWN_GROUP) ? 0 : anywhere);
-    return already + 1 > limit(r, group, w, (int) d.byName);
+    DownCounts.Down d = down.of(r.spec().groupBy(), r.spec().settle(), now, entries.values());
+    // A VM down already takes no more room.
+    return !d.isDown(vmKey) && d.already(group) + 1 > limit(r, group, w, (int) d.byName());
   }
 
   /** Rollout {@code r}'s limit for a group now: the smaller of the recorded and the current. */
@@ -290,11 +224,7 @@ public final class Ledger {
               null);
       entries.put(e.key(), e);
       touched.add(e.key());
-      if (now.equals(downAt)) {
-        downs.values().forEach(d -> d.add(e, now));
-      } else {
-        downs.clear();
-      }
+      down.released(e, now);
     }
   }
 
@@ -382,13 +312,13 @@ public final class Ledger {
   private void put(LedgerEntry e) {
     entries.put(e.key(), e);
     touched.add(e.key());
-    downs.clear();
+    down.clear();
   }
 
   private void remove(String key) {
     entries.remove(key);
     touched.add(key);
-    downs.clear();
+    down.clear();
   }
 
   /** Entries by key, for the keys given (null where removed). */

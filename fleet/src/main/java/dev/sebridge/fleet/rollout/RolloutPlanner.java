@@ -60,7 +60,7 @@ public final class RolloutPlanner {
     Map<String, Instant> unreported = new TreeMap<>(r.unreported());
     List<Rollout.Entry> history = new ArrayList<>(r.history());
     java.util.Set<String> full = new java.util.TreeSet<>();
-    join(r, w, vms, limits, full);
+    RolloutMembers.join(r, w, vms, limits, full);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       RolloutVm v = observe(r, e.getValue(), w, now);
@@ -69,28 +69,16 @@ public final class RolloutPlanner {
         halt = failure(v, w, now);
       }
     }
-    waitForReports(r, w, vms, unreported, now);
-    if (halt == null && !full.isEmpty()) {
-      halt =
-          new Rollout.Halt(
-              null,
-              full.iterator().next(),
-              String.format(
-                  "the rollout tracks %d VMs, the most one rollout can (its record has a size"
-                      + " limit); VMs of %d event(s) (%s) could not join and are not released by"
-                      + " it. Abort it and roll the events out in several rollouts of at most"
-                      + " that many VMs each.",
-                  vms.size(),
-                  full.size(),
-                  String.join(", ", full.stream().limit(5).toList())
-                      + (full.size() > 5 ? ", ..." : "")),
-              now);
+    RolloutMembers.waitForReports(r, w, vms, unreported, now);
+    Map<String, Map<String, Integer>> units = pendingUnits(vms);
+    if (halt == null) {
+      halt = RolloutMembers.tooLarge(vms, full, now);
     }
     if (halt == null) {
-      halt = oversized(pendingUnits(vms), limits);
+      halt = oversized(units, limits);
     }
     if (halt == null) {
-      halt = unreportedTooLong(r, w, unreported, now);
+      halt = RolloutMembers.unreportedTooLong(r, w, unreported, now);
     }
     String state = r.state();
     if (halt != null && r.halt() == null) {
@@ -102,7 +90,7 @@ public final class RolloutPlanner {
     Rollout current = with(r, state, halt, limits, vms, waves, history, unreported);
     ledger.constrain(current);
     if (halt == null) {
-      releases = plan(current, w, ledger, vms, waves.size() + 1, now);
+      releases = plan(current, w, ledger, vms, units, waves.size() + 1, now);
       if (!releases.isEmpty()) {
         List<String> events = releases.stream().map(Release::eventId).toList();
         List<String> released = releases.stream().flatMap(x -> x.vmIds().stream()).toList();
@@ -143,100 +131,6 @@ public final class RolloutPlanner {
         waves,
         history,
         unreported);
-  }
-
-  /**
-   * VMs that reported one of the rollout's events since the last step join it: pending, or skipped
-   * when an operator skipped that event (a late report must not make a skipped event releasable
-   * again for the VMs that reported it).
-   */
-  private static void join(
-      Rollout r,
-      World w,
-      Map<String, RolloutVm> vms,
-      Map<String, Integer> limits,
-      java.util.Set<String> full) {
-    // The skipped events, found once (not once per event: a rollout can hold 10,000 of them).
-    java.util.Set<String> skippedEvents = new java.util.HashSet<>();
-    for (RolloutVm v : vms.values()) {
-      if (v.phase().equals(RolloutVm.SKIPPED)) {
-        skippedEvents.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
-      }
-    }
-    for (String eventId : r.spec().eventIds()) {
-      boolean skipped = skippedEvents.contains(eventId.toLowerCase(java.util.Locale.ROOT));
-      for (VmEventState s : w.eventVms(eventId).values()) {
-        RolloutVm member = vms.get(s.vmId());
-        if (member != null
-            && (member.eventId().equalsIgnoreCase(eventId)
-                || !member.done()
-                || member.phase().equals(RolloutVm.SKIPPED)
-                || s.closed())) {
-          // Tracked for this event, or for another one still under way (it joins this one once
-          // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
-          // or it is done with this one.
-          continue;
-        }
-        if (member == null && vms.size() >= Rollout.MAX_VMS) {
-          full.add(eventId);
-          continue; // the rollout's record would outgrow its limit: see tooLarge
-        }
-        String group = World.group(w, r.spec().groupBy(), s.vmId());
-        RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);
-        vms.put(s.vmId(), skipped ? v.phase(RolloutVm.SKIPPED) : v);
-        limits.computeIfAbsent(
-            group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
-      }
-    }
-  }
-
-  /**
-   * An event the rollout still holds that lists VMs which have not reported it waits for them
-   * (since when is kept); IMDS would release them with the others, and the fleet could not count
-   * them in their groups.
-   */
-  private static void waitForReports(
-      Rollout r,
-      World w,
-      Map<String, RolloutVm> vms,
-      Map<String, Instant> unreported,
-      Instant now) {
-    // Events with a VM of the rollout past pending, found once.
-    java.util.Set<String> moved = new java.util.HashSet<>();
-    for (RolloutVm v : vms.values()) {
-      if (!v.phase().equals(RolloutVm.PENDING)) {
-        moved.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
-      }
-    }
-    for (String eventId : r.spec().eventIds()) {
-      boolean held = !moved.contains(eventId.toLowerCase(java.util.Locale.ROOT));
-      if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
-        unreported.putIfAbsent(eventId, now);
-      } else {
-        unreported.remove(eventId);
-      }
-    }
-  }
-
-  private static Rollout.Halt unreportedTooLong(
-      Rollout r, World w, Map<String, Instant> unreported, Instant now) {
-    for (Map.Entry<String, Instant> e : unreported.entrySet()) {
-      if (!now.isBefore(e.getValue().plus(r.spec().reportGrace()))) {
-        return new Rollout.Halt(
-            null,
-            e.getKey(),
-            String.format(
-                "event %s lists VMs that have not reported it for %ds: %s (no agent, or its agent"
-                    + " is down or behind). IMDS would release them with the others, uncounted,"
-                    + " so the event is held. Skip the event (NotBefore or an approval with"
-                    + " override will start it) or abort; resume waits for them again.",
-                e.getKey(),
-                r.spec().reportGrace().toSeconds(),
-                String.join(", ", ListedVms.unreported(e.getKey(), w))),
-            now);
-      }
-    }
-    return null;
   }
 
   /** Moves a VM on by what the fleet sees of it. */
@@ -337,9 +231,15 @@ public final class RolloutPlanner {
     return units;
   }
 
+  /** The events to release now, from {@code units} (events whose rollout VMs are all pending). */
   private static List<Release> plan(
-      Rollout r, World w, Ledger ledger, Map<String, RolloutVm> vms, int wave, Instant now) {
-    Map<String, Map<String, Integer>> units = pendingUnits(vms);
+      Rollout r,
+      World w,
+      Ledger ledger,
+      Map<String, RolloutVm> vms,
+      Map<String, Map<String, Integer>> units,
+      int wave,
+      Instant now) {
     units.keySet().removeIf(r.unreported()::containsKey);
     // Each event's NotBefore read once (a comparator would read the view on every comparison).
     Map<String, Instant> notBefore = new HashMap<>();

@@ -15,7 +15,6 @@ import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -95,9 +94,6 @@ public final class FleetTopology {
   public static final String BY_EVENT = "by-event";
   public static final String BY_REQUEST = "by-request";
 
-  /** What every view topic's name starts with, after the prefix and a dash. */
-  public static final String VIEWS_PREFIX = "views-";
-
   public static final String VIEWS_VMS = "views-vms";
   public static final String VIEWS_EVENTS = "views-events";
   public static final String VIEWS_REQUESTS = "views-requests";
@@ -143,36 +139,14 @@ public final class FleetTopology {
         observer,
         Policies.none(),
         Duration.ofSeconds(1),
-        () -> 0);
+        () -> 0,
+        ReplayGate.NONE);
   }
 
   /**
    * @param policies the central policies
    * @param tick how often rollouts step and new events are decided
    * @param commandPartitions partitions of the commands topic (0: unknown, misroutes not checked)
-   */
-  public static Topology build(
-      Topics topics,
-      CommandIssuer issuer,
-      int silentAfter,
-      Duration retention,
-      TopologyObserver observer,
-      Policies policies,
-      Duration tick,
-      java.util.function.IntSupplier commandPartitions) {
-    return build(
-        topics,
-        issuer,
-        silentAfter,
-        retention,
-        observer,
-        policies,
-        tick,
-        commandPartitions,
-        ReplayGate.NONE);
-  }
-
-  /**
    * @param replay whether the rollouts task has caught up with the rollouts topic ({@link
    *     ReplayGate}): until it has, nothing is stepped or released
    */
@@ -307,50 +281,12 @@ public final class FleetTopology {
         "misrouted", () -> new MisrouteProcessor(commandPartitions, observer), "commands-check");
 
     // The views, whole on every instance.
-    global(
-        t, VMS_VIEW, topics.of(VIEWS_VMS), vmViews, observer, (old, v) -> newer(old, v, observer));
-    global(t, EVENTS_VIEW, topics.of(VIEWS_EVENTS), eventViews, observer, (old, v) -> {});
-    global(t, REQUESTS_VIEW, topics.of(VIEWS_REQUESTS), requestViews, observer, (old, v) -> {});
-    global(t, ROLLOUTS_VIEW, topics.of(VIEWS_ROLLOUTS), rolloutViews, observer, (old, v) -> {});
-    global(t, POLICIES_VIEW, topics.of(VIEWS_POLICIES), decisions, observer, (old, v) -> {});
+    GlobalViews.add(t, topics, observer);
     return t;
   }
 
-  private static <V> StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> values) {
+  static <V> StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> values) {
     return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values);
-  }
-
-  /** A VM's view with a newer envelope is queryable (not a silence change of an old one). */
-  private static void newer(VmView old, VmView v, TopologyObserver observer) {
-    if (v.lastEnvelopeAt() != null
-        && (old == null
-            || old.lastEnvelopeAt() == null
-            || v.lastEnvelopeAt().isAfter(old.lastEnvelopeAt()))) {
-      observer.applied(v.lastEnvelopeAt());
-    }
-  }
-
-  private static <V> void global(
-      Topology t,
-      String store,
-      String topic,
-      JsonSerde<V> values,
-      TopologyObserver observer,
-      BiConsumer<V, V> applied) {
-    t.addGlobalStore(
-        store(store, values).withLoggingDisabled(),
-        store + "-source",
-        new StringDeserializer(),
-        values.deserializer(),
-        topic,
-        store + "-updater",
-        () ->
-            new ViewUpdater<V>(
-                store,
-                (old, v) -> {
-                  applied.accept(old, v);
-                  observer.viewChanged();
-                }));
   }
 
   @SuppressWarnings("unchecked")

@@ -242,44 +242,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    * goes to the audit topic, where the request processor sends commands only for an accepted one.
    */
   private void approve(ApprovalRequest r) {
-    Ledger ledger = ledger(activeRollouts());
     if (world.audited(r.requestId())) {
       // Decided before (a replay from a fresh application id, or the same record again after a
       // failover): the audit record stands, nothing is decided or written twice.
       LOG.debug("approval request {} was decided before; left as it is", r.requestId());
       return;
     }
-    String refusal = null;
-    if (!r.overrides()) {
-      refusal =
-          ledger
-              .holder(r.eventId())
-              .map(
-                  h ->
-                      "event "
-                          + r.eventId()
-                          + " is held by rollout "
-                          + h.id()
-                          + ", which releases it within its limits; approve with override to"
-                          + " start it anyway")
-              .orElseGet(() -> ledger.refusal(r.eventId(), world, now()).orElse(null));
-      if (refusal == null && ledger.constrained() && !seen(r)) {
-        // The API checked its instance's view; this one's may be a moment behind, and the ledger
-        // can only count what it sees.
-        refusal =
-            "the fleet's view here does not show event "
-                + r.eventId()
-                + " Scheduled on every VM asked for yet; approve again in a moment (with a new"
-                + " Idempotency-Key: this request stays refused)";
-      }
-    }
-    ApprovalRequest out = r;
-    if (refusal == null) {
-      ledger.release(r.eventId(), world, r.origin(), now());
-      out = r.admit();
-    } else {
-      out = r.refused(refusal);
-    }
+    Ledger ledger = ledger(activeRollouts());
+    ApprovalRequest out = OperatorApproval.decide(r, ledger, world, now());
     persist(ledger);
     context.forward(
         new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),
@@ -289,14 +259,9 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         r.requestId(),
         r.requestedBy(),
         r.eventId(),
-        refusal == null ? (r.overrides() ? "accepted with override" : "accepted") : refusal);
-  }
-
-  /** Whether this instance's view shows the event open, with every VM of the request in it. */
-  private boolean seen(ApprovalRequest r) {
-    return r.eventId() != null
-        && world.open(r.eventId())
-        && world.eventVms(r.eventId()).keySet().containsAll(r.vmIds());
+        out.refusal() != null
+            ? out.refusal()
+            : (r.overrides() ? "accepted with override" : "accepted"));
   }
 
   private void step(Rollout r, RolloutPlanner.Step s) {

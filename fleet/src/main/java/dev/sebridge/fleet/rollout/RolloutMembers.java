@@ -1,0 +1,128 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which VMs and events a rollout holds, a part of {@link RolloutPlanner}'s step: VMs that report
+ * its events join it (at most {@link Rollout#MAX_VMS}); an event that lists VMs which have not
+ * reported it waits for them, and halts the rollout naming them after the spec's reportGrace.
+ */
+final class RolloutMembers {
+  private RolloutMembers() {}
+
+  /**
+   * VMs that reported one of the rollout's events since the last step join it: pending, or skipped
+   * when an operator skipped that event (a late report must not make a skipped event releasable
+   * again for the VMs that reported it).
+   */
+  static void join(
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Integer> limits,
+      Set<String> full) {
+    // The skipped events, found once (not once per event: a rollout can hold 10,000 of them).
+    Set<String> skippedEvents = new java.util.HashSet<>();
+    for (RolloutVm v : vms.values()) {
+      if (v.phase().equals(RolloutVm.SKIPPED)) {
+        skippedEvents.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    for (String eventId : r.spec().eventIds()) {
+      boolean skipped = skippedEvents.contains(eventId.toLowerCase(java.util.Locale.ROOT));
+      for (VmEventState s : w.eventVms(eventId).values()) {
+        RolloutVm member = vms.get(s.vmId());
+        if (member != null
+            && (member.eventId().equalsIgnoreCase(eventId)
+                || !member.done()
+                || member.phase().equals(RolloutVm.SKIPPED)
+                || s.closed())) {
+          // Tracked for this event, or for another one still under way (it joins this one once
+          // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
+          // or it is done with this one.
+          continue;
+        }
+        if (member == null && vms.size() >= Rollout.MAX_VMS) {
+          full.add(eventId);
+          continue; // the rollout's record would outgrow its limit: see tooLarge
+        }
+        String group = World.group(w, r.spec().groupBy(), s.vmId());
+        RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);
+        vms.put(s.vmId(), skipped ? v.phase(RolloutVm.SKIPPED) : v);
+        limits.computeIfAbsent(
+            group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
+      }
+    }
+  }
+
+  /**
+   * An event the rollout still holds that lists VMs which have not reported it waits for them
+   * (since when is kept); IMDS would release them with the others, and the fleet could not count
+   * them in their groups.
+   */
+  static void waitForReports(
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Instant> unreported,
+      Instant now) {
+    // Events with a VM of the rollout past pending, found once.
+    Set<String> moved = new java.util.HashSet<>();
+    for (RolloutVm v : vms.values()) {
+      if (!v.phase().equals(RolloutVm.PENDING)) {
+        moved.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    for (String eventId : r.spec().eventIds()) {
+      boolean held = !moved.contains(eventId.toLowerCase(java.util.Locale.ROOT));
+      if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
+        unreported.putIfAbsent(eventId, now);
+      } else {
+        unreported.remove(eventId);
+      }
+    }
+  }
+
+  static Rollout.Halt unreportedTooLong(
+      Rollout r, World w, Map<String, Instant> unreported, Instant now) {
+    for (Map.Entry<String, Instant> e : unreported.entrySet()) {
+      if (!now.isBefore(e.getValue().plus(r.spec().reportGrace()))) {
+        return new Rollout.Halt(
+            null,
+            e.getKey(),
+            String.format(
+                "event %s lists VMs that have not reported it for %ds: %s (no agent, or its agent"
+                    + " is down or behind). IMDS would release them with the others, uncounted,"
+                    + " so the event is held. Skip the event (NotBefore or an approval with"
+                    + " override will start it) or abort; resume waits for them again.",
+                e.getKey(),
+                r.spec().reportGrace().toSeconds(),
+                String.join(", ", ListedVms.unreported(e.getKey(), w))),
+            now);
+      }
+    }
+    return null;
+  }
+
+  /** The halt of a rollout that VMs of these events could not join ({@link Rollout#MAX_VMS}). */
+  static Rollout.Halt tooLarge(Map<String, RolloutVm> vms, Set<String> full, Instant now) {
+    if (full.isEmpty()) {
+      return null;
+    }
+    return new Rollout.Halt(
+        null,
+        full.iterator().next(),
+        String.format(
+            "the rollout tracks %d VMs, the most one rollout can (its record has a size"
+                + " limit); VMs of %d event(s) (%s) could not join and are not released by"
+                + " it. Abort it and roll the events out in several rollouts of at most"
+                + " that many VMs each.",
+            vms.size(),
+            full.size(),
+            String.join(", ", full.stream().limit(5).toList()) + (full.size() > 5 ? ", ..." : "")),
+        now);
+  }
+}

@@ -1,0 +1,90 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
+import java.util.function.BiConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * The views every instance holds whole ({@link FleetTopology}'s global stores): each fed from its
+ * {@code <prefix>-views-*} topic, telling the observer when a view changed and, for VM views, the
+ * envelope time now queryable.
+ */
+final class GlobalViews {
+  private GlobalViews() {}
+
+  static void add(Topology t, FleetTopology.Topics topics, TopologyObserver observer) {
+    global(
+        t,
+        FleetTopology.VMS_VIEW,
+        topics.of(FleetTopology.VIEWS_VMS),
+        new JsonSerde<>(VmView.class),
+        observer,
+        (old, v) -> newer(old, v, observer));
+    global(
+        t,
+        FleetTopology.EVENTS_VIEW,
+        topics.of(FleetTopology.VIEWS_EVENTS),
+        new JsonSerde<>(EventView.class),
+        observer,
+        (old, v) -> {});
+    global(
+        t,
+        FleetTopology.REQUESTS_VIEW,
+        topics.of(FleetTopology.VIEWS_REQUESTS),
+        new JsonSerde<>(RequestView.class),
+        observer,
+        (old, v) -> {});
+    global(
+        t,
+        FleetTopology.ROLLOUTS_VIEW,
+        topics.of(FleetTopology.VIEWS_ROLLOUTS),
+        new JsonSerde<>(Rollout.class),
+        observer,
+        (old, v) -> {});
+    global(
+        t,
+        FleetTopology.POLICIES_VIEW,
+        topics.of(FleetTopology.VIEWS_POLICIES),
+        new JsonSerde<>(PolicyDecision.class),
+        observer,
+        (old, v) -> {});
+  }
+
+  /** A VM's view with a newer envelope is queryable (not a silence change of an old one). */
+  private static void newer(VmView old, VmView v, TopologyObserver observer) {
+    if (v.lastEnvelopeAt() != null
+        && (old == null
+            || old.lastEnvelopeAt() == null
+            || v.lastEnvelopeAt().isAfter(old.lastEnvelopeAt()))) {
+      observer.applied(v.lastEnvelopeAt());
+    }
+  }
+
+  private static <V> void global(
+      Topology t,
+      String store,
+      String topic,
+      JsonSerde<V> values,
+      TopologyObserver observer,
+      BiConsumer<V, V> applied) {
+    t.addGlobalStore(
+        FleetTopology.store(store, values).withLoggingDisabled(),
+        store + "-source",
+        new StringDeserializer(),
+        values.deserializer(),
+        topic,
+        store + "-updater",
+        () ->
+            new ViewUpdater<V>(
+                store,
+                (old, v) -> {
+                  applied.accept(old, v);
+                  observer.viewChanged();
+                }));
+  }
+}

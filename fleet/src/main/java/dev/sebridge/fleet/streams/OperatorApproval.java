@@ -1,0 +1,57 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.World;
+import java.time.Instant;
+
+/**
+ * An operator's approval (API, page) decided against the fleet-wide ledger: refused when an active
+ * rollout holds the event, when it would put a group over an active rollout's limit, or (while a
+ * rollout is active) when this instance's view does not show the event and its VMs yet, unless the
+ * operator overrides; admitted and recorded in the ledger otherwise. Either way the request goes to
+ * the audit topic, where the request processor sends commands only for an admitted one.
+ */
+final class OperatorApproval {
+  private OperatorApproval() {}
+
+  /** The request admitted (and recorded as released in {@code ledger}) or refused with why. */
+  static ApprovalRequest decide(ApprovalRequest r, Ledger ledger, World world, Instant now) {
+    String refusal = null;
+    if (!r.overrides()) {
+      refusal =
+          ledger
+              .holder(r.eventId())
+              .map(
+                  h ->
+                      "event "
+                          + r.eventId()
+                          + " is held by rollout "
+                          + h.id()
+                          + ", which releases it within its limits; approve with override to"
+                          + " start it anyway")
+              .orElseGet(() -> ledger.refusal(r.eventId(), world, now).orElse(null));
+      if (refusal == null && ledger.constrained() && !seen(r, world)) {
+        // The API checked its instance's view; this one's may be a moment behind, and the ledger
+        // can only count what it sees.
+        refusal =
+            "the fleet's view here does not show event "
+                + r.eventId()
+                + " Scheduled on every VM asked for yet; approve again in a moment (with a new"
+                + " Idempotency-Key: this request stays refused)";
+      }
+    }
+    if (refusal != null) {
+      return r.refused(refusal);
+    }
+    ledger.release(r.eventId(), world, r.origin(), now);
+    return r.admit();
+  }
+
+  /** Whether this instance's view shows the event open, with every VM of the request in it. */
+  private static boolean seen(ApprovalRequest r, World world) {
+    return r.eventId() != null
+        && world.open(r.eventId())
+        && world.eventVms(r.eventId()).keySet().containsAll(r.vmIds());
+  }
+}
