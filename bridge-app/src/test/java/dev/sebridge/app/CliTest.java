@@ -402,19 +402,7 @@ class CliTest {
       Path token = dir.resolve("token");
       Files.writeString(token, "approver-token-0123456789");
       String url = "http://127.0.0.1:" + server.getAddress().getPort();
-      String[] approve = {
-        "fleet",
-        "approve",
-        "E-1",
-        "--reason",
-        "patch",
-        "--wait",
-        "0",
-        "--url",
-        url,
-        "--token-file",
-        token.toString()
-      };
+      String[] approve = approve(url, token);
       assertThat(run(approve)).as(err.toString()).isZero();
       assertThat(out.toString()).contains("request req-1 by alice: 1 command(s) for event E-1");
       assertThat(keys).hasSize(2);
@@ -422,9 +410,7 @@ class CliTest {
 
       keys.clear();
       unknownAnswers.set(99);
-      java.util.List<String> again = new java.util.ArrayList<>(java.util.List.of(approve));
-      again.addAll(java.util.List.of("--idempotency-key", "my-key-1"));
-      assertThat(run(again.toArray(String[]::new))).isEqualTo(1);
+      assertThat(run(approve(url, token, "--idempotency-key", "my-key-1"))).isEqualTo(1);
       assertThat(keys).containsExactly("my-key-1", "my-key-1", "my-key-1");
       assertThat(err.toString())
           .contains("503: cannot write the audit record")
@@ -435,25 +421,35 @@ class CliTest {
     }
     // No answer at all (here: nothing listens any more): after the last try, the key to retry.
     err.getBuffer().setLength(0);
-    java.util.List<String> refused = new java.util.ArrayList<>();
-    refused.addAll(
-        java.util.List.of(
-            "fleet",
-            "approve",
-            "E-1",
-            "--reason",
-            "patch",
-            "--wait",
-            "0",
-            "--url",
+    String[] refused =
+        approve(
             "http://127.0.0.1:" + server.getAddress().getPort(),
-            "--token-file",
-            dir.resolve("token").toString(),
+            dir.resolve("token"),
             "--idempotency-key",
-            "my-key-2"));
-    assertThat(run(refused.toArray(String[]::new))).isEqualTo(1);
+            "my-key-2");
+    assertThat(run(refused)).isEqualTo(1);
     assertThat(err.toString())
         .contains("the request may still take effect (state unknown)")
         .contains("--idempotency-key my-key-2");
+  }
+
+  /** {@code fleet approve E-1} against this service, with these options more. */
+  static String[] approve(String url, Path token, String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "fleet",
+                "approve",
+                "E-1",
+                "--reason",
+                "patch",
+                "--wait",
+                "0",
+                "--url",
+                url,
+                "--token-file",
+                token.toString()));
+    args.addAll(java.util.List.of(more));
+    return args.toArray(String[]::new);
   }
 }

@@ -104,14 +104,9 @@ public final class EventTracker {
         && Duration.between(committed.observedAt(), now).compareTo(continuityGap) <= 0;
   }
 
+  /** Watching, and no document missed in between. */
   private boolean isContinuous(long incarnation, Instant now) {
-    if (restored || committed.observedAt() == null) {
-      return false;
-    }
-    if (incarnation - committed.incarnation() > 1) {
-      return false; // documents were missed
-    }
-    return Duration.between(committed.observedAt(), now).compareTo(continuityGap) <= 0;
+    return isWatching(now) && incarnation - committed.incarnation() <= 1;
   }
 
   private static Transition removal(

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -65,13 +64,7 @@ final class FleetApproveCommand implements Callable<Integer> {
           "Wait this long for every VM's result (0: do not wait; default ${DEFAULT-VALUE}).")
   long waitSeconds = 60;
 
-  @Option(
-      names = "--idempotency-key",
-      paramLabel = "KEY",
-      description =
-          "The request's Idempotency-Key (default: a new one per run). Every retry of this run"
-              + " sends the same key; give the key a failed run printed to retry that request.")
-  String idempotencyKey = UUID.randomUUID().toString();
+  @Mixin IdempotencyKeyOption idempotency = new IdempotencyKeyOption();
 
   @Spec CommandSpec spec;
 
@@ -92,11 +85,11 @@ final class FleetApproveCommand implements Callable<Integer> {
     try {
       accepted =
           client.post(
-              "api/events/" + FleetClient.segment(eventId) + "/approve", body, idempotencyKey);
+              "api/events/" + FleetClient.segment(eventId) + "/approve", body, idempotency.key);
     } catch (java.io.IOException e) {
       spec.commandLine()
           .getErr()
-          .println(FleetClient.failure("sebridge fleet approve", e, idempotencyKey));
+          .println(FleetClient.failure("sebridge fleet approve", e, idempotency.key));
       return 1;
     }
     String requestId = accepted.path("requestId").asText();

@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -80,13 +79,7 @@ final class FleetRolloutCommand implements Callable<Integer> {
           "Print the waves until the rollout ends, at most this long (0: do not watch; default ${DEFAULT-VALUE}).")
   long watchSeconds = 3600;
 
-  @Option(
-      names = "--idempotency-key",
-      paramLabel = "KEY",
-      description =
-          "The request's Idempotency-Key (default: a new one per run). Every retry of this run"
-              + " sends the same key; give the key a failed run printed to retry that request.")
-  String idempotencyKey = UUID.randomUUID().toString();
+  @Mixin IdempotencyKeyOption idempotency = new IdempotencyKeyOption();
 
   @Spec CommandSpec spec;
 
@@ -104,11 +97,11 @@ final class FleetRolloutCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     String id;
     try {
-      id = client.post("api/rollouts", body, idempotencyKey).path("rolloutId").asText();
+      id = client.post("api/rollouts", body, idempotency.key).path("rolloutId").asText();
     } catch (java.io.IOException e) {
       spec.commandLine()
           .getErr()
-          .println(FleetClient.failure("sebridge fleet rollout", e, idempotencyKey));
+          .println(FleetClient.failure("sebridge fleet rollout", e, idempotency.key));
       return 1;
     }
     out.printf(
