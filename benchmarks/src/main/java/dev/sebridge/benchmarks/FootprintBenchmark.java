@@ -1,6 +1,5 @@
 package dev.sebridge.benchmarks;
 
-import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.nio.file.Path;
@@ -79,7 +78,7 @@ final class FootprintBenchmark {
                     harness.repo.resolve("benchmarks/reference/reference_loop.py"),
                     sim.baseUri(Benchmarks.VM.name()).toString())
                 : null) {
-      settle(sim, twinSim);
+      harness.settle(List.of(sim, twinSim));
       CpuWindow cpu = new CpuWindow(agent.pid(), ref == null ? null : ref.pid());
       List<Long> rss = new ArrayList<>();
       List<Long> pss = new ArrayList<>();
@@ -151,7 +150,7 @@ final class FootprintBenchmark {
           agent);
       Map<String, long[]> floors = new LinkedHashMap<>(); // {RSS max, PSS max} in KiB
       processes.keySet().forEach(name -> floors.put(name, new long[2]));
-      settle(sim);
+      harness.settle(List.of(sim));
       int seconds = Math.min(harness.footprintSeconds, FLOOR_SECONDS);
       for (int s = 0; s < seconds; s++) {
         Thread.sleep(1000);
@@ -163,21 +162,6 @@ final class FootprintBenchmark {
       }
       out.footprintFloor(seconds, floors);
     }
-  }
-
-  /** Started, an event scheduled and then started on each simulator, the first publishes done. */
-  private static void settle(ImdsSimulator... sims) throws InterruptedException {
-    List<String> ids = new ArrayList<>();
-    for (ImdsSimulator sim : sims) {
-      ids.add(
-          sim.addEvent(
-              EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000)));
-    }
-    Thread.sleep(10_000);
-    for (int i = 0; i < sims.length; i++) {
-      sims[i].startEvent(ids.get(i));
-    }
-    Thread.sleep(5_000);
   }
 
   /** CPU of the agent and, when there is one, the reference loop over one window from now. */

@@ -1,6 +1,5 @@
 package dev.sebridge.benchmarks;
 
-import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.sink.eventhubs.testing.EventHubsTestPeer;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
@@ -34,7 +33,7 @@ final class SinkCostBenchmark {
       String name, List<String> settings, List<String> jvm, Map<String, String> env) {}
 
   void run(EmbeddedKafkaBroker kafka) throws Exception {
-    int seconds = Math.max(30, harness.footprintSeconds / 2);
+    int seconds = Math.max(Math.min(30, harness.footprintSeconds), harness.footprintSeconds / 2);
     List<ImdsSimulator> sims = new ArrayList<>();
     List<AgentProcessHandle> agents = new ArrayList<>();
     try (EventHubsTestPeer hub = new EventHubsTestPeer().hub("events", 4).start();
@@ -84,17 +83,7 @@ final class SinkCostBenchmark {
                     "state-sinks-" + i,
                     v.settings())));
       }
-      List<String> ids = new ArrayList<>();
-      for (ImdsSimulator sim : sims) {
-        ids.add(
-            sim.addEvent(
-                EventSpec.scheduled("Freeze", List.of(Benchmarks.VM.name())).withNotice(36000)));
-      }
-      Thread.sleep(10_000);
-      for (int i = 0; i < sims.size(); i++) {
-        sims.get(i).startEvent(ids.get(i));
-      }
-      Thread.sleep(5_000);
+      harness.settle(sims);
       Map<String, long[]> max = new LinkedHashMap<>();
       variants.forEach(v -> max.put(v.name(), new long[2]));
       for (int s = 0; s < seconds; s++) {
