@@ -39,6 +39,7 @@ class FleetDemoTest {
     assertThat(o.split("accepted +accepted", -1)).hasSize(3);
     // never more than 2 VMs of a zone in one wave (each wave starts only when the last is back)
     for (String wave : o.lines().filter(l -> l.trim().startsWith("wave ")).toList()) {
+      assertThat(wave).as("every VM of a wave with its group").doesNotContain("(-)");
       for (String zone : java.util.List.of("zone=1", "zone=2", "zone=3")) {
         assertThat(wave.split(java.util.regex.Pattern.quote(zone), -1).length - 1)
             .as(wave)

@@ -118,11 +118,16 @@ final class FleetRolloutsCommand implements Callable<Integer> {
 
   /** {@code wave 2: web-4 (zone=1), api-2 (zone=3)}. */
   static String wave(JsonNode rollout, JsonNode wave) {
+    // The rollout's entries are per VM and event (<vmId>|<eventId>); a wave lists vmIds.
+    java.util.Map<String, JsonNode> byVm = new java.util.HashMap<>();
+    rollout.path("vms").forEach(v -> byVm.putIfAbsent(v.path("vmId").asText(), v));
     List<String> vms = new ArrayList<>();
     wave.path("vmIds")
         .forEach(
             v -> {
-              JsonNode vm = rollout.path("vms").path(v.asText());
+              JsonNode vm =
+                  byVm.getOrDefault(
+                      v.asText(), com.fasterxml.jackson.databind.node.MissingNode.getInstance());
               vms.add(
                   vm.path("name").asText(v.asText()) + " (" + vm.path("group").asText("-") + ")");
             });

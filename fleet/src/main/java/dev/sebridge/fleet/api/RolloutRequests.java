@@ -114,7 +114,7 @@ public final class RolloutRequests {
         if ((vmId == null) == (eventId == null)) {
           throw new ApiException(400, "skip takes a vmId or an eventId");
         }
-        if (vmId != null && !r.vms().containsKey(vmId)) {
+        if (vmId != null && !r.hasVm(vmId)) {
           throw new ApiException(404, "rollout " + rolloutId + " has no VM " + vmId);
         }
       }

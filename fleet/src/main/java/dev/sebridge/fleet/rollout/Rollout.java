@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * @param state {@code running}, {@code halted}, {@code completed} or {@code aborted}
  * @param halt why it is halted, or null
  * @param groupLimits per group: the most VMs that may be unavailable at once
- * @param vms per vmId
+ * @param vms per VM and event: {@link RolloutVm#key(String, String)}, {@code <vmId>|<eventId>} (a
+ *     VM with two events of the rollout has two entries)
  * @param waves what each wave approved
  * @param history operators' actions (resume, skip, abort) and halts
  * @param unreported per event of the rollout that lists VMs which have not reported it: since when
@@ -49,16 +50,22 @@ public record Rollout(
   public static final String ABORTED = "aborted";
 
   /**
-   * The most VMs one rollout tracks. A rollout is one record (its state, and its view on {@code
-   * <prefix>-views-rollouts}): at about 450 bytes a VM in JSON, 20,000 VMs are some 9 MB, within
-   * the fleet's 16 MiB record limit ({@code FleetTopology.MAX_RECORD_BYTES}). Past it, VMs do not
-   * join and the rollout halts saying so: start another rollout for the rest.
+   * The most entries (a VM per event) one rollout tracks. A rollout is one record (its state, and
+   * its view on {@code <prefix>-views-rollouts}): at about 450 bytes a VM in JSON, 20,000 VMs are
+   * some 9 MB, within the fleet's 16 MiB record limit ({@code FleetTopology.MAX_RECORD_BYTES}).
+   * Past it, VMs do not join and the rollout halts saying so: start another rollout for the rest.
    */
   public static final int MAX_VMS = 20_000;
 
   public Rollout {
     groupLimits = groupLimits == null ? Map.of() : new TreeMap<>(groupLimits);
-    vms = vms == null ? Map.of() : new TreeMap<>(vms);
+    // Keyed by (VM, event) whatever the caller used: a record written when entries were keyed by
+    // vmId alone reads as the same entries.
+    TreeMap<String, RolloutVm> byKey = new TreeMap<>();
+    if (vms != null) {
+      vms.values().forEach(v -> byKey.put(v.key(), v));
+    }
+    vms = byKey;
     waves = waves == null ? List.of() : List.copyOf(waves);
     history = history == null ? List.of() : List.copyOf(history);
     unreported = unreported == null ? Map.of() : new TreeMap<>(unreported);
@@ -108,12 +115,17 @@ public record Rollout(
         .allMatch(v -> v.phase().equals(RolloutVm.PENDING));
   }
 
+  /** Whether the rollout has an entry for this VM, for any of its events. */
+  public boolean hasVm(String vmId) {
+    return vms.values().stream().anyMatch(v -> v.vmId().equals(vmId));
+  }
+
   @JsonIgnore
   public boolean active() {
     return state.equals(RUNNING) || state.equals(HALTED);
   }
 
-  /** VMs by phase. */
+  /** Entries (a VM per event) by phase. */
   public Map<String, Integer> counts() {
     Map<String, Integer> c = new TreeMap<>();
     vms.values().forEach(v -> c.merge(v.phase(), 1, Integer::sum));

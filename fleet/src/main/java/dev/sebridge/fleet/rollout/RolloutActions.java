@@ -65,9 +65,10 @@ public final class RolloutActions {
         if (halt == null) {
           return current;
         }
-        if (halt.vmId() != null && vms.containsKey(halt.vmId())) {
+        String halted = halt.vmId() == null ? null : RolloutVm.key(halt.vmId(), halt.eventId());
+        if (halted != null && vms.containsKey(halted)) {
           // its clock starts again, and the result that halted it does not halt it again
-          vms.put(halt.vmId(), vms.get(halt.vmId()).resumed(now.plus(current.spec().timeout())));
+          vms.put(halted, vms.get(halted).resumed(now.plus(current.spec().timeout())));
         }
         if (halt.vmId() == null && halt.eventId() != null) {
           // an event waiting for VMs that never reported waits for them again, still held
@@ -79,22 +80,25 @@ public final class RolloutActions {
       }
       case RolloutCommand.SKIP -> {
         List<String> skipped = new ArrayList<>();
-        // Skipping a VM whose event the rollout has not released skips the whole event: IMDS
-        // would release the event for every VM it lists, the skipped one included.
-        String wholeEvent =
-            c.vmId() != null
-                    && vms.containsKey(c.vmId())
-                    && vms.get(c.vmId()).phase().equals(RolloutVm.PENDING)
-                ? vms.get(c.vmId()).eventId()
-                : c.eventId();
-        boolean byVm = c.vmId() != null && wholeEvent == null;
+        // Skipping a VM skips the whole of each of its events the rollout has not released: IMDS
+        // would release the event for every VM it lists, the skipped one included. Its events
+        // already released stop being waited for.
+        java.util.Set<String> wholeEvents = new java.util.HashSet<>();
+        if (c.eventId() != null) {
+          wholeEvents.add(c.eventId().toLowerCase(java.util.Locale.ROOT));
+        }
+        vms.values().stream()
+            .filter(v -> v.vmId().equals(c.vmId()) && v.phase().equals(RolloutVm.PENDING))
+            .forEach(v -> wholeEvents.add(v.eventId().toLowerCase(java.util.Locale.ROOT)));
         vms.replaceAll(
-            (id, v) -> {
-              boolean hit = byVm ? id.equals(c.vmId()) : v.eventId().equalsIgnoreCase(wholeEvent);
+            (key, v) -> {
+              boolean hit =
+                  v.vmId().equals(c.vmId())
+                      || wholeEvents.contains(v.eventId().toLowerCase(java.util.Locale.ROOT));
               if (!hit || v.done() || (v.unavailable() && v.deadline() == null)) {
                 return v;
               }
-              skipped.add(id);
+              skipped.add(v.vmId() + " (" + v.eventId() + ")");
               // A released VM is unavailable all the same: it stops being waited for (no
               // timeout, no result halts) but counts against its group until it is back.
               return v.unavailable() ? v.resumed(null) : v.phase(RolloutVm.SKIPPED);
@@ -102,12 +106,13 @@ public final class RolloutActions {
         if (skipped.isEmpty()) {
           return current;
         }
-        if (wholeEvent != null) {
-          unreported.remove(wholeEvent);
-        }
+        unreported
+            .keySet()
+            .removeIf(e -> wholeEvents.contains(e.toLowerCase(java.util.Locale.ROOT)));
         if (halt != null
-            && (skipped.contains(halt.vmId())
-                || (halt.vmId() == null && halt.eventId().equalsIgnoreCase(wholeEvent)))) {
+            && ((halt.vmId() != null && halt.vmId().equals(c.vmId()))
+                || (halt.eventId() != null
+                    && wholeEvents.contains(halt.eventId().toLowerCase(java.util.Locale.ROOT))))) {
           halt = null;
           state = Rollout.RUNNING;
         }

@@ -14,9 +14,10 @@ final class RolloutMembers {
   private RolloutMembers() {}
 
   /**
-   * VMs that reported one of the rollout's events since the last step join it: pending, or skipped
-   * when an operator skipped that event (a late report must not make a skipped event releasable
-   * again for the VMs that reported it).
+   * VMs that reported one of the rollout's events since the last step join it, an entry per VM and
+   * event: pending, or skipped when an operator skipped that event (a late report must not make a
+   * skipped event releasable again for the VMs that reported it). A VM's other event is an entry of
+   * its own, whatever became of the first: the ledger counts the VM once while either is under way.
    */
   static void join(
       Rollout r,
@@ -34,24 +35,17 @@ final class RolloutMembers {
     for (String eventId : r.spec().eventIds()) {
       boolean skipped = skippedEvents.contains(eventId.toLowerCase(java.util.Locale.ROOT));
       for (VmEventState s : w.eventVms(eventId).values()) {
-        RolloutVm member = vms.get(s.vmId());
-        if (member != null
-            && (member.eventId().equalsIgnoreCase(eventId)
-                || !member.done()
-                || member.phase().equals(RolloutVm.SKIPPED)
-                || s.closed())) {
-          // Tracked for this event, or for another one still under way (it joins this one once
-          // that is back; the ledger counts it for both meanwhile) or skipped (that skip stays),
-          // or it is done with this one.
+        String key = RolloutVm.key(s.vmId(), eventId);
+        if (vms.containsKey(key)) {
           continue;
         }
-        if (member == null && vms.size() >= Rollout.MAX_VMS) {
+        if (vms.size() >= Rollout.MAX_VMS) {
           full.add(eventId);
           continue; // the rollout's record would outgrow its limit: see tooLarge
         }
         String group = World.group(w, r.spec().groupBy(), s.vmId());
         RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);
-        vms.put(s.vmId(), skipped ? v.phase(RolloutVm.SKIPPED) : v);
+        vms.put(key, skipped ? v.phase(RolloutVm.SKIPPED) : v);
         limits.computeIfAbsent(
             group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
       }
@@ -116,7 +110,7 @@ final class RolloutMembers {
         null,
         full.iterator().next(),
         String.format(
-            "the rollout tracks %d VMs, the most one rollout can (its record has a size"
+            "the rollout tracks %d VMs (a VM per event), the most one rollout can (its record has a size"
                 + " limit); VMs of %d event(s) (%s) could not join and are not released by"
                 + " it. Abort it and roll the events out in several rollouts of at most"
                 + " that many VMs each.",

@@ -52,6 +52,20 @@ public record RolloutVm(
   public static final String CANCELED = "canceled";
   public static final String SKIPPED = "skipped";
 
+  /**
+   * The key of a VM's entry for one event in {@link Rollout#vms()}: {@code <vmId>|<eventId>}, the
+   * event id in lower case (IMDS's ids are GUIDs, compared case-insensitively). A VM with two
+   * events in one rollout (a policy's Freeze and then its Reboot) has an entry for each.
+   */
+  public static String key(String vmId, String eventId) {
+    return vmId + "|" + eventId.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** This entry's key in {@link Rollout#vms()}. */
+  public String key() {
+    return key(vmId, eventId);
+  }
+
   static RolloutVm pending(String vmId, String name, String eventId, String group) {
     return new RolloutVm(
         vmId, name, eventId, group, PENDING, false, null, null, null, null, null, null, null, null,

@@ -167,14 +167,20 @@ final class PageModel {
       m.put("haltVm", r.halt().vmId());
       m.put("haltEvent", r.halt().eventId());
     }
-    Map<String, int[]> groups = new TreeMap<>();
+    // Per group, distinct VMs: a VM with two events of the rollout is one VM, unavailable once.
+    Map<String, java.util.Set<String>> all = new TreeMap<>();
+    Map<String, java.util.Set<String>> down = new TreeMap<>();
+    Map<String, String> names = new java.util.HashMap<>();
     for (RolloutVm v : r.vms().values()) {
-      int[] g = groups.computeIfAbsent(v.group(), k -> new int[2]);
-      g[1]++;
+      all.computeIfAbsent(v.group(), k -> new java.util.HashSet<>()).add(v.vmId());
+      down.computeIfAbsent(v.group(), k -> new java.util.HashSet<>());
       if (v.unavailable()) {
-        g[0]++;
+        down.get(v.group()).add(v.vmId());
       }
+      names.put(v.vmId(), name(v));
     }
+    Map<String, int[]> groups = new TreeMap<>();
+    all.forEach((g, ids) -> groups.put(g, new int[] {down.get(g).size(), ids.size()}));
     List<Map<String, Object>> gs = new ArrayList<>();
     groups.forEach(
         (g, n) ->
@@ -199,13 +205,16 @@ final class PageModel {
               TIME.format(w.at()),
               "vms",
               w.vmIds().stream()
-                  .map(id -> r.vms().containsKey(id) ? name(r.vms().get(id)) : id)
+                  .map(id -> names.getOrDefault(id, id))
                   .collect(Collectors.joining(", "))));
     }
     m.put("waves", waves);
     List<Map<String, Object>> vms = new ArrayList<>();
     r.vms().values().stream()
-        .sorted(Comparator.comparing(RolloutVm::group).thenComparing(RolloutVm::vmId))
+        .sorted(
+            Comparator.comparing(RolloutVm::group)
+                .thenComparing(RolloutVm::vmId)
+                .thenComparing(RolloutVm::eventId))
         .forEach(
             v ->
                 vms.add(
@@ -214,6 +223,8 @@ final class PageModel {
                         v.vmId(),
                         "name",
                         name(v),
+                        "eventId",
+                        v.eventId(),
                         "group",
                         v.group(),
                         "phase",

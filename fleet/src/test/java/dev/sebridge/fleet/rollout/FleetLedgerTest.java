@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ledger's rules, one scenario each: the ways the rollout promise was broken before it existed
- * (issue "Rollout safety as a fleet-wide guarantee", items 1, 2, 4 and 5), and its retention.
+ * (issue "Rollout safety as a fleet-wide guarantee", items 1 to 5), and its retention.
  */
 class FleetLedgerTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -109,13 +109,13 @@ class FleetLedgerTest {
     ledger.observe(w, at(10)); // as the processor's tick does before stepping
     ledger.constrain(s.rollout());
     s = RolloutPlanner.step(s.rollout(), w, ledger, at(10));
-    assertThat(s.rollout().vms().get("web_0").agentBackAt()).isEqualTo(at(10));
+    assertThat(s.rollout().vms().get(RolloutVm.key("web_0", "A")).agentBackAt()).isEqualTo(at(10));
     assertThat(s.releases()).as("settle (1 s) has not passed").isEmpty();
 
     ledger.observe(w, at(11));
     ledger.constrain(s.rollout());
     s = RolloutPlanner.step(s.rollout(), w, ledger, at(11));
-    assertThat(s.rollout().vms().get("web_0").backAt())
+    assertThat(s.rollout().vms().get(RolloutVm.key("web_0", "A")).backAt())
         .as("back for the rollout in the tick the ledger admits B")
         .isEqualTo(at(11));
     assertThat(s.releases()).singleElement().satisfies(x -> assertThat(x.eventId()).isEqualTo("B"));
@@ -234,6 +234,103 @@ class FleetLedgerTest {
     assertThat(ledger.entries()).isEmpty();
   }
 
+  /**
+   * Item 3: a VM's second event in the same rollout is an entry of its own. web_3 has a Freeze F
+   * (held: web_9, which it also lists, has not reported it) and a Reboot R. Keyed by VM alone, R
+   * never joined while web_3 was F's, and never after F was skipped: never approved, never halted,
+   * started at NotBefore outside the rollout.
+   */
+  @Test
+  void aVmsSecondEventIsAnEntryOfItsOwnReleasedWhileItsFirstIsHeldAndAfterItIsSkipped() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_3", "1")
+            .vm("web_4", "1")
+            .vm("web_9", "1")
+            .event("F", "web_3", "web_9")
+            .event("R", "web_3")
+            .report("F", "web_3", "scheduled", T0)
+            .report("R", "web_3", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "1", "F", "R"), w, ledger, at(1));
+    assertThat(s.rollout().vms())
+        .containsOnlyKeys(RolloutVm.key("web_3", "F"), RolloutVm.key("web_3", "R"));
+    assertThat(s.releases())
+        .as("R lists only web_3 and fits; F waits for web_9")
+        .singleElement()
+        .satisfies(x -> assertThat(x.eventId()).isEqualTo("R"));
+
+    Rollout r =
+        RolloutActions.apply(
+            s.rollout(), command(s.rollout(), RolloutCommand.SKIP, null, "F"), at(2));
+    assertThat(r.vms().get(RolloutVm.key("web_3", "F")).phase()).isEqualTo(RolloutVm.SKIPPED);
+    assertThat(r.vms().get(RolloutVm.key("web_3", "R")).phase())
+        .as("skipping F leaves web_3's R as it was")
+        .isEqualTo(RolloutVm.APPROVED);
+  }
+
+  /**
+   * Item 3, both events at once: web_3 is already down for F, so R (web_3, and web_4 in zone 2)
+   * costs zone 1 nothing more and goes in the same wave; the ledger counts web_3 once. Once web_3
+   * is back from F, F's entry (its wave, its times) is still there beside R's, not overwritten.
+   */
+  @Test
+  void aVmsTwoEventsGoTogetherCountedOnceAndKeepAnEntryEach() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_3", "1")
+            .vm("web_4", "2")
+            .vm("web_5", "1")
+            .event("F", "web_3")
+            .event("R", "web_3", "web_4")
+            .event("G", "web_5")
+            .report("F", "web_3", "scheduled", T0)
+            .report("R", "web_3", "scheduled", T0)
+            .report("R", "web_4", "scheduled", T0)
+            .report("G", "web_5", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "1", "F", "R", "G"), w, ledger, at(1));
+    assertThat(s.releases())
+        .as("web_3 counts once in zone 1; web_5 would be a second VM there")
+        .extracting(RolloutPlanner.Release::eventId)
+        .containsExactly("F", "R");
+    assertThat(ledger.unavailable(Duration.ZERO, at(1)))
+        .containsExactlyInAnyOrder("web_3", "web_4");
+
+    w.report("F", "web_3", "completed", at(5)).heartbeat("web_3", at(6));
+    ledger.observe(w, at(7));
+    s = RolloutPlanner.step(s.rollout(), w, ledger, at(7));
+    assertThat(s.releases()).as("web_3 is still R's").isEmpty();
+    RolloutVm first = s.rollout().vms().get(RolloutVm.key("web_3", "F"));
+    assertThat(first.phase()).isEqualTo(RolloutVm.BACK);
+    assertThat(first.wave()).isEqualTo(1);
+    assertThat(s.rollout().vms().get(RolloutVm.key("web_3", "R")).phase())
+        .isEqualTo(RolloutVm.APPROVED);
+  }
+
+  /** A rollout record written when entries were keyed by vmId alone reads keyed by VM and event. */
+  @Test
+  void aRolloutKeyedByVmAloneReadsKeyedByVmAndEvent() {
+    RolloutVm v = RolloutVm.pending("web_3", "web_3", "E-1", "zone=1");
+    Rollout r = rollout("r", "1", "E-1");
+    Rollout old =
+        new Rollout(
+            r.id(),
+            r.spec(),
+            r.reason(),
+            r.requestedBy(),
+            r.origin(),
+            r.createdAt(),
+            r.state(),
+            r.halt(),
+            r.groupLimits(),
+            Map.of("web_3", v),
+            r.waves(),
+            r.history());
+    assertThat(old.vms()).containsOnlyKeys("web_3|e-1");
+    assertThat(old.hasVm("web_3")).isTrue();
+  }
+
   @Test
   void aVmThatReportsASkippedEventLateJoinsItSkipped() {
     TestWorld w =
@@ -251,7 +348,8 @@ class FleetLedgerTest {
     w.report("E", "web_1", "scheduled", at(3));
     s = RolloutPlanner.step(r, w, ledger, at(4));
     assertThat(s.releases()).isEmpty();
-    assertThat(s.rollout().vms().get("web_1").phase()).isEqualTo(RolloutVm.SKIPPED);
+    assertThat(s.rollout().vms().get(RolloutVm.key("web_1", "E")).phase())
+        .isEqualTo(RolloutVm.SKIPPED);
   }
 
   @Test

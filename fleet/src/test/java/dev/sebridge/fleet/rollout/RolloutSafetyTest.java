@@ -259,7 +259,7 @@ class RolloutSafetyTest {
         }
         Integer back = heartbeatBackAt(s);
         if (back == null || tick < back + settle.toSeconds()) {
-          RolloutVm v = r.vms().get(s.id);
+          RolloutVm v = r.vms().get(RolloutVm.key(s.id, s.eventId));
           out.merge(v.group(), 1, Integer::sum);
         }
       }
