@@ -190,6 +190,33 @@ public final class FleetKeys {
           .doc("How long a closed event stays queryable by id.")
           .build();
 
+  public static final ConfigKey<Duration> VM_RETENTION =
+      ConfigKey.builder("fleet.vm-retention", ConfigType.DURATION_TYPE)
+          .defaultValue(dev.sebridge.fleet.streams.Retention.VMS)
+          .doc(
+              "How long a VM may send nothing (no envelope, no heartbeat) before it is gone"
+                  + " (scaled in, deleted): its view is deleted and its part in each open event"
+                  + " closes as inferred (vanished).")
+          .validator(
+              d ->
+                  d.compareTo(Duration.ofHours(1)) < 0
+                      ? Optional.of("must be at least 1h")
+                      : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Duration> HISTORY_RETENTION =
+      ConfigKey.builder("fleet.history-retention", ConfigType.DURATION_TYPE)
+          .defaultValue(dev.sebridge.fleet.streams.Retention.HISTORY)
+          .doc(
+              "How long approval requests (and their Idempotency-Keys), policy decisions and"
+                  + " finished rollouts are kept; a policy's rollout drops what is older.")
+          .validator(
+              d ->
+                  d.compareTo(Duration.ofDays(1)) < 0
+                      ? Optional.of("must be at least 1d")
+                      : Optional.empty())
+          .build();
+
   public static final ConfigKey<String> POLICIES =
       ConfigKey.builder("fleet.policies.*", ConfigType.STRING)
           .doc(
@@ -228,6 +255,8 @@ public final class FleetKeys {
         COMMAND_LIFETIME,
         SILENT_AFTER,
         CLOSED_RETENTION,
+        VM_RETENTION,
+        HISTORY_RETENTION,
         POLICIES);
   }
 

@@ -102,7 +102,10 @@ public final class FleetService implements AutoCloseable {
                 topics,
                 issuer,
                 config.get(FleetKeys.SILENT_AFTER),
-                config.get(FleetKeys.CLOSED_RETENTION),
+                new dev.sebridge.fleet.streams.Retention(
+                    config.get(FleetKeys.CLOSED_RETENTION),
+                    config.get(FleetKeys.VM_RETENTION),
+                    config.get(FleetKeys.HISTORY_RETENTION)),
                 observer,
                 policies,
                 Duration.ofSeconds(1),

@@ -13,7 +13,8 @@ import java.time.Instant;
  * @param status {@code scheduled}, {@code approved} (an approval was accepted, the event has not
  *     started), {@code started}, {@code completed}, {@code canceled}, or {@code inferred} (gone
  *     while the agent was not watching: {@code guess} says what it probably was)
- * @param guess for {@code inferred}: completed or canceled
+ * @param guess for {@code inferred}: completed or canceled, or {@code vanished} when the fleet
+ *     closed it because nothing was heard from the VM for {@code fleet.vm-retention} (it is gone)
  * @param since when the VM reached this status (the envelope's time)
  * @param approval the last approval result of this VM for this event, or null
  */
@@ -31,6 +32,12 @@ public record VmEventState(
   /** Whether the VM is done with the event. */
   public boolean closed() {
     return status.equals("completed") || status.equals("canceled") || status.equals("inferred");
+  }
+
+  /** Closed because the VM is gone (nothing heard from it for {@code fleet.vm-retention}). */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean vanished() {
+    return "inferred".equals(status) && "vanished".equals(guess);
   }
 
   /**

@@ -39,6 +39,10 @@ import java.util.TreeSet;
  * at all (their groups are unknown). An event an active rollout still holds ({@link #holder}) is
  * that rollout's to release.
  *
+ * <p>A VM gone from the fleet (nothing heard from it for {@code fleet.vm-retention}: its event part
+ * is {@code inferred}, guess {@code vanished}) is back from then on: it is no longer one of its
+ * group's live VMs either, and nothing will ever report it back.
+ *
  * <p>Retention: an entry is dropped {@link #KEEP_AFTER_BACK} after its VM is back (the longest
  * settle a rollout may have) once its event is over, and in any case {@link #KEEP_AT_MOST} after
  * its release.
@@ -293,7 +297,9 @@ public final class Ledger {
                 "approved".equals(s.status())
                     || "started".equals(s.status())
                     || "completed".equals(s.status())
-                    || ("inferred".equals(s.status()) && !"canceled".equals(s.guess())));
+                    || ("inferred".equals(s.status())
+                        && !"canceled".equals(s.guess())
+                        && !s.vanished()));
   }
 
   /** VMs unavailable for a rollout that waits {@code settle} after a VM is back, by vmKey. */

@@ -92,6 +92,11 @@ public record LedgerEntry(
           : e.completed(now).back(now);
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
+    if (s != null && s.vanished() && e.backAt() == null) {
+      // Gone (nothing heard from it for fleet.vm-retention): no longer a live VM of its group.
+      Instant at = s.since() == null ? now : s.since();
+      return (e.completedAt() == null ? e.completed(at) : e).back(at);
+    }
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
     // no impact: an agent that restarted during an early reboot guesses canceled. Like a
     // completion, it needs the agent heard from afterwards.

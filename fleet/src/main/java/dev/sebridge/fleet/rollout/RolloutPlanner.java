@@ -90,11 +90,13 @@ public final class RolloutPlanner {
     Rollout current = with(r, state, halt, limits, vms, waves, history, unreported);
     ledger.constrain(current);
     if (halt == null) {
-      releases = plan(current, w, ledger, vms, units, waves.size() + 1, now);
+      // After the last wave's number (a policy's rollout sheds its old waves: RolloutRetention).
+      int wave = waves.isEmpty() ? 1 : waves.get(waves.size() - 1).number() + 1;
+      releases = plan(current, w, ledger, vms, units, wave, now);
       if (!releases.isEmpty()) {
         List<String> events = releases.stream().map(Release::eventId).toList();
         List<String> released = releases.stream().flatMap(x -> x.vmIds().stream()).toList();
-        waves.add(new Rollout.Wave(waves.size() + 1, now, events, released));
+        waves.add(new Rollout.Wave(wave, now, events, released));
       }
       if (vms.values().stream().allMatch(RolloutVm::done)
           && unreported.isEmpty()
@@ -143,6 +145,10 @@ public final class RolloutPlanner {
     Instant deadline = now.plus(r.spec().timeout());
     if ("canceled".equals(status) || ("inferred".equals(status) && "canceled".equals(s.guess()))) {
       return v.phase(RolloutVm.CANCELED);
+    }
+    if (s != null && s.vanished()) {
+      // Gone from the fleet (fleet.vm-retention): never released, or nothing will report it back.
+      return v.phase().equals(RolloutVm.PENDING) ? v.phase(RolloutVm.CANCELED) : v.back(now);
     }
     if ("started".equals(status)
         && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {

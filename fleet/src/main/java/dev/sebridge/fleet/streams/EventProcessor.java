@@ -46,6 +46,10 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     if (u.approval() != null && (old == null || !old.vms().containsKey(u.vmId()))) {
       return; // a result for a VM the event does not list (the agent rejected it as not-listed)
     }
+    if (u.transition().equals(VmProcessor.VANISHED)
+        && (old == null || !old.vms().containsKey(u.vmId()) || old.vms().get(u.vmId()).closed())) {
+      return; // a gone VM's part that is already over (or an event already forgotten)
+    }
     EventView next = EventViews.apply(old, u);
     var before = old == null ? null : old.vms().get(u.vmId());
     var after = next.vms().get(u.vmId());

@@ -84,7 +84,7 @@ final class EventViews {
               ev.path("EventStatus").asText("").equals("Started")
                   ? "started"
                   : keep(current, "scheduled");
-      case "completed", "canceled" -> {
+      case "completed", "canceled", VmProcessor.VANISHED -> {
         status = u.inferred() ? "inferred" : u.transition();
         guess = u.inferred() ? u.transition() : null;
       }

@@ -83,6 +83,7 @@ public final class FleetTopology {
 
   // Node names.
   static final String BY_EVENT_SINK = "by-event-sink";
+  static final String VMS_VIEW_SINK = "vms-view-sink";
   static final String BY_REQUEST_SINK = "by-request-sink";
   static final String COMMANDS_SINK = "commands-sink";
   static final String REQUESTS_VIEW_SINK = "requests-view-sink";
@@ -135,7 +136,7 @@ public final class FleetTopology {
         topics,
         issuer,
         silentAfter,
-        retention,
+        Retention.closedEvents(retention),
         observer,
         Policies.none(),
         Duration.ofSeconds(1),
@@ -154,7 +155,7 @@ public final class FleetTopology {
       Topics topics,
       CommandIssuer issuer,
       int silentAfter,
-      Duration retention,
+      Retention retention,
       TopologyObserver observer,
       Policies policies,
       Duration tick,
@@ -175,17 +176,22 @@ public final class FleetTopology {
         new StringDeserializer(),
         new EnvelopeSerde().deserializer(),
         topics.envelopes());
-    t.addProcessor("vms", () -> new VmProcessor(silentAfter), "envelopes");
+    t.addProcessor("vms", () -> new VmProcessor(silentAfter, retention.vms()), "envelopes");
     t.addStateStore(store(VM_STATE, vmViews), "vms");
     t.addSink(
-        "vms-view-sink", topics.of(VIEWS_VMS), new StringSerializer(), vmViews.serializer(), "vms");
+        VMS_VIEW_SINK,
+        topics.of(VIEWS_VMS),
+        new StringSerializer(),
+        untyped(vmViews.serializer()),
+        "vms");
     t.addProcessor("fan-out", FanOut::new, "envelopes");
     t.addSink(
         BY_EVENT_SINK,
         topics.of(BY_EVENT),
         new StringSerializer(),
         untyped(updates.serializer()),
-        "fan-out");
+        "fan-out",
+        "vms");
     t.addSink(
         BY_REQUEST_SINK,
         topics.of(BY_REQUEST),
@@ -195,7 +201,8 @@ public final class FleetTopology {
 
     // Events, keyed by EventId.
     t.addSource("by-event", new StringDeserializer(), updates.deserializer(), topics.of(BY_EVENT));
-    t.addProcessor("events", () -> new EventProcessor(retention, observer), "by-event");
+    t.addProcessor(
+        "events", () -> new EventProcessor(retention.closedEvents(), observer), "by-event");
     t.addStateStore(store(EVENT_STATE, eventViews), "events");
     t.addSink(
         "events-view-sink",
@@ -217,7 +224,7 @@ public final class FleetTopology {
         topics.of(BY_REQUEST));
     t.addProcessor(
         "requests",
-        () -> new RequestProcessor(issuer, CrashPoints.fromSystemProperties()),
+        () -> new RequestProcessor(issuer, CrashPoints.fromSystemProperties(), retention.history()),
         "approvals",
         "by-request");
     t.addStateStore(store(REQUEST_STATE, requestViews), "requests");
@@ -245,7 +252,9 @@ public final class FleetTopology {
         topics.of(ROLLOUTS));
     t.addProcessor(
         "rollouts",
-        () -> new RolloutProcessor(policies, tick, CrashPoints.fromSystemProperties(), replay),
+        () ->
+            new RolloutProcessor(
+                policies, tick, CrashPoints.fromSystemProperties(), replay, retention.history()),
         "rollout-commands");
     t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");

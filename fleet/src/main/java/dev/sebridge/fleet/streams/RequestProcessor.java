@@ -29,18 +29,54 @@ final class RequestProcessor implements Processor<String, Object, String, Object
 
   private final CommandIssuer issuer;
   private final CrashPoints crashPoints;
+  private final java.time.Duration history;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, RequestView> store;
 
-  RequestProcessor(CommandIssuer issuer, CrashPoints crashPoints) {
+  /**
+   * @param history how long a request is kept after it was made ({@link Retention})
+   */
+  RequestProcessor(CommandIssuer issuer, CrashPoints crashPoints, java.time.Duration history) {
     this.issuer = issuer;
     this.crashPoints = crashPoints;
+    this.history = history;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.store = context.getStateStore(FleetTopology.REQUEST_STATE);
+    context.schedule(
+        Retention.CHECK,
+        org.apache.kafka.streams.processor.PunctuationType.WALL_CLOCK_TIME,
+        this::forgetOld);
+  }
+
+  /**
+   * Requests made longer than {@code history} ago are deleted (a tombstone on the views topic). One
+   * read again from the audit topic after that (a replay) is older than a command lives: it is
+   * refused, never signed.
+   */
+  private void forgetOld(long wallClockMs) {
+    Instant horizon = Instant.ofEpochMilli(wallClockMs).minus(history);
+    java.util.List<String> old = new java.util.ArrayList<>();
+    try (org.apache.kafka.streams.state.KeyValueIterator<String, RequestView> all = store.all()) {
+      all.forEachRemaining(
+          kv -> {
+            Instant at =
+                kv.value.request().requestedAt() != null
+                    ? kv.value.request().requestedAt()
+                    : kv.value.commandsSentAt();
+            if (at == null || at.isBefore(horizon)) {
+              old.add(kv.key);
+            }
+          });
+    }
+    for (String key : old) {
+      store.delete(key);
+      context.forward(
+          new Record<String, Object>(key, null, wallClockMs), FleetTopology.REQUESTS_VIEW_SINK);
+    }
   }
 
   @Override

@@ -40,6 +40,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private final Policies policies;
   private final Duration tick;
+  private final Duration history;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, Rollout> rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
@@ -53,9 +54,15 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private boolean caughtUp;
   private boolean replayLogged;
 
-  RolloutProcessor(Policies policies, Duration tick, CrashPoints crashPoints, ReplayGate gate) {
+  RolloutProcessor(
+      Policies policies,
+      Duration tick,
+      CrashPoints crashPoints,
+      ReplayGate gate,
+      Duration history) {
     this.policies = policies;
     this.tick = tick;
+    this.history = history;
     this.crashPoints = crashPoints;
     this.gate = gate;
   }
@@ -101,6 +108,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
               }
             });
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
+    context.schedule(Retention.CHECK, PunctuationType.WALL_CLOCK_TIME, this::forgetOld);
     this.replay = gate.start();
     this.caughtUp = false;
     this.replayLogged = false;
@@ -179,6 +187,39 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     persist(ledger);
     steps.forEach(e -> step(e.getKey(), e.getValue()));
     flush();
+  }
+
+  /** The retention rules of the rollouts and decisions ({@link RolloutRetention}). */
+  private void forgetOld(long wallClock) {
+    if (!caughtUp()) {
+      return;
+    }
+    RolloutRetention.apply(
+        rollouts,
+        decisions,
+        world,
+        history,
+        now(),
+        new RolloutRetention.Outputs() {
+          @Override
+          public void save(Rollout r) {
+            RolloutProcessor.this.save(r);
+          }
+
+          @Override
+          public void deleteRollout(String id) {
+            rollouts.delete(id);
+            context.forward(
+                new Record<String, Object>(id, null, wallClock), FleetTopology.ROLLOUTS_VIEW_SINK);
+          }
+
+          @Override
+          public void deleteDecision(String key) {
+            decisions.delete(key);
+            context.forward(
+                new Record<String, Object>(key, null, wallClock), FleetTopology.POLICIES_VIEW_SINK);
+          }
+        });
   }
 
   // Approvals decided in this tick, forwarded once the ledger that admitted them is written.

@@ -1,9 +1,12 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.FleetEnvelope;
+import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -11,29 +14,44 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps each VM's view ({@link FleetTopology#VM_STATE}, keyed by vmId) from every envelope of its
  * agent, and finds silent agents: every {@link #SILENCE_CHECK} of wall-clock time, a VM from which
  * nothing came for {@code silentAfter} heartbeat intervals is marked silent; it is back with its
  * next envelope. Each change goes out as the VM's new view.
+ *
+ * <p>A VM nothing came from for {@code gone} is gone (scaled in, deleted, preempted: nothing else
+ * tells the fleet): its view is deleted (a tombstone on the views topic), and its part in each
+ * event it had open goes to the event's partition as {@code vanished}, which closes it there
+ * ({@link Retention}). Should its agent speak again, it is a VM like a new one.
  */
-final class VmProcessor implements Processor<String, FleetEnvelope, String, VmView> {
+final class VmProcessor implements Processor<String, FleetEnvelope, String, Object> {
+  private static final Logger LOG = LoggerFactory.getLogger(VmProcessor.class);
+
   static final Duration SILENCE_CHECK = Duration.ofSeconds(10);
 
+  /** The transition a gone VM's open event parts close with (inferred, guess vanished). */
+  static final String VANISHED = "vanished";
+
   private final int silentAfter;
-  private ProcessorContext<String, VmView> context;
+  private final Duration gone;
+  private ProcessorContext<String, Object> context;
   private KeyValueStore<String, VmView> store;
 
   /**
    * @param silentAfter heartbeat intervals without an envelope after which a VM is silent
+   * @param gone how long without an envelope after which a VM is gone
    */
-  VmProcessor(int silentAfter) {
+  VmProcessor(int silentAfter, Duration gone) {
     this.silentAfter = silentAfter;
+    this.gone = gone;
   }
 
   @Override
-  public void init(ProcessorContext<String, VmView> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.store = context.getStateStore(FleetTopology.VM_STATE);
     context.schedule(SILENCE_CHECK, PunctuationType.WALL_CLOCK_TIME, this::findSilent);
@@ -46,21 +64,60 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, VmVi
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
     store.put(e.vmId(), next);
-    context.forward(new Record<>(e.vmId(), next, record.timestamp()));
+    context.forward(
+        new Record<String, Object>(e.vmId(), next, record.timestamp()),
+        FleetTopology.VMS_VIEW_SINK);
   }
 
   private void findSilent(long wallClockMs) {
     Instant now = Instant.ofEpochMilli(wallClockMs);
+    List<VmView> vanished = new ArrayList<>();
     try (KeyValueIterator<String, VmView> all = store.all()) {
       while (all.hasNext()) {
         KeyValue<String, VmView> kv = all.next();
+        Instant last = kv.value.lastSeenAt();
+        if (last != null && !now.isBefore(last.plus(gone))) {
+          vanished.add(kv.value);
+          continue;
+        }
         boolean silent = VmViews.silent(kv.value, now, silentAfter);
         if (silent != kv.value.silent()) {
           VmView next = VmViews.withSilent(kv.value, silent);
           store.put(kv.key, next);
-          context.forward(new Record<>(kv.key, next, wallClockMs));
+          context.forward(
+              new Record<String, Object>(kv.key, next, wallClockMs), FleetTopology.VMS_VIEW_SINK);
         }
       }
+    }
+    for (VmView v : vanished) {
+      for (String eventKey : v.openEvents()) {
+        context.forward(
+            new Record<String, Object>(
+                eventKey,
+                new VmEventUpdate(
+                    eventKey,
+                    v.vmId(),
+                    v.name(),
+                    v.zone(),
+                    v.scaleSet(),
+                    now,
+                    VANISHED,
+                    true,
+                    null,
+                    null),
+                wallClockMs),
+            FleetTopology.BY_EVENT_SINK);
+      }
+      store.delete(v.vmId());
+      context.forward(
+          new Record<String, Object>(v.vmId(), null, wallClockMs), FleetTopology.VMS_VIEW_SINK);
+      LOG.info(
+          "VM {} ({}): nothing heard since {}, gone; its view is deleted and its {} open event(s)"
+              + " close as vanished",
+          v.name(),
+          v.vmId(),
+          v.lastSeenAt(),
+          v.openEvents().size());
     }
   }
 }

@@ -102,7 +102,7 @@ class PolicyAndRolloutTopologyTest {
                         new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
                     Duration.ofMinutes(5)),
                 3,
-                Duration.ofHours(24),
+                Retention.closedEvents(Duration.ofHours(24)),
                 new TopologyObserver() {
                   @Override
                   public void applied(Instant envelopeTime) {}
