@@ -199,8 +199,8 @@ public final class FleetKeys {
                   + " closes as inferred (vanished).")
           .validator(
               d ->
-                  d.compareTo(Duration.ofHours(1)) < 0
-                      ? Optional.of("must be at least 1h")
+                  d.compareTo(Duration.ofDays(1)) < 0
+                      ? Optional.of("must be at least 1d")
                       : Optional.empty())
           .build();
 

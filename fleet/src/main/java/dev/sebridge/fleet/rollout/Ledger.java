@@ -39,9 +39,10 @@ import java.util.TreeSet;
  * at all (their groups are unknown). An event an active rollout still holds ({@link #holder}) is
  * that rollout's to release.
  *
- * <p>A VM gone from the fleet (nothing heard from it for {@code fleet.vm-retention}: its event part
- * is {@code inferred}, guess {@code vanished}) is back from then on: it is no longer one of its
- * group's live VMs either, and nothing will ever report it back.
+ * <p>A VM the fleet closed as {@code vanished} (nothing heard from it for {@code
+ * fleet.vm-retention}) is known by name only again ({@link ListedVms}): an event listing it is not
+ * released while a rollout is active, and once released it counts until it is heard from, at most
+ * {@link #KEEP_AT_MOST}: silence is never taken for "back".
  *
  * <p>Retention: an entry is dropped {@link #KEEP_AFTER_BACK} after its VM is back (the longest
  * settle a rollout may have) once its event is over, and in any case {@link #KEEP_AT_MOST} after

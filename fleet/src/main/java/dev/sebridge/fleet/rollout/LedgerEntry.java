@@ -92,16 +92,12 @@ public record LedgerEntry(
           : e.completed(now).back(now);
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
-    if (s != null && s.vanished() && e.backAt() == null) {
-      // Gone (nothing heard from it for fleet.vm-retention): no longer a live VM of its group.
-      Instant at = s.since() == null ? now : s.since();
-      return (e.completedAt() == null ? e.completed(at) : e).back(at);
-    }
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
     // no impact: an agent that restarted during an early reboot guesses canceled. Like a
     // completion, it needs the agent heard from afterwards.
     if (e.completedAt() == null) {
-      if (s != null && s.closed()) {
+      if (s != null && s.closed() && !s.vanished()) {
+        // (vanished says nothing of the VM: it counts until heard from, or KEEP_AT_MOST)
         e = e.completed(s.since() == null ? now : s.since());
       } else if (s == null && !w.open(e.eventId())) {
         e = e.completed(now); // the event is gone from the view

@@ -41,7 +41,9 @@ public final class ListedVms {
   public static List<Listed> of(String eventId, World w) {
     List<Listed> out = new ArrayList<>();
     for (VmEventState s : w.eventVms(eventId).values()) {
-      out.add(new Listed(s.vmId(), s.name()));
+      if (!s.vanished()) {
+        out.add(new Listed(s.vmId(), s.name()));
+      }
     }
     for (String name : unreported(eventId, w)) {
       out.add(new Listed(null, name));
@@ -49,18 +51,26 @@ public final class ListedVms {
     return out;
   }
 
-  /** The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). */
+  /**
+   * The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). A VM
+   * the fleet closed as {@code vanished} (nothing heard from it for {@code fleet.vm-retention}) is
+   * one of them: it may be gone, or only its agent; IMDS would release it all the same.
+   */
   public static List<String> unreported(String eventId, World w) {
     Collection<VmEventState> reported = w.eventVms(eventId).values();
     List<String> resources = w.resources(eventId);
     if (resources.size() == 1 && reported.size() == 1) {
       // The common case (Azure sends a host update as one-VM events): no set to build.
-      String name = reported.iterator().next().name();
-      return name != null && name.equalsIgnoreCase(resources.get(0)) ? List.of() : resources;
+      VmEventState only = reported.iterator().next();
+      return only.name() != null
+              && only.name().equalsIgnoreCase(resources.get(0))
+              && !only.vanished()
+          ? List.of()
+          : resources;
     }
     Set<String> names = new HashSet<>();
     for (VmEventState s : reported) {
-      if (s.name() != null) {
+      if (s.name() != null && !s.vanished()) {
         names.add(s.name().toLowerCase(Locale.ROOT));
       }
     }

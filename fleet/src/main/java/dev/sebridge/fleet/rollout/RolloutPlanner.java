@@ -147,8 +147,9 @@ public final class RolloutPlanner {
       return v.phase(RolloutVm.CANCELED);
     }
     if (s != null && s.vanished()) {
-      // Gone from the fleet (fleet.vm-retention): never released, or nothing will report it back.
-      return v.phase().equals(RolloutVm.PENDING) ? v.phase(RolloutVm.CANCELED) : v.back(now);
+      // Nothing heard from it for fleet.vm-retention: as it was. Pending, its event waits for it
+      // like any unreported VM (and halts naming it); released, it is not back until heard from.
+      return v;
     }
     if ("started".equals(status)
         && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {

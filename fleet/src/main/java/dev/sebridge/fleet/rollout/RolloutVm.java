@@ -58,7 +58,7 @@ public record RolloutVm(
    * events in one rollout (a policy's Freeze and then its Reboot) has an entry for each.
    */
   public static String key(String vmId, String eventId) {
-    return vmId + "|" + eventId.toLowerCase(java.util.Locale.ROOT);
+    return eventId == null ? vmId : vmId + "|" + eventId.toLowerCase(java.util.Locale.ROOT);
   }
 
   /** This entry's key in {@link Rollout#vms()}. */

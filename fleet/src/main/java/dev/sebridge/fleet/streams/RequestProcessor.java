@@ -64,9 +64,11 @@ final class RequestProcessor implements Processor<String, Object, String, Object
       all.forEachRemaining(
           kv -> {
             Instant at =
-                kv.value.request().requestedAt() != null
-                    ? kv.value.request().requestedAt()
-                    : kv.value.commandsSentAt();
+                kv.value == null || kv.value.request() == null
+                    ? null
+                    : kv.value.request().requestedAt() != null
+                        ? kv.value.request().requestedAt()
+                        : kv.value.commandsSentAt();
             if (at == null || at.isBefore(horizon)) {
               old.add(kv.key);
             }

@@ -13,7 +13,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -24,14 +27,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * under way.
  */
 final class RolloutRetention {
-  /** Where a deletion or a smaller rollout goes: the store and its view. */
-  interface Outputs {
-    void save(Rollout r);
-
-    void deleteRollout(String id);
-
-    void deleteDecision(String key);
-  }
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(RolloutRetention.class);
 
   private RolloutRetention() {}
 
@@ -40,9 +37,10 @@ final class RolloutRetention {
       KeyValueStore<String, PolicyDecision> decisions,
       World world,
       Duration history,
-      Instant now,
-      Outputs out) {
-    Instant horizon = now.minus(history);
+      ProcessorContext<String, Object> context,
+      Consumer<Rollout> save) {
+    long wallClock = context.currentSystemTimeMs();
+    Instant horizon = Instant.ofEpochMilli(wallClock).minus(history);
     List<String> oldDecisions = new ArrayList<>();
     try (KeyValueIterator<String, PolicyDecision> it = decisions.all()) {
       while (it.hasNext()) {
@@ -56,7 +54,11 @@ final class RolloutRetention {
         }
       }
     }
-    oldDecisions.forEach(out::deleteDecision);
+    for (String key : oldDecisions) {
+      decisions.delete(key);
+      context.forward(
+          new Record<String, Object>(key, null, wallClock), FleetTopology.POLICIES_VIEW_SINK);
+    }
 
     List<Rollout> all = new ArrayList<>();
     try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
@@ -66,18 +68,26 @@ final class RolloutRetention {
       if (r == null) {
         continue;
       }
-      boolean policy = r.origin() != null && r.origin().startsWith("policy:");
-      if (!policy) {
-        if (!r.active() && lastAction(r).isBefore(horizon)) {
-          out.deleteRollout(r.id());
+      try {
+        boolean policy = r.origin() != null && r.origin().startsWith("policy:");
+        if (!policy) {
+          if (!r.active() && lastAction(r).isBefore(horizon)) {
+            rollouts.delete(r.id());
+            context.forward(
+                new Record<String, Object>(r.id(), null, wallClock),
+                FleetTopology.ROLLOUTS_VIEW_SINK);
+          }
+          continue;
         }
-        continue;
-      }
-      // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
-      // drops what is over: events every entry is done with that the events view forgot.
-      Rollout shed = shed(r, world, horizon);
-      if (!shed.equals(r)) {
-        out.save(shed);
+        // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
+        // drops what is over: events every entry is done with that the events view forgot.
+        Rollout shed = shed(r, world, horizon, Instant.ofEpochMilli(wallClock));
+        if (!shed.equals(r)) {
+          save.accept(shed);
+        }
+      } catch (RuntimeException e) {
+        // One rollout retention cannot read stays as it is; the others, and the tick, go on.
+        LOG.error("rollout {}: retention cannot apply to it, left as it is", r.id(), e);
       }
     }
   }
@@ -103,10 +113,15 @@ final class RolloutRetention {
    * events view: closed for {@code fleet.closed-retention}), and without waves and actions older
    * than the horizon.
    */
-  static Rollout shed(Rollout r, World world, Instant horizon) {
+  static Rollout shed(Rollout r, World world, Instant horizon, Instant now) {
+    // Of an event the views forgot, only an entry released and not back holds it, until the ledger
+    // no longer counts it either (Ledger.KEEP_AT_MOST after its release): a pending one can never
+    // be released without the event's view (its VM vanished before).
+    Instant ledgerForgot = now.minus(dev.sebridge.fleet.rollout.Ledger.KEEP_AT_MOST);
     Set<String> busy = new HashSet<>();
     for (RolloutVm v : r.vms().values()) {
-      if (!v.done()) {
+      Instant released = v.approvedAt() != null ? v.approvedAt() : v.startedAt();
+      if (v.unavailable() && (released == null || !released.isBefore(ledgerForgot))) {
         busy.add(lower(v.eventId()));
       }
     }
@@ -120,12 +135,12 @@ final class RolloutRetention {
     List<Rollout.Wave> waves = new ArrayList<>();
     for (int i = 0; i < r.waves().size(); i++) {
       Rollout.Wave w = r.waves().get(i);
-      if (i == r.waves().size() - 1 || !w.at().isBefore(horizon)) {
+      if (i == r.waves().size() - 1 || w.at() == null || !w.at().isBefore(horizon)) {
         waves.add(w);
       }
     }
     List<Rollout.Entry> history =
-        r.history().stream().filter(e -> !e.at().isBefore(horizon)).toList();
+        r.history().stream().filter(e -> e.at() == null || !e.at().isBefore(horizon)).toList();
     if (over.isEmpty()
         && waves.size() == r.waves().size()
         && history.size() == r.history().size()) {

@@ -26,7 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>A VM nothing came from for {@code gone} is gone (scaled in, deleted, preempted: nothing else
  * tells the fleet): its view is deleted (a tombstone on the views topic), and its part in each
  * event it had open goes to the event's partition as {@code vanished}, which closes it there
- * ({@link Retention}). Should its agent speak again, it is a VM like a new one.
+ * ({@link Retention}). Should its agent speak again, it is a VM like a new one. "For {@code gone}"
+ * is measured in stream time, the newest envelope this task has read from any VM: after the service
+ * was down, or behind, for longer than that, nothing vanishes until the backlog says so, and a
+ * fleet that went silent as a whole vanishes nothing. The fleet never counts a vanished VM as
+ * available ({@code ListedVms}: it is known by name only again).
  */
 final class VmProcessor implements Processor<String, FleetEnvelope, String, Object> {
   private static final Logger LOG = LoggerFactory.getLogger(VmProcessor.class);
@@ -71,12 +75,13 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
 
   private void findSilent(long wallClockMs) {
     Instant now = Instant.ofEpochMilli(wallClockMs);
+    long streamTime = context.currentStreamTimeMs();
     List<VmView> vanished = new ArrayList<>();
     try (KeyValueIterator<String, VmView> all = store.all()) {
       while (all.hasNext()) {
         KeyValue<String, VmView> kv = all.next();
-        Instant last = kv.value.lastSeenAt();
-        if (last != null && !now.isBefore(last.plus(gone))) {
+        Instant last = kv.value.lastEnvelopeAt();
+        if (last != null && streamTime > 0 && streamTime - last.toEpochMilli() >= gone.toMillis()) {
           vanished.add(kv.value);
           continue;
         }
@@ -116,7 +121,7 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
               + " close as vanished",
           v.name(),
           v.vmId(),
-          v.lastSeenAt(),
+          v.lastEnvelopeAt(),
           v.openEvents().size());
     }
   }

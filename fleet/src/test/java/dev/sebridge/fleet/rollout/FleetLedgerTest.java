@@ -308,6 +308,37 @@ class FleetLedgerTest {
         .isEqualTo(RolloutVm.APPROVED);
   }
 
+  /**
+   * A VM whose part the fleet closed as vanished (nothing heard from it for fleet.vm-retention) is
+   * unknown again, not gone: its agent may only be silent, and IMDS would release it with the
+   * event. While a rollout is active the event is held (and halts naming it); it is never counted
+   * in a group of its own, nor as back.
+   */
+  @Test
+  void aVanishedVmIsUnknownAgainAndHoldsItsEvent() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_a", "1")
+            .vm("web_b", "2")
+            .vm("web_c", "1")
+            .event("E", "web_a", "web_b")
+            .event("C", "web_c")
+            .report("C", "web_c", "started", T0)
+            .report("E", "web_b", "scheduled", T0)
+            .vanished("E", "web_a", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    assertThat(ListedVms.unreported("E", w)).containsExactly("web_a");
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "1", "E"), w, ledger, at(1));
+    assertThat(s.releases())
+        .as("IMDS would reboot web_a with web_b; zone 1 has web_c down")
+        .isEmpty();
+    assertThat(ledger.refusal("E", w, at(1))).isPresent();
+    s = RolloutPlanner.step(s.rollout(), w, ledger, at(40));
+    assertThat(s.rollout().halt()).isNotNull();
+    assertThat(s.rollout().halt().reason()).contains("web_a");
+  }
+
   /** A rollout record written when entries were keyed by vmId alone reads keyed by VM and event. */
   @Test
   void aRolloutKeyedByVmAloneReadsKeyedByVmAndEvent() {

@@ -39,6 +39,17 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** The fleet closed the VM's part as vanished: nothing heard from it for fleet.vm-retention. */
+  TestWorld vanished(String eventId, String vmId, Instant since) {
+    reports
+        .computeIfAbsent(eventId, e -> new LinkedHashMap<>())
+        .put(
+            vmId,
+            new VmEventState(
+                vmId, vmId, zones.get(vmId), null, "inferred", "vanished", since, null));
+    return this;
+  }
+
   TestWorld heartbeat(String vmId, Instant at) {
     heartbeats.put(vmId, at);
     return this;
