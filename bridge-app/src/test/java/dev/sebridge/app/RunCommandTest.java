@@ -97,6 +97,48 @@ class RunCommandTest {
     return run(List.of(), Map.of());
   }
 
+  /**
+   * Where compute metadata is not served (Microsoft's mock server answers 404), the agent does not
+   * wait forever for a vmId: after five attempts it takes the SMBIOS system UUID (here a file with
+   * a generation 1 VM's reading, swapped into Azure's order) and says so in its heartbeat; the
+   * configured name still wins.
+   */
+  @Test
+  void withoutComputeMetadataTheVmIdComesFromSmbiosAndTheHeartbeatSaysSo() throws Exception {
+    sim.close();
+    sim = ImdsSimulator.builder().vm(VM).withoutComputeMetadata().build().start();
+    Path uuid =
+        java.nio.file.Files.writeString(
+            dir.resolve("product_uuid"), "544CDFD0-CB4E-4B4A-9954-5BDF3ED5C3B8\n");
+    run(
+        List.of(),
+        Map.of(),
+        "vm.name=" + VM.name(),
+        "vm.smbios-uuid-file=" + uuid,
+        "vm.smbios-uuid-order=swapped");
+    String id = sim.addEvent(EventSpec.scheduled("Freeze", List.of(VM.name())));
+    JsonNode scheduled = out.await(1, Duration.ofSeconds(90)).get(0);
+    assertThat(scheduled.at("/partitionkey").asText())
+        .isEqualTo("d0df4c54-4ecb-4a4b-9954-5bdf3ed5c3b8");
+    assertThat(scheduled.at("/subject").asText()).isEqualTo(id);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                out.read().stream()
+                    .anyMatch(
+                        e -> e.get("type").asText().equals("dev.sebridge.agent.heartbeat.v1")));
+    JsonNode hb =
+        out.read().stream()
+            .filter(e -> e.get("type").asText().equals("dev.sebridge.agent.heartbeat.v1"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(hb.at("/dataschema").asText()).isEqualTo("urn:sebridge:schema:heartbeat:1.2");
+    assertThat(hb.at("/data/vm/sources/vmId").asText()).isEqualTo("smbios-swapped");
+    assertThat(hb.at("/data/vm/sources/name").asText()).isEqualTo("config");
+    assertThat(sim.computeGets()).as("compute metadata asked first").isGreaterThanOrEqualTo(5);
+  }
+
   @Test
   void documentationSequenceThenSigtermExitsZero() throws Exception {
     AgentProcess agent = run();

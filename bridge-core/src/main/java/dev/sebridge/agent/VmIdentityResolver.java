@@ -2,8 +2,11 @@ package dev.sebridge.agent;
 
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
+import dev.sebridge.envelope.AgentInfo;
+import dev.sebridge.imds.IdentitySources;
 import dev.sebridge.imds.Imds;
 import dev.sebridge.imds.ImdsResult;
+import dev.sebridge.imds.SmbiosUuid;
 import dev.sebridge.imds.VmIdentity;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -13,14 +16,19 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Resolves the VM's identity once, for everyone: from {@code vm.id} and {@code vm.name} when both
  * are set, otherwise from {@code /metadata/instance/compute}, retried with exponential backoff and
- * jitter (1 s to 1 min) until it answers. Nothing is published before it is known: the event
- * pipeline skips documents until then, the command pump and heartbeats wait on {@link #identity()}.
+ * jitter (1 s to 1 min) until it answers. Where compute metadata is not served (Microsoft's mock
+ * server, images that block it), after {@link #WARN_AT_ATTEMPT} failed attempts the vmId is the
+ * SMBIOS system UUID ({@link SmbiosUuid}) and the name the host name, unless configured; if SMBIOS
+ * cannot be read either, it keeps asking IMDS. Heartbeats say which source was used. Nothing is
+ * published before it is known: the event pipeline skips documents until then, the command pump and
+ * heartbeats wait on {@link #identity()}.
  */
 final class VmIdentityResolver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VmIdentityResolver.class);
@@ -30,6 +38,9 @@ final class VmIdentityResolver implements AutoCloseable {
   private final Optional<String> vmId;
   private final Optional<String> vmName;
   private final Duration timeout;
+  private final Duration firstBackoff;
+  private final SmbiosUuid smbios;
+  private final Supplier<String> hostName;
   private final ScheduledExecutorService scheduler;
   private final CompletableFuture<VmIdentity> identity = new CompletableFuture<>();
 
@@ -38,11 +49,17 @@ final class VmIdentityResolver implements AutoCloseable {
       Optional<String> vmId,
       Optional<String> vmName,
       Duration timeout,
+      Duration firstBackoff,
+      SmbiosUuid smbios,
+      Supplier<String> hostName,
       ScheduledExecutorService scheduler) {
     this.imds = imds;
     this.vmId = vmId;
     this.vmName = vmName;
     this.timeout = timeout;
+    this.firstBackoff = firstBackoff;
+    this.smbios = smbios;
+    this.hostName = hostName;
     this.scheduler = scheduler;
   }
 
@@ -54,6 +71,11 @@ final class VmIdentityResolver implements AutoCloseable {
         config.find(CoreKeys.VM_ID),
         config.find(CoreKeys.VM_NAME),
         config.get(CoreKeys.IMDS_FIRST_REQUEST_TIMEOUT),
+        Duration.ofSeconds(1),
+        SmbiosUuid.forThisMachine(
+            config.get(CoreKeys.VM_SMBIOS_UUID_FILE),
+            SmbiosUuid.Order.parse(config.get(CoreKeys.VM_SMBIOS_UUID_ORDER)).orElseThrow()),
+        AgentInfo::localHostName,
         scheduler);
   }
 
@@ -69,7 +91,11 @@ final class VmIdentityResolver implements AutoCloseable {
   void start() {
     if (vmId.isPresent() && vmName.isPresent()) {
       LOG.info("VM identity from configuration: {} ({})", vmName.get(), vmId.get());
-      identity.complete(VmIdentity.of(vmId.get(), vmName.get()));
+      identity.complete(
+          VmIdentity.of(vmId.get(), vmName.get())
+              .withSources(
+                  new IdentitySources(
+                      IdentitySources.VmIdSource.CONFIG, IdentitySources.NameSource.CONFIG)));
       return;
     }
     Retry retry =
@@ -79,7 +105,7 @@ final class VmIdentityResolver implements AutoCloseable {
                 .maxAttempts(Integer.MAX_VALUE)
                 .intervalFunction(
                     IntervalFunction.ofExponentialRandomBackoff(
-                        Duration.ofSeconds(1), 2.0, 0.5, Duration.ofMinutes(1)))
+                        firstBackoff, 2.0, 0.5, Duration.ofMinutes(1)))
                 .retryOnResult(
                     r -> r instanceof ImdsResult.Failed<VmIdentity> && !identity.isDone())
                 .consumeResultBeforeRetryAttempt(this::logFailure)
@@ -92,8 +118,10 @@ final class VmIdentityResolver implements AutoCloseable {
             r -> {
               if (r instanceof ImdsResult.Ok<VmIdentity> ok) {
                 VmIdentity merged = merge(ok.value());
-                LOG.info("VM identity: {} ({}), {}", merged.name(), merged.vmId(), merged.source());
-                identity.complete(merged);
+                if (identity.complete(merged)) {
+                  LOG.info(
+                      "VM identity: {} ({}), {}", merged.name(), merged.vmId(), merged.source());
+                }
               }
             });
   }
@@ -101,16 +129,51 @@ final class VmIdentityResolver implements AutoCloseable {
   private void logFailure(int attempt, ImdsResult<VmIdentity> r) {
     var f = ((ImdsResult.Failed<VmIdentity>) r).failure();
     if (attempt == WARN_AT_ATTEMPT) {
+      Optional<VmIdentity> fallback = fromSmbios();
+      if (fallback.isPresent() && identity.complete(fallback.get())) {
+        VmIdentity v = fallback.get();
+        LOG.warn(
+            "cannot read the VM identity from IMDS ({}, {} attempts); using vmId {} ({}) and name"
+                + " {} ({}). Set vm.id and vm.name if they are not Azure's",
+            f,
+            attempt,
+            v.vmId(),
+            v.sources().vmId().wire(),
+            v.name(),
+            v.sources().name().wire());
+        return;
+      }
       LOG.warn(
-          "cannot read the VM identity from IMDS yet ({}); envelopes wait for it. Set vm.id and"
-              + " vm.name where compute metadata is unavailable",
+          "cannot read the VM identity from IMDS yet ({}), nor the SMBIOS UUID; envelopes wait for"
+              + " it. Set vm.id and vm.name where compute metadata is unavailable",
           f);
     } else {
       LOG.info("reading the VM identity failed ({}), retrying", f);
     }
   }
 
+  /** The identity without IMDS: vm.id or SMBIOS, vm.name or the host name. */
+  Optional<VmIdentity> fromSmbios() {
+    Optional<SmbiosUuid.Found> found = vmId.isPresent() ? Optional.empty() : smbios.vmId();
+    if (vmId.isEmpty() && found.isEmpty()) {
+      return Optional.empty();
+    }
+    String host = vmName.isPresent() ? null : hostName.get();
+    if (vmName.isEmpty() && (host == null || host.isBlank() || host.equals("unknown"))) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        VmIdentity.of(vmId.orElseGet(() -> found.get().vmId()), vmName.orElseGet(() -> host))
+            .withSources(
+                new IdentitySources(
+                    vmId.isPresent() ? IdentitySources.VmIdSource.CONFIG : found.get().source(),
+                    vmName.isPresent()
+                        ? IdentitySources.NameSource.CONFIG
+                        : IdentitySources.NameSource.HOSTNAME)));
+  }
+
   private VmIdentity merge(VmIdentity v) {
+    IdentitySources from = v.sources() == null ? IdentitySources.IMDS : v.sources();
     return new VmIdentity(
         vmId.orElse(v.vmId()),
         vmName.orElse(v.name()),
@@ -120,7 +183,10 @@ final class VmIdentityResolver implements AutoCloseable {
         v.location(),
         v.zone(),
         v.vmScaleSetName(),
-        v.osType());
+        v.osType(),
+        new IdentitySources(
+            vmId.isPresent() ? IdentitySources.VmIdSource.CONFIG : from.vmId(),
+            vmName.isPresent() ? IdentitySources.NameSource.CONFIG : from.name()));
   }
 
   /** Stops trying; whoever waits for the identity gets a {@link CancellationException}. */

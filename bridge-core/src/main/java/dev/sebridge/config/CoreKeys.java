@@ -94,6 +94,32 @@ public final class CoreKeys {
                   + " (affectsThisVm). Leave unset on Azure.")
           .build();
 
+  public static final ConfigKey<Path> VM_SMBIOS_UUID_FILE =
+      ConfigKey.builder("vm.smbios-uuid-file", ConfigType.PATH)
+          .defaultValue(dev.sebridge.imds.SmbiosUuid.LINUX_FILE)
+          .doc(
+              "Linux: where the SMBIOS system UUID is read when /metadata/instance/compute is not"
+                  + " served (5 attempts): it is then the vmId (vm.smbios-uuid-order) and the host"
+                  + " name the VM name, unless vm.id and vm.name say otherwise. Readable by root"
+                  + " only; the systemd unit loads it as the smbios-uuid credential. Windows reads"
+                  + " Win32_ComputerSystemProduct.UUID.")
+          .build();
+
+  public static final ConfigKey<String> VM_SMBIOS_UUID_ORDER =
+      ConfigKey.builder("vm.smbios-uuid-order", ConfigType.STRING)
+          .defaultValue("auto")
+          .doc(
+              "The byte order of the SMBIOS UUID's first three groups, to give Azure's vmId:"
+                  + " as-read, swapped, or auto (Linux: swapped unless the VM booted through UEFI,"
+                  + " i.e. a generation 1 VM; Windows: as read). The heartbeat says which was"
+                  + " used (data.vm.sources).")
+          .validator(
+              v ->
+                  dev.sebridge.imds.SmbiosUuid.Order.parse(v).isPresent()
+                      ? Optional.empty()
+                      : Optional.of("must be auto, as-read or swapped"))
+          .build();
+
   public static final ConfigKey<Path> STATE_DIR =
       ConfigKey.builder("state.dir", ConfigType.PATH)
           .defaultValue(defaultStateDir())
@@ -290,6 +316,8 @@ public final class CoreKeys {
         IMDS_MAX_BACKOFF,
         VM_ID,
         VM_NAME,
+        VM_SMBIOS_UUID_FILE,
+        VM_SMBIOS_UUID_ORDER,
         STATE_DIR,
         SINKS,
         HTTP_PORT,

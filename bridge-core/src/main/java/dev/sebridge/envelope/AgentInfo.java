@@ -12,7 +12,7 @@ public record AgentInfo(String version, String hostName) {
     return new AgentInfo(v == null ? "dev" : v, localHostName());
   }
 
-  static String localHostName() {
+  public static String localHostName() {
     String env = System.getenv("HOSTNAME");
     if (env != null && !env.isBlank()) {
       return env;

@@ -144,8 +144,12 @@ public final class EnvelopeFactory {
 
   public static final String HEARTBEAT_TYPE = "dev.sebridge.agent.heartbeat.v1";
 
-  /** 1.1: {@code data.vm} carries the whole identity, as in scheduled-event envelopes. */
-  public static final String HEARTBEAT_SCHEMA_VERSION = "1.1";
+  /**
+   * 1.1: {@code data.vm} carries the whole identity, as in scheduled-event envelopes. 1.2: {@code
+   * data.vm.sources} says where the vmId and the name came from (IMDS, configuration, SMBIOS, the
+   * host name).
+   */
+  public static final String HEARTBEAT_SCHEMA_VERSION = "1.2";
 
   public static final String HEARTBEAT_SCHEMA =
       "urn:sebridge:schema:heartbeat:" + HEARTBEAT_SCHEMA_VERSION;
@@ -176,7 +180,13 @@ public final class EnvelopeFactory {
     outbox.put("bytes", h.outboxBytes());
     ObjectNode pending = outbox.putObject("pending");
     h.pendingBySink().forEach(pending::put);
-    data.set("vm", vmNode(vm));
+    ObjectNode vmNode = vmNode(vm);
+    if (vm.sources() != null) {
+      ObjectNode sources = vmNode.putObject("sources");
+      sources.put("vmId", vm.sources().vmId().wire());
+      sources.put("name", vm.sources().name().wire());
+    }
+    data.set("vm", vmNode);
     putAgent(data);
     return new Envelope(id, HEARTBEAT_TYPE, vm.source(), vm.vmId(), vm.vmId(), time, bytes(ce));
   }

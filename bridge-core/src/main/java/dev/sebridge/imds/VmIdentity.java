@@ -8,6 +8,7 @@ import java.util.Objects;
  *
  * @param vmId the VM's unique id: partition key of everything the agent publishes
  * @param name the VM name, as listed in an event's Resources
+ * @param sources where the vmId and the name came from, or null when not said
  */
 public record VmIdentity(
     String vmId,
@@ -18,15 +19,55 @@ public record VmIdentity(
     String location,
     String zone,
     String vmScaleSetName,
-    String osType) {
+    String osType,
+    IdentitySources sources) {
 
   public VmIdentity {
     Objects.requireNonNull(vmId, "vmId");
     Objects.requireNonNull(name, "name");
   }
 
+  /** An identity whose sources are not said. */
+  public VmIdentity(
+      String vmId,
+      String name,
+      String resourceId,
+      String subscriptionId,
+      String resourceGroupName,
+      String location,
+      String zone,
+      String vmScaleSetName,
+      String osType) {
+    this(
+        vmId,
+        name,
+        resourceId,
+        subscriptionId,
+        resourceGroupName,
+        location,
+        zone,
+        vmScaleSetName,
+        osType,
+        null);
+  }
+
   public static VmIdentity of(String vmId, String name) {
     return new VmIdentity(vmId, name, null, null, null, null, null, null, null);
+  }
+
+  /** The same identity, saying where it came from. */
+  public VmIdentity withSources(IdentitySources s) {
+    return new VmIdentity(
+        vmId,
+        name,
+        resourceId,
+        subscriptionId,
+        resourceGroupName,
+        location,
+        zone,
+        vmScaleSetName,
+        osType,
+        s);
   }
 
   /** The CloudEvents source: the ARM resource id, or {@code urn:sebridge:vm:<vmId>}. */
@@ -52,7 +93,8 @@ public record VmIdentity(
         text(c, "location"),
         text(c, "zone"),
         text(c, "vmScaleSetName"),
-        text(c, "osType"));
+        text(c, "osType"),
+        IdentitySources.IMDS);
   }
 
   private static String text(JsonNode c, String f) {

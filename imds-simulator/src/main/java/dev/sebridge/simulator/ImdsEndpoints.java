@@ -41,6 +41,7 @@ final class ImdsEndpoints {
   private final List<SimVm> vms;
   private final Clock clock;
   private final Duration firstCallDelay;
+  private final boolean computeMetadata;
 
   private final List<StartRequestRecord> startRequests = new CopyOnWriteArrayList<>();
   // Guarded by itself; bounded so that a long `sebridge simulate` run does not grow.
@@ -53,12 +54,18 @@ final class ImdsEndpoints {
   private volatile Instant firstGetAt;
 
   ImdsEndpoints(
-      ImdsSimulator sim, EventBook book, List<SimVm> vms, Clock clock, Duration firstCallDelay) {
+      ImdsSimulator sim,
+      EventBook book,
+      List<SimVm> vms,
+      Clock clock,
+      Duration firstCallDelay,
+      boolean computeMetadata) {
     this.sim = sim;
     this.book = book;
     this.vms = vms;
     this.clock = clock;
     this.firstCallDelay = firstCallDelay;
+    this.computeMetadata = computeMetadata;
   }
 
   List<StartRequestRecord> startRequests() {
@@ -226,6 +233,10 @@ final class ImdsEndpoints {
     }
     if (!"GET".equals(ex.getRequestMethod())) {
       send(ex, 405, "{\"error\":\"Method not allowed\"}");
+      return;
+    }
+    if (!computeMetadata) {
+      send(ex, 404, "{\"error\":\"Not found\"}");
       return;
     }
     send(ex, 200, JSON.writeValueAsString(vm.computeDocument()));

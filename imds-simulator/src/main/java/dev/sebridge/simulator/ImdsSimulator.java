@@ -78,7 +78,8 @@ public final class ImdsSimulator implements AutoCloseable {
     this.timeScale = b.timeScale;
     this.vms = List.copyOf(b.vms.isEmpty() ? List.of(SimVm.of("sim-vm-0", defaultVmId(0))) : b.vms);
     this.book = new EventBook(b.clock, b.timeScale, b.approvalStartDelay);
-    this.endpoints = new ImdsEndpoints(this, book, vms, b.clock, b.firstCallDelay);
+    this.endpoints =
+        new ImdsEndpoints(this, book, vms, b.clock, b.firstCallDelay, b.computeMetadata);
     this.server = HttpServer.create(new InetSocketAddress(b.bindAddress, b.port), 64);
     this.httpThreads =
         Executors.newFixedThreadPool(

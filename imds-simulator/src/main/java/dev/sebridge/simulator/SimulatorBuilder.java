@@ -16,6 +16,7 @@ public final class SimulatorBuilder {
   final List<SimVm> vms = new ArrayList<>();
   InetAddress bindAddress = InetAddress.getLoopbackAddress();
   int port;
+  boolean computeMetadata = true;
 
   public SimulatorBuilder clock(Clock clock) {
     this.clock = clock;
@@ -55,6 +56,15 @@ public final class SimulatorBuilder {
 
   public SimulatorBuilder port(int port) {
     this.port = port;
+    return this;
+  }
+
+  /**
+   * Answers {@code /metadata/instance/compute} with 404, as Microsoft's scheduled-events mock
+   * server does (it serves no compute metadata).
+   */
+  public SimulatorBuilder withoutComputeMetadata() {
+    this.computeMetadata = false;
     return this;
   }
 

@@ -34,7 +34,7 @@ public final class Schemas {
     Map<SchemaKind, List<String>> m = new EnumMap<>(SchemaKind.class);
     m.put(SchemaKind.ENVELOPE, List.of("1.0"));
     m.put(SchemaKind.RESULT, List.of("1.0", "1.1"));
-    m.put(SchemaKind.HEARTBEAT, List.of("1.0", "1.1"));
+    m.put(SchemaKind.HEARTBEAT, List.of("1.0", "1.1", "1.2"));
     m.put(SchemaKind.COMMAND, List.of("1.0"));
     return m;
   }
