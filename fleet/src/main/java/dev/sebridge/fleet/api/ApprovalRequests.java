@@ -30,6 +30,7 @@ public final class ApprovalRequests {
   private final String rolloutsTopic;
   private final FleetViews views;
   private final Clock clock;
+  private final RecentWrites<ApprovalRequest> recent;
 
   public ApprovalRequests(
       Producer<String, RolloutCommand> commands,
@@ -40,6 +41,7 @@ public final class ApprovalRequests {
     this.rolloutsTopic = rolloutsTopic;
     this.views = views;
     this.clock = clock;
+    this.recent = new RecentWrites<>(clock);
   }
 
   /**
@@ -78,30 +80,10 @@ public final class ApprovalRequests {
     if (keyed != null) {
       // The key first: a retry of a request already made answers with it, whatever happened to
       // the event since, and the same key for another request is refused.
-      java.util.Optional<ApprovalRequest> earlier = views.request(keyed).map(v -> v.request());
+      java.util.Optional<ApprovalRequest> earlier =
+          recent.get(keyed).or(() -> views.request(keyed).map(v -> v.request()));
       if (earlier.isPresent()) {
-        ApprovalRequest e = earlier.get();
-        boolean same =
-            e.eventId().equalsIgnoreCase(eventId)
-                && e.reason().equals(reason)
-                && e.overrides() == override
-                && (vmIds == null
-                    || new java.util.HashSet<>(vmIds).equals(new java.util.HashSet<>(e.vmIds())));
-        if (!same) {
-          throw new ApiException(
-              422,
-              "Idempotency-Key "
-                  + idempotencyKey
-                  + " was used for request "
-                  + keyed
-                  + " (event "
-                  + e.eventId()
-                  + ", VMs "
-                  + String.join(", ", e.vmIds())
-                  + ") with another body: use a new key for a new request");
-        }
-        return new Accepted(
-            e, views.event(e.eventId()).map(EventView::resources).orElse(List.of()));
+        return again(earlier.get(), eventId, vmIds, reason, override, idempotencyKey);
       }
     }
     EventView event =
@@ -162,7 +144,21 @@ public final class ApprovalRequests {
             override ? Boolean.TRUE : null,
             null,
             null);
-    Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r), "requestId");
+    if (keyed != null) {
+      // The same key at once (a retry before the views show the first): one of them is written.
+      java.util.Optional<ApprovalRequest> first = recent.putIfAbsent(keyed, r);
+      if (first.isPresent()) {
+        return again(first.get(), eventId, vmIds, reason, override, idempotencyKey);
+      }
+    }
+    try {
+      Audited.write(commands, rolloutsTopic, requestId, RolloutCommand.approve(r), "requestId");
+    } catch (RuntimeException e) {
+      // Not known to be written: a retry with the key writes it again (the same id, so the
+      // rollout processor decides it once whichever copy arrives).
+      recent.remove(keyed);
+      throw e;
+    }
     LOG.info(
         "approval request {} by {}: event {} for {} VM(s), to the fleet-wide ledger",
         requestId,
@@ -170,5 +166,35 @@ public final class ApprovalRequests {
         event.eventId(),
         targets.size());
     return new Accepted(r, event.resources());
+  }
+
+  /** A request made earlier under the same key: it again for the same body, else 422. */
+  private Accepted again(
+      ApprovalRequest e,
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      boolean override,
+      String idempotencyKey) {
+    boolean same =
+        e.eventId().equalsIgnoreCase(eventId)
+            && e.reason().equals(reason)
+            && e.overrides() == override
+            && (vmIds == null
+                || new java.util.HashSet<>(vmIds).equals(new java.util.HashSet<>(e.vmIds())));
+    if (!same) {
+      throw new ApiException(
+          422,
+          "Idempotency-Key "
+              + idempotencyKey
+              + " was used for request "
+              + e.requestId()
+              + " (event "
+              + e.eventId()
+              + ", VMs "
+              + String.join(", ", e.vmIds())
+              + ") with another body: use a new key for a new request");
+    }
+    return new Accepted(e, views.event(e.eventId()).map(EventView::resources).orElse(List.of()));
   }
 }

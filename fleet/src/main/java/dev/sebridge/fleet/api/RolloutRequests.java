@@ -25,6 +25,7 @@ public final class RolloutRequests {
   private final String topic;
   private final FleetViews views;
   private final Clock clock;
+  private final RecentWrites<RolloutCommand> recent;
 
   public RolloutRequests(
       Producer<String, RolloutCommand> producer, String topic, FleetViews views, Clock clock) {
@@ -32,6 +33,7 @@ public final class RolloutRequests {
     this.topic = topic;
     this.views = views;
     this.clock = clock;
+    this.recent = new RecentWrites<>(clock);
   }
 
   /** Starts a rollout of these open events; the rollout's id. */
@@ -53,21 +55,13 @@ public final class RolloutRequests {
                 .toString();
     // The key first: a retry of a rollout already made answers with it, whatever its events did
     // since, and the same key for another rollout is refused (ids are never reused).
-    java.util.Optional<Rollout> earlier =
-        idempotencyKey == null || idempotencyKey.isBlank()
-            ? java.util.Optional.empty()
-            : views.rollout(id);
-    if (earlier.isPresent()) {
-      if (!sameRequest(earlier.get(), spec, reason)) {
-        throw new ApiException(
-            422,
-            "Idempotency-Key "
-                + idempotencyKey
-                + " was used for rollout "
-                + id
-                + " with another body: use a new key for a new rollout");
+    boolean keyed = idempotencyKey != null && !idempotencyKey.isBlank();
+    if (keyed) {
+      java.util.Optional<Rollout> earlier =
+          recent.get(id).map(RolloutRequests::asRollout).or(() -> views.rollout(id));
+      if (earlier.isPresent()) {
+        return again(earlier.get(), spec, reason, idempotencyKey, id);
       }
-      return id;
     }
     List<String> ids = new ArrayList<>();
     for (String eventId : spec.eventIds()) {
@@ -79,7 +73,7 @@ public final class RolloutRequests {
       Audited.notForbiddenByPolicy(views, eventId);
       ids.add(e.eventId());
     }
-    send(
+    RolloutCommand create =
         new RolloutCommand(
             id,
             RolloutCommand.CREATE,
@@ -89,7 +83,20 @@ public final class RolloutRequests {
             reason,
             p.name(),
             clock.instant(),
-            "api"));
+            "api");
+    if (keyed) {
+      // The same key at once (a retry before the views show the first): one of them is written.
+      java.util.Optional<RolloutCommand> first = recent.putIfAbsent(id, create);
+      if (first.isPresent()) {
+        return again(asRollout(first.get()), spec, reason, idempotencyKey, id);
+      }
+    }
+    try {
+      send(create);
+    } catch (RuntimeException e) {
+      recent.remove(keyed ? id : null); // not known to be written: a retry writes it again
+      throw e;
+    }
     return id;
   }
 
@@ -124,6 +131,26 @@ public final class RolloutRequests {
     send(
         new RolloutCommand(
             rolloutId, action, null, vmId, eventId, reason, p.name(), clock.instant(), null));
+  }
+
+  /** The rollout a create made earlier under the same key: its id for the same body, else 422. */
+  private static String again(
+      Rollout earlier, RolloutSpec spec, String reason, String idempotencyKey, String id) {
+    if (!sameRequest(earlier, spec, reason)) {
+      throw new ApiException(
+          422,
+          "Idempotency-Key "
+              + idempotencyKey
+              + " was used for rollout "
+              + id
+              + " with another body: use a new key for a new rollout");
+    }
+    return id;
+  }
+
+  /** The rollout a create written by this instance starts. */
+  private static Rollout asRollout(RolloutCommand create) {
+    return dev.sebridge.fleet.rollout.RolloutActions.apply(null, create, create.at());
   }
 
   /** Whether a rollout is what this create asks for (event ids compared case-insensitively). */

@@ -567,6 +567,41 @@ class FleetApiTest {
     assertThat(rolloutCommands.history()).hasSize(written);
   }
 
+  /**
+   * A key reused at once, before the views show what the first call wrote (their lag; this test's
+   * views never do): the same body is the same request and nothing is written twice, another body
+   * is a 422, for approvals and rollouts alike. Before, both answered 202 and the second body was
+   * silently dropped by the processor.
+   */
+  @Test
+  void aKeyReusedBeforeTheViewsShowTheFirstIsTheSameRequestOr422() throws Exception {
+    String path = "/api/events/" + EVENT + "/approve";
+    HttpResponse<String> first = callWithKey(path, approval("change 9", "vm-1"), "change-9");
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+    String id = JsonSerde.JSON.readTree(first.body()).path("requestId").asText();
+    int written = audit.history().size();
+
+    HttpResponse<String> retry = callWithKey(path, approval("change 9", "vm-1"), "change-9");
+    assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+    assertThat(JsonSerde.JSON.readTree(retry.body()).path("requestId").asText()).isEqualTo(id);
+    HttpResponse<String> other = callWithKey(path, approval("change 9", "vm-2"), "change-9");
+    assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
+    assertThat(audit.history()).as("written once").hasSize(written);
+
+    ObjectNode body = rollout("patch", "1", EVENT);
+    HttpResponse<String> created = callWithKey("/api/rollouts", body, "chg-78");
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    int rolloutWrites = rolloutCommands.history().size();
+    HttpResponse<String> again = callWithKey("/api/rollouts", body, "chg-78");
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+    assertThat(JsonSerde.JSON.readTree(again.body()).path("rolloutId").asText())
+        .isEqualTo(JsonSerde.JSON.readTree(created.body()).path("rolloutId").asText());
+    HttpResponse<String> changed =
+        callWithKey("/api/rollouts", rollout("patch", "2", EVENT), "chg-78");
+    assertThat(changed.statusCode()).as(changed.body()).isEqualTo(422);
+    assertThat(rolloutCommands.history()).as("written once").hasSize(rolloutWrites);
+  }
+
   @Test
   void theSameIdempotencyKeyIsTheSameRequest() throws Exception {
     String[] ids = new String[2];
