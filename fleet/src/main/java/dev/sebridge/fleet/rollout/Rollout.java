@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * @param requestedBy who started it (every command's requestedBy)
  * @param origin {@code api}, or {@code policy:<rule>@v<version>}
  * @param createdAt when
- * @param state {@code running}, {@code halted}, {@code completed} or {@code aborted}
+ * @param state running, halted, completed or aborted
  * @param halt why it is halted, or null
  * @param groupLimits per group: the most VMs that may be unavailable at once
  * @param vms per VM and event: {@link RolloutVm#key(String, String)}, {@code <vmId>|<eventId>} (a
@@ -36,7 +36,7 @@ public record Rollout(
     String requestedBy,
     String origin,
     Instant createdAt,
-    String state,
+    State state,
     Halt halt,
     Map<String, Integer> groupLimits,
     Map<String, RolloutVm> vms,
@@ -44,10 +44,33 @@ public record Rollout(
     List<Entry> history,
     Map<String, Instant> unreported) {
 
-  public static final String RUNNING = "running";
-  public static final String HALTED = "halted";
-  public static final String COMPLETED = "completed";
-  public static final String ABORTED = "aborted";
+  /** Where a rollout is; written in lower case. */
+  public enum State {
+    /** stepping: approving what fits */
+    RUNNING,
+    /** stopped by a failure, a timeout or a size limit: an operator resumes, skips or aborts */
+    HALTED,
+    /** every VM back or skipped (API rollouts; a policy's rollout never completes) */
+    COMPLETED,
+    /** stopped by an operator, for good */
+    ABORTED;
+
+    @com.fasterxml.jackson.annotation.JsonValue
+    @Override
+    public String toString() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public static State of(String s) {
+      return valueOf(s.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  public static final State RUNNING = State.RUNNING;
+  public static final State HALTED = State.HALTED;
+  public static final State COMPLETED = State.COMPLETED;
+  public static final State ABORTED = State.ABORTED;
 
   /**
    * The most entries (a VM per event) one rollout tracks. A rollout is one record (its state, and
@@ -79,7 +102,7 @@ public record Rollout(
       String requestedBy,
       String origin,
       Instant createdAt,
-      String state,
+      State state,
       Halt halt,
       Map<String, Integer> groupLimits,
       Map<String, RolloutVm> vms,
@@ -128,7 +151,7 @@ public record Rollout(
   /** Entries (a VM per event) by phase. */
   public Map<String, Integer> counts() {
     Map<String, Integer> c = new TreeMap<>();
-    vms.values().forEach(v -> c.merge(v.phase(), 1, Integer::sum));
+    vms.values().forEach(v -> c.merge(v.phase().toString(), 1, Integer::sum));
     return c;
   }
 

@@ -55,7 +55,7 @@ public final class RolloutActions {
     Map<String, RolloutVm> vms = new TreeMap<>(current.vms());
     Map<String, Instant> unreported = new TreeMap<>(current.unreported());
     Rollout.Halt halt = current.halt();
-    String state = current.state();
+    Rollout.State state = current.state();
     switch (c.action()) {
       case RolloutCommand.ABORT -> {
         state = Rollout.ABORTED;

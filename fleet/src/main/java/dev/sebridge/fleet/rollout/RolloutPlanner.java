@@ -80,7 +80,7 @@ public final class RolloutPlanner {
     if (halt == null) {
       halt = RolloutMembers.unreportedTooLong(r, w, unreported, now);
     }
-    String state = r.state();
+    Rollout.State state = r.state();
     if (halt != null && r.halt() == null) {
       state = Rollout.HALTED;
       history.add(new Rollout.Entry(now, "fleet", "halted", halt.reason()));
@@ -112,7 +112,7 @@ public final class RolloutPlanner {
 
   private static Rollout with(
       Rollout r,
-      String state,
+      Rollout.State state,
       Rollout.Halt halt,
       Map<String, Integer> limits,
       Map<String, RolloutVm> vms,

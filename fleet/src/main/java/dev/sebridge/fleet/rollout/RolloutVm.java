@@ -32,7 +32,7 @@ public record RolloutVm(
     String name,
     String eventId,
     String group,
-    String phase,
+    Phase phase,
     boolean byPlatform,
     Integer wave,
     String requestId,
@@ -44,13 +44,35 @@ public record RolloutVm(
     Instant deadline,
     boolean resultAcknowledged) {
 
-  public static final String PENDING = "pending";
-  public static final String APPROVED = "approved";
-  public static final String STARTED = "started";
-  public static final String COMPLETED = "completed";
-  public static final String BACK = "back";
-  public static final String CANCELED = "canceled";
-  public static final String SKIPPED = "skipped";
+  /** Where a VM is in a rollout, for one event; written in lower case. */
+  public enum Phase {
+    PENDING,
+    APPROVED,
+    STARTED,
+    COMPLETED,
+    BACK,
+    CANCELED,
+    SKIPPED;
+
+    @com.fasterxml.jackson.annotation.JsonValue
+    @Override
+    public String toString() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public static Phase of(String s) {
+      return valueOf(s.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  public static final Phase PENDING = Phase.PENDING;
+  public static final Phase APPROVED = Phase.APPROVED;
+  public static final Phase STARTED = Phase.STARTED;
+  public static final Phase COMPLETED = Phase.COMPLETED;
+  public static final Phase BACK = Phase.BACK;
+  public static final Phase CANCELED = Phase.CANCELED;
+  public static final Phase SKIPPED = Phase.SKIPPED;
 
   /**
    * The key of a VM's entry for one event in {@link Rollout#vms()}: {@code <vmId>|<eventId>}, the
@@ -82,7 +104,7 @@ public record RolloutVm(
     return phase.equals(BACK) || phase.equals(CANCELED) || phase.equals(SKIPPED);
   }
 
-  RolloutVm phase(String p) {
+  RolloutVm phase(Phase p) {
     return new RolloutVm(
         vmId,
         name,

@@ -153,7 +153,7 @@ class FleetApiTest {
             "web-1",
             EVENT,
             "zone=1",
-            "started",
+            RolloutVm.STARTED,
             false,
             1,
             "req-1",
@@ -177,7 +177,7 @@ class FleetApiTest {
               "alice",
               "api",
               T0,
-              ro[1],
+              Rollout.State.of(ro[1]),
               ro[1].equals("halted")
                   ? new Rollout.Halt("vm-1", EVENT, "web-1 is not back in time", T0)
                   : null,

@@ -202,7 +202,7 @@ class PolicyAndRolloutTopologyTest {
     }
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-2");
     Rollout r = rollout("r1");
-    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).phase()).isEqualTo("back");
+    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).phase()).isEqualTo(RolloutVm.BACK);
     assertThat(r.waves()).hasSize(2);
     assertThat(requests())
         .allSatisfy(v -> assertThat(v.request().reason()).startsWith("rollout r1 wave "));
@@ -360,7 +360,8 @@ class PolicyAndRolloutTopologyTest {
     transition(web1, "E-R1", TransitionType.STARTED, "Started");
     tick();
     assertThat(rollout(id).spec().eventIds()).containsExactlyInAnyOrder("E-R1", "E-R2");
-    assertThat(rollout(id).vms().get(RolloutVm.key("vm-1", "E-R1")).phase()).isEqualTo("started");
+    assertThat(rollout(id).vms().get(RolloutVm.key("vm-1", "E-R1")).phase())
+        .isEqualTo(RolloutVm.STARTED);
   }
 
   /**
