@@ -71,6 +71,18 @@ class DeployFilesTest {
     assertThat(service.get("ExecStart").get(0))
         .startsWith("/opt/sebridge/bin/sebridge run --config /etc/sebridge/sebridge.yaml");
     assertThat(parseUnit(unit).get("Install").get("WantedBy")).containsExactly("multi-user.target");
+    // The SMBIOS UUID (root only) is copied as root for the agent's user, and a machine without
+    // one starts all the same ("+-").
+    assertThat(service.get("ExecStartPre"))
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s)
+                    .startsWith("+-/bin/sh -c 'install ")
+                    .contains("/sys/class/dmi/id/product_uuid /run/sebridge/smbios-uuid"));
+    assertThat(service.get("Environment"))
+        .contains("SEBRIDGE_VM_SMBIOS_UUID_FILE=/run/sebridge/smbios-uuid");
+    assertThat(service.get("RuntimeDirectory")).containsExactly("sebridge");
   }
 
   /**

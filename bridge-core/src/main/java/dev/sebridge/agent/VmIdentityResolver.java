@@ -5,6 +5,7 @@ import dev.sebridge.config.CoreKeys;
 import dev.sebridge.envelope.AgentInfo;
 import dev.sebridge.imds.IdentitySources;
 import dev.sebridge.imds.Imds;
+import dev.sebridge.imds.ImdsFailure;
 import dev.sebridge.imds.ImdsResult;
 import dev.sebridge.imds.SmbiosUuid;
 import dev.sebridge.imds.VmIdentity;
@@ -24,15 +25,25 @@ import org.slf4j.LoggerFactory;
  * Resolves the VM's identity once, for everyone: from {@code vm.id} and {@code vm.name} when both
  * are set, otherwise from {@code /metadata/instance/compute}, retried with exponential backoff and
  * jitter (1 s to 1 min) until it answers. Where compute metadata is not served (Microsoft's mock
- * server, images that block it), after {@link #WARN_AT_ATTEMPT} failed attempts the vmId is the
- * SMBIOS system UUID ({@link SmbiosUuid}) and the name the host name, unless configured; if SMBIOS
- * cannot be read either, it keeps asking IMDS. Heartbeats say which source was used. Nothing is
- * published before it is known: the event pipeline skips documents until then, the command pump and
- * heartbeats wait on {@link #identity()}.
+ * server answers 404: after {@link #FALLBACK_AT_ATTEMPT_NOT_SERVED} attempts; an image that blocks
+ * IMDS, any other failure: after {@link #FALLBACK_AT_ATTEMPT}, some five minutes) the vmId is the
+ * SMBIOS system UUID ({@link SmbiosUuid}) and the name the host name, unless configured, for as
+ * long as the agent runs; if they cannot be read either, it keeps asking IMDS (and SMBIOS).
+ * Heartbeats say which source was used. Nothing is published before it is known: the event pipeline
+ * skips documents until then, the command pump and heartbeats wait on {@link #identity()}.
  */
 final class VmIdentityResolver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VmIdentityResolver.class);
   static final int WARN_AT_ATTEMPT = 5;
+
+  /** Attempts after which a 404 (compute metadata not served: the mock server) falls back. */
+  static final int FALLBACK_AT_ATTEMPT_NOT_SERVED = 5;
+
+  /**
+   * Attempts after which any other failure (an image that blocks IMDS, an outage) falls back: about
+   * five minutes, so that an IMDS slow at boot is waited for.
+   */
+  static final int FALLBACK_AT_ATTEMPT = 10;
 
   private final Imds imds;
   private final Optional<String> vmId;
@@ -128,13 +139,19 @@ final class VmIdentityResolver implements AutoCloseable {
 
   private void logFailure(int attempt, ImdsResult<VmIdentity> r) {
     var f = ((ImdsResult.Failed<VmIdentity>) r).failure();
-    if (attempt == WARN_AT_ATTEMPT) {
+    int fallbackAt =
+        f.kind() == ImdsFailure.Kind.NOT_FOUND
+            ? FALLBACK_AT_ATTEMPT_NOT_SERVED
+            : FALLBACK_AT_ATTEMPT;
+    if (attempt >= fallbackAt) {
+      // Tried again at every attempt from here (SMBIOS or the host name may not be there yet).
       Optional<VmIdentity> fallback = fromSmbios();
       if (fallback.isPresent() && identity.complete(fallback.get())) {
         VmIdentity v = fallback.get();
         LOG.warn(
             "cannot read the VM identity from IMDS ({}, {} attempts); using vmId {} ({}) and name"
-                + " {} ({}). Set vm.id and vm.name if they are not Azure's",
+                + " {} ({}) for as long as this agent runs. Set vm.id and vm.name if they are not"
+                + " Azure's",
             f,
             attempt,
             v.vmId(),
@@ -143,10 +160,13 @@ final class VmIdentityResolver implements AutoCloseable {
             v.sources().name().wire());
         return;
       }
+    }
+    if (attempt == WARN_AT_ATTEMPT || attempt == fallbackAt) {
       LOG.warn(
-          "cannot read the VM identity from IMDS yet ({}), nor the SMBIOS UUID; envelopes wait for"
-              + " it. Set vm.id and vm.name where compute metadata is unavailable",
-          f);
+          "cannot read the VM identity from IMDS yet ({}){}; envelopes wait for it. Set vm.id and"
+              + " vm.name where compute metadata is unavailable",
+          f,
+          attempt >= fallbackAt ? ", nor the SMBIOS UUID or the host name" : "");
     } else {
       LOG.info("reading the VM identity failed ({}), retrying", f);
     }

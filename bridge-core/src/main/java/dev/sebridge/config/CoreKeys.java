@@ -99,10 +99,11 @@ public final class CoreKeys {
           .defaultValue(dev.sebridge.imds.SmbiosUuid.LINUX_FILE)
           .doc(
               "Linux: where the SMBIOS system UUID is read when /metadata/instance/compute is not"
-                  + " served (5 attempts): it is then the vmId (vm.smbios-uuid-order) and the host"
-                  + " name the VM name, unless vm.id and vm.name say otherwise. Readable by root"
-                  + " only; the systemd unit loads it as the smbios-uuid credential. Windows reads"
-                  + " Win32_ComputerSystemProduct.UUID.")
+                  + " served (5 attempts after a 404, 10 after other failures): it is then the vmId"
+                  + " (vm.smbios-uuid-order) and the host name the VM name, unless vm.id and"
+                  + " vm.name say otherwise. /sys/class/dmi/id/product_uuid is readable by root"
+                  + " only: the systemd unit copies it to /run/sebridge/smbios-uuid and points"
+                  + " this key there. Windows reads Win32_ComputerSystemProduct.UUID.")
           .build();
 
   public static final ConfigKey<String> VM_SMBIOS_UUID_ORDER =
@@ -110,9 +111,9 @@ public final class CoreKeys {
           .defaultValue("auto")
           .doc(
               "The byte order of the SMBIOS UUID's first three groups, to give Azure's vmId:"
-                  + " as-read, swapped, or auto (Linux: swapped unless the VM booted through UEFI,"
-                  + " i.e. a generation 1 VM; Windows: as read). The heartbeat says which was"
-                  + " used (data.vm.sources).")
+                  + " as-read, swapped, or auto (Linux: swapped on a VM that did not boot through"
+                  + " UEFI, i.e. generation 1, as read on generation 2; Windows: as read). The"
+                  + " heartbeat says which was used (data.vm.sources).")
           .validator(
               v ->
                   dev.sebridge.imds.SmbiosUuid.Order.parse(v).isPresent()

@@ -30,12 +30,6 @@ public final class SmbiosUuid {
   /** Present when Linux booted through UEFI (a generation 2 VM). */
   static final Path EFI = Path.of("/sys/firmware/efi");
 
-  /**
-   * The systemd credential the unit loads from {@link #LINUX_FILE} as root ({@code
-   * LoadCredential=smbios-uuid:...}), for an agent that runs as its own user.
-   */
-  static final String CREDENTIAL = "smbios-uuid";
-
   private static final Pattern UUID =
       Pattern.compile(
           "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$");
@@ -85,21 +79,16 @@ public final class SmbiosUuid {
   }
 
   /**
-   * This machine's reader: on Linux the systemd credential if the unit loaded one, else {@code
-   * file}; on Windows {@code Win32_ComputerSystemProduct.UUID} through PowerShell.
+   * This machine's reader: on Linux {@code file} (the systemd unit copies {@link #LINUX_FILE},
+   * readable by root only, to one its user may read); on Windows {@code
+   * Win32_ComputerSystemProduct.UUID} through PowerShell.
    */
   public static SmbiosUuid forThisMachine(Path file, Order order) {
     boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("win");
     if (windows) {
       return new SmbiosUuid(SmbiosUuid::windows, order, false);
     }
-    String credentials = System.getenv("CREDENTIALS_DIRECTORY");
-    Reader reader =
-        () ->
-            credentials != null && Files.isReadable(Path.of(credentials, CREDENTIAL))
-                ? file(Path.of(credentials, CREDENTIAL))
-                : file(file);
-    return new SmbiosUuid(reader, order, !Files.isDirectory(EFI));
+    return new SmbiosUuid(() -> file(file), order, !Files.isDirectory(EFI));
   }
 
   /** A reader of {@code file}, swapping in AUTO order when {@code bios} (no UEFI boot). */
@@ -109,8 +98,17 @@ public final class SmbiosUuid {
 
   /** The vmId SMBIOS gives, or empty when it cannot be read or is not a UUID (nil, all ones). */
   public Optional<Found> vmId() {
-    Optional<String> raw = reader.read().map(String::trim);
-    if (raw.isEmpty() || !UUID.matcher(raw.get()).matches()) {
+    // The first line that is a UUID (PowerShell may print more than asked).
+    Optional<String> raw =
+        reader
+            .read()
+            .flatMap(
+                text ->
+                    text.lines()
+                        .map(String::trim)
+                        .filter(l -> UUID.matcher(l).matches())
+                        .findFirst());
+    if (raw.isEmpty()) {
       return Optional.empty();
     }
     String read = raw.get().toLowerCase(Locale.ROOT);
@@ -156,8 +154,9 @@ public final class SmbiosUuid {
                       "-NoProfile",
                       "-NonInteractive",
                       "-Command",
-                      "(Get-CimInstance -ClassName Win32_ComputerSystemProduct).UUID"))
-              .redirectErrorStream(true)
+                      "$ProgressPreference='SilentlyContinue';"
+                          + " (Get-CimInstance -ClassName Win32_ComputerSystemProduct).UUID"))
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
               .start();
       p.getOutputStream().close();
       if (!p.waitFor(30, TimeUnit.SECONDS)) {

@@ -57,6 +57,21 @@ class VmIdentityResolverTest {
         .isGreaterThanOrEqualTo(VmIdentityResolver.WARN_AT_ATTEMPT);
   }
 
+  /**
+   * Any other failure than a 404 (IMDS blocked, down, slow at boot) is waited for longer: an IMDS
+   * that answers late must not leave the agent on the host name for good.
+   */
+  @Test
+  void otherFailuresThanNotServedFallBackOnlyAfterTenAttempts() throws Exception {
+    imds.kind = ImdsFailure.Kind.CONNECTION;
+    VmIdentity v = resolve(Optional.empty(), Optional.empty(), gen1());
+    assertThat(v.sources())
+        .isEqualTo(new IdentitySources(VmIdSource.SMBIOS_SWAPPED, NameSource.HOSTNAME));
+    assertThat(imds.calls.get())
+        .as("IMDS asked ten times first")
+        .isGreaterThanOrEqualTo(VmIdentityResolver.FALLBACK_AT_ATTEMPT);
+  }
+
   @Test
   void configurationWinsOverSmbiosAndTheHostName() throws Exception {
     VmIdentity v = resolve(Optional.empty(), Optional.of("web_3"), gen1());
@@ -128,6 +143,7 @@ class VmIdentityResolverTest {
   static final class FakeCompute implements Imds {
     final AtomicInteger calls = new AtomicInteger();
     final AtomicBoolean answers = new AtomicBoolean();
+    volatile ImdsFailure.Kind kind = ImdsFailure.Kind.NOT_FOUND;
 
     @Override
     public URI scheduledEventsUri() {
@@ -149,7 +165,7 @@ class VmIdentityResolverTest {
             Duration.ZERO);
       }
       return new ImdsResult.Failed<>(
-          new ImdsFailure(ImdsFailure.Kind.NOT_FOUND, 404, "not served", Duration.ZERO));
+          new ImdsFailure(kind, kind == ImdsFailure.Kind.NOT_FOUND ? 404 : 0, "no", Duration.ZERO));
     }
 
     @Override

@@ -62,6 +62,18 @@ class SmbiosUuidTest {
     }
   }
 
+  /** Windows' reading: PowerShell may print more than the UUID; the UUID line is taken as read. */
+  @Test
+  void theUuidLineIsFoundAmongOtherOutput() {
+    SmbiosUuid windows =
+        new SmbiosUuid(
+            () -> java.util.Optional.of("#< CLIXML\r\n" + VM_ID.toUpperCase() + "\r\n\r\n"),
+            SmbiosUuid.Order.AUTO,
+            false);
+    assertThat(windows.vmId())
+        .contains(new SmbiosUuid.Found(VM_ID, IdentitySources.VmIdSource.SMBIOS));
+  }
+
   @Test
   void theOrderIsParsedAsConfigurationWritesIt() {
     assertThat(SmbiosUuid.Order.parse("auto")).contains(SmbiosUuid.Order.AUTO);
