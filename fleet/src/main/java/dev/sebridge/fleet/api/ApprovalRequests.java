@@ -81,7 +81,10 @@ public final class ApprovalRequests {
       // The key first: a retry of a request already made answers with it, whatever happened to
       // the event since, and the same key for another request is refused.
       java.util.Optional<ApprovalRequest> earlier =
-          recent.get(keyed).or(() -> views.request(keyed).map(v -> v.request()));
+          recent
+              .get(keyed)
+              .map(RecentWrites.Write::await)
+              .or(() -> views.request(keyed).map(v -> v.request()));
       if (earlier.isPresent()) {
         return again(earlier.get(), eventId, vmIds, reason, override, idempotencyKey);
       }
@@ -146,9 +149,9 @@ public final class ApprovalRequests {
             null);
     if (keyed != null) {
       // The same key at once (a retry before the views show the first): one of them is written.
-      java.util.Optional<ApprovalRequest> first = recent.putIfAbsent(keyed, r);
+      java.util.Optional<RecentWrites.Write<ApprovalRequest>> first = recent.putIfAbsent(keyed, r);
       if (first.isPresent()) {
-        return again(first.get(), eventId, vmIds, reason, override, idempotencyKey);
+        return again(first.get().await(), eventId, vmIds, reason, override, idempotencyKey);
       }
     }
     try {
@@ -156,8 +159,13 @@ public final class ApprovalRequests {
     } catch (RuntimeException e) {
       // Not known to be written: a retry with the key writes it again (the same id, so the
       // rollout processor decides it once whichever copy arrives).
-      recent.remove(keyed);
+      if (keyed != null) {
+        recent.failed(keyed, e);
+      }
       throw e;
+    }
+    if (keyed != null) {
+      recent.written(keyed);
     }
     LOG.info(
         "approval request {} by {}: event {} for {} VM(s), to the fleet-wide ledger",

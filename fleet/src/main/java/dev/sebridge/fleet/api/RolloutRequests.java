@@ -58,7 +58,7 @@ public final class RolloutRequests {
     boolean keyed = idempotencyKey != null && !idempotencyKey.isBlank();
     if (keyed) {
       java.util.Optional<Rollout> earlier =
-          recent.get(id).map(RolloutRequests::asRollout).or(() -> views.rollout(id));
+          recent.get(id).map(w -> asRollout(w.await())).or(() -> views.rollout(id));
       if (earlier.isPresent()) {
         return again(earlier.get(), spec, reason, idempotencyKey, id);
       }
@@ -86,16 +86,21 @@ public final class RolloutRequests {
             "api");
     if (keyed) {
       // The same key at once (a retry before the views show the first): one of them is written.
-      java.util.Optional<RolloutCommand> first = recent.putIfAbsent(id, create);
+      java.util.Optional<RecentWrites.Write<RolloutCommand>> first = recent.putIfAbsent(id, create);
       if (first.isPresent()) {
-        return again(asRollout(first.get()), spec, reason, idempotencyKey, id);
+        return again(asRollout(first.get().await()), spec, reason, idempotencyKey, id);
       }
     }
     try {
       send(create);
     } catch (RuntimeException e) {
-      recent.remove(keyed ? id : null); // not known to be written: a retry writes it again
+      if (keyed) {
+        recent.failed(id, e); // not known to be written: a retry writes it again
+      }
       throw e;
+    }
+    if (keyed) {
+      recent.written(id);
     }
     return id;
   }
