@@ -29,7 +29,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * printed; given again it replays the same random choices.
  */
 // Exclusive: its checker assumes an agent restarts within 4 s.
-@org.junit.jupiter.api.Order(2)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class ChaosTest {
   static final String DEFAULT_SEEDS = "1,2,3";

@@ -42,7 +42,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * by a signed command, a user Reboot approved by the local policy, a garbage record and an expired
  * command, each event then completed. {@code -Dsebridge.crash.points=a,b} runs only those points.
  */
-@org.junit.jupiter.api.Order(7)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class CrashPointCampaignTest {
   static final List<String> POINTS =

@@ -36,7 +36,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * where Docker runs) -> the real EventHubConsumerClient; and a signed approval sent with `sebridge
  * approve` through the commands hub back into the agent.
  */
-@org.junit.jupiter.api.Order(8)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class EventHubsEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(120);

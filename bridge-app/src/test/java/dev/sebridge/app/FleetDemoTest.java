@@ -9,7 +9,6 @@ import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** {@code sebridge demo --fleet} does what the README says, end to end, on this machine. */
-@org.junit.jupiter.api.Order(6)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class FleetDemoTest {
   @Test

@@ -38,7 +38,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * commands, before committing. The other must answer every query within 30 s, complete the request,
  * and no VM may see two different command ids.
  */
-@org.junit.jupiter.api.Order(4)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class FleetFailoverTest {
   static final ObjectMapper JSON = new ObjectMapper();

@@ -38,7 +38,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * producer) cannot crash, silence or block the agents: against a real broker, the simulator and
  * real agent processes.
  */
-@org.junit.jupiter.api.Order(5)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class HostileCommandsTest {
   static final SimVm ME = SimVm.of("hostile-0", "dddddddd-0000-4000-8000-000000000000");

@@ -42,7 +42,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * agents' logs of each test stay in {@code target/agent-logs/KafkaEndToEndTest/<test>/}.
  */
 // Exclusive: timed broker outages.
-@org.junit.jupiter.api.Order(10)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
 class KafkaEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(60);

@@ -29,7 +29,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * endpoint) -> the Logs Ingestion API test endpoint over HTTPS: every transition arrives as a row
  * of the declared columns, also across an outage and throttling.
  */
-@org.junit.jupiter.api.Order(9)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class LogAnalyticsEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(90);

@@ -34,7 +34,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  *   --set state.dir=DIR --set imds.poll-interval=250ms --set http.port=0
  * </pre>
  */
-@org.junit.jupiter.api.Order(3)
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class RunCommandTest {
   static final Duration WAIT = Duration.ofSeconds(30);
