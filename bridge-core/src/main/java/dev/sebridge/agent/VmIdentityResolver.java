@@ -2,6 +2,7 @@ package dev.sebridge.agent;
 
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
+import dev.sebridge.config.VmKeys;
 import dev.sebridge.envelope.AgentInfo;
 import dev.sebridge.imds.IdentitySources;
 import dev.sebridge.imds.Imds;
@@ -79,13 +80,13 @@ final class VmIdentityResolver implements AutoCloseable {
       Imds imds, Configuration config, ScheduledExecutorService scheduler) {
     return new VmIdentityResolver(
         imds,
-        config.find(CoreKeys.VM_ID),
-        config.find(CoreKeys.VM_NAME),
+        config.find(VmKeys.VM_ID),
+        config.find(VmKeys.VM_NAME),
         config.get(CoreKeys.IMDS_FIRST_REQUEST_TIMEOUT),
         Duration.ofSeconds(1),
         SmbiosUuid.forThisMachine(
-            config.get(CoreKeys.VM_SMBIOS_UUID_FILE),
-            SmbiosUuid.Order.parse(config.get(CoreKeys.VM_SMBIOS_UUID_ORDER)).orElseThrow()),
+            config.get(VmKeys.VM_SMBIOS_UUID_FILE),
+            SmbiosUuid.Order.parse(config.get(VmKeys.VM_SMBIOS_UUID_ORDER)).orElseThrow()),
         AgentInfo::localHostName,
         scheduler);
   }
@@ -185,11 +186,16 @@ final class VmIdentityResolver implements AutoCloseable {
     return Optional.of(
         VmIdentity.of(vmId.orElseGet(() -> found.get().vmId()), vmName.orElseGet(() -> host))
             .withSources(
-                new IdentitySources(
-                    vmId.isPresent() ? IdentitySources.VmIdSource.CONFIG : found.get().source(),
-                    vmName.isPresent()
-                        ? IdentitySources.NameSource.CONFIG
-                        : IdentitySources.NameSource.HOSTNAME)));
+                sources(
+                    found.map(SmbiosUuid.Found::source).orElse(null),
+                    IdentitySources.NameSource.HOSTNAME)));
+  }
+
+  /** Where the identity came from: configuration where vm.id or vm.name is set, else these. */
+  private IdentitySources sources(IdentitySources.VmIdSource id, IdentitySources.NameSource name) {
+    return new IdentitySources(
+        vmId.isPresent() ? IdentitySources.VmIdSource.CONFIG : id,
+        vmName.isPresent() ? IdentitySources.NameSource.CONFIG : name);
   }
 
   private VmIdentity merge(VmIdentity v) {
@@ -204,9 +210,7 @@ final class VmIdentityResolver implements AutoCloseable {
         v.zone(),
         v.vmScaleSetName(),
         v.osType(),
-        new IdentitySources(
-            vmId.isPresent() ? IdentitySources.VmIdSource.CONFIG : from.vmId(),
-            vmName.isPresent() ? IdentitySources.NameSource.CONFIG : from.name()));
+        sources(from.vmId(), from.name()));
   }
 
   /** Stops trying; whoever waits for the identity gets a {@link CancellationException}. */

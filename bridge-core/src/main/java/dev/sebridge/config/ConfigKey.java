@@ -32,6 +32,13 @@ public final class ConfigKey<T> {
     this.validator = b.validator;
   }
 
+  /** A validator refusing a duration below {@code min}, written {@code written} ("1s", "1d"). */
+  public static java.util.function.Function<java.time.Duration, Optional<String>> atLeast(
+      java.time.Duration min, String written) {
+    return d ->
+        d.compareTo(min) < 0 ? Optional.of("must be at least " + written) : Optional.empty();
+  }
+
   public static <T> Builder<T> builder(String name, ConfigType<T> type) {
     return new Builder<>(name, type);
   }

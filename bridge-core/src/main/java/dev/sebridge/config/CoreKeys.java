@@ -80,47 +80,6 @@ public final class CoreKeys {
   /** HTTP 400 means our request is malformed: no retry fixes it, so poll at this slow pace. */
   public static final Duration BAD_REQUEST_PACE = Duration.ofSeconds(30);
 
-  public static final ConfigKey<String> VM_ID =
-      ConfigKey.builder("vm.id", ConfigType.STRING)
-          .doc(
-              "Overrides the vmId read from /metadata/instance/compute (partition key and envelope"
-                  + " source). Leave unset on Azure.")
-          .build();
-
-  public static final ConfigKey<String> VM_NAME =
-      ConfigKey.builder("vm.name", ConfigType.STRING)
-          .doc(
-              "Overrides the VM name read from IMDS, which is matched against an event's Resources"
-                  + " (affectsThisVm). Leave unset on Azure.")
-          .build();
-
-  public static final ConfigKey<Path> VM_SMBIOS_UUID_FILE =
-      ConfigKey.builder("vm.smbios-uuid-file", ConfigType.PATH)
-          .defaultValue(dev.sebridge.imds.SmbiosUuid.LINUX_FILE)
-          .doc(
-              "Linux: where the SMBIOS system UUID is read when /metadata/instance/compute is not"
-                  + " served (5 attempts after a 404, 10 after other failures): it is then the vmId"
-                  + " (vm.smbios-uuid-order) and the host name the VM name, unless vm.id and"
-                  + " vm.name say otherwise. /sys/class/dmi/id/product_uuid is readable by root"
-                  + " only: the systemd unit copies it to /run/sebridge/smbios-uuid and points"
-                  + " this key there. Windows reads Win32_ComputerSystemProduct.UUID.")
-          .build();
-
-  public static final ConfigKey<String> VM_SMBIOS_UUID_ORDER =
-      ConfigKey.builder("vm.smbios-uuid-order", ConfigType.STRING)
-          .defaultValue("auto")
-          .doc(
-              "The byte order of the SMBIOS UUID's first three groups, to give Azure's vmId:"
-                  + " as-read, swapped, or auto (Linux: swapped on a VM that did not boot through"
-                  + " UEFI, i.e. generation 1, as read on generation 2; Windows: as read). The"
-                  + " heartbeat says which was used (data.vm.sources).")
-          .validator(
-              v ->
-                  dev.sebridge.imds.SmbiosUuid.Order.parse(v).isPresent()
-                      ? Optional.empty()
-                      : Optional.of("must be auto, as-read or swapped"))
-          .build();
-
   public static final ConfigKey<Path> STATE_DIR =
       ConfigKey.builder("state.dir", ConfigType.PATH)
           .defaultValue(defaultStateDir())
@@ -287,11 +246,7 @@ public final class CoreKeys {
           .doc(
               "Period of the dev.sebridge.agent.heartbeat.v1 envelope (poll statistics, outbox"
                   + " state), so a central team can find silent agents.")
-          .validator(
-              d ->
-                  d.compareTo(Duration.ofSeconds(1)) < 0
-                      ? Optional.of("must be at least 1s")
-                      : Optional.empty())
+          .validator(ConfigKey.atLeast(Duration.ofSeconds(1), "1s"))
           .build();
 
   public static final ConfigKey<String> LOG_FORMAT =
@@ -315,10 +270,10 @@ public final class CoreKeys {
         IMDS_REQUEST_TIMEOUT,
         IMDS_FIRST_REQUEST_TIMEOUT,
         IMDS_MAX_BACKOFF,
-        VM_ID,
-        VM_NAME,
-        VM_SMBIOS_UUID_FILE,
-        VM_SMBIOS_UUID_ORDER,
+        VmKeys.VM_ID,
+        VmKeys.VM_NAME,
+        VmKeys.VM_SMBIOS_UUID_FILE,
+        VmKeys.VM_SMBIOS_UUID_ORDER,
         STATE_DIR,
         SINKS,
         HTTP_PORT,

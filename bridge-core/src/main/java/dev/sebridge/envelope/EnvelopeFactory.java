@@ -182,9 +182,7 @@ public final class EnvelopeFactory {
     h.pendingBySink().forEach(pending::put);
     ObjectNode vmNode = vmNode(vm);
     if (vm.sources() != null) {
-      ObjectNode sources = vmNode.putObject("sources");
-      sources.put("vmId", vm.sources().vmId().wire());
-      sources.put("name", vm.sources().name().wire());
+      vm.sources().writeTo(vmNode.putObject("sources"));
     }
     data.set("vm", vmNode);
     putAgent(data);

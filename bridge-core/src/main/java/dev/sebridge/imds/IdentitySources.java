@@ -12,6 +12,12 @@ public record IdentitySources(VmIdSource vmId, NameSource name) {
   /** Both from {@code /metadata/instance/compute}. */
   public static final IdentitySources IMDS = new IdentitySources(VmIdSource.IMDS, NameSource.IMDS);
 
+  /** As heartbeats carry it ({@code data.vm.sources}): {@code {"vmId": ..., "name": ...}}. */
+  public void writeTo(com.fasterxml.jackson.databind.node.ObjectNode node) {
+    node.put("vmId", vmId.wire());
+    node.put("name", name.wire());
+  }
+
   /** Where a vmId came from. */
   public enum VmIdSource {
     /** {@code /metadata/instance/compute} */

@@ -197,11 +197,7 @@ public final class FleetKeys {
               "How long a VM may send nothing (no envelope, no heartbeat) before it is gone"
                   + " (scaled in, deleted): its view is deleted and its part in each open event"
                   + " closes as inferred (vanished).")
-          .validator(
-              d ->
-                  d.compareTo(Duration.ofDays(1)) < 0
-                      ? Optional.of("must be at least 1d")
-                      : Optional.empty())
+          .validator(ConfigKey.atLeast(Duration.ofDays(1), "1d"))
           .build();
 
   public static final ConfigKey<Duration> HISTORY_RETENTION =
@@ -210,11 +206,7 @@ public final class FleetKeys {
           .doc(
               "How long approval requests (and their Idempotency-Keys), policy decisions and"
                   + " finished rollouts are kept; a policy's rollout drops what is older.")
-          .validator(
-              d ->
-                  d.compareTo(Duration.ofDays(1)) < 0
-                      ? Optional.of("must be at least 1d")
-                      : Optional.empty())
+          .validator(ConfigKey.atLeast(Duration.ofDays(1), "1d"))
           .build();
 
   public static final ConfigKey<String> POLICIES =
