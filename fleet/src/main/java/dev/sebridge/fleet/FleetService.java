@@ -6,9 +6,12 @@ import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.api.ApprovalRequests;
+import dev.sebridge.fleet.api.CoreApi;
 import dev.sebridge.fleet.api.FleetQueries;
 import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.api.HttpLimits;
+import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.api.RolloutApi;
 import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Authenticator;
@@ -150,31 +153,19 @@ public final class FleetService implements AutoCloseable {
     RolloutRequests rollouts =
         new RolloutRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
     this.live = new LiveStream(changes, 64);
-    try {
-      this.server =
-          new FleetServer(
-              config.get(FleetKeys.HTTP_BIND_ADDRESS),
-              config.get(FleetKeys.HTTP_PORT),
-              auth,
-              new FleetQueries(views, clock),
-              approvals,
-              readiness::problems,
-              metrics::scrape);
-      server.route(new RolloutApi(rollouts, views, policies));
-      server.route(new FleetPage(auth, views, approvals, rollouts, live));
-    } catch (IOException e) {
-      rolloutCommands.close();
-      streams.close();
-      issuer.close();
-      admin.close();
-      throw new UncheckedIOException(
-          "cannot listen on "
-              + config.get(FleetKeys.HTTP_BIND_ADDRESS)
-              + ":"
-              + config.get(FleetKeys.HTTP_PORT)
-              + " (fleet.http.port)",
-          e);
-    }
+    HttpLimits limits = HttpKeys.limits(config);
+    RateLimits writes = new RateLimits(limits.writesPerMinute());
+    this.server =
+        new FleetServer(
+                config.get(FleetKeys.HTTP_BIND_ADDRESS),
+                config.get(FleetKeys.HTTP_PORT),
+                limits,
+                auth,
+                writes,
+                readiness::problems)
+            .route(new RolloutApi(rollouts, views, policies))
+            .route(new FleetPage(auth, views, approvals, rollouts, live, limits, writes))
+            .route(new CoreApi(new FleetQueries(views, clock), approvals, metrics::scrape));
   }
 
   public static Builder builder(Configuration config) {
@@ -202,7 +193,18 @@ public final class FleetService implements AutoCloseable {
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);
     }
-    server.start();
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot listen on "
+              + config.get(FleetKeys.HTTP_BIND_ADDRESS)
+              + ":"
+              + config.get(FleetKeys.HTTP_PORT)
+              + " (fleet.http.port): "
+              + e.getMessage(),
+          e);
+    }
     LOG.info(
         "fleet service on port {}: envelopes from {}, commands to {}",
         server.port(),

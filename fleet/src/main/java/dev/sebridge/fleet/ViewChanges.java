@@ -3,15 +3,16 @@ package dev.sebridge.fleet;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Counts changes of this instance's views; the web page's live stream waits on it. */
+/**
+ * Counts the changes of this instance's views, store by store; the web page's live stream reads the
+ * counts to say which parts of the page changed.
+ */
 public final class ViewChanges implements TopologyObserver {
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
-  private long version;
+  private final Map<String, AtomicLong> versions = new ConcurrentHashMap<>();
 
   @Override
   public void applied(Instant envelopeTime) {}
@@ -20,40 +21,13 @@ public final class ViewChanges implements TopologyObserver {
   public void approvedAfter(Duration sinceScheduled) {}
 
   @Override
-  public void viewChanged() {
-    lock.lock();
-    try {
-      version++;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+  public void viewChanged(String store) {
+    versions.computeIfAbsent(store, s -> new AtomicLong()).incrementAndGet();
   }
 
-  public long version() {
-    lock.lock();
-    try {
-      return version;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Waits until the version is past {@code seen}, at most {@code timeout}; the version then. */
-  public long awaitAfter(long seen, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    lock.lock();
-    try {
-      while (version <= seen) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        changed.await(left, TimeUnit.NANOSECONDS);
-      }
-      return version;
-    } finally {
-      lock.unlock();
-    }
+  /** How many changes {@code store} has seen on this instance. */
+  public long version(String store) {
+    AtomicLong v = versions.get(store);
+    return v == null ? 0 : v.get();
   }
 }

@@ -166,6 +166,8 @@ public final class FleetLab implements AutoCloseable {
     m.put("fleet.state-dir", work.resolve("fleet-" + instance).toString());
     m.put("fleet.http.port", "0");
     m.put("fleet.http.bind-address", "127.0.0.1");
+    // The lab's browser reaches the page over plain HTTP on loopback: no TLS in front.
+    m.put("fleet.http.secure-cookie", "false");
     m.put("fleet.auth.tokens-file", work.resolve("tokens.yaml").toString());
     m.put("fleet.signing.key-file", work.resolve("fleet-key.jwk").toString());
     m.putAll(overrides);

@@ -2,222 +2,243 @@ package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.eclipse.jetty.io.Content;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fleet service's HTTP API (docs/fleet.md, docs/fleet-openapi.yaml). Every {@code /api/} call
- * needs a bearer token: 401 without a valid one, 403 for a reader approving. {@code /healthz} and
- * {@code /readyz} answer without one and say nothing but the status; {@code /metrics} needs one.
- * Handlers only translate: requests to queries of the views, and approvals to audit records.
+ * The fleet service's HTTP server (docs/fleet.md, "The HTTP server"; the API in
+ * docs/fleet-openapi.yaml), on Jetty. In this order, and nothing is read before its step:
+ *
+ * <ol>
+ *   <li>{@code /healthz} and {@code /readyz} are answered on Jetty's own threads: they never wait
+ *       behind API work.
+ *   <li>A request that carries a body (any method but GET and HEAD) is let through before its body
+ *       is read, or refused: over {@link #MAX_BODY} (413), no valid token or session (401), a
+ *       reader (403), over its principal's write rate (429); the page refuses its own ({@link
+ *       Route#refuse}).
+ *   <li>The body is read without holding a thread, within the idle timeout.
+ *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
+ *       HttpLimits#queue()}); past it, 503 with Retry-After.
+ * </ol>
  */
 public final class FleetServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetServer.class);
   private static final RequestContract CONTRACT = RequestContract.published();
-  private static final Pattern EVENT = Pattern.compile("/api/events/([^/]+)");
-  private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
-  private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");
-  private static final Pattern APPROVAL = Pattern.compile("/api/approvals/([^/]+)");
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  /** The largest request body taken (every documented body is well under 4 KiB). */
+  public static final int MAX_BODY = 64 * 1024;
+
+  private final JettyServer jetty;
+  private final ThreadPoolExecutor work;
   private final Authenticator auth;
-  private final FleetQueries queries;
-  private final ApprovalRequests approvals;
   private final Supplier<List<String>> readiness;
-  private final Supplier<String> metrics;
+  private final RateLimits writes;
   private final List<Route> routes = new ArrayList<>();
 
-  /** An extra route (the web page adds its own); {@code handler} answers or returns false. */
-  @FunctionalInterface
+  /** A group of routes (the API's, the page's): answers and returns true, or returns false. */
   public interface Route {
-    boolean handle(HttpExchange ex, String path, Optional<Principal> principal) throws IOException;
+    /**
+     * Before the body of a request that has one is read: answers (refuses) it and returns true, or
+     * returns false to let it through.
+     */
+    default boolean refuse(HttpCall call, String path, Optional<Principal> bearer)
+        throws IOException {
+      return false;
+    }
+
+    boolean handle(HttpCall call, String path, Optional<Principal> principal) throws IOException;
   }
 
   public FleetServer(
       String bindAddress,
       int port,
+      HttpLimits limits,
       Authenticator auth,
-      FleetQueries queries,
-      ApprovalRequests approvals,
-      Supplier<List<String>> readiness,
-      Supplier<String> metrics)
-      throws IOException {
+      RateLimits writes,
+      Supplier<List<String>> readiness) {
     this.auth = auth;
-    this.queries = queries;
-    this.approvals = approvals;
     this.readiness = readiness;
-    this.metrics = metrics;
-    this.server = HttpServer.create(new InetSocketAddress(bindAddress, port), 64);
-    this.executor = Executors.newFixedThreadPool(80, DaemonThreads.named("fleet-http"));
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
+    this.writes = writes;
+    this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
+    this.work =
+        new ThreadPoolExecutor(
+            limits.threads(),
+            limits.threads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(limits.queue()),
+            DaemonThreads.named("fleet-api"));
   }
 
-  /** Adds a route tried before the API's own (the web page). */
+  /** Adds a group of routes, tried in the order added. */
   public FleetServer route(Route r) {
     routes.add(r);
     return this;
   }
 
-  public FleetServer start() {
-    server.start();
+  public FleetServer start() throws IOException {
+    try {
+      jetty.start();
+    } catch (IOException e) {
+      work.shutdownNow();
+      throw e;
+    }
     return this;
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return jetty.port();
   }
 
-  private void handle(HttpExchange ex) throws IOException {
-    try (ex) {
-      // Raw: each path segment is decoded exactly once, by the route that reads it ({@link
-      // #segment}), so an encoded slash stays inside its segment.
-      String path = ex.getRequestURI().getRawPath();
+  private void admit(HttpCall call) {
+    String path = call.rawPath();
+    try {
       if (path.equals("/healthz") || path.equals("/readyz")) {
-        health(ex, path);
+        health(call, path);
         return;
       }
-      Optional<Principal> principal = principal(ex);
-      try {
-        for (Route r : routes) {
-          if (r.handle(ex, path, principal)) {
-            return;
-          }
-        }
-        if (principal.isEmpty()) {
-          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
-          json(ex, 401, error("a valid bearer token is required"));
+      Optional<Principal> principal = principal(call);
+      String m = call.rawMethod();
+      if (m.equals("GET") || m.equals("HEAD")) {
+        dispatch(call, path, principal);
+        return;
+      }
+      if (call.declaredLength() > MAX_BODY) {
+        throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
+      }
+      for (Route r : routes) {
+        if (r.refuse(call, path, principal)) {
           return;
         }
-        api(ex, path, principal.get());
-      } catch (ApiException e) {
-        ObjectNode error = error(e.getMessage());
-        e.fields().forEach(error::put);
-        json(ex, e.status(), error);
-      } catch (IOException e) {
-        LOG.debug("the client of {} {} went away: {}", ex.getRequestMethod(), path, e.toString());
-      } catch (RuntimeException e) {
-        LOG.error("answering {} {} failed", ex.getRequestMethod(), path, e);
-        json(ex, 500, error("internal error"));
+      }
+      if (path.startsWith("/api/") || path.equals("/metrics")) {
+        Principal p = bearer(call, principal);
+        if (!p.role().mayApprove()) {
+          throw new ApiException(403, p.name() + " may read, not approve");
+        }
+        if (!writes.take(p.name())) {
+          call.header("Retry-After", "60");
+          throw new ApiException(429, p.name() + " sent more writes this minute than allowed");
+        }
+      }
+      Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
+          .whenComplete(
+              (bytes, failure) -> {
+                if (failure == null) {
+                  call.body(bytes);
+                  dispatch(call, path, principal);
+                } else {
+                  bodyFailed(call, failure);
+                }
+              });
+    } catch (ApiException e) {
+      error(call, e);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("admitting {} {} failed", call.rawMethod(), path, e);
+      error(call, new ApiException(500, "internal error"));
+    }
+  }
+
+  private void bodyFailed(HttpCall call, Throwable failure) {
+    Throwable cause =
+        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof TimeoutException) {
+      LOG.debug("{} {}: the body did not come in time", call.rawMethod(), call.rawPath());
+      error(call, new ApiException(408, "the body did not come in time"));
+    } else if (cause instanceof IllegalArgumentException
+        || cause instanceof IllegalStateException) {
+      error(call, new ApiException(413, "a body of at most " + MAX_BODY + " bytes"));
+    } else {
+      LOG.debug(
+          "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
+      error(call, new ApiException(400, "the body could not be read"));
+    }
+  }
+
+  private void dispatch(HttpCall call, String path, Optional<Principal> principal) {
+    try {
+      work.execute(() -> answer(call, path, principal));
+    } catch (RejectedExecutionException e) {
+      call.header("Retry-After", "1");
+      error(call, new ApiException(503, "too many requests at once; try again"));
+    }
+  }
+
+  private void answer(HttpCall call, String path, Optional<Principal> principal) {
+    try {
+      for (Route r : routes) {
+        if (r.handle(call, path, principal)) {
+          return;
+        }
+      }
+      if (principal.isEmpty()) {
+        bearer(call, principal);
+      }
+      throw new ApiException(
+          path.startsWith("/api/") || path.equals("/metrics") ? 405 : 404,
+          "no such route: " + call.method() + " " + path);
+    } catch (ApiException e) {
+      error(call, e);
+    } catch (IOException e) {
+      LOG.debug("the client of {} {} went away: {}", call.rawMethod(), path, e.toString());
+    } catch (RuntimeException e) {
+      LOG.error("answering {} {} failed", call.rawMethod(), path, e);
+      error(call, new ApiException(500, "internal error"));
+    } finally {
+      if (!call.answered()) {
+        LOG.error("{} {} was not answered", call.rawMethod(), path);
+        error(call, new ApiException(500, "internal error"));
       }
     }
+  }
+
+  /** The bearer's principal, or 401. */
+  private static Principal bearer(HttpCall call, Optional<Principal> principal) {
+    if (principal.isEmpty()) {
+      call.header("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
+      throw new ApiException(401, "a valid bearer token is required");
+    }
+    return principal.get();
   }
 
   /**
    * {@code /healthz} and {@code /readyz}: GET and HEAD only (405 otherwise), no token, nothing but
    * the status; readiness is computed once per request.
    */
-  private void health(HttpExchange ex, String path) throws IOException {
-    if (!method(ex).equals("GET")) {
-      ex.getResponseHeaders().set("Allow", "GET, HEAD");
-      json(ex, 405, error("only GET and HEAD: " + ex.getRequestMethod() + " " + path));
+  private void health(HttpCall call, String path) throws IOException {
+    if (!call.method().equals("GET")) {
+      call.header("Allow", "GET, HEAD");
+      throw new ApiException(405, "only GET and HEAD: " + call.rawMethod() + " " + path);
     } else if (path.equals("/healthz")) {
-      json(ex, 200, status("UP"));
+      call.json(200, status("UP"));
     } else {
       boolean ready = readiness.get().isEmpty();
-      json(ex, ready ? 200 : 503, status(ready ? "READY" : "NOT_READY"));
-    }
-  }
-
-  /**
-   * The method a route matches on: HEAD is answered as GET is, without the body ({@link #send}).
-   */
-  public static String method(HttpExchange ex) {
-    String m = ex.getRequestMethod();
-    return m.equals("HEAD") ? "GET" : m;
-  }
-
-  private void api(HttpExchange ex, String path, Principal p) throws IOException {
-    String method = method(ex);
-    Map<String, String> q = query(ex);
-    Matcher m;
-    if (path.equals("/metrics") && method.equals("GET")) {
-      send(
-          ex,
-          200,
-          metrics.get().getBytes(StandardCharsets.UTF_8),
-          "text/plain; version=0.0.4; charset=utf-8");
-    } else if (path.equals("/api/events") && method.equals("GET")) {
-      json(
-          ex,
-          200,
-          queries.events(
-              new FleetQueries.EventFilter(
-                  q.containsKey("open") ? Boolean.valueOf(q.get("open")) : null,
-                  q.get("type"),
-                  q.get("zone"),
-                  q.get("scaleSet"),
-                  q.get("subscription"))));
-    } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
-      JsonNode body = body(ex, "/api/events/{eventId}/approve");
-      List<String> vms = null;
-      if (body.has("vms")) {
-        vms = new ArrayList<>();
-        for (JsonNode v : body.get("vms")) {
-          vms.add(v.asText());
-        }
-      }
-      ApprovalRequests.Accepted accepted =
-          approvals.request(
-              segment(m.group(1)),
-              vms,
-              body.path("reason").asText(null),
-              p,
-              ex.getRequestHeaders().getFirst("Idempotency-Key"),
-              "api",
-              body.path("override").asBoolean(false));
-      ApprovalRequest r = accepted.request();
-      ObjectNode out = JsonSerde.JSON.createObjectNode();
-      out.put("requestId", r.requestId());
-      out.put("eventId", r.eventId());
-      out.put("requestedBy", r.requestedBy());
-      var commands = out.putObject("commands");
-      r.vmIds().forEach(vm -> commands.put(vm, ApprovalRequest.commandId(r.requestId(), vm)));
-      var releases = out.putArray("releases");
-      accepted.releases().forEach(releases::add);
-      ex.getResponseHeaders().set("Location", "/api/approvals/" + r.requestId());
-      json(ex, 202, out);
-    } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.event(segment(m.group(1))), "event"));
-    } else if (path.equals("/api/vms") && method.equals("GET")) {
-      json(ex, 200, queries.vms(q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null));
-    } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.vm(segment(m.group(1))), "VM"));
-    } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
-      json(ex, 200, found(queries.request(segment(m.group(1))), "approval request"));
-    } else {
-      throw new ApiException(
-          path.startsWith("/api/") || path.equals("/metrics") ? 405 : 404,
-          "no such route: " + method + " " + path);
+      call.json(ready ? 200 : 503, status(ready ? "READY" : "NOT_READY"));
     }
   }
 
   /** The principal of the request's bearer token, if it has a valid one. */
-  Optional<Principal> principal(HttpExchange ex) {
-    String h = ex.getRequestHeaders().getFirst("Authorization");
+  private Optional<Principal> principal(HttpCall call) {
+    String h = call.header("Authorization");
     if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return Optional.empty();
     }
@@ -234,33 +255,18 @@ public final class FleetServer implements AutoCloseable {
    *
    * @param template the route as the document names it, e.g. {@code /api/events/{eventId}/approve}
    */
-  public static JsonNode body(HttpExchange ex, String template) throws IOException {
-    byte[] b = ex.getRequestBody().readNBytes(64 * 1024);
+  public static JsonNode body(HttpCall call, String template) {
     JsonNode n;
     try {
-      n = JsonSerde.JSON.readTree(b);
-    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      n = JsonSerde.JSON.readTree(call.body());
+    } catch (IOException e) {
       throw new ApiException(400, "the body is not JSON");
     }
     if (n == null || !n.isObject()) {
       throw new ApiException(400, "the body must be a JSON object");
     }
-    CONTRACT.check(ex.getRequestMethod(), template, n);
+    CONTRACT.check(call.rawMethod(), template, n);
     return n;
-  }
-
-  static Map<String, String> query(HttpExchange ex) {
-    Map<String, String> q = new LinkedHashMap<>();
-    String raw = ex.getRequestURI().getRawQuery();
-    if (raw != null) {
-      for (String part : raw.split("&")) {
-        int eq = part.indexOf('=');
-        if (eq > 0) {
-          q.put(decode(part.substring(0, eq)), decode(part.substring(eq + 1)));
-        }
-      }
-    }
-    return q;
   }
 
   /** A form field (application/x-www-form-urlencoded: '+' is a space); 400 when malformed. */
@@ -281,38 +287,26 @@ public final class FleetServer implements AutoCloseable {
     return JsonSerde.JSON.createObjectNode().put("status", s);
   }
 
-  private static ObjectNode error(String message) {
+  static ObjectNode error(String message) {
     return JsonSerde.JSON.createObjectNode().put("error", message);
   }
 
-  /** Answers with a JSON body. */
-  public static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
-    send(ex, status, JsonSerde.JSON.writeValueAsBytes(body), "application/json");
-  }
-
-  /** Answers with a body of this type. */
-  public static void send(HttpExchange ex, int status, byte[] body, String contentType)
-      throws IOException {
-    ex.getResponseHeaders().set("Content-Type", contentType);
-    ex.getResponseHeaders().set("Cache-Control", "no-store");
-    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-    if (ex.getRequestMethod().equals("HEAD")) {
-      // The headers a GET would get, and no body: the length is the GET's, as RFC 9110 allows.
-      ex.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
-      ex.sendResponseHeaders(status, -1);
+  private static void error(HttpCall call, ApiException e) {
+    if (call.answered()) {
       return;
     }
-    ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-    if (body.length > 0) {
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(body);
-      }
+    ObjectNode error = error(e.getMessage());
+    e.fields().forEach(error::put);
+    try {
+      call.json(e.status(), error);
+    } catch (IOException | IllegalStateException ignored) {
+      // answered meanwhile, or the client went away
     }
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    jetty.close();
+    work.shutdownNow();
   }
 }

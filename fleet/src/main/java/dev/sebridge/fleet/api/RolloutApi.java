@@ -2,7 +2,6 @@ package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.sebridge.config.ConfigType;
 import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.rollout.Policies;
@@ -38,7 +37,7 @@ public final class RolloutApi implements FleetServer.Route {
   }
 
   @Override
-  public boolean handle(HttpExchange ex, String path, Optional<Principal> principal)
+  public boolean handle(HttpCall ex, String path, Optional<Principal> principal)
       throws IOException {
     if (principal.isEmpty()
         || !(path.startsWith("/api/rollouts")
@@ -47,7 +46,7 @@ public final class RolloutApi implements FleetServer.Route {
       return false; // not ours, or FleetServer answers 401
     }
     Principal p = principal.get();
-    String method = FleetServer.method(ex);
+    String method = ex.method();
     Matcher m;
     if ((m = EVENT_ROLLOUT.matcher(path)).matches() && method.equals("POST")) {
       created(
@@ -61,7 +60,7 @@ public final class RolloutApi implements FleetServer.Route {
       JsonNode body = FleetServer.body(ex, "/api/rollouts");
       created(ex, create(body, strings(body.get("eventIds")), p, ex));
     } else if (path.equals("/api/rollouts") && method.equals("GET")) {
-      FleetServer.json(ex, 200, JsonSerde.JSON.valueToTree(views.rollouts()));
+      ex.json(200, JsonSerde.JSON.valueToTree(views.rollouts()));
     } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
       JsonNode body = FleetServer.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       requests.act(
@@ -71,13 +70,11 @@ public final class RolloutApi implements FleetServer.Route {
           body.path("eventId").asText(null),
           body.path("reason").asText(null),
           p);
-      FleetServer.json(
-          ex,
+      ex.json(
           202,
           JsonSerde.JSON.createObjectNode().put("rolloutId", m.group(1)).put("action", m.group(2)));
     } else if ((m = ROLLOUT.matcher(path)).matches() && method.equals("GET")) {
-      FleetServer.json(
-          ex,
+      ex.json(
           200,
           JsonSerde.JSON.valueToTree(
               FleetServer.found(views.rollout(FleetServer.segment(m.group(1))), "rollout")));
@@ -85,14 +82,14 @@ public final class RolloutApi implements FleetServer.Route {
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("version", policies.version());
       out.set("rules", JsonSerde.JSON.valueToTree(policies.rules()));
-      FleetServer.json(ex, 200, out);
+      ex.json(200, out);
     } else {
       throw new ApiException(405, "no such route: " + method + " " + path);
     }
     return true;
   }
 
-  private String create(JsonNode body, List<String> eventIds, Principal p, HttpExchange ex) {
+  private String create(JsonNode body, List<String> eventIds, Principal p, HttpCall ex) {
     RolloutSpec spec =
         new RolloutSpec(
             eventIds,
@@ -101,16 +98,12 @@ public final class RolloutApi implements FleetServer.Route {
             duration(body, "settle"),
             duration(body, "timeout"),
             duration(body, "reportGrace"));
-    return requests.create(
-        spec,
-        body.path("reason").asText(null),
-        p,
-        ex.getRequestHeaders().getFirst("Idempotency-Key"));
+    return requests.create(spec, body.path("reason").asText(null), p, ex.header("Idempotency-Key"));
   }
 
-  private static void created(HttpExchange ex, String id) throws IOException {
-    ex.getResponseHeaders().set("Location", "/api/rollouts/" + id);
-    FleetServer.json(ex, 202, JsonSerde.JSON.createObjectNode().put("rolloutId", id));
+  private static void created(HttpCall ex, String id) throws IOException {
+    ex.header("Location", "/api/rollouts/" + id);
+    ex.json(202, JsonSerde.JSON.createObjectNode().put("rolloutId", id));
   }
 
   private static Duration duration(JsonNode body, String field) {

@@ -84,7 +84,7 @@ final class GlobalViews {
                 store,
                 (old, v) -> {
                   applied.accept(old, v);
-                  observer.viewChanged();
+                  observer.viewChanged(store);
                 }));
   }
 }

@@ -13,8 +13,10 @@ public interface TopologyObserver {
   /** A VM's event was approved this long after the VM first reported it Scheduled. */
   void approvedAfter(Duration sinceScheduled);
 
-  /** Some view (VMs, events, requests, rollouts, policy decisions) changed on this instance. */
-  default void viewChanged() {}
+  /**
+   * A view (its store: VMs, events, requests, rollouts, policy decisions) changed on this instance.
+   */
+  default void viewChanged(String store) {}
 
   /** A record of the commands topic sits on a partition its VM's agent does not read. */
   default void misrouted() {}
@@ -35,8 +37,8 @@ public interface TopologyObserver {
       }
 
       @Override
-      public void viewChanged() {
-        list.forEach(TopologyObserver::viewChanged);
+      public void viewChanged(String store) {
+        list.forEach(o -> o.viewChanged(store));
       }
 
       @Override

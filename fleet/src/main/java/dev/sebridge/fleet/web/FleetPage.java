@@ -3,11 +3,13 @@ package dev.sebridge.fleet.web;
 import com.github.mustachejava.DefaultMustacheFactory;
 import com.github.mustachejava.Mustache;
 import com.github.mustachejava.MustacheFactory;
-import com.sun.net.httpserver.HttpExchange;
 import dev.sebridge.fleet.api.ApiException;
 import dev.sebridge.fleet.api.ApprovalRequests;
 import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.api.HttpCall;
+import dev.sebridge.fleet.api.HttpLimits;
+import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
@@ -52,24 +54,71 @@ public final class FleetPage implements FleetServer.Route {
   private final PageModel model;
   private final PageActions actions;
   private final LiveStream live;
+  private final RateLimits writes;
+  private final SignIn signIn;
   private final MustacheFactory templates = new DefaultMustacheFactory("dev/sebridge/fleet/web");
 
+  /**
+   * @param writes the API's write limits (one budget per principal for the API and the page)
+   */
   public FleetPage(
       Authenticator auth,
       FleetViews views,
       ApprovalRequests approvals,
       RolloutRequests rollouts,
-      LiveStream live) {
-    this.session = new WebSession(auth);
+      LiveStream live,
+      HttpLimits limits,
+      RateLimits writes) {
+    this.session = new WebSession(auth, limits.secureCookie());
+    this.writes = writes;
+    this.signIn = new SignIn(session, limits.signInFailuresPerMinute(), this::render);
     this.model = new PageModel(views);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;
   }
 
+  /**
+   * Before the body of a page request is read: a sign-in from an address that failed too often
+   * (429) or without the form's token (403); any other action without a session (401), without the
+   * CSRF header (403), from a reader (403), or over the principal's write rate (429).
+   */
   @Override
-  public boolean handle(HttpExchange ex, String path, Optional<Principal> bearer)
-      throws IOException {
-    String method = FleetServer.method(ex);
+  public boolean refuse(HttpCall ex, String path, Optional<Principal> bearer) throws IOException {
+    if (!path.startsWith("/ui/")) {
+      return false;
+    }
+    if (path.equals("/ui/login")) {
+      return signIn.refuse(ex);
+    }
+    Optional<WebSession.Signed> signed = session.signedIn(ex);
+    if (signed.isEmpty()) {
+      return refused(ex, 401, "Sign in again: no valid token.");
+    }
+    if (!WebSession.sameSite(ex, signed.get())) {
+      return refused(ex, 403, "Refused: no valid CSRF token.");
+    }
+    Principal p = signed.get().principal();
+    if (path.equals("/ui/logout")) {
+      return false;
+    }
+    if (!p.role().mayApprove()) {
+      return refused(ex, 403, p.name() + " may read, not approve");
+    }
+    if (!writes.take(p.name())) {
+      ex.header("Retry-After", "60");
+      return refused(ex, 429, p.name() + " sent more writes this minute than allowed");
+    }
+    return false;
+  }
+
+  private boolean refused(HttpCall ex, int status, String error) {
+    html(ex, status, render("message.mustache", Map.of("error", error)));
+    return true;
+  }
+
+  @Override
+  public boolean handle(HttpCall ex, String path, Optional<Principal> bearer) throws IOException {
+    String method = ex.method();
     if (path.equals("/") && method.equals("GET")) {
       redirect(ex, "/ui/");
       return true;
@@ -82,7 +131,7 @@ public final class FleetPage implements FleetServer.Route {
       return true;
     }
     if (path.equals("/ui/login")) {
-      login(ex, method);
+      signIn.answer(ex, method);
       return true;
     }
     Optional<WebSession.Signed> signed = session.signedIn(ex);
@@ -95,11 +144,7 @@ public final class FleetPage implements FleetServer.Route {
       }
       return true;
     }
-    WebSession.Signed s = signed.get();
-    if (method.equals("POST") && !WebSession.sameSite(ex, s)) {
-      html(ex, 403, render("message.mustache", Map.of("error", "Refused: no valid CSRF token.")));
-      return true;
-    }
+    WebSession.Signed s = signed.get(); // a write also passed {@link #refuse}
     try {
       route(ex, path, method, s);
     } catch (ApiException e) {
@@ -108,7 +153,7 @@ public final class FleetPage implements FleetServer.Route {
     return true;
   }
 
-  private void route(HttpExchange ex, String path, String method, WebSession.Signed s)
+  private void route(HttpCall ex, String path, String method, WebSession.Signed s)
       throws IOException {
     Principal p = s.principal();
     Matcher m;
@@ -120,10 +165,10 @@ public final class FleetPage implements FleetServer.Route {
       page.put("csrf", s.csrf());
       html(ex, 200, render("page.mustache", page));
     } else if (path.equals("/ui/logout") && method.equals("POST")) {
-      ex.getResponseHeaders().add("Set-Cookie", WebSession.clearCookie());
-      ex.getResponseHeaders().set("HX-Redirect", "/ui/login");
+      ex.addHeader("Set-Cookie", WebSession.clearCookie());
+      ex.header("HX-Redirect", "/ui/login");
       html(ex, 200, "");
-    } else if (path.equals("/ui/stream") && ex.getRequestMethod().equals("GET")) {
+    } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
       live.serve(ex);
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
@@ -152,7 +197,7 @@ public final class FleetPage implements FleetServer.Route {
     }
   }
 
-  private void fragment(HttpExchange ex, String name, Principal p) throws IOException {
+  private void fragment(HttpCall ex, String name, Principal p) throws IOException {
     Map<String, Object> m = new HashMap<>();
     m.put("approver", p.role().mayApprove());
     switch (name) {
@@ -166,25 +211,8 @@ public final class FleetPage implements FleetServer.Route {
     html(ex, 200, render(name + ".mustache", m));
   }
 
-  private void login(HttpExchange ex, String method) throws IOException {
-    if (method.equals("POST")) {
-      String token = form(ex).getOrDefault("token", "").trim();
-      if (token.matches("[A-Za-z0-9._~+/=-]{1,4000}")) {
-        Optional<Principal> p = session.authenticate(token);
-        if (p.isPresent()) {
-          ex.getResponseHeaders().add("Set-Cookie", WebSession.setCookie(ex, token));
-          redirect(ex, "/ui/");
-          return;
-        }
-      }
-      html(ex, 401, render("login.mustache", Map.of("error", "That token is not valid here.")));
-    } else {
-      html(ex, 200, render("login.mustache", Map.of()));
-    }
-  }
-
-  private static Map<String, String> form(HttpExchange ex) throws IOException {
-    String body = new String(ex.getRequestBody().readNBytes(64 * 1024), StandardCharsets.UTF_8);
+  static Map<String, String> form(HttpCall ex) throws IOException {
+    String body = new String(ex.body(), StandardCharsets.UTF_8);
     Map<String, String> out = new HashMap<>();
     for (String part : body.split("&")) {
       int eq = part.indexOf('=');
@@ -205,29 +233,27 @@ public final class FleetPage implements FleetServer.Route {
     return w.toString();
   }
 
-  private static void asset(HttpExchange ex, String[] resource) throws IOException {
+  private static void asset(HttpCall ex, String[] resource) throws IOException {
     try (InputStream in = FleetPage.class.getClassLoader().getResourceAsStream(resource[0])) {
       if (in == null) {
         throw new IOException("missing resource " + resource[0]);
       }
-      FleetServer.send(ex, 200, in.readAllBytes(), resource[1] + "; charset=utf-8");
+      ex.send(200, in.readAllBytes(), resource[1] + "; charset=utf-8");
     }
   }
 
-  private static void redirect(HttpExchange ex, String to) throws IOException {
-    ex.getResponseHeaders().set("Location", to);
-    ex.sendResponseHeaders(303, -1);
+  private static void redirect(HttpCall ex, String to) {
+    ex.redirect(to);
   }
 
-  static void html(HttpExchange ex, int status, String body) throws IOException {
-    ex.getResponseHeaders()
-        .set(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';"
-                + " img-src 'self' data:; connect-src 'self'; frame-ancestors 'none';"
-                + " form-action 'self'; base-uri 'none'");
-    ex.getResponseHeaders().set("X-Frame-Options", "DENY");
-    ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
-    FleetServer.send(ex, status, body.getBytes(StandardCharsets.UTF_8), "text/html; charset=utf-8");
+  static void html(HttpCall ex, int status, String body) {
+    ex.header(
+        "Content-Security-Policy",
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';"
+            + " img-src 'self' data:; connect-src 'self'; frame-ancestors 'none';"
+            + " form-action 'self'; base-uri 'none'");
+    ex.header("X-Frame-Options", "DENY");
+    ex.header("Referrer-Policy", "no-referrer");
+    ex.send(status, body.getBytes(StandardCharsets.UTF_8), "text/html; charset=utf-8");
   }
 }

@@ -1,60 +1,147 @@
 package dev.sebridge.fleet.web;
 
-import com.sun.net.httpserver.HttpExchange;
+import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.ViewChanges;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
+import dev.sebridge.fleet.api.HttpCall;
+import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The page's Server-Sent Events: an {@code event: changed} whenever this instance's views change
- * (changes that come while one is written are sent as one), a comment every 15 s to keep proxies
- * from closing an idle stream. At most {@code maxStreams} at once; more get 503 and htmx retries.
+ * The page's Server-Sent Events. Once per {@code tick} (a second), one thread looks at which of
+ * this instance's views changed and tells each open page, in one write, the sections it must reload
+ * ({@code event: events}, {@code rollouts}, {@code silent}, {@code approvals}): however many
+ * changes came, a page hears of a section at most once a tick, and of nothing that did not change.
+ * A comment every 15 s keeps proxies from closing an idle stream. Writes are asynchronous: no
+ * thread waits on a page, and a page whose write is still pending is skipped until it drains. At
+ * most {@code maxStreams} at once; more get 503 and htmx retries.
  */
-public final class LiveStream {
+public final class LiveStream implements AutoCloseable {
+  /** The page's sections and the views each shows. */
+  static final Map<String, List<String>> SECTIONS = sections();
+
+  private static final long KEEP_ALIVE_NANOS = Duration.ofSeconds(15).toNanos();
+
   private final ViewChanges changes;
-  private final Semaphore streams;
-  private volatile boolean closed;
+  private final Semaphore permits;
+  private final Set<Page> pages = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-live"));
 
   public LiveStream(ViewChanges changes, int maxStreams) {
-    this.changes = changes;
-    this.streams = new Semaphore(maxStreams);
+    this(changes, maxStreams, Duration.ofSeconds(1));
   }
 
-  void serve(HttpExchange ex) throws IOException {
-    if (!streams.tryAcquire()) {
-      FleetPage.html(ex, 503, "too many live pages");
+  LiveStream(ViewChanges changes, int maxStreams, Duration tick) {
+    this.changes = changes;
+    this.permits = new Semaphore(maxStreams);
+    ticker.scheduleWithFixedDelay(
+        this::tick, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  void serve(HttpCall call) {
+    if (!permits.tryAcquire()) {
+      FleetPage.html(call, 503, "too many live pages");
       return;
     }
-    try {
-      ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-      ex.getResponseHeaders().set("Cache-Control", "no-store");
-      ex.getResponseHeaders().set("X-Accel-Buffering", "no");
-      ex.sendResponseHeaders(200, 0);
-      OutputStream out = ex.getResponseBody();
-      long seen = changes.version();
-      write(out, "retry: 2000\nevent: changed\ndata: " + seen + "\n\n");
-      while (!closed) {
-        long now = changes.awaitAfter(seen, Duration.ofSeconds(15));
-        write(out, now > seen ? "event: changed\ndata: " + now + "\n\n" : ": still here\n\n");
-        seen = now;
+    Page page = new Page(call.stream("text/event-stream; charset=utf-8"), versions());
+    pages.add(page);
+    page.write("retry: 2000\n: live\n\n");
+  }
+
+  /** Open streams now. */
+  int open() {
+    return pages.size();
+  }
+
+  private void tick() {
+    Map<String, Long> now = versions();
+    long t = System.nanoTime();
+    for (Page p : pages) {
+      if (p.writing.get()) {
+        continue; // this page has not taken the last write yet: it hears of this next tick
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      streams.release();
+      StringBuilder b = new StringBuilder();
+      now.forEach(
+          (section, v) -> {
+            if (v > p.seen.getOrDefault(section, 0L)) {
+              b.append("event: ").append(section).append("\ndata: ").append(v).append("\n\n");
+            }
+          });
+      p.seen.putAll(now);
+      if (b.length() > 0) {
+        p.write(b.toString());
+      } else if (t - p.lastWrite >= KEEP_ALIVE_NANOS) {
+        p.write(": still here\n\n");
+      }
     }
   }
 
-  private static void write(OutputStream out, String s) throws IOException {
-    out.write(s.getBytes(StandardCharsets.UTF_8));
-    out.flush();
+  private Map<String, Long> versions() {
+    Map<String, Long> v = new LinkedHashMap<>();
+    SECTIONS.forEach(
+        (section, stores) -> v.put(section, stores.stream().mapToLong(changes::version).sum()));
+    return v;
   }
 
-  /** Ends every stream at its next change or keep-alive. */
+  /** Ends every stream. */
+  @Override
   public void close() {
-    closed = true;
+    ticker.shutdownNow();
+    for (Page p : pages) {
+      p.end(null);
+    }
+  }
+
+  private final class Page {
+    private final HttpCall.Stream stream;
+    private final Map<String, Long> seen;
+    private final AtomicBoolean writing = new AtomicBoolean();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile long lastWrite = System.nanoTime();
+
+    Page(HttpCall.Stream stream, Map<String, Long> seen) {
+      this.stream = stream;
+      this.seen = new ConcurrentHashMap<>(seen);
+    }
+
+    void write(String chunk) {
+      writing.set(true);
+      lastWrite = System.nanoTime();
+      stream.write(
+          chunk,
+          failure -> {
+            writing.set(false);
+            if (failure != null) {
+              end(failure);
+            }
+          });
+    }
+
+    void end(Throwable failure) {
+      if (ended.compareAndSet(false, true)) {
+        pages.remove(this);
+        permits.release();
+        stream.end(failure);
+      }
+    }
+  }
+
+  private static Map<String, List<String>> sections() {
+    Map<String, List<String>> m = new LinkedHashMap<>();
+    m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
+    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW));
+    m.put("silent", List.of(FleetTopology.VMS_VIEW));
+    m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
+    return java.util.Collections.unmodifiableMap(m);
   }
 }

@@ -1,11 +1,12 @@
 package dev.sebridge.fleet.web;
 
-import com.sun.net.httpserver.HttpExchange;
+import dev.sebridge.fleet.api.HttpCall;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -21,10 +22,16 @@ final class WebSession {
   static final String COOKIE = "sebridge_fleet";
   static final String CSRF_HEADER = "X-CSRF-Token";
 
-  private final Authenticator auth;
+  /** The sign-in form's own CSRF token: a cookie of the form's path and the same in a field. */
+  static final String LOGIN_COOKIE = "sebridge_login";
 
-  WebSession(Authenticator auth) {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private final Authenticator auth;
+  private final boolean secure;
+
+  WebSession(Authenticator auth, boolean secure) {
     this.auth = auth;
+    this.secure = secure;
   }
 
   /** The signed-in principal and their token, if the cookie holds a valid one. */
@@ -34,7 +41,7 @@ final class WebSession {
     }
   }
 
-  Optional<Signed> signedIn(HttpExchange ex) {
+  Optional<Signed> signedIn(HttpCall ex) {
     return token(ex).flatMap(t -> auth.authenticate(t).map(p -> new Signed(p, t)));
   }
 
@@ -43,41 +50,72 @@ final class WebSession {
   }
 
   /** True when the request carries the right CSRF header and, if it says, our own origin. */
-  static boolean sameSite(HttpExchange ex, Signed s) {
-    String header = ex.getRequestHeaders().getFirst(CSRF_HEADER);
+  static boolean sameSite(HttpCall ex, Signed s) {
+    String header = ex.header(CSRF_HEADER);
     if (header == null
         || !MessageDigest.isEqual(
             header.getBytes(StandardCharsets.UTF_8), s.csrf().getBytes(StandardCharsets.UTF_8))) {
       return false;
     }
-    String origin = ex.getRequestHeaders().getFirst("Origin");
-    String host = ex.getRequestHeaders().getFirst("Host");
+    String origin = ex.header("Origin");
+    String host = ex.header("Host");
     return origin == null || host == null || origin.endsWith("://" + host);
   }
 
-  static String setCookie(HttpExchange ex, String token) {
-    boolean https = "https".equalsIgnoreCase(ex.getRequestHeaders().getFirst("X-Forwarded-Proto"));
+  /** The session cookie; Secure as configured ({@code fleet.http.secure-cookie}), never guessed. */
+  String setCookie(String token) {
     return COOKIE
         + "="
         + token
         + "; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=43200"
-        + (https ? "; Secure" : "");
+        + (secure ? "; Secure" : "");
+  }
+
+  /** A fresh sign-in form token, and the cookie that carries it for ten minutes. */
+  String[] loginNonce() {
+    byte[] b = new byte[16];
+    RANDOM.nextBytes(b);
+    String nonce = HexFormat.of().formatHex(b);
+    return new String[] {
+      nonce,
+      LOGIN_COOKIE
+          + "="
+          + nonce
+          + "; Path=/ui/login; HttpOnly; SameSite=Strict; Max-Age=600"
+          + (secure ? "; Secure" : "")
+    };
+  }
+
+  /** True when the sign-in form's field matches its cookie. */
+  static boolean loginNonceMatches(HttpCall ex, String field) {
+    return cookie(ex, LOGIN_COOKIE)
+        .filter(
+            c ->
+                field != null
+                    && MessageDigest.isEqual(
+                        c.getBytes(StandardCharsets.UTF_8), field.getBytes(StandardCharsets.UTF_8)))
+        .isPresent();
+  }
+
+  static boolean hasLoginNonce(HttpCall ex) {
+    return cookie(ex, LOGIN_COOKIE).isPresent();
   }
 
   static String clearCookie() {
     return COOKIE + "=; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=0";
   }
 
-  private static Optional<String> token(HttpExchange ex) {
-    List<String> headers = ex.getRequestHeaders().get("Cookie");
-    if (headers == null) {
-      return Optional.empty();
-    }
+  private static Optional<String> token(HttpCall ex) {
+    return cookie(ex, COOKIE);
+  }
+
+  private static Optional<String> cookie(HttpCall ex, String name) {
+    List<String> headers = ex.headers("Cookie");
     for (String h : headers) {
       for (String part : h.split(";")) {
         String p = part.trim();
-        if (p.startsWith(COOKIE + "=") && p.length() > COOKIE.length() + 1) {
-          return Optional.of(p.substring(COOKIE.length() + 1));
+        if (p.startsWith(name + "=") && p.length() > name.length() + 1) {
+          return Optional.of(p.substring(name.length() + 1));
         }
       }
     }

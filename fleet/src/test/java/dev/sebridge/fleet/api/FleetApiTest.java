@@ -66,6 +66,7 @@ class FleetApiTest {
       new MockProducer<>(
           true, null, new StringSerializer(), new JsonSerde<>(RolloutCommand.class).serializer());
   final HttpClient http = HttpClient.newHttpClient();
+  final HttpLimits limits = HttpLimits.defaults();
   final Set<String> exercised = new HashSet<>();
   FleetServer server;
 
@@ -188,23 +189,28 @@ class FleetApiTest {
     }
     FleetViews views =
         new FleetViews(() -> vms, () -> events, () -> requests, () -> rollouts, () -> decisions);
+    ApprovalRequests approvals = new ApprovalRequests(audit, "audit", views, clock);
     server =
         new FleetServer(
                 "127.0.0.1",
                 0,
+                limits,
                 StaticTokens.of(
                     Map.of(
                         APPROVER, new Principal("alice", Principal.Role.APPROVER),
                         READER, new Principal("dashboard", Principal.Role.READER))),
-                new FleetQueries(views, clock),
-                new ApprovalRequests(audit, "audit", views, clock),
-                List::of,
-                () -> "sebridge_fleet_open_events 1\n")
+                new RateLimits(limits.writesPerMinute()),
+                List::of)
             .route(
                 new RolloutApi(
                     new RolloutRequests(rolloutCommands, "rollouts", views, clock),
                     views,
                     new Policies(3, List.of())))
+            .route(
+                new CoreApi(
+                    new FleetQueries(views, clock),
+                    approvals,
+                    () -> "sebridge_fleet_open_events 1\n"))
             .start();
   }
 

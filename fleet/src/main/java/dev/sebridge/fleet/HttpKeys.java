@@ -1,0 +1,99 @@
+package dev.sebridge.fleet;
+
+import dev.sebridge.config.ConfigKey;
+import dev.sebridge.config.ConfigType;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.api.HttpLimits;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The keys of the fleet's HTTP server (listed in {@link FleetKeys#all()} after the port and the
+ * address): its timeouts, its bounds and the session cookie's {@code Secure} flag.
+ */
+public final class HttpKeys {
+  private HttpKeys() {}
+
+  public static final ConfigKey<Duration> IDLE_TIMEOUT =
+      ConfigKey.builder("fleet.http.idle-timeout", ConfigType.DURATION_TYPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .doc(
+              "A connection that sends or takes nothing for this long is closed, whatever it was"
+                  + " doing (headers half sent, a body announced and not sent, an answer not read)."
+                  + " The live page's stream writes every 15 s, so keep this above 15 s.")
+          .validator(ConfigKey.atLeast(Duration.ofSeconds(1), "1s"))
+          .build();
+
+  public static final ConfigKey<Integer> THREADS =
+      ConfigKey.builder("fleet.http.threads", ConfigType.INT)
+          .defaultValue(32)
+          .doc(
+              "Threads that answer API and page requests once their body has arrived."
+                  + " /healthz and /readyz never wait for them.")
+          .validator(positive())
+          .build();
+
+  public static final ConfigKey<Integer> QUEUE =
+      ConfigKey.builder("fleet.http.queue", ConfigType.INT)
+          .defaultValue(256)
+          .doc(
+              "Requests waiting for one of fleet.http.threads; past this they are answered 503 with"
+                  + " Retry-After at once.")
+          .validator(positive())
+          .build();
+
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      ConfigKey.builder("fleet.http.max-connections", ConfigType.INT)
+          .defaultValue(4096)
+          .doc(
+              "Open connections at most (live pages included); past this the server stops"
+                  + " accepting until one closes.")
+          .validator(positive())
+          .build();
+
+  public static final ConfigKey<Integer> WRITES_PER_MINUTE =
+      ConfigKey.builder("fleet.http.writes-per-minute", ConfigType.INT)
+          .defaultValue(120)
+          .doc(
+              "Approvals, rollouts and rollout actions one principal may send per minute, API and"
+                  + " page together; more are answered 429 with Retry-After before their body is"
+                  + " read.")
+          .validator(positive())
+          .build();
+
+  public static final ConfigKey<Integer> SIGN_IN_FAILURES_PER_MINUTE =
+      ConfigKey.builder("fleet.http.sign-in-failures-per-minute", ConfigType.INT)
+          .defaultValue(10)
+          .doc(
+              "Failed sign-ins on the page one client address may make per minute; then its"
+                  + " sign-ins are answered 429 until the minute is over. Each failure is logged"
+                  + " at INFO.")
+          .validator(positive())
+          .build();
+
+  public static final ConfigKey<Boolean> SECURE_COOKIE =
+      ConfigKey.builder("fleet.http.secure-cookie", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .doc(
+              "Marks the page's session cookie Secure (sent over HTTPS only). The service speaks"
+                  + " plain HTTP: terminate TLS in front of it (Application Gateway, an ingress)"
+                  + " and keep this true; set false only where the browser reaches the service"
+                  + " over plain HTTP (the demo, a laptop). Never taken from a request header.")
+          .build();
+
+  /** The server's bounds as configured. */
+  public static HttpLimits limits(Configuration c) {
+    return new HttpLimits(
+        c.get(IDLE_TIMEOUT),
+        c.get(THREADS),
+        c.get(QUEUE),
+        c.get(MAX_CONNECTIONS),
+        c.get(WRITES_PER_MINUTE),
+        c.get(SIGN_IN_FAILURES_PER_MINUTE),
+        c.get(SECURE_COOKIE));
+  }
+
+  private static java.util.function.Function<Integer, Optional<String>> positive() {
+    return n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty();
+  }
+}

@@ -1,0 +1,130 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The API's events, VMs and approvals, and {@code /metrics} (docs/fleet-openapi.yaml). Every route
+ * needs a bearer token ({@link FleetServer} answers 401 without one). Handlers only translate:
+ * requests to queries of the views, and approvals to audit records.
+ */
+public final class CoreApi implements FleetServer.Route {
+  private static final Pattern EVENT = Pattern.compile("/api/events/([^/]+)");
+  private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
+  private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");
+  private static final Pattern APPROVAL = Pattern.compile("/api/approvals/([^/]+)");
+
+  private final FleetQueries queries;
+  private final ApprovalRequests approvals;
+  private final Supplier<String> metrics;
+
+  public CoreApi(FleetQueries queries, ApprovalRequests approvals, Supplier<String> metrics) {
+    this.queries = queries;
+    this.approvals = approvals;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public boolean handle(HttpCall call, String path, Optional<Principal> principal)
+      throws IOException {
+    if (principal.isEmpty() || !(path.startsWith("/api/") || path.equals("/metrics"))) {
+      return false; // not ours, or FleetServer answers 401
+    }
+    Principal p = principal.get();
+    String method = call.method();
+    Map<String, String> q = query(call);
+    Matcher m;
+    if (path.equals("/metrics") && method.equals("GET")) {
+      call.send(
+          200,
+          metrics.get().getBytes(StandardCharsets.UTF_8),
+          "text/plain; version=0.0.4; charset=utf-8");
+    } else if (path.equals("/api/events") && method.equals("GET")) {
+      call.json(
+          200,
+          queries.events(
+              new FleetQueries.EventFilter(
+                  q.containsKey("open") ? Boolean.valueOf(q.get("open")) : null,
+                  q.get("type"),
+                  q.get("zone"),
+                  q.get("scaleSet"),
+                  q.get("subscription"))));
+    } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
+      approve(call, FleetServer.segment(m.group(1)), p);
+    } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
+      call.json(200, FleetServer.found(queries.event(FleetServer.segment(m.group(1))), "event"));
+    } else if (path.equals("/api/vms") && method.equals("GET")) {
+      call.json(
+          200, queries.vms(q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null));
+    } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
+      call.json(200, FleetServer.found(queries.vm(FleetServer.segment(m.group(1))), "VM"));
+    } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
+      call.json(
+          200,
+          FleetServer.found(queries.request(FleetServer.segment(m.group(1))), "approval request"));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  private void approve(HttpCall call, String eventId, Principal p) throws IOException {
+    JsonNode body = FleetServer.body(call, "/api/events/{eventId}/approve");
+    List<String> vms = null;
+    if (body.has("vms")) {
+      vms = new ArrayList<>();
+      for (JsonNode v : body.get("vms")) {
+        vms.add(v.asText());
+      }
+    }
+    ApprovalRequests.Accepted accepted =
+        approvals.request(
+            eventId,
+            vms,
+            body.path("reason").asText(null),
+            p,
+            call.header("Idempotency-Key"),
+            "api",
+            body.path("override").asBoolean(false));
+    ApprovalRequest r = accepted.request();
+    ObjectNode out = JsonSerde.JSON.createObjectNode();
+    out.put("requestId", r.requestId());
+    out.put("eventId", r.eventId());
+    out.put("requestedBy", r.requestedBy());
+    var commands = out.putObject("commands");
+    r.vmIds().forEach(vm -> commands.put(vm, ApprovalRequest.commandId(r.requestId(), vm)));
+    var releases = out.putArray("releases");
+    accepted.releases().forEach(releases::add);
+    call.header("Location", "/api/approvals/" + r.requestId());
+    call.json(202, out);
+  }
+
+  static Map<String, String> query(HttpCall call) {
+    Map<String, String> q = new LinkedHashMap<>();
+    String raw = call.rawQuery();
+    if (raw != null) {
+      for (String part : raw.split("&")) {
+        int eq = part.indexOf('=');
+        if (eq > 0) {
+          q.put(
+              FleetServer.decode(part.substring(0, eq)),
+              FleetServer.decode(part.substring(eq + 1)));
+        }
+      }
+    }
+    return q;
+  }
+}

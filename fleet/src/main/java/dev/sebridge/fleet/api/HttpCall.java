@@ -1,0 +1,167 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * One request and its answer, as the routes see them: the headers, the body once {@link
+ * FleetServer} has read it (never before the request was let through, see {@link
+ * FleetServer.Route#refuse}), and one answer. Answering completes the exchange asynchronously; no
+ * thread waits for a slow client to take the bytes.
+ */
+public final class HttpCall {
+  private final Request request;
+  private final Response response;
+  private final Callback callback;
+  private final AtomicBoolean answered = new AtomicBoolean();
+  private volatile byte[] body = new byte[0];
+
+  HttpCall(Request request, Response response, Callback callback) {
+    this.request = request;
+    this.response = response;
+    this.callback = callback;
+  }
+
+  /** The method as sent. */
+  public String rawMethod() {
+    return request.getMethod();
+  }
+
+  /** The method a route matches on: HEAD is answered as GET is, without the body. */
+  public String method() {
+    String m = request.getMethod();
+    return m.equals("HEAD") ? "GET" : m;
+  }
+
+  /** The path as sent (percent-encoded): each route decodes the segments it reads, once. */
+  public String rawPath() {
+    String p = request.getHttpURI().getPath();
+    return p == null || p.isEmpty() ? "/" : p;
+  }
+
+  public String rawQuery() {
+    return request.getHttpURI().getQuery();
+  }
+
+  /** The first value of a request header, or null. */
+  public String header(String name) {
+    return request.getHeaders().get(name);
+  }
+
+  public List<String> headers(String name) {
+    return request.getHeaders().getValuesList(name);
+  }
+
+  public String remoteAddress() {
+    return Request.getRemoteAddr(request);
+  }
+
+  /** The request's declared length, or -1 when it is sent in chunks. */
+  long declaredLength() {
+    return request.getLength();
+  }
+
+  Request request() {
+    return request;
+  }
+
+  /** The body, read in full (at most {@link FleetServer#MAX_BODY}) before any route ran. */
+  public byte[] body() {
+    return body;
+  }
+
+  void body(byte[] b) {
+    this.body = b;
+  }
+
+  public HttpCall header(String name, String value) {
+    response.getHeaders().put(name, value);
+    return this;
+  }
+
+  public HttpCall addHeader(String name, String value) {
+    response.getHeaders().add(name, value);
+    return this;
+  }
+
+  public boolean answered() {
+    return answered.get();
+  }
+
+  /** Answers with a JSON body. */
+  public void json(int status, JsonNode body) throws IOException {
+    send(status, JsonSerde.JSON.writeValueAsBytes(body), "application/json");
+  }
+
+  /** Answers with a body of this type (HEAD: the headers a GET would get, and no body). */
+  public void send(int status, byte[] body, String contentType) {
+    if (!answered.compareAndSet(false, true)) {
+      throw new IllegalStateException("answered twice: " + rawMethod() + " " + rawPath());
+    }
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.getHeaders().put("X-Content-Type-Options", "nosniff");
+    response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+    boolean head = request.getMethod().equals("HEAD");
+    response.write(true, head ? null : ByteBuffer.wrap(body), callback);
+  }
+
+  /** Answers 303 See Other. */
+  public void redirect(String to) {
+    header("Location", to);
+    send(303, new byte[0], "text/plain; charset=utf-8");
+  }
+
+  /**
+   * Keeps the answer open for a stream of chunks (Server-Sent Events): status 200, this type, and
+   * no length. The exchange ends when the stream is {@linkplain Stream#end ended} or a write fails.
+   */
+  public Stream stream(String contentType) {
+    if (!answered.compareAndSet(false, true)) {
+      throw new IllegalStateException("answered twice: " + rawMethod() + " " + rawPath());
+    }
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.getHeaders().put("X-Accel-Buffering", "no");
+    return new Stream();
+  }
+
+  /** An open answer written chunk by chunk, without a thread waiting on the client. */
+  public final class Stream {
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    private Stream() {}
+
+    /** Writes one chunk; {@code done} gets null once it is written, or why it could not be. */
+    public void write(String chunk, Consumer<Throwable> done) {
+      response.write(
+          false,
+          ByteBuffer.wrap(chunk.getBytes(StandardCharsets.UTF_8)),
+          Callback.from(() -> done.accept(null), done::accept));
+    }
+
+    /** Ends the answer: normally, or (a failed write) as failed. */
+    public void end(Throwable failure) {
+      if (!ended.compareAndSet(false, true)) {
+        return;
+      }
+      if (failure == null) {
+        response.write(true, null, callback);
+      } else {
+        callback.failed(failure);
+      }
+    }
+  }
+}

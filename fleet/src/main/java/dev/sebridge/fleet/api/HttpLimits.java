@@ -1,0 +1,55 @@
+package dev.sebridge.fleet.api;
+
+import java.time.Duration;
+
+/**
+ * The HTTP server's bounds (docs/fleet.md, "The HTTP server"; keys {@code fleet.http.*}).
+ *
+ * @param idleTimeout a connection idle this long is closed (a slow or stalled body included)
+ * @param threads threads answering requests once their body has arrived
+ * @param queue requests waiting for those threads; past this, 503
+ * @param maxConnections connections open at once
+ * @param writesPerMinute writes (approvals, rollouts, actions) per principal and minute
+ * @param signInFailuresPerMinute failed page sign-ins per client address and minute
+ * @param secureCookie whether the page's session cookie is marked Secure
+ */
+public record HttpLimits(
+    Duration idleTimeout,
+    int threads,
+    int queue,
+    int maxConnections,
+    int writesPerMinute,
+    int signInFailuresPerMinute,
+    boolean secureCookie) {
+
+  /** The defaults of the {@code fleet.http.*} keys. */
+  public static HttpLimits defaults() {
+    return new HttpLimits(Duration.ofSeconds(30), 32, 256, 4096, 120, 10, true);
+  }
+
+  public HttpLimits withIdleTimeout(Duration d) {
+    return new HttpLimits(
+        d, threads, queue, maxConnections, writesPerMinute, signInFailuresPerMinute, secureCookie);
+  }
+
+  public HttpLimits withThreads(int n, int q) {
+    return new HttpLimits(
+        idleTimeout, n, q, maxConnections, writesPerMinute, signInFailuresPerMinute, secureCookie);
+  }
+
+  public HttpLimits withWritesPerMinute(int n) {
+    return new HttpLimits(
+        idleTimeout, threads, queue, maxConnections, n, signInFailuresPerMinute, secureCookie);
+  }
+
+  public HttpLimits withSecureCookie(boolean secure) {
+    return new HttpLimits(
+        idleTimeout,
+        threads,
+        queue,
+        maxConnections,
+        writesPerMinute,
+        signInFailuresPerMinute,
+        secure);
+  }
+}

@@ -1,0 +1,105 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.BlockingArrayQueue;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Jetty server under {@link FleetServer}: one HTTP/1.1 connector with the configured idle
+ * timeout and connection cap, a bounded pool of Jetty's own threads (they only parse, admit and
+ * write; nothing blocks on them), headers of at most 16 KiB, no server name, and what Jetty refuses
+ * itself (a malformed request line, headers too large) answered as the API's JSON errors.
+ */
+final class JettyServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JettyServer.class);
+
+  private final Server server;
+  private final ServerConnector connector;
+
+  JettyServer(String bindAddress, int port, HttpLimits limits, Consumer<HttpCall> admit) {
+    QueuedThreadPool threads =
+        new QueuedThreadPool(32, 4, 60_000, new BlockingArrayQueue<>(64, 64, 8192));
+    threads.setName("fleet-http");
+    threads.setDaemon(true);
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setRequestHeaderSize(16 * 1024);
+    // Path segments are decoded once, by the route that reads them (FleetServer.segment): an
+    // encoded slash stays inside its segment instead of being refused as ambiguous.
+    http.setUriCompliance(
+        UriCompliance.DEFAULT.with(
+            "sebridge",
+            UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+            UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
+    this.connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    connector.setHost(bindAddress);
+    connector.setPort(port);
+    connector.setIdleTimeout(limits.idleTimeout().toMillis());
+    server.addConnector(connector);
+    server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    server.setErrorHandler(JettyServer::jettyError);
+    server.setHandler(
+        new Handler.Abstract.NonBlocking() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) {
+            admit.accept(new HttpCall(request, response, callback));
+            return true;
+          }
+        });
+  }
+
+  void start() throws IOException {
+    try {
+      server.start();
+    } catch (Exception e) {
+      close();
+      throw new IOException("cannot listen: " + e.getMessage(), e);
+    }
+  }
+
+  int port() {
+    return connector.getLocalPort();
+  }
+
+  /** What Jetty itself refuses: a JSON error, as the API's. */
+  private static boolean jettyError(Request request, Response response, Callback callback) {
+    Object message = request.getAttribute(ErrorHandler.ERROR_MESSAGE);
+    response.getHeaders().put("Content-Type", "application/json");
+    response.getHeaders().put("Cache-Control", "no-store");
+    try {
+      byte[] body =
+          JsonSerde.JSON.writeValueAsBytes(
+              FleetServer.error(message == null ? "refused" : message.toString()));
+      response.write(true, ByteBuffer.wrap(body), callback);
+    } catch (IOException e) {
+      callback.failed(e);
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the HTTP server: {}", e.toString());
+    }
+  }
+}

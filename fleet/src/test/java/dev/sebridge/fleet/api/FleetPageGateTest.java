@@ -1,0 +1,241 @@
+package dev.sebridge.fleet.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.ViewChanges;
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.auth.StaticTokens;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.web.FleetPage;
+import dev.sebridge.fleet.web.LiveStream;
+import dev.sebridge.testing.MutableClock;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The page's sign-in and actions at the door, with real sockets: the sign-in form's own CSRF token,
+ * failed sign-ins limited per address before their body is read, the session cookie's Secure flag
+ * from configuration only, and a reader's action refused before its body is read.
+ */
+class FleetPageGateTest {
+  static final String APPROVER = "approver-token-0123456789";
+  static final String READER = "reader-token-0123456789ab";
+
+  final MockProducer<String, RolloutCommand> commands =
+      new MockProducer<>(
+          true, null, new StringSerializer(), new JsonSerde<>(RolloutCommand.class).serializer());
+  final List<Socket> sockets = new ArrayList<>();
+  LiveStream live;
+  FleetServer server;
+
+  void start(boolean secureCookie) throws IOException {
+    MutableClock clock = new MutableClock(Instant.parse("2026-11-23T10:00:00Z"));
+    FleetViews views =
+        new FleetViews(
+            MapStore<VmView>::new,
+            MapStore<EventView>::new,
+            MapStore<RequestView>::new,
+            MapStore<Rollout>::new,
+            MapStore<PolicyDecision>::new);
+    StaticTokens tokens =
+        StaticTokens.of(
+            Map.of(
+                APPROVER, new Principal("alice", Principal.Role.APPROVER),
+                READER, new Principal("dashboard", Principal.Role.READER)));
+    HttpLimits limits = new HttpLimits(Duration.ofSeconds(5), 4, 16, 100, 120, 3, secureCookie);
+    RateLimits writes = new RateLimits(limits.writesPerMinute());
+    live = new LiveStream(new ViewChanges(), 4);
+    server =
+        new FleetServer("127.0.0.1", 0, limits, tokens, writes, List::of)
+            .route(
+                new FleetPage(
+                    tokens,
+                    views,
+                    new ApprovalRequests(commands, "rollouts", views, clock),
+                    new RolloutRequests(commands, "rollouts", views, clock),
+                    live,
+                    limits,
+                    writes))
+            .start();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    for (Socket s : sockets) {
+      s.close();
+    }
+    if (server != null) {
+      server.close();
+      live.close();
+    }
+  }
+
+  @Test
+  void aSignInNeedsTheFormsOwnTokenAndItsCookie() throws Exception {
+    start(false);
+    String form = send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n");
+    String nonce = field(form, "name=\"nonce\" value=\"([0-9a-f]{32})\"");
+    assertThat(cookie(form, "sebridge_login")).isEqualTo(nonce);
+    // Another site's form: the field is guessable at best, the cookie never comes with it.
+    assertThat(signIn(null, nonce, APPROVER)).startsWith("HTTP/1.1 403");
+    assertThat(signIn(nonce, "0".repeat(32), APPROVER)).startsWith("HTTP/1.1 403");
+    String ok = signIn(nonce, nonce, APPROVER);
+    assertThat(ok).startsWith("HTTP/1.1 303").contains("Location: /ui/");
+    String session = header(ok, "Set-Cookie: sebridge_fleet=");
+    assertThat(session).contains("HttpOnly").contains("SameSite=Strict").doesNotContain("Secure");
+  }
+
+  @Test
+  void theSessionCookieIsSecureFromConfigurationNeverFromAHeader() throws Exception {
+    start(true);
+    String form = send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n");
+    String nonce = field(form, "name=\"nonce\" value=\"([0-9a-f]{32})\"");
+    assertThat(header(form, "Set-Cookie: sebridge_login=")).contains("; Secure");
+    String ok = signIn(nonce, nonce, APPROVER);
+    assertThat(header(ok, "Set-Cookie: sebridge_fleet=")).contains("; Secure");
+    stop();
+    sockets.clear();
+    start(false);
+    String body = "nonce=" + nonce + "&token=" + APPROVER;
+    String forwarded =
+        send(
+            "POST /ui/login HTTP/1.1\r\nHost: x\r\nX-Forwarded-Proto: https\r\nCookie:"
+                + " sebridge_login="
+                + nonce
+                + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                + body.length()
+                + "\r\n\r\n"
+                + body);
+    assertThat(header(forwarded, "Set-Cookie: sebridge_fleet=")).doesNotContain("Secure");
+  }
+
+  @Test
+  void failedSignInsFromOneAddressAreLimitedBeforeTheBodyIsRead() throws Exception {
+    start(false);
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    for (int i = 0; i < 3; i++) {
+      assertThat(signIn(nonce, nonce, "not-a-token-" + i)).startsWith("HTTP/1.1 401");
+    }
+    // Announce a body and send none: the answer comes anyway.
+    String limited =
+        send(
+            "POST /ui/login HTTP/1.1\r\nHost: x\r\nCookie: sebridge_login="
+                + nonce
+                + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length:"
+                + " 500\r\n\r\n");
+    assertThat(limited).startsWith("HTTP/1.1 429").contains("Retry-After: 60");
+    // even the right token waits out the minute: the limit is on the address, not the token
+    assertThat(signIn(nonce, nonce, APPROVER)).startsWith("HTTP/1.1 429");
+  }
+
+  @Test
+  void aReadersActionIsRefusedBeforeItsBodyIsRead() throws Exception {
+    start(false);
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    String session = cookie(signIn(nonce, nonce, READER), "sebridge_fleet");
+    String page =
+        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
+    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    String refused =
+        send(
+            "POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + session
+                + "\r\nX-CSRF-Token: "
+                + csrf
+                + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length:"
+                + " 500\r\n\r\n");
+    assertThat(refused).startsWith("HTTP/1.1 403").contains("dashboard may read, not approve");
+    String noCsrf =
+        send(
+            "POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + session
+                + "\r\nContent-Length: 500\r\n\r\n");
+    assertThat(noCsrf).startsWith("HTTP/1.1 403").contains("no valid CSRF token");
+    String noSession =
+        send("POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n");
+    assertThat(noSession).startsWith("HTTP/1.1 401");
+    assertThat(commands.history()).isEmpty();
+  }
+
+  private String signIn(String cookie, String nonce, String token) throws IOException {
+    String body = "nonce=" + nonce + "&token=" + token;
+    return send(
+        "POST /ui/login HTTP/1.1\r\nHost: x\r\n"
+            + (cookie == null ? "" : "Cookie: sebridge_login=" + cookie + "\r\n")
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body);
+  }
+
+  private static String field(String answer, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(answer);
+    assertThat(m.find()).as("%s in %s", regex, answer).isTrue();
+    return m.group(1);
+  }
+
+  private static String header(String answer, String start) {
+    for (String line : answer.split("\r\n")) {
+      if (line.startsWith(start)) {
+        return line;
+      }
+    }
+    throw new AssertionError("no " + start + " in " + answer);
+  }
+
+  private static String cookie(String answer, String name) {
+    String h = header(answer, "Set-Cookie: " + name + "=");
+    String v = h.substring(("Set-Cookie: " + name + "=").length());
+    return v.substring(0, v.indexOf(';'));
+  }
+
+  /** Sends one request on a new connection and reads its whole answer. */
+  private String send(String request) throws IOException {
+    Socket s = new Socket("127.0.0.1", server.port());
+    sockets.add(s);
+    s.setSoTimeout(10_000);
+    s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+    s.getOutputStream().flush();
+    InputStream in = s.getInputStream();
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    try {
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        b.write(buf, 0, n);
+        String a = b.toString(StandardCharsets.ISO_8859_1); // one char a byte, as Content-Length
+        int end = a.indexOf("\r\n\r\n");
+        Matcher m = Pattern.compile("(?i)content-length: (\\d+)").matcher(a);
+        if (end > 0 && m.find() && a.length() - end - 4 >= Integer.parseInt(m.group(1))) {
+          break;
+        }
+      }
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("no answer: " + b, e);
+    }
+    return b.toString(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,271 @@
+package dev.sebridge.fleet.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.auth.StaticTokens;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP server's timeouts and limits, with real sockets: what a slow, stalled, oversized or
+ * unauthorised client gets, and that health answers while the API's threads are all busy.
+ */
+class FleetServerLimitsTest {
+  static final String APPROVER = "approver-token-0123456789";
+  static final String READER = "reader-token-0123456789ab";
+
+  /** Requests the test's routes took, by path: a refused request never gets here. */
+  final Map<String, AtomicInteger> reached = new java.util.concurrent.ConcurrentHashMap<>();
+
+  final CountDownLatch release = new CountDownLatch(1);
+  FleetServer server;
+  final List<Socket> sockets = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws IOException {
+    server =
+        new FleetServer(
+                "127.0.0.1",
+                0,
+                HttpLimits.defaults()
+                    .withIdleTimeout(Duration.ofSeconds(2))
+                    .withThreads(2, 2)
+                    .withWritesPerMinute(3),
+                StaticTokens.of(
+                    Map.of(
+                        APPROVER, new Principal("alice", Principal.Role.APPROVER),
+                        READER, new Principal("dashboard", Principal.Role.READER))),
+                new RateLimits(3),
+                List::of)
+            .route(this::route)
+            .start();
+  }
+
+  private boolean route(HttpCall call, String path, Optional<Principal> p) throws IOException {
+    reached.computeIfAbsent(path, k -> new AtomicInteger()).incrementAndGet();
+    if (path.equals("/api/block")) {
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    call.send(
+        200,
+        ("{\"path\":\"" + path + "\",\"body\":" + call.body().length + "}")
+            .getBytes(StandardCharsets.UTF_8),
+        "application/json");
+    return true;
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    release.countDown();
+    for (Socket s : sockets) {
+      s.close();
+    }
+    server.close();
+  }
+
+  @Test
+  void eightyStalledBodiesHoldNoThreadAndAreClosedAtTheIdleTimeout() throws Exception {
+    List<Socket> stalled = new ArrayList<>();
+    for (int i = 0; i < 80; i++) {
+      // As a sign-in would come: no token, a form body announced, one byte of it sent.
+      Socket s =
+          open(
+              "POST /ui/login HTTP/1.1\r\nHost: x\r\nContent-Type:"
+                  + " application/x-www-form-urlencoded\r\nContent-Length: 65536\r\n\r\nt");
+      stalled.add(s);
+    }
+    // Two API threads, and 80 requests waiting for their bodies: the server still answers.
+    long t0 = System.nanoTime();
+    assertThat(statusOf(get("/healthz", null))).isEqualTo(200);
+    assertThat(statusOf(get("/api/events", READER))).isEqualTo(200);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+    assertThat(reached.get("/ui/login")).isNull();
+    // Each stalled request is answered 408 (or closed) once idle for 2 s, none ever runs.
+    for (Socket s : stalled) {
+      s.setSoTimeout(15_000);
+      String answer = readAll(s);
+      assertThat(answer)
+          .satisfiesAnyOf(
+              a -> assertThat(a).isEmpty(), a -> assertThat(a).startsWith("HTTP/1.1 408"));
+    }
+    assertThat(reached.get("/ui/login")).isNull();
+  }
+
+  @Test
+  void aBodyOverTheLimitIsRefusedBeforeItIsRead() throws Exception {
+    Socket announced =
+        open(
+            "POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + APPROVER
+                + "\r\nContent-Length: 10000000\r\n\r\n");
+    assertThat(readAll(announced)).startsWith("HTTP/1.1 413").contains("at most 65536 bytes");
+    Socket chunked =
+        open(
+            "POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + APPROVER
+                + "\r\nTransfer-Encoding: chunked\r\n\r\n");
+    OutputStream out = chunked.getOutputStream();
+    byte[] chunk = new byte[16 * 1024];
+    java.util.Arrays.fill(chunk, (byte) 'a');
+    try {
+      for (int i = 0; i < 5; i++) {
+        out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(chunk);
+        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+      }
+    } catch (IOException closedOnUs) {
+      // the server may close before the last chunk is sent
+    }
+    assertThat(readAll(chunked)).startsWith("HTTP/1.1 413");
+    assertThat(reached.get("/api/events/E/approve")).isNull();
+  }
+
+  @Test
+  void aReaderOrAnonymousWriteIsRefusedBeforeItsBodyIsSent() throws Exception {
+    // Announce a body and send none of it: the answer must come anyway.
+    Socket reader =
+        open(
+            "POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + READER
+                + "\r\nContent-Length: 1000\r\n\r\n");
+    String answer = readAll(reader);
+    assertThat(answer).startsWith("HTTP/1.1 403").contains("dashboard may read, not approve");
+    Socket anonymous =
+        open("POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+    assertThat(readAll(anonymous)).startsWith("HTTP/1.1 401").contains("WWW-Authenticate: Bearer");
+    assertThat(reached.get("/api/events/E/approve")).isNull();
+  }
+
+  @Test
+  void healthAnswersWhileEveryApiThreadAndTheQueueAreTaken() throws Exception {
+    List<Socket> blocked = new ArrayList<>();
+    for (int i = 0; i < 4; i++) { // two threads, two queued
+      blocked.add(get("/api/block", READER));
+    }
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> reached.getOrDefault("/api/block", new AtomicInteger()).get() == 2);
+    String full = readAll(get("/api/other", READER));
+    assertThat(full).startsWith("HTTP/1.1 503").contains("Retry-After: 1");
+    assertThat(statusOf(get("/healthz", null))).isEqualTo(200);
+    assertThat(statusOf(get("/readyz", null))).isEqualTo(200);
+    release.countDown();
+    for (Socket s : blocked) {
+      assertThat(readAll(s)).startsWith("HTTP/1.1 200");
+    }
+  }
+
+  @Test
+  void writesBeyondThePrincipalsRateAre429BeforeTheBodyIsRead() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      assertThat(statusOf(post("/api/write", APPROVER, "{}"))).isEqualTo(200);
+    }
+    Socket over =
+        open(
+            "POST /api/write HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + APPROVER
+                + "\r\nContent-Length: 1000\r\n\r\n");
+    assertThat(readAll(over)).startsWith("HTTP/1.1 429").contains("Retry-After: 60");
+    assertThat(reached.get("/api/write").get()).isEqualTo(3);
+    // reads are not writes
+    assertThat(statusOf(get("/api/events", APPROVER))).isEqualTo(200);
+  }
+
+  @Test
+  void rateLimitsRememberABoundedNumberOfKeys() {
+    RateLimits limits = new RateLimits(1);
+    for (int i = 0; i < RateLimits.MAX_KEYS + 500; i++) {
+      assertThat(limits.take("client-" + i)).isTrue();
+    }
+    assertThat(limits.size()).isEqualTo(RateLimits.MAX_KEYS);
+    assertThat(limits.take("client-" + (RateLimits.MAX_KEYS + 499))).isFalse();
+  }
+
+  private Socket get(String path, String token) throws IOException {
+    return open(
+        "GET "
+            + path
+            + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            + (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
+            + "\r\n");
+  }
+
+  private Socket post(String path, String token, String body) throws IOException {
+    return open(
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer "
+            + token
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body);
+  }
+
+  private Socket open(String request) throws IOException {
+    Socket s = new Socket("127.0.0.1", server.port());
+    sockets.add(s);
+    s.setSoTimeout(10_000);
+    s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  private static int statusOf(Socket s) throws IOException {
+    String a = readAll(s);
+    return Integer.parseInt(a.substring(9, 12));
+  }
+
+  /** What the server sent until it closed, or until a complete answer with a length came. */
+  private static String readAll(Socket s) throws IOException {
+    InputStream in = s.getInputStream();
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    try {
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        b.write(buf, 0, n);
+        if (complete(b.toString(StandardCharsets.ISO_8859_1))) {
+          break;
+        }
+      }
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("no answer within the socket timeout: " + b, e);
+    } catch (java.net.SocketException reset) {
+      // closed on us: what came so far is the answer
+    }
+    return b.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  private static boolean complete(String a) {
+    int end = a.indexOf("\r\n\r\n");
+    if (end < 0) {
+      return false;
+    }
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(a.substring(0, end));
+    return m.find() && a.length() - end - 4 >= Integer.parseInt(m.group(1));
+  }
+}

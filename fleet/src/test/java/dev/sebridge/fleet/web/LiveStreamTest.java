@@ -1,0 +1,133 @@
+package dev.sebridge.fleet.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.ViewChanges;
+import dev.sebridge.fleet.api.FleetServer;
+import dev.sebridge.fleet.api.HttpLimits;
+import dev.sebridge.fleet.api.RateLimits;
+import dev.sebridge.fleet.auth.StaticTokens;
+import dev.sebridge.fleet.streams.FleetTopology;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The page's live stream over a real socket: changes are coalesced to one write per tick naming
+ * only the sections that changed, and open streams hold no request thread.
+ */
+class LiveStreamTest {
+  final ViewChanges changes = new ViewChanges();
+  LiveStream live;
+  FleetServer server;
+  final List<Socket> sockets = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    live = new LiveStream(changes, 8, Duration.ofMillis(300));
+    server =
+        new FleetServer(
+                "127.0.0.1",
+                0,
+                HttpLimits.defaults().withThreads(1, 16),
+                StaticTokens.of(Map.of()),
+                new RateLimits(1),
+                List::of)
+            .route(
+                (call, path, p) -> {
+                  if (!path.equals("/ui/stream")) {
+                    return false;
+                  }
+                  live.serve(call);
+                  return true;
+                })
+            .start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    live.close();
+    for (Socket s : sockets) {
+      s.close();
+    }
+    server.close();
+  }
+
+  @Test
+  void manyChangesAreOneWriteATickNamingOnlyTheSectionsThatChanged() throws Exception {
+    BufferedReader a = stream();
+    assertThat(status(a)).isEqualTo(200);
+    BufferedReader b = stream();
+    assertThat(status(b)).isEqualTo(200);
+    // One request thread, two pages open: neither holds it.
+    assertThat(status(stream())).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 3);
+    for (int i = 0; i < 500; i++) {
+      changes.viewChanged(FleetTopology.EVENTS_VIEW);
+    }
+    changes.viewChanged(FleetTopology.ROLLOUTS_VIEW);
+    for (BufferedReader r : List.of(a, b)) {
+      List<String> events = events(r, 2);
+      assertThat(events).containsExactlyInAnyOrder("events", "rollouts");
+    }
+    changes.viewChanged(FleetTopology.REQUESTS_VIEW);
+    assertThat(events(a, 1)).containsExactly("approvals");
+  }
+
+  @Test
+  void moreStreamsThanAllowedAre503AndAClosedPageFreesItsPlace() throws Exception {
+    List<Socket> open = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      assertThat(status(stream())).isEqualTo(200);
+      open.add(sockets.get(sockets.size() - 1));
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 8);
+    assertThat(status(stream())).isEqualTo(503);
+    open.get(0).close();
+    // A write to the closed page fails (the first may still reach the kernel's buffer) and
+    // frees its place.
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(400))
+        .until(
+            () -> {
+              changes.viewChanged(FleetTopology.VMS_VIEW);
+              return live.open() == 7;
+            });
+    assertThat(status(stream())).isEqualTo(200);
+  }
+
+  private BufferedReader stream() throws Exception {
+    Socket s = new Socket("127.0.0.1", server.port());
+    sockets.add(s);
+    s.setSoTimeout(10_000);
+    s.getOutputStream()
+        .write("GET /ui/stream HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  private static int status(BufferedReader r) throws Exception {
+    return Integer.parseInt(r.readLine().substring(9, 12));
+  }
+
+  /** The names of the next {@code n} events of the stream (headers and comments skipped). */
+  private static List<String> events(BufferedReader r, int n) throws Exception {
+    List<String> names = new ArrayList<>();
+    String line;
+    while (names.size() < n && (line = r.readLine()) != null) {
+      if (line.startsWith("event: ")) {
+        names.add(line.substring(7));
+      }
+    }
+    return names;
+  }
+}
