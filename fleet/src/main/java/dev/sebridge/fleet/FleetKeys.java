@@ -113,10 +113,12 @@ public final class FleetKeys {
                   + " and Fleet.Approve).")
           .build();
 
-  public static final ConfigKey<String> ENTRA_AUDIENCE =
-      ConfigKey.builder("fleet.auth.entra.audience", ConfigType.STRING)
+  public static final ConfigKey<List<String>> ENTRA_AUDIENCE =
+      ConfigKey.builder("fleet.auth.entra.audience", ConfigType.LIST)
           .doc(
-              "The audience tokens must be issued for (the API's application id URI or client id).")
+              "The audiences a token may be issued for, comma-separated: the API's application ID"
+                  + " URI (api://..., what v1 tokens carry) and its client id (the GUID v2 tokens"
+                  + " carry). Set both unless the app registration pins one token version.")
           .build();
 
   public static final ConfigKey<URI> ENTRA_JWKS =
@@ -125,10 +127,13 @@ public final class FleetKeys {
           .doc("Where the tenant's signing keys are read.")
           .build();
 
-  public static final ConfigKey<String> ENTRA_ISSUER =
-      ConfigKey.builder("fleet.auth.entra.issuer", ConfigType.STRING)
-          .defaultDescription("https://login.microsoftonline.com/<tenant>/v2.0")
-          .doc("The issuer tokens must carry.")
+  public static final ConfigKey<List<String>> ENTRA_ISSUER =
+      ConfigKey.builder("fleet.auth.entra.issuer", ConfigType.LIST)
+          .defaultDescription(
+              "https://sts.windows.net/<tenant>/,https://login.microsoftonline.com/<tenant>/v2.0")
+          .doc(
+              "The issuers a token may carry, comma-separated: by default the tenant's v1 and v2"
+                  + " issuers (az account get-access-token gets a v1 token).")
           .build();
 
   public static final ConfigKey<Path> SIGNING_KEY_FILE =

@@ -297,8 +297,9 @@ public final class FleetService implements AutoCloseable {
                                         + "/discovery/v2.0/keys")),
                         config
                             .find(FleetKeys.ENTRA_ISSUER)
-                            .orElse("https://login.microsoftonline.com/" + tenant + "/v2.0"),
-                        config.get(FleetKeys.ENTRA_AUDIENCE))));
+                            .<java.util.Set<String>>map(java.util.Set::copyOf)
+                            .orElse(EntraTokens.issuersOf(tenant)),
+                        java.util.Set.copyOf(config.get(FleetKeys.ENTRA_AUDIENCE)))));
     return Authenticator.anyOf(all);
   }
 

@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,6 +39,15 @@ class EntraTokensTest {
   static final String TENANT = "11111111-2222-3333-4444-555555555555";
   static final String ISSUER = "https://login.microsoftonline.com/" + TENANT + "/v2.0";
   static final String AUDIENCE = "api://sebridge-fleet";
+  static final String CLIENT_ID = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
+  static final String V1_ISSUER = "https://sts.windows.net/" + TENANT + "/";
+  static final String OID = "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0";
+
+  /** While true the tenant's JWKS answers 503 (an outage). */
+  static volatile boolean outage;
+
+  static final java.util.concurrent.atomic.AtomicInteger fetches =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   static RSAKey tenantKey;
   static HttpServer jwks;
@@ -53,22 +63,24 @@ class EntraTokensTest {
     jwks.createContext(
         "/" + TENANT + "/discovery/v2.0/keys",
         ex -> {
+          fetches.incrementAndGet();
+          if (outage) {
+            ex.sendResponseHeaders(503, -1);
+            ex.close();
+            return;
+          }
           ex.getResponseHeaders().set("Content-Type", "application/json");
           ex.sendResponseHeaders(200, body.length);
           ex.getResponseBody().write(body);
           ex.close();
         });
     jwks.start();
-    entra =
-        new EntraTokens(
-            URI.create(
-                "http://127.0.0.1:"
-                    + jwks.getAddress().getPort()
-                    + "/"
-                    + TENANT
-                    + "/discovery/v2.0/keys"),
-            ISSUER,
-            AUDIENCE);
+    entra = new EntraTokens(jwksUri(), EntraTokens.issuersOf(TENANT), Set.of(AUDIENCE, CLIENT_ID));
+  }
+
+  static URI jwksUri() {
+    return URI.create(
+        "http://127.0.0.1:" + jwks.getAddress().getPort() + "/" + TENANT + "/discovery/v2.0/keys");
   }
 
   @AfterAll
@@ -83,7 +95,27 @@ class EntraTokensTest {
         .audience(AUDIENCE)
         .issueTime(Date.from(now))
         .expirationTime(Date.from(now.plusSeconds(3600)))
+        .claim("ver", "2.0")
+        .claim("oid", OID)
+        .claim("azp", "5e6f7a8b-0000-4000-8000-00000000c11e")
+        .claim("azpacr", "0")
         .claim("preferred_username", "alice@contoso.com");
+  }
+
+  /** A v1 access token, as az account get-access-token --resource api://... gets it. */
+  static JWTClaimsSet.Builder v1Claims() {
+    Instant now = Instant.now();
+    return new JWTClaimsSet.Builder()
+        .issuer(V1_ISSUER)
+        .audience(AUDIENCE)
+        .issueTime(Date.from(now))
+        .expirationTime(Date.from(now.plusSeconds(3600)))
+        .claim("ver", "1.0")
+        .claim("oid", OID)
+        .claim("appid", "04b07795-8ddb-461a-bbee-02f9e1bf7b46")
+        .claim("appidacr", "0")
+        .claim("upn", "alice@contoso.com")
+        .claim("unique_name", "alice@contoso.com");
   }
 
   static String signed(JWTClaimsSet c, RSAKey key) throws Exception {
@@ -98,11 +130,11 @@ class EntraTokensTest {
     assertThat(
             entra.authenticate(
                 signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
-        .contains(new Principal("alice@contoso.com", Principal.Role.APPROVER));
+        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER));
     assertThat(
             entra.authenticate(
                 signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey)))
-        .contains(new Principal("alice@contoso.com", Principal.Role.READER));
+        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER));
     // an application (client credentials) is named by its client id
     JWTClaimsSet app =
         claims()
@@ -111,7 +143,91 @@ class EntraTokensTest {
             .claim("roles", List.of("Fleet.Approve"))
             .build();
     assertThat(entra.authenticate(signed(app, tenantKey)).map(Principal::name))
-        .contains("ci-pipeline-app");
+        .contains("ci-pipeline-app (" + OID + ")");
+  }
+
+  @Test
+  void v1AndV2AccessTokensAreTakenWithEitherAudienceAndAnIdTokenNever() throws Exception {
+    // v1: issuer sts.windows.net, aud the App ID URI (az account get-access-token --resource)
+    assertThat(
+            entra.authenticate(
+                signed(v1Claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
+        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER));
+    // v2: aud the client id GUID
+    assertThat(
+            entra.authenticate(
+                signed(
+                    claims().audience(CLIENT_ID).claim("roles", List.of("Fleet.Read")).build(),
+                    tenantKey)))
+        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER));
+    // An ID token of the API's own registration: same issuer, aud the client id, the user's app
+    // roles, signed by the tenant; no azpacr, a nonce.
+    JWTClaimsSet idToken =
+        claims()
+            .audience(CLIENT_ID)
+            .claim("azp", null)
+            .claim("azpacr", null)
+            .claim("nonce", "n-0S6_WzA2Mj")
+            .claim("roles", List.of("Fleet.Approve"))
+            .build();
+    assertThat(entra.authenticate(signed(idToken, tenantKey))).isEmpty();
+    JWTClaimsSet idTokenWithoutNonce =
+        claims()
+            .audience(CLIENT_ID)
+            .claim("azp", null)
+            .claim("azpacr", null)
+            .claim("roles", List.of("Fleet.Approve"))
+            .build();
+    assertThat(entra.authenticate(signed(idTokenWithoutNonce, tenantKey))).isEmpty();
+    // an access token with an ID token's claim
+    assertThat(
+            entra.authenticate(
+                signed(
+                    claims().claim("at_hash", "x").claim("roles", List.of("Fleet.Read")).build(),
+                    tenantKey)))
+        .isEmpty();
+    // no oid
+    assertThat(
+            entra.authenticate(
+                signed(
+                    claims().claim("oid", null).claim("roles", List.of("Fleet.Read")).build(),
+                    tenantKey)))
+        .isEmpty();
+    // a v1 token of another tenant
+    assertThat(
+            entra.authenticate(
+                signed(
+                    v1Claims()
+                        .issuer("https://sts.windows.net/other/")
+                        .claim("roles", List.of("Fleet.Read"))
+                        .build(),
+                    tenantKey)))
+        .isEmpty();
+  }
+
+  @Test
+  void theLastGoodKeysAreKeptThroughAJwksOutage() throws Exception {
+    EntraTokens shortCache =
+        new EntraTokens(jwksUri(), EntraTokens.issuersOf(TENANT), Set.of(AUDIENCE, CLIENT_ID), 200);
+    String token = signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey);
+    assertThat(shortCache.authenticate(token)).isPresent();
+    outage = true;
+    try {
+      int before = fetches.get();
+      // The cache expires within 200 ms; from then on each check tries the JWKS, which fails, and
+      // the token is still accepted with the keys last read.
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(20))
+          .pollInterval(java.time.Duration.ofMillis(100))
+          .until(
+              () -> {
+                assertThat(shortCache.authenticate(token)).isPresent();
+                return fetches.get() > before;
+              });
+      assertThat(shortCache.authenticate(token)).isPresent();
+    } finally {
+      outage = false;
+    }
   }
 
   @Test
