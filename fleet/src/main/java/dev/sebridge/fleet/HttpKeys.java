@@ -20,8 +20,8 @@ public final class HttpKeys {
           .doc(
               "A connection that sends or takes nothing for this long is closed, whatever it was"
                   + " doing (headers half sent, a body announced and not sent, an answer not read)."
-                  + " The live page's stream writes every 15 s, so keep this above 15 s.")
-          .validator(ConfigKey.atLeast(Duration.ofSeconds(1), "1s"))
+                  + " At least 20s: the live page's stream writes every 15 s.")
+          .validator(ConfigKey.atLeast(Duration.ofSeconds(20), "20s"))
           .build();
 
   public static final ConfigKey<Integer> THREADS =
@@ -61,14 +61,24 @@ public final class HttpKeys {
           .validator(positive())
           .build();
 
-  public static final ConfigKey<Integer> SIGN_IN_FAILURES_PER_MINUTE =
-      ConfigKey.builder("fleet.http.sign-in-failures-per-minute", ConfigType.INT)
+  public static final ConfigKey<Integer> SIGN_INS_PER_MINUTE =
+      ConfigKey.builder("fleet.http.sign-ins-per-minute", ConfigType.INT)
           .defaultValue(10)
           .doc(
-              "Failed sign-ins on the page one client address may make per minute; then its"
-                  + " sign-ins are answered 429 until the minute is over. Each failure is logged"
-                  + " at INFO.")
+              "Sign-ins to the page one client address may try per minute, counted before their"
+                  + " body is read; then they are answered 429 until the minute is over. Each"
+                  + " failure is logged at INFO. Behind a proxy, set fleet.http.trusted-proxies.")
           .validator(positive())
+          .build();
+
+  public static final ConfigKey<java.util.List<String>> TRUSTED_PROXIES =
+      ConfigKey.builder("fleet.http.trusted-proxies", ConfigType.LIST)
+          .defaultValue(java.util.List.of())
+          .doc(
+              "Addresses of the proxies in front (the load balancer, the ingress), comma-separated:"
+                  + " for a connection from one of them the client is the last address of"
+                  + " X-Forwarded-For (sign-in limits are per client). Empty: the connection's"
+                  + " address, and X-Forwarded-For is ignored.")
           .build();
 
   public static final ConfigKey<Boolean> SECURE_COOKIE =
@@ -89,8 +99,9 @@ public final class HttpKeys {
         c.get(QUEUE),
         c.get(MAX_CONNECTIONS),
         c.get(WRITES_PER_MINUTE),
-        c.get(SIGN_IN_FAILURES_PER_MINUTE),
-        c.get(SECURE_COOKIE));
+        c.get(SIGN_INS_PER_MINUTE),
+        c.get(SECURE_COOKIE),
+        java.util.Set.copyOf(c.get(TRUSTED_PROXIES)));
   }
 
   private static java.util.function.Function<Integer, Optional<String>> positive() {

@@ -29,10 +29,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>{@code /healthz} and {@code /readyz} are answered on Jetty's own threads: they never wait
  *       behind API work.
- *   <li>A request that carries a body (any method but GET and HEAD) is let through before its body
- *       is read, or refused: over {@link #MAX_BODY} (413), no valid token or session (401), a
- *       reader (403), over its principal's write rate (429); the page refuses its own ({@link
- *       Route#refuse}).
+ *   <li>An API call without a valid bearer token is answered 401 at once. A request that carries a
+ *       body (any method but GET and HEAD) is admitted before its body is read, or refused: over
+ *       {@link #MAX_BODY} (413), a reader (403), over its principal's write rate (429); the page
+ *       admits its own ({@link Route#admit}); a body nobody admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout.
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
  *       HttpLimits#queue()}); past it, 503 with Retry-After.
@@ -48,19 +48,30 @@ public final class FleetServer implements AutoCloseable {
   private final JettyServer jetty;
   private final ThreadPoolExecutor work;
   private final Authenticator auth;
-  private final Supplier<List<String>> readiness;
+  private final Readiness readiness;
   private final RateLimits writes;
   private final List<Route> routes = new ArrayList<>();
+
+  /** What a route says of a request with a body, before the body is read. */
+  public enum Admission {
+    /** not a route of this group: the next one is asked */
+    NOT_MINE,
+    /** the body may be read */
+    ADMITTED,
+    /** refused, and answered */
+    REFUSED
+  }
 
   /** A group of routes (the API's, the page's): answers and returns true, or returns false. */
   public interface Route {
     /**
-     * Before the body of a request that has one is read: answers (refuses) it and returns true, or
-     * returns false to let it through.
+     * Before the body of a request that has one (any method but GET and HEAD) is read: whether this
+     * group takes it. A body no group admits is never read (the API's own writes are admitted by
+     * {@link FleetServer}: an approver's, within its write rate).
      */
-    default boolean refuse(HttpCall call, String path, Optional<Principal> bearer)
+    default Admission admit(HttpCall call, String path, Optional<Principal> bearer)
         throws IOException {
-      return false;
+      return Admission.NOT_MINE;
     }
 
     boolean handle(HttpCall call, String path, Optional<Principal> principal) throws IOException;
@@ -74,7 +85,7 @@ public final class FleetServer implements AutoCloseable {
       RateLimits writes,
       Supplier<List<String>> readiness) {
     this.auth = auth;
-    this.readiness = readiness;
+    this.readiness = new Readiness(readiness);
     this.writes = writes;
     this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
     this.work =
@@ -95,9 +106,11 @@ public final class FleetServer implements AutoCloseable {
 
   public FleetServer start() throws IOException {
     try {
+      readiness.start();
       jetty.start();
     } catch (IOException e) {
       work.shutdownNow();
+      readiness.close();
       throw e;
     }
     return this;
@@ -115,6 +128,10 @@ public final class FleetServer implements AutoCloseable {
         return;
       }
       Optional<Principal> principal = principal(call);
+      boolean api = path.startsWith("/api/") || path.equals("/metrics");
+      if (api && principal.isEmpty()) {
+        bearer(call, principal); // 401 before anything else: no pool thread, no body
+      }
       String m = call.rawMethod();
       if (m.equals("GET") || m.equals("HEAD")) {
         dispatch(call, path, principal);
@@ -124,30 +141,27 @@ public final class FleetServer implements AutoCloseable {
         throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
       }
       for (Route r : routes) {
-        if (r.refuse(call, path, principal)) {
+        Admission a = r.admit(call, path, principal);
+        if (a == Admission.REFUSED) {
+          return;
+        }
+        if (a == Admission.ADMITTED) {
+          readBody(call, path, principal);
           return;
         }
       }
-      if (path.startsWith("/api/") || path.equals("/metrics")) {
-        Principal p = bearer(call, principal);
-        if (!p.role().mayApprove()) {
-          throw new ApiException(403, p.name() + " may read, not approve");
-        }
-        if (!writes.take(p.name())) {
-          call.header("Retry-After", "60");
-          throw new ApiException(429, p.name() + " sent more writes this minute than allowed");
-        }
+      if (!api) {
+        throw new ApiException(404, "no such route: " + m + " " + path);
       }
-      Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
-          .whenComplete(
-              (bytes, failure) -> {
-                if (failure == null) {
-                  call.body(bytes);
-                  dispatch(call, path, principal);
-                } else {
-                  bodyFailed(call, failure);
-                }
-              });
+      Principal p = principal.get();
+      if (!p.role().mayApprove()) {
+        throw new ApiException(403, p.name() + " may read, not approve");
+      }
+      if (!writes.take(p.name())) {
+        call.header("Retry-After", "60");
+        throw new ApiException(429, p.name() + " sent more writes this minute than allowed");
+      }
+      readBody(call, path, principal);
     } catch (ApiException e) {
       error(call, e);
     } catch (IOException | RuntimeException e) {
@@ -156,25 +170,43 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
+  /** Reads the body without holding a thread, then dispatches. */
+  private void readBody(HttpCall call, String path, Optional<Principal> principal) {
+    Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
+        .whenComplete(
+            (bytes, failure) -> {
+              if (failure == null) {
+                call.body(bytes);
+                dispatch(call, path, principal);
+              } else {
+                bodyFailed(call, failure);
+              }
+            });
+  }
+
   private void bodyFailed(HttpCall call, Throwable failure) {
     Throwable cause =
         failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
+    LOG.debug(
+        "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
     if (cause instanceof TimeoutException) {
-      LOG.debug("{} {}: the body did not come in time", call.rawMethod(), call.rawPath());
       error(call, new ApiException(408, "the body did not come in time"));
-    } else if (cause instanceof IllegalArgumentException
-        || cause instanceof IllegalStateException) {
+    } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
+      error(call, new ApiException(h.getCode(), "the body could not be read: " + h.getReason()));
+    } else if (cause instanceof IllegalStateException
+        && String.valueOf(cause.getMessage()).startsWith("Max size")) {
       error(call, new ApiException(413, "a body of at most " + MAX_BODY + " bytes"));
     } else {
-      LOG.debug(
-          "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
       error(call, new ApiException(400, "the body could not be read"));
     }
   }
 
   private void dispatch(HttpCall call, String path, Optional<Principal> principal) {
+    // From here the request is ours: Jetty's idle timeout no longer fails it while it waits for a
+    // thread or for the broker (the routes have their own deadlines); a live stream's still does.
+    call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
       work.execute(() -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
@@ -231,7 +263,7 @@ public final class FleetServer implements AutoCloseable {
     } else if (path.equals("/healthz")) {
       call.json(200, status("UP"));
     } else {
-      boolean ready = readiness.get().isEmpty();
+      boolean ready = readiness.ready();
       call.json(ready ? 200 : 503, status(ready ? "READY" : "NOT_READY"));
     }
   }
@@ -308,5 +340,6 @@ public final class FleetServer implements AutoCloseable {
   public void close() {
     jetty.close();
     work.shutdownNow();
+    readiness.close();
   }
 }

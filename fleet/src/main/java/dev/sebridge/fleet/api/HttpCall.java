@@ -16,7 +16,7 @@ import org.eclipse.jetty.util.Callback;
 /**
  * One request and its answer, as the routes see them: the headers, the body once {@link
  * FleetServer} has read it (never before the request was let through, see {@link
- * FleetServer.Route#refuse}), and one answer. Answering completes the exchange asynchronously; no
+ * FleetServer.Route#admit}), and one answer. Answering completes the exchange asynchronously; no
  * thread waits for a slow client to take the bytes.
  */
 public final class HttpCall {
@@ -24,6 +24,7 @@ public final class HttpCall {
   private final Response response;
   private final Callback callback;
   private final AtomicBoolean answered = new AtomicBoolean();
+  private volatile boolean streaming;
   private volatile byte[] body = new byte[0];
 
   HttpCall(Request request, Response response, Callback callback) {
@@ -64,6 +65,31 @@ public final class HttpCall {
 
   public String remoteAddress() {
     return Request.getRemoteAddr(request);
+  }
+
+  /**
+   * The client's address: the connection's, or, when the connection comes from one of {@code
+   * trustedProxies} (the load balancer in front), the last address of {@code X-Forwarded-For},
+   * which that proxy appended. A client's own {@code X-Forwarded-For} is never believed.
+   */
+  public String clientAddress(java.util.Set<String> trustedProxies) {
+    String remote = remoteAddress();
+    if (!trustedProxies.contains(remote)) {
+      return remote;
+    }
+    List<String> forwarded = headers("X-Forwarded-For");
+    if (forwarded.isEmpty()) {
+      return remote;
+    }
+    String last = forwarded.get(forwarded.size() - 1);
+    String[] hops = last.split(",");
+    String client = hops[hops.length - 1].trim();
+    return client.isEmpty() ? remote : client;
+  }
+
+  /** Whether the answer is a live stream (see {@link #stream}). */
+  boolean streaming() {
+    return streaming;
   }
 
   /** The request's declared length, or -1 when it is sent in chunks. */
@@ -131,6 +157,7 @@ public final class HttpCall {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice: " + rawMethod() + " " + rawPath());
     }
+    streaming = true;
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");

@@ -10,8 +10,10 @@ import java.time.Duration;
  * @param queue requests waiting for those threads; past this, 503
  * @param maxConnections connections open at once
  * @param writesPerMinute writes (approvals, rollouts, actions) per principal and minute
- * @param signInFailuresPerMinute failed page sign-ins per client address and minute
+ * @param signInsPerMinute page sign-ins per client address and minute
  * @param secureCookie whether the page's session cookie is marked Secure
+ * @param trustedProxies addresses of the proxies in front, whose {@code X-Forwarded-For} names the
+ *     client
  */
 public record HttpLimits(
     Duration idleTimeout,
@@ -19,27 +21,53 @@ public record HttpLimits(
     int queue,
     int maxConnections,
     int writesPerMinute,
-    int signInFailuresPerMinute,
-    boolean secureCookie) {
+    int signInsPerMinute,
+    boolean secureCookie,
+    java.util.Set<String> trustedProxies) {
+
+  public HttpLimits {
+    trustedProxies = java.util.Set.copyOf(trustedProxies);
+  }
 
   /** The defaults of the {@code fleet.http.*} keys. */
   public static HttpLimits defaults() {
-    return new HttpLimits(Duration.ofSeconds(30), 32, 256, 4096, 120, 10, true);
+    return new HttpLimits(Duration.ofSeconds(30), 32, 256, 4096, 120, 10, true, java.util.Set.of());
   }
 
   public HttpLimits withIdleTimeout(Duration d) {
     return new HttpLimits(
-        d, threads, queue, maxConnections, writesPerMinute, signInFailuresPerMinute, secureCookie);
+        d,
+        threads,
+        queue,
+        maxConnections,
+        writesPerMinute,
+        signInsPerMinute,
+        secureCookie,
+        trustedProxies);
   }
 
   public HttpLimits withThreads(int n, int q) {
     return new HttpLimits(
-        idleTimeout, n, q, maxConnections, writesPerMinute, signInFailuresPerMinute, secureCookie);
+        idleTimeout,
+        n,
+        q,
+        maxConnections,
+        writesPerMinute,
+        signInsPerMinute,
+        secureCookie,
+        trustedProxies);
   }
 
   public HttpLimits withWritesPerMinute(int n) {
     return new HttpLimits(
-        idleTimeout, threads, queue, maxConnections, n, signInFailuresPerMinute, secureCookie);
+        idleTimeout,
+        threads,
+        queue,
+        maxConnections,
+        n,
+        signInsPerMinute,
+        secureCookie,
+        trustedProxies);
   }
 
   public HttpLimits withSecureCookie(boolean secure) {
@@ -49,7 +77,8 @@ public record HttpLimits(
         queue,
         maxConnections,
         writesPerMinute,
-        signInFailuresPerMinute,
-        secure);
+        signInsPerMinute,
+        secure,
+        trustedProxies);
   }
 }

@@ -22,12 +22,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Jetty server under {@link FleetServer}: one HTTP/1.1 connector with the configured idle
- * timeout and connection cap, a bounded pool of Jetty's own threads (they only parse, admit and
- * write; nothing blocks on them), headers of at most 16 KiB, no server name, and what Jetty refuses
- * itself (a malformed request line, headers too large) answered as the API's JSON errors.
+ * timeout and connection cap (idle connections get 2 s at the cap), a bounded pool of Jetty's own
+ * threads (they parse, authenticate, admit and write; the routes run on FleetServer's pool), bodies
+ * at {@link #MIN_BODY_RATE} at least, headers of at most 16 KiB, no server name, and what Jetty
+ * refuses itself (a malformed request line, headers too large) answered as the API's JSON errors.
  */
 final class JettyServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JettyServer.class);
+
+  /** Bytes a second a request body must come at, at least (a sign-in is 100 bytes). */
+  static final long MIN_BODY_RATE = 1024;
 
   private final Server server;
   private final ServerConnector connector;
@@ -41,6 +45,8 @@ final class JettyServer implements AutoCloseable {
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setRequestHeaderSize(16 * 1024);
+    // A body dripped in (a byte every few seconds, each within the idle timeout) is cut off.
+    http.setMinRequestDataRate(MIN_BODY_RATE);
     // Path segments are decoded once, by the route that reads them (FleetServer.segment): an
     // encoded slash stays inside its segment instead of being refused as ambiguous.
     http.setUriCompliance(
@@ -53,10 +59,14 @@ final class JettyServer implements AutoCloseable {
     connector.setPort(port);
     connector.setIdleTimeout(limits.idleTimeout().toMillis());
     server.addConnector(connector);
-    server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    NetworkConnectionLimit cap = new NetworkConnectionLimit(limits.maxConnections(), connector);
+    // At the cap, idle connections are closed after 2 s instead of the idle timeout.
+    cap.setEndPointIdleTimeout(2_000);
+    server.addBean(cap);
     server.setErrorHandler(JettyServer::jettyError);
     server.setHandler(
-        new Handler.Abstract.NonBlocking() {
+        // Blocking: admission may authenticate (a JWKS fetch), so it never runs on the selector.
+        new Handler.Abstract() {
           @Override
           public boolean handle(Request request, Response response, Callback callback) {
             admit.accept(new HttpCall(request, response, callback));

@@ -71,24 +71,25 @@ public final class FleetPage implements FleetServer.Route {
       RateLimits writes) {
     this.session = new WebSession(auth, limits.secureCookie());
     this.writes = writes;
-    this.signIn = new SignIn(session, limits.signInFailuresPerMinute(), this::render);
+    this.signIn = new SignIn(session, limits, this::render);
     this.model = new PageModel(views);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;
   }
 
   /**
-   * Before the body of a page request is read: a sign-in from an address that failed too often
+   * Before the body of a page request is read: a sign-in from an address past its sign-ins a minute
    * (429) or without the form's token (403); any other action without a session (401), without the
-   * CSRF header (403), from a reader (403), or over the principal's write rate (429).
+   * CSRF header (403), from a reader (403), or over the principal's write rate (429). A body
+   * outside {@code /ui/} is not the page's.
    */
   @Override
-  public boolean refuse(HttpCall ex, String path, Optional<Principal> bearer) throws IOException {
+  public FleetServer.Admission admit(HttpCall ex, String path, Optional<Principal> bearer) {
     if (!path.startsWith("/ui/")) {
-      return false;
+      return FleetServer.Admission.NOT_MINE;
     }
     if (path.equals("/ui/login")) {
-      return signIn.refuse(ex);
+      return signIn.admit(ex);
     }
     Optional<WebSession.Signed> signed = session.signedIn(ex);
     if (signed.isEmpty()) {
@@ -99,7 +100,7 @@ public final class FleetPage implements FleetServer.Route {
     }
     Principal p = signed.get().principal();
     if (path.equals("/ui/logout")) {
-      return false;
+      return FleetServer.Admission.ADMITTED;
     }
     if (!p.role().mayApprove()) {
       return refused(ex, 403, p.name() + " may read, not approve");
@@ -108,12 +109,12 @@ public final class FleetPage implements FleetServer.Route {
       ex.header("Retry-After", "60");
       return refused(ex, 429, p.name() + " sent more writes this minute than allowed");
     }
-    return false;
+    return FleetServer.Admission.ADMITTED;
   }
 
-  private boolean refused(HttpCall ex, int status, String error) {
+  private FleetServer.Admission refused(HttpCall ex, int status, String error) {
     html(ex, status, render("message.mustache", Map.of("error", error)));
-    return true;
+    return FleetServer.Admission.REFUSED;
   }
 
   @Override
@@ -169,7 +170,7 @@ public final class FleetPage implements FleetServer.Route {
       ex.header("HX-Redirect", "/ui/login");
       html(ex, 200, "");
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
-      live.serve(ex);
+      live.serve(ex, s.principal().name());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {

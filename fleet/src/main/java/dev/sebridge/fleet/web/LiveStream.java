@@ -23,17 +23,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * changes came, a page hears of a section at most once a tick, and of nothing that did not change.
  * A comment every 15 s keeps proxies from closing an idle stream. Writes are asynchronous: no
  * thread waits on a page, and a page whose write is still pending is skipped until it drains. At
- * most {@code maxStreams} at once; more get 503 and htmx retries.
+ * most {@code maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more get 503 and
+ * htmx retries.
  */
 public final class LiveStream implements AutoCloseable {
   /** The page's sections and the views each shows. */
   static final Map<String, List<String>> SECTIONS = sections();
 
+  /** Live pages one principal may have open at once. */
+  static final int PER_PRINCIPAL = 8;
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveStream.class);
   private static final long KEEP_ALIVE_NANOS = Duration.ofSeconds(15).toNanos();
 
   private final ViewChanges changes;
   private final Semaphore permits;
   private final Set<Page> pages = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> perPrincipal = new java.util.HashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong writes =
+      new java.util.concurrent.atomic.AtomicLong();
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-live"));
 
@@ -41,21 +49,47 @@ public final class LiveStream implements AutoCloseable {
     this(changes, maxStreams, Duration.ofSeconds(1));
   }
 
+  /**
+   * @param tick how often changes are told; null: only when a test calls {@link #tick()}
+   */
   LiveStream(ViewChanges changes, int maxStreams, Duration tick) {
     this.changes = changes;
     this.permits = new Semaphore(maxStreams);
-    ticker.scheduleWithFixedDelay(
-        this::tick, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+    if (tick != null) {
+      ticker.scheduleWithFixedDelay(
+          this::tickSafely, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
-  void serve(HttpCall call) {
+  void serve(HttpCall call, String principal) {
+    if (!takePlace(principal)) {
+      FleetPage.html(call, 503, "too many live pages for " + principal);
+      return;
+    }
     if (!permits.tryAcquire()) {
+      releasePlace(principal);
       FleetPage.html(call, 503, "too many live pages");
       return;
     }
-    Page page = new Page(call.stream("text/event-stream; charset=utf-8"), versions());
+    Page page = new Page(call.stream("text/event-stream; charset=utf-8"), versions(), principal);
+    page.write("retry: 2000\n: live\n\n"); // before the ticker can see it: never two writes
     pages.add(page);
-    page.write("retry: 2000\n: live\n\n");
+    if (page.ended.get()) {
+      pages.remove(page); // its first write failed before it was added
+    }
+  }
+
+  private synchronized boolean takePlace(String principal) {
+    int n = perPrincipal.getOrDefault(principal, 0);
+    if (n >= PER_PRINCIPAL) {
+      return false;
+    }
+    perPrincipal.put(principal, n + 1);
+    return true;
+  }
+
+  private synchronized void releasePlace(String principal) {
+    perPrincipal.computeIfPresent(principal, (k, n) -> n <= 1 ? null : n - 1);
   }
 
   /** Open streams now. */
@@ -63,7 +97,21 @@ public final class LiveStream implements AutoCloseable {
     return pages.size();
   }
 
-  private void tick() {
+  /** Chunks written to all pages so far. */
+  long writes() {
+    return writes.get();
+  }
+
+  private void tickSafely() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      LOG.error("the live page's stream could not tell the changes; tried again next tick", e);
+    }
+  }
+
+  /** Tells every page that is not still taking a write the sections that changed. */
+  void tick() {
     Map<String, Long> now = versions();
     long t = System.nanoTime();
     for (Page p : pages) {
@@ -93,12 +141,12 @@ public final class LiveStream implements AutoCloseable {
     return v;
   }
 
-  /** Ends every stream. */
+  /** Ends every stream: cut, as a write may still be pending on it. */
   @Override
   public void close() {
     ticker.shutdownNow();
     for (Page p : pages) {
-      p.end(null);
+      p.end(new java.util.concurrent.CancellationException("the fleet service is stopping"));
     }
   }
 
@@ -107,15 +155,18 @@ public final class LiveStream implements AutoCloseable {
     private final Map<String, Long> seen;
     private final AtomicBoolean writing = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
+    private final String principal;
     private volatile long lastWrite = System.nanoTime();
 
-    Page(HttpCall.Stream stream, Map<String, Long> seen) {
+    Page(HttpCall.Stream stream, Map<String, Long> seen, String principal) {
       this.stream = stream;
       this.seen = new ConcurrentHashMap<>(seen);
+      this.principal = principal;
     }
 
     void write(String chunk) {
       writing.set(true);
+      writes.incrementAndGet();
       lastWrite = System.nanoTime();
       stream.write(
           chunk,
@@ -131,6 +182,7 @@ public final class LiveStream implements AutoCloseable {
       if (ended.compareAndSet(false, true)) {
         pages.remove(this);
         permits.release();
+        releasePlace(principal);
         stream.end(failure);
       }
     }

@@ -1,6 +1,8 @@
 package dev.sebridge.fleet.web;
 
+import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.HttpCall;
+import dev.sebridge.fleet.api.HttpLimits;
 import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.auth.Principal;
 import java.io.IOException;
@@ -21,25 +23,33 @@ final class SignIn {
   private static final Logger LOG = LoggerFactory.getLogger(SignIn.class);
 
   private final WebSession session;
-  private final RateLimits failures;
+  private final RateLimits attempts;
+  private final java.util.Set<String> trustedProxies;
   private final BiFunction<String, Object, String> render;
 
-  SignIn(WebSession session, int failuresPerMinute, BiFunction<String, Object, String> render) {
+  SignIn(WebSession session, HttpLimits limits, BiFunction<String, Object, String> render) {
     this.session = session;
-    this.failures = new RateLimits(failuresPerMinute);
+    this.attempts = new RateLimits(limits.signInsPerMinute());
+    this.trustedProxies = limits.trustedProxies();
     this.render = render;
   }
 
-  /** Before a sign-in's body is read: refuses it (and answers) when its address or form may not. */
-  boolean refuse(HttpCall ex) {
-    if (failures.spent(ex.remoteAddress())) {
+  /**
+   * Before a sign-in's body is read: counts it against its address, and refuses it (answered) past
+   * the address's attempts or without the form's cookie.
+   */
+  FleetServer.Admission admit(HttpCall ex) {
+    if (!ex.method().equals("POST")) {
+      return FleetServer.Admission.NOT_MINE;
+    }
+    if (!attempts.take(ex.clientAddress(trustedProxies))) {
       ex.header("Retry-After", "60");
-      return refused(ex, 429, "Too many failed sign-ins from this address: wait a minute.");
+      return refused(ex, 429, "Too many sign-ins from this address: wait a minute.");
     }
     if (!WebSession.hasLoginNonce(ex)) {
       return refused(ex, 403, "The sign-in form expired: reload it.");
     }
-    return false;
+    return FleetServer.Admission.ADMITTED;
   }
 
   /** GET: the form; POST: signs in, or the form again with why not. */
@@ -49,7 +59,10 @@ final class SignIn {
       return;
     }
     Map<String, String> form = FleetPage.form(ex);
+    String client = ex.clientAddress(trustedProxies);
     if (!WebSession.loginNonceMatches(ex, form.get("nonce"))) {
+      LOG.info(
+          "a sign-in to the page from {} was refused: the form's token does not match", client);
       refused(ex, 403, "The sign-in form expired: reload it.");
       return;
     }
@@ -57,14 +70,13 @@ final class SignIn {
     if (token.matches("[A-Za-z0-9._~+/=-]{1,4000}")) {
       Optional<Principal> p = session.authenticate(token);
       if (p.isPresent()) {
-        LOG.info("{} signed in to the page from {}", p.get().name(), ex.remoteAddress());
+        LOG.info("{} signed in to the page from {}", p.get().name(), client);
         ex.addHeader("Set-Cookie", session.setCookie(token));
         ex.redirect("/ui/");
         return;
       }
     }
-    failures.take(ex.remoteAddress());
-    LOG.info("a sign-in to the page from {} was refused: not a valid token", ex.remoteAddress());
+    LOG.info("a sign-in to the page from {} was refused: not a valid token", client);
     form(ex, 401, "That token is not valid here.");
   }
 
@@ -79,8 +91,8 @@ final class SignIn {
     FleetPage.html(ex, status, render.apply("login.mustache", scope));
   }
 
-  private boolean refused(HttpCall ex, int status, String error) {
+  private FleetServer.Admission refused(HttpCall ex, int status, String error) {
     FleetPage.html(ex, status, render.apply("message.mustache", Map.of("error", error)));
-    return true;
+    return FleetServer.Admission.REFUSED;
   }
 }

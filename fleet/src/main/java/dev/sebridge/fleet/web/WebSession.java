@@ -97,8 +97,9 @@ final class WebSession {
         .isPresent();
   }
 
+  /** Whether the request carries a sign-in form cookie of the form {@link #loginNonce} makes. */
   static boolean hasLoginNonce(HttpCall ex) {
-    return cookie(ex, LOGIN_COOKIE).isPresent();
+    return cookie(ex, LOGIN_COOKIE).filter(c -> c.matches("[0-9a-f]{32}")).isPresent();
   }
 
   static String clearCookie() {

@@ -50,6 +50,12 @@ class FleetPageGateTest {
   FleetServer server;
 
   void start(boolean secureCookie) throws IOException {
+    start(
+        new HttpLimits(
+            Duration.ofSeconds(5), 4, 16, 100, 3, 3, secureCookie, java.util.Set.of("127.0.0.1")));
+  }
+
+  void start(HttpLimits limits) throws IOException {
     MutableClock clock = new MutableClock(Instant.parse("2026-11-23T10:00:00Z"));
     FleetViews views =
         new FleetViews(
@@ -63,7 +69,6 @@ class FleetPageGateTest {
             Map.of(
                 APPROVER, new Principal("alice", Principal.Role.APPROVER),
                 READER, new Principal("dashboard", Principal.Role.READER)));
-    HttpLimits limits = new HttpLimits(Duration.ofSeconds(5), 4, 16, 100, 120, 3, secureCookie);
     RateLimits writes = new RateLimits(limits.writesPerMinute());
     live = new LiveStream(new ViewChanges(), 4);
     server =
@@ -131,7 +136,112 @@ class FleetPageGateTest {
   }
 
   @Test
-  void failedSignInsFromOneAddressAreLimitedBeforeTheBodyIsRead() throws Exception {
+  void signInsInParallelAreCountedBeforeTheirBodiesAndPerForwardedClient() throws Exception {
+    start(false);
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    // 20 guesses sent at once by one client behind the (trusted) proxy: headers first, bodies after
+    List<Socket> guesses = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      String body = "nonce=" + nonce + "&token=guess-" + i;
+      Socket s = new Socket("127.0.0.1", server.port());
+      sockets.add(s);
+      s.setSoTimeout(10_000);
+      s.getOutputStream()
+          .write(
+              ("POST /ui/login HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.7\r\nCookie:"
+                      + " sebridge_login="
+                      + nonce
+                      + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                      + body.length()
+                      + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      guesses.add(s);
+      s.getOutputStream().write(body.getBytes(StandardCharsets.US_ASCII));
+    }
+    int tried = 0;
+    int limited = 0;
+    for (Socket s : guesses) {
+      String a = read(s);
+      if (a.startsWith("HTTP/1.1 429")) {
+        limited++;
+      } else {
+        assertThat(a).startsWith("HTTP/1.1 401");
+        tried++;
+      }
+    }
+    assertThat(tried).isEqualTo(3);
+    assertThat(limited).isEqualTo(17);
+    // another client behind the same proxy is not locked out by that one
+    String other =
+        send(
+            "POST /ui/login HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.9\r\nCookie:"
+                + " sebridge_login="
+                + nonce
+                + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                + ("nonce=" + nonce + "&token=" + APPROVER).length()
+                + "\r\n\r\nnonce="
+                + nonce
+                + "&token="
+                + APPROVER);
+    assertThat(other).startsWith("HTTP/1.1 303");
+  }
+
+  @Test
+  void eightyStalledSignInsLeaveTheProbesAndThePageAnswering() throws Exception {
+    start(new HttpLimits(Duration.ofSeconds(2), 2, 2, 1000, 3, 1000, false, java.util.Set.of()));
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    List<Socket> stalled = new ArrayList<>();
+    for (int i = 0; i < 80; i++) {
+      Socket s = new Socket("127.0.0.1", server.port());
+      sockets.add(s);
+      s.setSoTimeout(15_000);
+      s.getOutputStream()
+          .write(
+              ("POST /ui/login HTTP/1.1\r\nHost: x\r\nCookie: sebridge_login="
+                      + nonce
+                      + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length:"
+                      + " 65536\r\n\r\nn")
+                  .getBytes(StandardCharsets.US_ASCII));
+      stalled.add(s);
+    }
+    assertThat(send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200");
+    assertThat(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n")).startsWith("HTTP/1.1 200");
+    for (Socket s : stalled) {
+      assertThat(read(s)).startsWith("HTTP/1.1 408");
+    }
+  }
+
+  @Test
+  void thePageAndTheApiShareOnePrincipalsWriteBudget() throws Exception {
+    start(false); // 3 writes a minute
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    String session = cookie(signIn(nonce, nonce, APPROVER), "sebridge_fleet");
+    String csrf =
+        field(
+            send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n"),
+            "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    String pageWrite =
+        "POST /ui/rollouts/r-1/abort HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+            + session
+            + "\r\nX-CSRF-Token: "
+            + csrf
+            + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nreason=go";
+    String apiWrite =
+        "POST /api/rollouts/r-1/abort HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+            + APPROVER
+            + "\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"reason\":\"go\"}";
+    assertThat(send(pageWrite)).doesNotStartWith("HTTP/1.1 429");
+    assertThat(send(apiWrite)).doesNotStartWith("HTTP/1.1 429");
+    assertThat(send(pageWrite)).doesNotStartWith("HTTP/1.1 429");
+    assertThat(send(apiWrite)).startsWith("HTTP/1.1 429").contains("Retry-After: 60");
+    assertThat(send(pageWrite)).startsWith("HTTP/1.1 429");
+  }
+
+  @Test
+  void signInsFromOneAddressAreLimitedBeforeTheBodyIsRead() throws Exception {
     start(false);
     String nonce =
         field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
@@ -219,6 +329,11 @@ class FleetPageGateTest {
     s.setSoTimeout(10_000);
     s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
     s.getOutputStream().flush();
+    return read(s);
+  }
+
+  /** The whole answer on this connection (until its Content-Length, or the end). */
+  private static String read(Socket s) throws IOException {
     InputStream in = s.getInputStream();
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     byte[] buf = new byte[8192];

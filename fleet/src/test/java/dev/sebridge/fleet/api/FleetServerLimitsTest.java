@@ -35,6 +35,10 @@ class FleetServerLimitsTest {
   final Map<String, AtomicInteger> reached = new java.util.concurrent.ConcurrentHashMap<>();
 
   final CountDownLatch release = new CountDownLatch(1);
+
+  /** Readiness checks so far; from the second on, each waits for {@link #release}. */
+  final AtomicInteger readinessChecks = new AtomicInteger();
+
   FleetServer server;
   final List<Socket> sockets = new ArrayList<>();
 
@@ -44,18 +48,43 @@ class FleetServerLimitsTest {
         new FleetServer(
                 "127.0.0.1",
                 0,
-                HttpLimits.defaults()
-                    .withIdleTimeout(Duration.ofSeconds(2))
-                    .withThreads(2, 2)
-                    .withWritesPerMinute(3),
+                HttpLimits.defaults().withIdleTimeout(Duration.ofSeconds(2)).withThreads(2, 2),
                 StaticTokens.of(
                     Map.of(
                         APPROVER, new Principal("alice", Principal.Role.APPROVER),
                         READER, new Principal("dashboard", Principal.Role.READER))),
                 new RateLimits(3),
-                List::of)
-            .route(this::route)
+                this::readiness)
+            .route(
+                new FleetServer.Route() {
+                  @Override
+                  public FleetServer.Admission admit(
+                      HttpCall call, String path, Optional<Principal> bearer) {
+                    // as the page admits a sign-in: no token needed
+                    return path.equals("/ui/login")
+                        ? FleetServer.Admission.ADMITTED
+                        : FleetServer.Admission.NOT_MINE;
+                  }
+
+                  @Override
+                  public boolean handle(HttpCall call, String path, Optional<Principal> p)
+                      throws IOException {
+                    return route(call, path, p);
+                  }
+                })
             .start();
+  }
+
+  /** Ready at once; then a readiness check that hangs (a broker that does not answer). */
+  private List<String> readiness() {
+    if (readinessChecks.incrementAndGet() > 1) {
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return List.of();
   }
 
   private boolean route(HttpCall call, String path, Optional<Principal> p) throws IOException {
@@ -101,19 +130,37 @@ class FleetServerLimitsTest {
     assertThat(statusOf(get("/api/events", READER))).isEqualTo(200);
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
     assertThat(reached.get("/ui/login")).isNull();
-    // Each stalled request is answered 408 (or closed) once idle for 2 s, none ever runs.
+    // Each stalled request is answered 408 (idle for 2 s, or its body too slow), none ever runs.
     for (Socket s : stalled) {
       s.setSoTimeout(15_000);
       String answer = readAll(s);
-      assertThat(answer)
-          .satisfiesAnyOf(
-              a -> assertThat(a).isEmpty(), a -> assertThat(a).startsWith("HTTP/1.1 408"));
+      assertThat(answer).startsWith("HTTP/1.1 408");
     }
     assertThat(reached.get("/ui/login")).isNull();
   }
 
   @Test
-  void aBodyOverTheLimitIsRefusedBeforeItIsRead() throws Exception {
+  void aBodyNoRouteTakesIsNeverReadAndAnAnonymousApiCallTakesNoThread() throws Exception {
+    for (String path : List.of("/", "/ui", "/foo", "/API/x")) {
+      Socket s = open("POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 65536\r\n\r\n");
+      assertThat(readAll(s)).as(path).startsWith("HTTP/1.1 404");
+    }
+    // every API thread and the queue taken: a call without a token is still answered 401
+    List<Socket> blocked = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      blocked.add(get("/api/block", READER));
+    }
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> reached.getOrDefault("/api/block", new AtomicInteger()).get() == 2);
+    assertThat(readAll(get("/api/events", null))).startsWith("HTTP/1.1 401");
+    assertThat(readAll(get("/metrics", "not-a-token"))).startsWith("HTTP/1.1 401");
+    release.countDown();
+    assertThat(reached.keySet()).containsOnly("/api/block");
+  }
+
+  @Test
+  void aBodyOverTheLimitIsRefusedBeforeMoreThanTheLimitIsRead() throws Exception {
     Socket announced =
         open(
             "POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
@@ -169,6 +216,10 @@ class FleetServerLimitsTest {
         .until(() -> reached.getOrDefault("/api/block", new AtomicInteger()).get() == 2);
     String full = readAll(get("/api/other", READER));
     assertThat(full).startsWith("HTTP/1.1 503").contains("Retry-After: 1");
+    // and the readiness check hangs on the broker: the probes still answer at once
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> readinessChecks.get() >= 2);
     assertThat(statusOf(get("/healthz", null))).isEqualTo(200);
     assertThat(statusOf(get("/readyz", null))).isEqualTo(200);
     release.countDown();

@@ -33,7 +33,7 @@ class LiveStreamTest {
 
   @BeforeEach
   void start() throws Exception {
-    live = new LiveStream(changes, 8, Duration.ofMillis(300));
+    live = new LiveStream(changes, 10, null); // ticked by the test
     server =
         new FleetServer(
                 "127.0.0.1",
@@ -47,7 +47,7 @@ class LiveStreamTest {
                   if (!path.equals("/ui/stream")) {
                     return false;
                   }
-                  live.serve(call);
+                  live.serve(call, call.header("X-Principal"));
                   return true;
                 })
             .start();
@@ -71,47 +71,71 @@ class LiveStreamTest {
     // One request thread, two pages open: neither holds it.
     assertThat(status(stream())).isEqualTo(200);
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 3);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.writes() == 3);
     for (int i = 0; i < 500; i++) {
       changes.viewChanged(FleetTopology.EVENTS_VIEW);
     }
     changes.viewChanged(FleetTopology.ROLLOUTS_VIEW);
+    live.tick();
+    // one write to each of the three pages, naming the two sections
+    assertThat(live.writes()).isEqualTo(6);
     for (BufferedReader r : List.of(a, b)) {
       List<String> events = events(r, 2);
       assertThat(events).containsExactlyInAnyOrder("events", "rollouts");
     }
+    live.tick(); // nothing changed: nothing written
+    assertThat(live.writes()).isEqualTo(6);
     changes.viewChanged(FleetTopology.REQUESTS_VIEW);
+    live.tick();
     assertThat(events(a, 1)).containsExactly("approvals");
   }
 
   @Test
   void moreStreamsThanAllowedAre503AndAClosedPageFreesItsPlace() throws Exception {
     List<Socket> open = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 10; i++) {
       assertThat(status(stream())).isEqualTo(200);
       open.add(sockets.get(sockets.size() - 1));
     }
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 8);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 10);
     assertThat(status(stream())).isEqualTo(503);
     open.get(0).close();
     // A write to the closed page fails (the first may still reach the kernel's buffer) and
     // frees its place.
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(400))
+        .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {
               changes.viewChanged(FleetTopology.VMS_VIEW);
-              return live.open() == 7;
+              live.tick();
+              return live.open() == 9;
             });
     assertThat(status(stream())).isEqualTo(200);
   }
 
+  @Test
+  void onePrincipalHasAtMostEightLivePages() throws Exception {
+    for (int i = 0; i < LiveStream.PER_PRINCIPAL; i++) {
+      assertThat(status(stream("dashboard"))).isEqualTo(200);
+    }
+    assertThat(status(stream("dashboard"))).isEqualTo(503);
+    assertThat(status(stream("alice"))).as("room for others").isEqualTo(200);
+    assertThat(live.open()).isEqualTo(LiveStream.PER_PRINCIPAL + 1);
+  }
+
   private BufferedReader stream() throws Exception {
+    return stream("p-" + sockets.size());
+  }
+
+  private BufferedReader stream(String principal) throws Exception {
     Socket s = new Socket("127.0.0.1", server.port());
     sockets.add(s);
     s.setSoTimeout(10_000);
     s.getOutputStream()
-        .write("GET /ui/stream HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        .write(
+            ("GET /ui/stream HTTP/1.1\r\nHost: x\r\nX-Principal: " + principal + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
     return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
   }
 
