@@ -63,6 +63,7 @@ final class FleetTopics {
             "compact",
             "max.message.bytes",
             Integer.toString(FleetTopology.MAX_RECORD_BYTES)));
+    add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS), 1, replication, compact);
     add(create, existing, topics.of(FleetTopology.VIEWS_POLICIES), 1, replication, compact);
     add(
         create,

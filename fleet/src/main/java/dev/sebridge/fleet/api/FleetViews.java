@@ -5,6 +5,8 @@ import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutPart;
+import dev.sebridge.fleet.rollout.RolloutParts;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,18 +28,31 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, EventView>> events;
   private final Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests;
   private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts;
+  private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts;
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
 
+  /** Views whose rollouts are stored whole (tests). */
   FleetViews(
       Supplier<ReadOnlyKeyValueStore<String, VmView>> vms,
       Supplier<ReadOnlyKeyValueStore<String, EventView>> events,
       Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests,
       Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts,
       Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions) {
+    this(vms, events, requests, rollouts, null, decisions);
+  }
+
+  FleetViews(
+      Supplier<ReadOnlyKeyValueStore<String, VmView>> vms,
+      Supplier<ReadOnlyKeyValueStore<String, EventView>> events,
+      Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests,
+      Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts,
+      Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts,
+      Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions) {
     this.vms = vms;
     this.events = events;
     this.requests = requests;
     this.rollouts = rollouts;
+    this.rolloutParts = rolloutParts;
     this.decisions = decisions;
   }
 
@@ -48,6 +63,7 @@ public final class FleetViews {
         () -> store(streams, FleetTopology.EVENTS_VIEW),
         () -> store(streams, FleetTopology.REQUESTS_VIEW),
         () -> store(streams, FleetTopology.ROLLOUTS_VIEW),
+        () -> store(streams, FleetTopology.ROLLOUT_PARTS_VIEW),
         () -> store(streams, FleetTopology.POLICIES_VIEW));
   }
 
@@ -80,12 +96,25 @@ public final class FleetViews {
     return all(requests.get());
   }
 
+  /** A rollout, its header and entries put together ({@link RolloutParts}). */
   public Optional<Rollout> rollout(String id) {
-    return Optional.ofNullable(rollouts.get().get(id));
+    return Optional.ofNullable(rollouts.get().get(id)).map(this::assemble);
   }
 
   public List<Rollout> rollouts() {
-    return all(rollouts.get());
+    return all(rollouts.get()).stream().map(this::assemble).toList();
+  }
+
+  private Rollout assemble(Rollout header) {
+    if (rolloutParts == null || header.id() == null || header.id().indexOf('|') >= 0) {
+      return header;
+    }
+    List<RolloutPart> parts = new ArrayList<>();
+    try (KeyValueIterator<String, RolloutPart> it =
+        rolloutParts.get().range(RolloutPart.from(header.id()), RolloutPart.to(header.id()))) {
+      it.forEachRemaining(kv -> parts.add(kv.value));
+    }
+    return RolloutParts.assemble(header, parts);
   }
 
   /** What the central policies decided for this event, if they did. */

@@ -3,14 +3,15 @@ package dev.sebridge.fleet.rollout;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * A rollout and where it is: its VMs, its waves, and why it stopped if it did. Kept in the rollout
- * processor's store (a changelogged Kafka Streams store), so an instance that takes over continues
- * from the same state.
+ * processor's stores (changelogged Kafka Streams stores) as a header and an entry per VM and event
+ * ({@link RolloutParts}), so an instance that takes over continues from the same state.
  *
  * @param id the rollout's id
  * @param spec how it approves
@@ -73,25 +74,29 @@ public record Rollout(
   public static final State ABORTED = State.ABORTED;
 
   /**
-   * The most entries (a VM per event) one rollout tracks. A rollout is one record (its state, and
-   * its view on {@code <prefix>-views-rollouts}): at about 450 bytes a VM in JSON, 20,000 VMs are
-   * some 9 MB, within the fleet's 16 MiB record limit ({@code FleetTopology.MAX_RECORD_BYTES}).
-   * Past it, VMs do not join and the rollout halts saying so: start another rollout for the rest.
+   * The most entries (a VM per event) one rollout tracks: a bound on a step's work (a rollout is
+   * stored in parts, {@link RolloutParts}, so no record grows with it). Past it, VMs do not join
+   * and the rollout halts saying so: start another rollout for the rest.
    */
   public static final int MAX_VMS = 20_000;
 
   public Rollout {
-    groupLimits = groupLimits == null ? Map.of() : new TreeMap<>(groupLimits);
+    // Unmodifiable: the rollouts task keeps the rollouts it read as objects (RolloutStore).
+    groupLimits =
+        Collections.unmodifiableMap(
+            groupLimits == null ? new TreeMap<>() : new TreeMap<>(groupLimits));
     // Keyed by (VM, event) whatever the caller used: a record written when entries were keyed by
     // vmId alone reads as the same entries.
     TreeMap<String, RolloutVm> byKey = new TreeMap<>();
     if (vms != null) {
       vms.values().forEach(v -> byKey.put(v.key(), v));
     }
-    vms = byKey;
+    vms = Collections.unmodifiableMap(byKey);
     waves = waves == null ? List.of() : List.copyOf(waves);
     history = history == null ? List.of() : List.copyOf(history);
-    unreported = unreported == null ? Map.of() : new TreeMap<>(unreported);
+    unreported =
+        Collections.unmodifiableMap(
+            unreported == null ? new TreeMap<>() : new TreeMap<>(unreported));
   }
 
   /** A rollout no event of which waits for unreported VMs. */

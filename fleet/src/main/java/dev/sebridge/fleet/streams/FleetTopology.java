@@ -11,6 +11,7 @@ import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.Optional;
@@ -62,8 +63,15 @@ public final class FleetTopology {
   /** Approval requests by request id, with each VM's command and result. */
   public static final String REQUEST_STATE = "request-state";
 
-  /** Rollouts by id. */
+  /** Rollouts' headers by id ({@link dev.sebridge.fleet.rollout.RolloutParts}). */
   public static final String ROLLOUT_STATE = "rollout-state";
+
+  /**
+   * Rollouts' entries, a VM's part or an event, by {@link
+   * dev.sebridge.fleet.rollout.RolloutPart#vmKey} and {@link
+   * dev.sebridge.fleet.rollout.RolloutPart#eventKey}.
+   */
+  public static final String ROLLOUT_PARTS_STATE = "rollout-parts-state";
 
   /** The central policies' decision for each event, by EventId (lower case). */
   public static final String POLICY_STATE = "policy-state";
@@ -79,6 +87,7 @@ public final class FleetTopology {
   public static final String EVENTS_VIEW = "events-view";
   public static final String REQUESTS_VIEW = "requests-view";
   public static final String ROLLOUTS_VIEW = "rollouts-view";
+  public static final String ROLLOUT_PARTS_VIEW = "rollout-parts-view";
   public static final String POLICIES_VIEW = "policies-view";
 
   // Node names.
@@ -89,6 +98,7 @@ public final class FleetTopology {
   static final String REQUESTS_VIEW_SINK = "requests-view-sink";
   static final String APPROVALS_SINK = "approvals-sink";
   static final String ROLLOUTS_VIEW_SINK = "rollouts-view-sink";
+  static final String ROLLOUT_PARTS_VIEW_SINK = "rollout-parts-view-sink";
   static final String POLICIES_VIEW_SINK = "policies-view-sink";
 
   // Topic names (suffixes of the prefix): internal ones, then the views.
@@ -99,16 +109,18 @@ public final class FleetTopology {
   public static final String VIEWS_EVENTS = "views-events";
   public static final String VIEWS_REQUESTS = "views-requests";
   public static final String VIEWS_ROLLOUTS = "views-rollouts";
+  public static final String VIEWS_ROLLOUT_PARTS = "views-rollout-parts";
   public static final String VIEWS_POLICIES = "views-policies";
 
   /** Operators' rollout commands (one partition: one task runs every rollout). */
   public static final String ROLLOUTS = "rollouts";
 
   /**
-   * The largest record the fleet writes (a rollout of {@link
-   * dev.sebridge.fleet.rollout.Rollout#MAX_VMS} VMs, uncompressed): the Streams producer's {@code
-   * max.request.size} and {@code max.message.bytes} of the topics that carry rollouts (the state's
-   * changelog, {@code <prefix>-views-rollouts}). Records are compressed (zstd) on the wire.
+   * The Streams producer's {@code max.request.size} and {@code max.message.bytes} of the topics
+   * that carried whole rollouts (the state's changelog, {@code <prefix>-views-rollouts}): headroom
+   * kept from when a rollout was one record of up to 9 MB. A rollout is stored in parts now ({@link
+   * dev.sebridge.fleet.rollout.RolloutParts}), and no record the fleet writes grows with a rollout.
+   * Records are compressed (zstd) on the wire.
    */
   public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
@@ -256,7 +268,9 @@ public final class FleetTopology {
             new RolloutProcessor(
                 policies, tick, CrashPoints.fromSystemProperties(), replay, retention.history()),
         "rollout-commands");
+    JsonSerde<RolloutPart> rolloutParts = new JsonSerde<>(RolloutPart.class);
     t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
+    t.addStateStore(store(ROLLOUT_PARTS_STATE, rolloutParts), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
     t.addStateStore(
         store(LEDGER_STATE, new JsonSerde<>(dev.sebridge.fleet.rollout.LedgerEntry.class)),
@@ -272,6 +286,12 @@ public final class FleetTopology {
         topics.of(VIEWS_ROLLOUTS),
         new StringSerializer(),
         untyped(rolloutViews.serializer()),
+        "rollouts");
+    t.addSink(
+        ROLLOUT_PARTS_VIEW_SINK,
+        topics.of(VIEWS_ROLLOUT_PARTS),
+        new StringSerializer(),
+        untyped(rolloutParts.serializer()),
         "rollouts");
     t.addSink(
         POLICIES_VIEW_SINK,

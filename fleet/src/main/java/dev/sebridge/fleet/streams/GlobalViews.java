@@ -48,6 +48,13 @@ final class GlobalViews {
         (old, v) -> {});
     global(
         t,
+        FleetTopology.ROLLOUT_PARTS_VIEW,
+        topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS),
+        new JsonSerde<>(dev.sebridge.fleet.rollout.RolloutPart.class),
+        observer,
+        (old, v) -> {});
+    global(
+        t,
         FleetTopology.POLICIES_VIEW,
         topics.of(FleetTopology.VIEWS_POLICIES),
         new JsonSerde<>(PolicyDecision.class),

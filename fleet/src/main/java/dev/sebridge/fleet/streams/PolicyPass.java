@@ -45,14 +45,14 @@ final class PolicyPass {
 
   private final Policies policies;
   private final GlobalWorld world;
-  private final KeyValueStore<String, Rollout> rollouts;
+  private final RolloutStore rollouts;
   private final KeyValueStore<String, PolicyDecision> decisions;
   private final Outputs out;
 
   PolicyPass(
       Policies policies,
       GlobalWorld world,
-      KeyValueStore<String, Rollout> rollouts,
+      RolloutStore rollouts,
       KeyValueStore<String, PolicyDecision> decisions,
       Outputs out) {
     this.policies = policies;

@@ -42,7 +42,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final Duration tick;
   private final Duration history;
   private ProcessorContext<String, Object> context;
-  private KeyValueStore<String, Rollout> rollouts;
+  private RolloutStore rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
   private KeyValueStore<String, LedgerEntry> ledgerStore;
   private GlobalWorld world;
@@ -70,7 +70,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.rollouts = context.getStateStore(FleetTopology.ROLLOUT_STATE);
+    this.rollouts =
+        new RolloutStore(
+            context.getStateStore(FleetTopology.ROLLOUT_STATE),
+            context.getStateStore(FleetTopology.ROLLOUT_PARTS_STATE),
+            context);
     this.decisions = context.getStateStore(FleetTopology.POLICY_STATE);
     this.ledgerStore = context.getStateStore(FleetTopology.LEDGER_STATE);
     this.world =
@@ -145,6 +149,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (c == null || c.rolloutId() == null || c.action() == null) {
       return;
     }
+    if (c.rolloutId().isEmpty() || c.rolloutId().indexOf('|') >= 0) {
+      LOG.warn("rollouts: a command for '{}', not a rollout id, is ignored", c.rolloutId());
+      return;
+    }
     if (c.action().equals(RolloutCommand.APPROVE)) {
       if (c.approval() != null) {
         approve(c.approval());
@@ -166,6 +174,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
+    world.newStep();
     Ledger ledger = ledger(activeRollouts());
     policyPass.decide(ledger);
     // Read again: the policies may have added an event to a rollout, or started one; stepping the
@@ -194,6 +203,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
+    world.newStep();
     try {
       RolloutRetention.apply(rollouts, decisions, world, history, context, this::save);
     } catch (RuntimeException e) {
@@ -217,16 +227,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   private List<Rollout> activeRollouts() {
-    List<Rollout> active = new ArrayList<>();
-    try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
-      it.forEachRemaining(
-          kv -> {
-            if (kv.value != null && kv.value.active()) {
-              active.add(kv.value);
-            }
-          });
-    }
-    return active;
+    return rollouts.all().stream().filter(Rollout::active).toList();
   }
 
   /**
@@ -269,6 +270,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       LOG.debug("approval request {} was decided before; left as it is", r.requestId());
       return;
     }
+    world.newStep();
     Ledger ledger = ledger(activeRollouts());
     ApprovalRequest out = OperatorApproval.decide(r, ledger, world, now());
     persist(ledger);
@@ -325,10 +327,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   private void save(Rollout r) {
-    rollouts.put(r.id(), r);
-    context.forward(
-        new Record<String, Object>(r.id(), r, context.currentSystemTimeMs()),
-        FleetTopology.ROLLOUTS_VIEW_SINK);
+    rollouts.put(r);
   }
 
   private Instant now() {

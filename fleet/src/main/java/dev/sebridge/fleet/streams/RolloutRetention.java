@@ -33,7 +33,7 @@ final class RolloutRetention {
   private RolloutRetention() {}
 
   static void apply(
-      KeyValueStore<String, Rollout> rollouts,
+      RolloutStore rollouts,
       KeyValueStore<String, PolicyDecision> decisions,
       World world,
       Duration history,
@@ -60,11 +60,7 @@ final class RolloutRetention {
           new Record<String, Object>(key, null, wallClock), FleetTopology.POLICIES_VIEW_SINK);
     }
 
-    List<Rollout> all = new ArrayList<>();
-    try (KeyValueIterator<String, Rollout> it = rollouts.all()) {
-      it.forEachRemaining(kv -> all.add(kv.value));
-    }
-    for (Rollout r : all) {
+    for (Rollout r : rollouts.all()) {
       if (r == null) {
         continue;
       }
@@ -73,9 +69,6 @@ final class RolloutRetention {
         if (!policy) {
           if (!r.active() && lastAction(r).isBefore(horizon)) {
             rollouts.delete(r.id());
-            context.forward(
-                new Record<String, Object>(r.id(), null, wallClock),
-                FleetTopology.ROLLOUTS_VIEW_SINK);
           }
           continue;
         }

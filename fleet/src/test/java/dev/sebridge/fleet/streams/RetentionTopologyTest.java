@@ -55,12 +55,14 @@ class RetentionTopologyTest {
           FleetTopology.EVENT_STATE,
           FleetTopology.REQUEST_STATE,
           FleetTopology.ROLLOUT_STATE,
+          FleetTopology.ROLLOUT_PARTS_STATE,
           FleetTopology.POLICY_STATE,
           FleetTopology.LEDGER_STATE,
           FleetTopology.VMS_VIEW,
           FleetTopology.EVENTS_VIEW,
           FleetTopology.REQUESTS_VIEW,
           FleetTopology.ROLLOUTS_VIEW,
+          FleetTopology.ROLLOUT_PARTS_VIEW,
           FleetTopology.POLICIES_VIEW);
 
   final MutableClock clock = new MutableClock(T0);

@@ -1,0 +1,63 @@
+package dev.sebridge.fleet.rollout;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.Locale;
+
+/**
+ * One entry of a rollout stored apart from its header ({@link RolloutParts}): a VM's part in one of
+ * its events ({@code vm}), or one of its events ({@code event}); exactly one is set. Keys: {@code
+ * <rolloutId>|v|<vmId>|<eventId>} and {@code <rolloutId>|e|<eventId>} (event ids lower case), so
+ * one rollout's entries are one key range ({@link #from}, {@link #to}).
+ *
+ * @param vm a VM's entry, as in {@link Rollout#vms()}
+ * @param event one of the rollout's events
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record RolloutPart(RolloutVm vm, Event event) {
+
+  /**
+   * One of a rollout's events.
+   *
+   * @param eventId as the spec has it
+   * @param order its place in the spec's event ids, or null when it is not one of them (a held
+   *     event's report wait outliving it)
+   * @param unreportedSince since when it waits for listed VMs to report it, or null
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Event(String eventId, Integer order, Instant unreportedSince) {}
+
+  public static RolloutPart of(RolloutVm vm) {
+    return new RolloutPart(vm, null);
+  }
+
+  public static RolloutPart of(Event event) {
+    return new RolloutPart(null, event);
+  }
+
+  public static String vmKey(String rolloutId, RolloutVm vm) {
+    return rolloutId + "|v|" + vm.key();
+  }
+
+  public static String eventKey(String rolloutId, String eventId) {
+    return rolloutId + "|e|" + eventId.toLowerCase(Locale.ROOT);
+  }
+
+  /** The first key of a rollout's entries. */
+  public static String from(String rolloutId) {
+    return rolloutId + "|";
+  }
+
+  /** The last key of a rollout's entries. */
+  public static String to(String rolloutId) {
+    return rolloutId + "|\uffff";
+  }
+
+  /** Refuses an id its entries' keys could not tell apart from another's. */
+  public static String checkId(String rolloutId) {
+    if (rolloutId == null || rolloutId.isEmpty() || rolloutId.indexOf('|') >= 0) {
+      throw new IllegalArgumentException("not a rollout id: " + rolloutId);
+    }
+    return rolloutId;
+  }
+}
