@@ -348,10 +348,13 @@ class CliTest {
                 "--set",
                 "fleet.policies.rules.freeze.match.duration-under=soon",
                 "--set",
-                "fleet.policies.rules.freeze.action=approve"))
+                "fleet.policies.rules.freeze.action=approve",
+                "--set",
+                "fleet.policies.rules.a|b.action=approve"))
         .isEqualTo(2);
     assertThat(err.toString())
         .contains("fleet.policies.version: is required with rules")
+        .contains("fleet.policies.rules.a|b: a rule's name is 1 to 64 letters, digits")
         .contains("fleet.policies.rules.web.action: must be approve, rollout or never")
         .contains("fleet.policies.rules.web.rollout: only with action: rollout")
         .contains("fleet.policies.rules.freeze.match.duration-under: is not a duration");

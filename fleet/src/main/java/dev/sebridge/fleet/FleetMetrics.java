@@ -38,6 +38,8 @@ public final class FleetMetrics implements TopologyObserver {
   private final Timer approvalDelay;
   private final Timer viewDelay;
   private final MultiGauge outcomes;
+  private final java.util.concurrent.atomic.AtomicInteger replaying =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final Counter misrouted;
   private final Counter threadsReplaced;
   private volatile FleetViews views;
@@ -61,6 +63,14 @@ public final class FleetMetrics implements TopologyObserver {
         .register(registry);
     Gauge.builder("sebridge.fleet.silent.agents", this, m -> m.vms(true))
         .description("Agents that sent nothing for fleet.silent-after heartbeat intervals")
+        .register(registry);
+    Gauge.builder(
+            "sebridge.fleet.rollouts.replaying",
+            replaying,
+            java.util.concurrent.atomic.AtomicInteger::get)
+        .description(
+            "1 while the rollouts task on this instance reads the rollouts topic up to where it"
+                + " stood when the task started: nothing is stepped or released meanwhile")
         .register(registry);
     Gauge.builder("sebridge.fleet.view.lag", this, FleetMetrics::lagSeconds)
         .description("Now minus the time of the newest envelope applied to the views")
@@ -110,6 +120,11 @@ public final class FleetMetrics implements TopologyObserver {
   @Override
   public void misrouted() {
     misrouted.increment();
+  }
+
+  @Override
+  public void rolloutsReplaying(boolean replaying) {
+    this.replaying.set(replaying ? 1 : 0);
   }
 
   /** A stream thread failed and was replaced. */

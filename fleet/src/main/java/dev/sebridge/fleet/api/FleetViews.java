@@ -106,7 +106,7 @@ public final class FleetViews {
   }
 
   private Rollout assemble(Rollout header) {
-    if (rolloutParts == null || header.id() == null || header.id().indexOf('|') >= 0) {
+    if (rolloutParts == null || !RolloutPart.splittable(header.id())) {
       return header;
     }
     List<RolloutPart> parts = new ArrayList<>();

@@ -107,6 +107,12 @@ public record Policies(int version, List<PolicyRule> rules) {
       String name, Map<String, String> f, List<ConfigProblem> problems) {
     String at = KEY + ".rules." + name + ".";
     int before = problems.size();
+    if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
+      // It names the rule's rollouts (policy-<rule>-v<version>), whose entries are keyed by it.
+      problems.add(
+          new ConfigProblem(
+              KEY + ".rules." + name, "a rule's name is 1 to 64 letters, digits, '-' or '_'"));
+    }
     String action = f.get("action");
     if (action == null || !Set.of("approve", "rollout", "never").contains(action)) {
       problems.add(new ConfigProblem(at + "action", "must be approve, rollout or never"));

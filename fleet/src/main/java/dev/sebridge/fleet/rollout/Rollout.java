@@ -169,7 +169,26 @@ public record Rollout(
    * @param at when
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Halt(String vmId, String eventId, String reason, Instant at) {}
+  public record Halt(String vmId, String eventId, String reason, Instant at) {
+    public Halt {
+      reason = capped(reason);
+    }
+  }
+
+  /**
+   * The most characters of a halt's reason or an action's detail (a halt naming the unreported VMs
+   * of many events, a skip of many VMs): past it, the text ends with how much was left out. It
+   * bounds the header: 200 actions and a halt stay well under 1 MB.
+   */
+  public static final int MAX_TEXT = 1_000;
+
+  static String capped(String s) {
+    if (s == null || s.length() <= MAX_TEXT) {
+      return s;
+    }
+    int cut = MAX_TEXT - 40;
+    return s.substring(0, cut) + "... (" + (s.length() - cut) + " more characters)";
+  }
 
   /**
    * One wave: the events approved together and the VMs they released.
@@ -189,5 +208,9 @@ public record Rollout(
    * @param action created, halted, resumed, skipped, aborted, completed
    * @param detail the reason or what was skipped
    */
-  public record Entry(Instant at, String by, String action, String detail) {}
+  public record Entry(Instant at, String by, String action, String detail) {
+    public Entry {
+      detail = capped(detail);
+    }
+  }
 }

@@ -53,11 +53,13 @@ public record RolloutPart(RolloutVm vm, Event event) {
     return rolloutId + "|\uffff";
   }
 
-  /** Refuses an id its entries' keys could not tell apart from another's. */
-  public static String checkId(String rolloutId) {
-    if (rolloutId == null || rolloutId.isEmpty() || rolloutId.indexOf('|') >= 0) {
-      throw new IllegalArgumentException("not a rollout id: " + rolloutId);
-    }
-    return rolloutId;
+  /**
+   * Whether a rollout of this id is stored in parts: its entries' keys must tell it apart from
+   * every other rollout's. Rollout ids are UUIDs or {@code policy-<rule>-v<version>}, and rule
+   * names are letters, digits, '-' and '_'; a rollout whose id has a '|' (none is made) is stored
+   * whole.
+   */
+  public static boolean splittable(String rolloutId) {
+    return rolloutId != null && !rolloutId.isEmpty() && rolloutId.indexOf('|') < 0;
   }
 }

@@ -25,14 +25,19 @@ public final class RolloutParts {
 
   private RolloutParts() {}
 
-  /** The header: what of the rollout is bounded. */
+  /**
+   * The header: what of the rollout is bounded (a rollout not {@link RolloutPart#splittable}: all).
+   */
   public static Rollout header(Rollout r) {
+    if (!RolloutPart.splittable(r.id())) {
+      return r;
+    }
     List<Rollout.Wave> waves = new ArrayList<>();
     for (Rollout.Wave w : last(r.waves(), MAX_WAVES)) {
       waves.add(new Rollout.Wave(w.number(), w.at(), List.of(), List.of()));
     }
     return new Rollout(
-        RolloutPart.checkId(r.id()),
+        r.id(),
         r.spec().withEvents(List.of()),
         r.reason(),
         r.requestedBy(),
@@ -50,7 +55,10 @@ public final class RolloutParts {
   /** The entries, by key ({@link RolloutPart#vmKey}, {@link RolloutPart#eventKey}). */
   public static Map<String, RolloutPart> parts(Rollout r) {
     Map<String, RolloutPart> out = new LinkedHashMap<>();
-    String id = RolloutPart.checkId(r.id());
+    if (!RolloutPart.splittable(r.id())) {
+      return out;
+    }
+    String id = r.id();
     r.vms().values().forEach(v -> out.put(RolloutPart.vmKey(id, v), RolloutPart.of(v)));
     Map<String, Instant> unreported = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     unreported.putAll(r.unreported());

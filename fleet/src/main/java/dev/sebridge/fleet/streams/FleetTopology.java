@@ -9,7 +9,6 @@ import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
-import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.state.CrashPoints;
@@ -255,7 +254,6 @@ public final class FleetTopology {
         "requests");
 
     // Rollouts and policies: one task; approvals go out through the audit topic like any other.
-    JsonSerde<Rollout> rolloutViews = new JsonSerde<>(Rollout.class);
     JsonSerde<PolicyDecision> decisions = new JsonSerde<>(PolicyDecision.class);
     t.addSource(
         "rollout-commands",
@@ -266,10 +264,16 @@ public final class FleetTopology {
         "rollouts",
         () ->
             new RolloutProcessor(
-                policies, tick, CrashPoints.fromSystemProperties(), replay, retention.history()),
+                policies,
+                tick,
+                CrashPoints.fromSystemProperties(),
+                replay,
+                retention.history(),
+                observer),
         "rollout-commands");
     JsonSerde<RolloutPart> rolloutParts = new JsonSerde<>(RolloutPart.class);
-    t.addStateStore(store(ROLLOUT_STATE, rolloutViews), "rollouts");
+    RolloutHeaderSerde headers = new RolloutHeaderSerde();
+    t.addStateStore(store(ROLLOUT_STATE, headers), "rollouts");
     t.addStateStore(store(ROLLOUT_PARTS_STATE, rolloutParts), "rollouts");
     t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
     t.addStateStore(
@@ -285,7 +289,7 @@ public final class FleetTopology {
         ROLLOUTS_VIEW_SINK,
         topics.of(VIEWS_ROLLOUTS),
         new StringSerializer(),
-        untyped(rolloutViews.serializer()),
+        untyped(headers.serializer()),
         "rollouts");
     t.addSink(
         ROLLOUT_PARTS_VIEW_SINK,

@@ -4,7 +4,6 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
-import dev.sebridge.fleet.rollout.Rollout;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.Topology;
@@ -43,7 +42,7 @@ final class GlobalViews {
         t,
         FleetTopology.ROLLOUTS_VIEW,
         topics.of(FleetTopology.VIEWS_ROLLOUTS),
-        new JsonSerde<>(Rollout.class),
+        new RolloutHeaderSerde(),
         observer,
         (old, v) -> {});
     global(
@@ -76,7 +75,7 @@ final class GlobalViews {
       Topology t,
       String store,
       String topic,
-      JsonSerde<V> values,
+      org.apache.kafka.common.serialization.Serde<V> values,
       TopologyObserver observer,
       BiConsumer<V, V> applied) {
     t.addGlobalStore(

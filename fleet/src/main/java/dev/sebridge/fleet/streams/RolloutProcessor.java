@@ -41,6 +41,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final Policies policies;
   private final Duration tick;
   private final Duration history;
+  private final TopologyObserver observer;
   private ProcessorContext<String, Object> context;
   private RolloutStore rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
@@ -59,8 +60,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       Duration tick,
       CrashPoints crashPoints,
       ReplayGate gate,
-      Duration history) {
+      Duration history,
+      TopologyObserver observer) {
     this.policies = policies;
+    this.observer = observer;
     this.tick = tick;
     this.history = history;
     this.crashPoints = crashPoints;
@@ -131,6 +134,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         LOG.warn("rollouts: cannot tell whether the rollouts topic is caught up: {}", e.toString());
         return false;
       }
+      observer.rolloutsReplaying(!caughtUp);
       if (caughtUp) {
         LOG.info("rollouts: caught up with the rollouts topic; stepping rollouts and policies");
       } else if (!replayLogged) {
@@ -144,13 +148,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   @Override
+  public void close() {
+    observer.rolloutsReplaying(false); // the task left this instance
+  }
+
+  @Override
   public void process(Record<String, RolloutCommand> record) {
     RolloutCommand c = record.value();
     if (c == null || c.rolloutId() == null || c.action() == null) {
-      return;
-    }
-    if (c.rolloutId().isEmpty() || c.rolloutId().indexOf('|') >= 0) {
-      LOG.warn("rollouts: a command for '{}', not a rollout id, is ignored", c.rolloutId());
       return;
     }
     if (c.action().equals(RolloutCommand.APPROVE)) {
@@ -227,7 +232,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   private List<Rollout> activeRollouts() {
-    return rollouts.all().stream().filter(Rollout::active).toList();
+    return rollouts.active();
   }
 
   /**

@@ -60,18 +60,17 @@ final class RolloutRetention {
           new Record<String, Object>(key, null, wallClock), FleetTopology.POLICIES_VIEW_SINK);
     }
 
-    for (Rollout r : rollouts.all()) {
-      if (r == null) {
-        continue;
-      }
+    for (Rollout header : rollouts.headers()) {
       try {
-        boolean policy = r.origin() != null && r.origin().startsWith("policy:");
+        boolean policy = header.origin() != null && header.origin().startsWith("policy:");
         if (!policy) {
-          if (!r.active() && lastAction(r).isBefore(horizon)) {
-            rollouts.delete(r.id());
+          // The header has the newest waves and actions: enough to tell the last action.
+          if (!header.active() && lastAction(header).isBefore(horizon)) {
+            rollouts.delete(header.id());
           }
           continue;
         }
+        Rollout r = rollouts.get(header.id());
         // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
         // drops what is over: events every entry is done with that the events view forgot.
         Rollout shed = shed(r, world, horizon, Instant.ofEpochMilli(wallClock));
@@ -80,7 +79,7 @@ final class RolloutRetention {
         }
       } catch (RuntimeException e) {
         // One rollout retention cannot read stays as it is; the others, and the tick, go on.
-        LOG.error("rollout {}: retention cannot apply to it, left as it is", r.id(), e);
+        LOG.error("rollout {}: retention cannot apply to it, left as it is", header.id(), e);
       }
     }
   }

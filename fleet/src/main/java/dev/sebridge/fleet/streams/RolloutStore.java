@@ -45,32 +45,52 @@ final class RolloutStore {
       return r;
     }
     Rollout header = headers.get(id);
-    if (header == null) {
-      return null;
+    return header == null ? null : read(header);
+  }
+
+  private Rollout read(Rollout header) {
+    Map<String, RolloutPart> stored = stored(header.id());
+    Rollout r = RolloutParts.assemble(header, stored.values());
+    if (r.active()) {
+      kept.put(r.id(), r);
+      keptParts.put(r.id(), stored);
     }
-    Map<String, RolloutPart> stored = new HashMap<>();
-    try (KeyValueIterator<String, RolloutPart> it =
-        parts.range(RolloutPart.from(id), RolloutPart.to(id))) {
-      it.forEachRemaining(kv -> stored.put(kv.key, kv.value));
-    }
-    r = RolloutParts.assemble(header, stored.values());
-    kept.put(id, r);
-    keptParts.put(id, stored);
     return r;
   }
 
-  /** Every rollout (read once, then kept). */
-  List<Rollout> all() {
-    List<String> ids = new ArrayList<>();
-    try (KeyValueIterator<String, Rollout> it = headers.all()) {
-      it.forEachRemaining(kv -> ids.add(kv.key));
-    }
-    List<Rollout> out = new ArrayList<>();
-    for (String id : ids) {
-      Rollout r = get(id);
-      if (r != null) {
-        out.add(r);
+  private Map<String, RolloutPart> stored(String id) {
+    Map<String, RolloutPart> stored = new HashMap<>();
+    if (RolloutPart.splittable(id)) {
+      try (KeyValueIterator<String, RolloutPart> it =
+          parts.range(RolloutPart.from(id), RolloutPart.to(id))) {
+        it.forEachRemaining(kv -> stored.put(kv.key, kv.value));
       }
+    }
+    return stored;
+  }
+
+  /** Every active rollout, whole (the others are decided from their headers alone). */
+  List<Rollout> active() {
+    List<Rollout> out = new ArrayList<>();
+    for (Rollout header : headers()) {
+      if (header.active()) {
+        Rollout r = kept.get(header.id());
+        out.add(r != null ? r : read(header));
+      }
+    }
+    return out;
+  }
+
+  /** Every rollout's header: its state, spec, halt, waves and actions, without its entries. */
+  List<Rollout> headers() {
+    List<Rollout> out = new ArrayList<>();
+    try (KeyValueIterator<String, Rollout> it = headers.all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (kv.value != null) {
+              out.add(kv.value);
+            }
+          });
     }
     return out;
   }
@@ -78,10 +98,7 @@ final class RolloutStore {
   /** Stores the rollout and tells the views: the header, and the entries that changed. */
   void put(Rollout r) {
     String id = r.id();
-    if (!kept.containsKey(id)) {
-      get(id); // what is stored now, to compare with
-    }
-    Map<String, RolloutPart> before = keptParts.getOrDefault(id, Map.of());
+    Map<String, RolloutPart> before = keptParts.containsKey(id) ? keptParts.get(id) : stored(id);
     Map<String, RolloutPart> after = RolloutParts.parts(r);
     long now = context.currentSystemTimeMs();
     for (Map.Entry<String, RolloutPart> e : after.entrySet()) {
@@ -99,17 +116,20 @@ final class RolloutStore {
     Rollout header = RolloutParts.header(r);
     headers.put(id, header);
     forward(id, header, FleetTopology.ROLLOUTS_VIEW_SINK, now);
-    kept.put(id, r);
-    keptParts.put(id, after);
+    if (r.active()) {
+      // As the stores hold it (what a successor would read), not as it was handed in.
+      kept.put(id, RolloutParts.assemble(header, after.values()));
+      keptParts.put(id, after);
+    } else {
+      kept.remove(id);
+      keptParts.remove(id);
+    }
   }
 
   /** Deletes the rollout, its entries, and their views. */
   void delete(String id) {
-    if (!kept.containsKey(id)) {
-      get(id);
-    }
     long now = context.currentSystemTimeMs();
-    for (String key : keptParts.getOrDefault(id, Map.of()).keySet()) {
+    for (String key : stored(id).keySet()) { // from the store: every entry, whatever was kept
       parts.delete(key);
       forward(key, null, FleetTopology.ROLLOUT_PARTS_VIEW_SINK, now);
     }

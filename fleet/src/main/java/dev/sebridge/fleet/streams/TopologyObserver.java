@@ -21,6 +21,12 @@ public interface TopologyObserver {
   /** A record of the commands topic sits on a partition its VM's agent does not read. */
   default void misrouted() {}
 
+  /**
+   * Whether the rollouts task on this instance is reading the rollouts topic up to where it stood
+   * when the task started (nothing is stepped or released meanwhile).
+   */
+  default void rolloutsReplaying(boolean replaying) {}
+
   /** Tells every one of these (nulls left out). */
   static TopologyObserver all(TopologyObserver... observers) {
     java.util.List<TopologyObserver> list =
@@ -44,6 +50,11 @@ public interface TopologyObserver {
       @Override
       public void misrouted() {
         list.forEach(TopologyObserver::misrouted);
+      }
+
+      @Override
+      public void rolloutsReplaying(boolean replaying) {
+        list.forEach(o -> o.rolloutsReplaying(replaying));
       }
     };
   }

@@ -201,6 +201,30 @@ class FleetLedgerTest {
     assertThat(parts.size()).isEqualTo(Rollout.MAX_VMS + largest.spec().eventIds().size());
     assertThat(header).isLessThan(8 * 1024);
     assertThat(most).isLessThan(1024);
+    // The header at its largest: 200 actions and a halt, each naming a thousand VMs.
+    String many = String.join(", ", java.util.Collections.nCopies(1_000, "web-00000 (E-00000)"));
+    List<Rollout.Entry> actions = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      actions.add(new Rollout.Entry(at(i), "alice", "skipped", many));
+    }
+    Rollout busiest =
+        new Rollout(
+            largest.id(),
+            largest.spec(),
+            largest.reason(),
+            largest.requestedBy(),
+            largest.origin(),
+            largest.createdAt(),
+            Rollout.HALTED,
+            new Rollout.Halt(null, "E-00000", "unreported: " + many, at(9)),
+            largest.groupLimits(),
+            largest.vms(),
+            largest.waves(),
+            actions);
+    int busiestHeader = headers.serialize("t", RolloutParts.header(busiest)).length;
+    System.out.printf(
+        "its header with 300 actions and a halt naming 1,000 VMs each: %,d bytes%n", busiestHeader);
+    assertThat(busiestHeader).isLessThan(300 * 1024);
     Rollout back = RolloutParts.assemble(RolloutParts.header(largest), parts.values());
     assertThat(back.vms()).isEqualTo(largest.vms());
     assertThat(back.spec()).isEqualTo(largest.spec());

@@ -63,6 +63,10 @@ class PolicyAndRolloutTopologyTest {
   TestOutputTopic<String, byte[]> commands;
   TestOutputTopic<String, byte[]> audit;
 
+  /** What the topology last said of the rollouts task's replay (the metric's source). */
+  final java.util.concurrent.atomic.AtomicBoolean replaying =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   /** What the test's {@link ReplayGate} answers: false while a test replays the rollouts topic. */
   final java.util.concurrent.atomic.AtomicBoolean caughtUp =
       new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -113,6 +117,11 @@ class PolicyAndRolloutTopologyTest {
                   @Override
                   public void misrouted() {
                     misrouted.incrementAndGet();
+                  }
+
+                  @Override
+                  public void rolloutsReplaying(boolean now) {
+                    replaying.set(now);
                   }
                 },
                 policies,
@@ -306,6 +315,21 @@ class PolicyAndRolloutTopologyTest {
       assertThat(count).as(t.getKey()).isPositive();
       assertThat(most).as(t.getKey()).isLessThan(t.getKey().contains("parts") ? 1024 : 8 * 1024);
     }
+    // The next step writes only what changed: the first wave's VMs reported started.
+    for (RolloutVm v : r.vms().values()) {
+      if (v.wave() != null) {
+        transition(
+            AgentEnvelopes.vm(v.vmId(), v.name(), v.group().substring(5), "web"),
+            v.eventId(),
+            TransitionType.STARTED,
+            "Started");
+      }
+    }
+    out.values().forEach(TestOutputTopic::readValuesToList);
+    tick();
+    assertThat(out.get(TOPICS.of(FleetTopology.VIEWS_ROLLOUT_PARTS)).readValuesToList())
+        .as("entries written by the second step")
+        .hasSizeBetween(1, 1_002);
   }
 
   private void create(String id, String max, String... events) {
@@ -415,12 +439,14 @@ class PolicyAndRolloutTopologyTest {
     tick();
     tick();
     assertThat(commands.isEmpty()).as("nothing stepped while replaying").isTrue();
+    assertThat(replaying).as("sebridge_fleet_rollouts_replaying").isTrue();
     rollouts.pipeInput("r1", abort("r1"));
     String policyRollout = "policy-40-redeploy-v3";
     rollouts.pipeInput(policyRollout, abort(policyRollout));
     caughtUp.set(true);
     tick();
     tick();
+    assertThat(replaying).as("sebridge_fleet_rollouts_replaying").isFalse();
     assertThat(commands.isEmpty()).as("r1 was aborted by a later record").isTrue();
     assertThat(rollout("r1").state()).isEqualTo(Rollout.ABORTED);
     assertThat(rollout(policyRollout).state()).isEqualTo(Rollout.ABORTED);

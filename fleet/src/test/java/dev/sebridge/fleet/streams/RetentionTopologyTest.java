@@ -320,10 +320,22 @@ class RetentionTopologyTest {
     return out;
   }
 
+  /** The policy's rollout, header and entries, as the views hold it. */
   private int policyRolloutBytes() throws Exception {
-    Object r = view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v1");
+    String id = "policy-40-redeploy-v1";
+    Object r = view(FleetTopology.ROLLOUTS_VIEW).get(id);
     assertThat(r).as("the policy's rollout").isNotNull();
-    return JSON.writeValueAsBytes((Rollout) r).length;
+    int bytes = JSON.writeValueAsBytes((Rollout) r).length;
+    try (var it =
+        view(FleetTopology.ROLLOUT_PARTS_VIEW)
+            .range(
+                dev.sebridge.fleet.rollout.RolloutPart.from(id),
+                dev.sebridge.fleet.rollout.RolloutPart.to(id))) {
+      while (it.hasNext()) {
+        bytes += JSON.writeValueAsBytes(it.next().value).length;
+      }
+    }
+    return bytes;
   }
 
   @SuppressWarnings("unchecked")

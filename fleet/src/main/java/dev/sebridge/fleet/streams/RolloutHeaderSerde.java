@@ -1,0 +1,51 @@
+package dev.sebridge.fleet.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sebridge.fleet.rollout.Rollout;
+import java.io.IOException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * A rollout's header as stored ({@code rollout-state}, {@code <prefix>-views-rollouts}): wrapped as
+ * {@code {"rolloutHeader": {...}}}, so that a version from before rollouts were stored in parts,
+ * reading it (a rollback, an old instance beside new ones), finds no state and steps nothing,
+ * instead of taking a header without its VMs for a rollout with none (which it would complete). A
+ * rollout written whole by that version reads as it was.
+ */
+final class RolloutHeaderSerde implements Serde<Rollout> {
+  static final String FIELD = "rolloutHeader";
+
+  @Override
+  public Serializer<Rollout> serializer() {
+    return (topic, value) -> {
+      if (value == null) {
+        return null;
+      }
+      try {
+        return JsonSerde.JSON.writeValueAsBytes(
+            JsonSerde.JSON.createObjectNode().set(FIELD, JsonSerde.JSON.valueToTree(value)));
+      } catch (IOException | IllegalArgumentException e) {
+        throw new SerializationException("cannot write a rollout header", e);
+      }
+    };
+  }
+
+  @Override
+  public Deserializer<Rollout> deserializer() {
+    return (topic, bytes) -> {
+      if (bytes == null) {
+        return null;
+      }
+      try {
+        JsonNode n = JsonSerde.JSON.readTree(bytes);
+        JsonNode header = n.get(FIELD);
+        return JsonSerde.JSON.treeToValue(header != null ? header : n, Rollout.class);
+      } catch (IOException | IllegalArgumentException e) {
+        throw new SerializationException("not a rollout header: " + e.getMessage(), e);
+      }
+    };
+  }
+}
