@@ -73,6 +73,18 @@ public final class FleetKeys {
           .validator(n -> n < 1 ? Optional.of("must be at least 1") : Optional.empty())
           .build();
 
+  public static final ConfigKey<Boolean> TOPICS_PRE_CREATED =
+      ConfigKey.builder("fleet.topics.pre-created", ConfigType.BOOLEAN)
+          .defaultValue(false)
+          .doc(
+              "The service's topics and Kafka Streams' changelogs are made beforehand (Event Hubs:"
+                  + " by the deployment template; a cluster where the service may not manage"
+                  + " topics): it creates and alters none, checks each at start (it exists, its"
+                  + " partitions, compacted or not, kept long enough) and exits 2 naming every"
+                  + " difference; its producer sends records of at most 1 MiB. docs/fleet.md,"
+                  + " \"Pre-created topics\", lists them.")
+          .build();
+
   public static final ConfigKey<String> APPLICATION_ID =
       ConfigKey.builder("fleet.application-id", ConfigType.STRING)
           .defaultValue("sebridge-fleet")
@@ -234,6 +246,7 @@ public final class FleetKeys {
         TOPIC_PREFIX,
         PARTITIONS,
         REPLICATION,
+        TOPICS_PRE_CREATED,
         APPLICATION_ID,
         STATE_DIR,
         HTTP_PORT,

@@ -174,21 +174,32 @@ public final class FleetService implements AutoCloseable {
 
   /** Creates the service's topics when missing, starts the streams and serves the API. */
   public FleetService start() throws InterruptedException {
-    FleetTopics.ensure(
-        admin,
-        topics,
-        config.get(FleetKeys.PARTITIONS),
-        config.get(FleetKeys.REPLICATION).shortValue());
-    commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
-    // The rollouts' state changelog, made by Streams before rollouts could be large.
-    String changelog = streamsApplicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
-    try {
-      if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
-        FleetTopics.largeEnough(admin, changelog);
+    if (config.get(FleetKeys.TOPICS_PRE_CREATED)) {
+      PreCreatedTopics.verify(
+          admin,
+          PreCreatedTopics.expected(
+              topics,
+              streamsApplicationId,
+              FleetTopics.partitions(admin, topics.envelopes()),
+              config.get(FleetKeys.PARTITIONS),
+              config.get(FleetKeys.HISTORY_RETENTION)));
+    } else {
+      FleetTopics.ensure(
+          admin,
+          topics,
+          config.get(FleetKeys.PARTITIONS),
+          config.get(FleetKeys.REPLICATION).shortValue());
+      // The rollouts' state changelog, made by Streams before rollouts were stored in parts.
+      String changelog = streamsApplicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
+      try {
+        if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
+          FleetTopics.largeEnough(admin, changelog);
+        }
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("cannot list the topics: " + e, e);
       }
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot list the topics: " + e, e);
     }
+    commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);

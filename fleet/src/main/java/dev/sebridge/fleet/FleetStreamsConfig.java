@@ -36,11 +36,12 @@ final class FleetStreamsConfig {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-    // A rollout is one record, up to FleetTopology.MAX_RECORD_BYTES (Rollout.MAX_VMS VMs): the
-    // producer sends it, compressed, and the changelogs Streams creates take it.
+    // Headroom from when a rollout was one record (FleetTopology.MAX_RECORD_BYTES); with
+    // pre-created topics (Event Hubs) 1 MiB, the most an event may be there: no record the
+    // service writes comes near it (a rollout is stored in parts).
     p.put(
         StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
-        FleetTopology.MAX_RECORD_BYTES);
+        config.get(FleetKeys.TOPICS_PRE_CREATED) ? 1024 * 1024 : FleetTopology.MAX_RECORD_BYTES);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
     p.put(
         StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),

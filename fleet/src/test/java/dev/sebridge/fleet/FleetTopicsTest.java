@@ -10,6 +10,7 @@ import dev.sebridge.fleet.streams.TopologyObserver;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,6 +47,96 @@ class FleetTopicsTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> admin.listTopics().names().get().containsAll(List.of(names)));
     }
+  }
+
+  /**
+   * Pre-created topics (Event Hubs): each is checked and none is created or altered; a template
+   * that got them wrong stops the service naming every difference at once.
+   */
+  @Test
+  void preCreatedTopicsAreCheckedAndEveryDifferenceIsNamed() throws Exception {
+    FleetTopology.Topics good = topics("made");
+    FleetTopology.Topics bad = topics("botched");
+    listed(good.envelopes(), good.commands(), bad.envelopes(), bad.commands());
+    Duration history = Duration.ofDays(30);
+    Map<String, PreCreatedTopics.Expected> goodSpec =
+        PreCreatedTopics.expected(good, "made-app", 3, 4, history);
+    Map<String, PreCreatedTopics.Expected> badSpec =
+        PreCreatedTopics.expected(bad, "botched-app", 3, 4, history);
+    try (Admin admin = kafka.admin()) {
+      admin.createTopics(made(goodSpec, Map.of())).all().get();
+      // As a template might get them wrong: two partitions for the rollouts topic, a view that
+      // deletes, an audit trail kept 7 days, and a changelog left out.
+      Map<String, org.apache.kafka.clients.admin.NewTopic> wrong = new java.util.HashMap<>();
+      wrong.put(
+          bad.of(FleetTopology.ROLLOUTS),
+          new org.apache.kafka.clients.admin.NewTopic(bad.of(FleetTopology.ROLLOUTS), 2, (short) 1)
+              .configs(Map.of("retention.ms", Long.toString(history.toMillis()))));
+      wrong.put(
+          bad.of(FleetTopology.VIEWS_EVENTS),
+          new org.apache.kafka.clients.admin.NewTopic(
+              bad.of(FleetTopology.VIEWS_EVENTS), 4, (short) 1));
+      wrong.put(
+          bad.approvals(),
+          new org.apache.kafka.clients.admin.NewTopic(bad.approvals(), 4, (short) 1)
+              .configs(Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis()))));
+      wrong.put("botched-app-ledger-state-changelog", null);
+      admin.createTopics(made(badSpec, wrong)).all().get();
+      listed(goodSpec.keySet().toArray(String[]::new));
+      listed(
+          badSpec.keySet().stream()
+              .filter(n -> !n.equals("botched-app-ledger-state-changelog"))
+              .toArray(String[]::new));
+      java.util.Set<String> before = admin.listTopics().names().get();
+
+      PreCreatedTopics.verify(admin, goodSpec);
+      assertThatThrownBy(() -> PreCreatedTopics.verify(admin, badSpec))
+          .isInstanceOfSatisfying(
+              dev.sebridge.config.ConfigException.class,
+              e ->
+                  assertThat(e.problems())
+                      .extracting(dev.sebridge.config.ConfigProblem::message)
+                      .containsExactlyInAnyOrder(
+                          "topic botched-rollouts has 2 partitions; it must have 1 (one task"
+                              + " decides every rollout; replayed after a failover)",
+                          "topic botched-views-events has cleanup.policy=delete; it must be"
+                              + " compact (a view: the latest record per key)",
+                          "topic botched-approvals keeps records PT168H; it must keep them at"
+                              + " least PT720H (the audit trail, joined with -by-request partition"
+                              + " by partition)",
+                          "topic botched-app-ledger-state-changelog does not exist (Kafka Streams'"
+                              + " changelog of ledger-state)"));
+      assertThat(admin.listTopics().names().get()).as("nothing created").isEqualTo(before);
+    }
+  }
+
+  /** The topics as a template would make them; {@code wrong} replaces some (null: left out). */
+  private static List<org.apache.kafka.clients.admin.NewTopic> made(
+      Map<String, PreCreatedTopics.Expected> spec,
+      Map<String, org.apache.kafka.clients.admin.NewTopic> wrong) {
+    List<org.apache.kafka.clients.admin.NewTopic> out = new java.util.ArrayList<>();
+    spec.forEach(
+        (name, x) -> {
+          if (x.compact() == null) {
+            return; // the agents' topics exist already
+          }
+          if (wrong.containsKey(name)) {
+            if (wrong.get(name) != null) {
+              out.add(wrong.get(name));
+            }
+            return;
+          }
+          Map<String, String> configs = new java.util.HashMap<>();
+          configs.put("cleanup.policy", x.compact() ? "compact" : "delete");
+          if (x.minRetention() != null) {
+            configs.put("retention.ms", Long.toString(x.minRetention().toMillis()));
+          }
+          out.add(
+              new org.apache.kafka.clients.admin.NewTopic(
+                      name, x.partitions() == null ? 2 : x.partitions(), (short) 1)
+                  .configs(configs));
+        });
+    return out;
   }
 
   @Test
