@@ -122,7 +122,14 @@ public final class FleetKeys {
       ConfigKey.builder("fleet.auth.entra.tenant-id", ConfigType.STRING)
           .doc(
               "Microsoft Entra ID tenant whose access tokens are accepted (app roles Fleet.Read"
-                  + " and Fleet.Approve).")
+                  + " and Fleet.Approve): its id, a GUID (the tokens' issuers name it so; a domain"
+                  + " name would match none).")
+          .validator(
+              t ->
+                  t.matches(
+                          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+                      ? Optional.empty()
+                      : Optional.of(t + " is not a tenant id (a GUID)"))
           .build();
 
   public static final ConfigKey<List<String>> ENTRA_AUDIENCE =
@@ -314,6 +321,13 @@ public final class FleetKeys {
               TOKENS_FILE.name(),
               "no way to authenticate: set fleet.auth.tokens-file or fleet.auth.entra.tenant-id"
                   + " (nothing is served without a token)"));
+    }
+    if (!c.isSet(ENTRA_TENANT)) {
+      for (ConfigKey<?> k : List.of(ENTRA_AUDIENCE, ENTRA_ISSUER, ENTRA_JWKS)) {
+        if (c.isSet(k)) {
+          problems.add(new ConfigProblem(k.name(), "is used only with fleet.auth.entra.tenant-id"));
+        }
+      }
     }
     if (c.isSet(ENTRA_TENANT) && !c.isSet(ENTRA_AUDIENCE)) {
       problems.add(

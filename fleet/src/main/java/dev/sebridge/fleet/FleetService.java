@@ -180,7 +180,7 @@ public final class FleetService implements AutoCloseable {
           PreCreatedTopics.expected(
               topics,
               streamsApplicationId,
-              FleetTopics.partitions(admin, topics.envelopes()),
+              null,
               config.get(FleetKeys.PARTITIONS),
               config.get(FleetKeys.HISTORY_RETENTION)));
     } else {

@@ -18,6 +18,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * SkipAndCount}). Settings under {@code fleet.kafka.client.*} win.
  */
 final class FleetStreamsConfig {
+  /** The most an event may be on Event Hubs (and the producer's limit with pre-created topics). */
+  static final int MAX_EVENT_HUBS_BYTES = 1024 * 1024;
+
   private FleetStreamsConfig() {}
 
   static Properties of(Configuration config, Map<String, Object> kafka) {
@@ -33,19 +36,29 @@ final class FleetStreamsConfig {
     p.put(
         StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
     // Headroom from when a rollout was one record (FleetTopology.MAX_RECORD_BYTES); with
-    // pre-created topics (Event Hubs) 1 MiB, the most an event may be there: no record the
-    // service writes comes near it (a rollout is stored in parts).
+    // pre-created topics (Event Hubs) 1 MiB, the most an event may be there (a rollout is stored
+    // in parts; a record over it, an event's view listing thousands of VMs, is counted and
+    // skipped by SkipAndCount, never a stopped thread).
     p.put(
         StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
-        config.get(FleetKeys.TOPICS_PRE_CREATED) ? 1024 * 1024 : FleetTopology.MAX_RECORD_BYTES);
-    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+        config.get(FleetKeys.TOPICS_PRE_CREATED)
+            ? MAX_EVENT_HUBS_BYTES
+            : FleetTopology.MAX_RECORD_BYTES);
+    boolean preCreated = config.get(FleetKeys.TOPICS_PRE_CREATED);
+    // Event Hubs' Kafka endpoint takes gzip and no other compression.
     p.put(
-        StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
-        Integer.toString(FleetTopology.MAX_RECORD_BYTES));
+        StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG),
+        preCreated ? "gzip" : "zstd");
+    if (!preCreated) {
+      p.put(
+          StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
+          Integer.toString(FleetTopology.MAX_RECORD_BYTES));
+    }
     p.putAll(kafka);
     return p;
   }

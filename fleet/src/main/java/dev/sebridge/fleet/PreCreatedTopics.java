@@ -41,11 +41,14 @@ final class PreCreatedTopics {
    */
   record Expected(Integer partitions, Boolean compact, Duration minRetention, String why) {}
 
-  /** Every topic, as the service and its topology ({@code applicationId}) need it. */
+  /**
+   * Every topic, as the service and its topology ({@code applicationId}) need it; {@code
+   * envelopePartitions} null: the envelopes topic's, as found. The envelopes topic comes first.
+   */
   static Map<String, Expected> expected(
       FleetTopology.Topics topics,
       String applicationId,
-      int envelopePartitions,
+      Integer envelopePartitions,
       int partitions,
       Duration history) {
     Map<String, Expected> m = new LinkedHashMap<>();
@@ -110,21 +113,43 @@ final class PreCreatedTopics {
       try {
         found.put(topic, described.get(topic).get(60, TimeUnit.SECONDS));
       } catch (ExecutionException e) {
-        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-          problems.add(
-              new ConfigProblem(
-                  KEY, "topic " + topic + " does not exist (" + expected.get(topic).why() + ")"));
-        } else {
-          throw new IllegalStateException("cannot describe " + topic + ": " + e.getCause(), e);
-        }
+        problems.add(
+            new ConfigProblem(
+                KEY,
+                e.getCause() instanceof UnknownTopicOrPartitionException
+                    ? "topic " + topic + " does not exist (" + expected.get(topic).why() + ")"
+                    : "cannot describe topic " + topic + ": " + e.getCause().getMessage()));
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("no answer describing " + topic, e);
+        problems.add(new ConfigProblem(KEY, "no answer describing topic " + topic));
       }
     }
-    Map<ConfigResource, Config> configs = configs(admin, found.keySet());
+    Map<ConfigResource, Config> configs;
+    try {
+      configs = configs(admin, found.keySet());
+    } catch (IllegalStateException e) {
+      problems.add(new ConfigProblem(KEY, e.getMessage()));
+      throw new ConfigException(problems);
+    }
+    // The vm-state changelog has the envelopes topic's partitions, whatever they are.
+    TopicDescription envelopes = found.get(expected.keySet().iterator().next());
+    String vmChangelog =
+        expected.keySet().stream()
+            .filter(t -> t.endsWith("-" + FleetTopology.VM_STATE + "-changelog"))
+            .findFirst()
+            .orElse(null);
+    if (envelopes != null
+        && vmChangelog != null
+        && expected.get(vmChangelog).partitions() == null) {
+      Expected x = expected.get(vmChangelog);
+      expected = new LinkedHashMap<>(expected);
+      expected.put(
+          vmChangelog,
+          new Expected(envelopes.partitions().size(), x.compact(), x.minRetention(), x.why()));
+    }
+    final Map<String, Expected> wanted = expected;
     found.forEach(
         (topic, d) -> {
-          Expected x = expected.get(topic);
+          Expected x = wanted.get(topic);
           int n = d.partitions().size();
           if (x.partitions() != null && n != x.partitions()) {
             problems.add(
@@ -135,17 +160,30 @@ final class PreCreatedTopics {
                         topic, n, x.partitions(), x.why())));
           }
           Config c = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic));
-          String cleanup = value(c, "cleanup.policy", "delete");
-          if (x.compact() != null && x.compact() != cleanup.contains("compact")) {
+          String cleanup = value(c, "cleanup.policy", "unknown");
+          java.util.Set<String> policies =
+              java.util.Arrays.stream(cleanup.toLowerCase(java.util.Locale.ROOT).split(","))
+                  .map(String::trim)
+                  .collect(java.util.stream.Collectors.toSet());
+          long retention = Long.parseLong(value(c, "retention.ms", "604800000"));
+          // A compacted topic that also deletes keeps a key only for retention.ms: a view or a
+          // store would lose what did not change for that long.
+          boolean compacted =
+              policies.contains("compact") && (!policies.contains("delete") || retention < 0);
+          boolean deleting = policies.equals(java.util.Set.of("delete"));
+          if (x.compact() != null && !(x.compact() ? compacted : deleting)) {
             problems.add(
                 new ConfigProblem(
                     KEY,
                     String.format(
-                        "topic %s has cleanup.policy=%s; it must be %s (%s)",
-                        topic, cleanup, x.compact() ? "compact" : "delete", x.why())));
+                        "topic %s has cleanup.policy=%s%s; it must be %s (%s)",
+                        topic,
+                        cleanup,
+                        policies.contains("delete") ? " and retention.ms=" + retention : "",
+                        x.compact() ? "compact" : "delete",
+                        x.why())));
           }
           if (x.minRetention() != null) {
-            long retention = Long.parseLong(value(c, "retention.ms", "604800000"));
             if (retention >= 0 && retention < x.minRetention().toMillis()) {
               problems.add(
                   new ConfigProblem(
@@ -171,7 +209,7 @@ final class PreCreatedTopics {
     try {
       return admin.describeConfigs(resources).all().get(60, TimeUnit.SECONDS);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot read the topics' settings: " + e, e);
+      throw new IllegalStateException("cannot read the topics' settings: " + e.getMessage(), e);
     }
   }
 

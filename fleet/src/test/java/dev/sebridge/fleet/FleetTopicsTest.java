@@ -51,7 +51,7 @@ class FleetTopicsTest {
 
   /**
    * Pre-created topics (Event Hubs): each is checked and none is created or altered; a template
-   * that got them wrong stops the service naming every difference at once.
+   * that got them wrong in five ways stops the service naming every difference at once.
    */
   @Test
   void preCreatedTopicsAreCheckedAndEveryDifferenceIsNamed() throws Exception {
@@ -81,6 +81,16 @@ class FleetTopicsTest {
           new org.apache.kafka.clients.admin.NewTopic(bad.approvals(), 4, (short) 1)
               .configs(Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis()))));
       wrong.put("botched-app-ledger-state-changelog", null);
+      wrong.put(
+          "botched-app-policy-state-changelog",
+          new org.apache.kafka.clients.admin.NewTopic(
+                  "botched-app-policy-state-changelog", 1, (short) 1)
+              .configs(
+                  Map.of(
+                      "cleanup.policy",
+                      "compact,delete",
+                      "retention.ms",
+                      Long.toString(Duration.ofDays(7).toMillis()))));
       admin.createTopics(made(badSpec, wrong)).all().get();
       listed(goodSpec.keySet().toArray(String[]::new));
       listed(
@@ -99,8 +109,12 @@ class FleetTopicsTest {
                       .containsExactlyInAnyOrder(
                           "topic botched-rollouts has 2 partitions; it must have 1 (one task"
                               + " decides every rollout; replayed after a failover)",
-                          "topic botched-views-events has cleanup.policy=delete; it must be"
-                              + " compact (a view: the latest record per key)",
+                          "topic botched-views-events has cleanup.policy=delete and"
+                              + " retention.ms=604800000; it must be compact (a view: the latest"
+                              + " record per key)",
+                          "topic botched-app-policy-state-changelog has"
+                              + " cleanup.policy=compact,delete and retention.ms=604800000; it must"
+                              + " be compact (Kafka Streams' changelog of policy-state)",
                           "topic botched-approvals keeps records PT168H; it must keep them at"
                               + " least PT720H (the audit trail, joined with -by-request partition"
                               + " by partition)",
@@ -108,6 +122,27 @@ class FleetTopicsTest {
                               + " changelog of ledger-state)"));
       assertThat(admin.listTopics().names().get()).as("nothing created").isEqualTo(before);
     }
+  }
+
+  /**
+   * With pre-created topics: gzip (Event Hubs takes no other), 1 MiB records, no topic settings.
+   */
+  @Test
+  void preCreatedTopicsMeanEventHubsProducerSettings() {
+    java.util.Properties p =
+        FleetStreamsConfig.of(
+            dev.sebridge.config.Configuration.of(
+                Map.of(
+                    "fleet.kafka.bootstrap-servers", "x:9093",
+                    "fleet.topics.pre-created", "true",
+                    "fleet.state-dir", "/tmp/unused")),
+            Map.of());
+    assertThat(p.get("producer.compression.type")).isEqualTo("gzip");
+    assertThat(p.get("producer.max.request.size")).isEqualTo(1024 * 1024);
+    assertThat(p.get("topic.max.message.bytes")).isNull();
+    assertThat(
+            p.get(org.apache.kafka.streams.StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG))
+        .isEqualTo(dev.sebridge.fleet.streams.SkipAndCount.class.getName());
   }
 
   /** The topics as a template would make them; {@code wrong} replaces some (null: left out). */

@@ -75,7 +75,7 @@ public final class ApprovalRequests {
             ? null
             : NameBasedUuid.v5(
                     NameBasedUuid.SEBRIDGE_NAMESPACE,
-                    "fleet-request|" + approver.name() + "|" + idempotencyKey)
+                    "fleet-request|" + approver.id() + "|" + idempotencyKey)
                 .toString();
     if (keyed != null) {
       // The key first: a retry of a request already made answers with it, whatever happened to

@@ -157,7 +157,7 @@ public final class FleetServer implements AutoCloseable {
       if (!p.role().mayApprove()) {
         throw new ApiException(403, p.name() + " may read, not approve");
       }
-      if (!writes.take(p.name())) {
+      if (!writes.take(p.id())) {
         call.header("Retry-After", "60");
         throw new ApiException(429, p.name() + " sent more writes this minute than allowed");
       }

@@ -51,7 +51,7 @@ public final class RolloutRequests {
             ? UUID.randomUUID().toString()
             : NameBasedUuid.v5(
                     NameBasedUuid.SEBRIDGE_NAMESPACE,
-                    "fleet-rollout-request|" + p.name() + "|" + idempotencyKey)
+                    "fleet-rollout-request|" + p.id() + "|" + idempotencyKey)
                 .toString();
     // The key first: a retry of a rollout already made answers with it, whatever its events did
     // since, and the same key for another rollout is refused (ids are never reused).

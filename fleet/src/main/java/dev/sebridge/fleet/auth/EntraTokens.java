@@ -119,15 +119,26 @@ public final class EntraTokens implements Authenticator {
     if (role == null || oid == null) {
       return Optional.empty();
     }
+    // A user's token (delegated: it has scopes) is named by the user, never by the client app it
+    // came through (the Azure CLI's id would name every user alike); an application's by its id.
+    boolean user = claims.getClaim("scp") != null || "user".equals(string(claims, "idtyp"));
+    List<String> names =
+        user
+            ? List.of("preferred_username", "upn", "unique_name")
+            : List.of("preferred_username", "upn", "unique_name", "azp", "appid");
     String name = null;
-    for (String c :
-        List.of("preferred_username", "upn", "unique_name", "azp", "appid", "app_displayname")) {
+    for (String c : names) {
       name = string(claims, c);
       if (name != null) {
         break;
       }
     }
-    return Optional.of(new Principal(name == null ? oid : name + " (" + oid + ")", role));
+    String tenant = string(claims, "tid");
+    return Optional.of(
+        new Principal(
+            name == null ? oid : name + " (" + oid + ")",
+            role,
+            "entra:" + (tenant == null ? "" : tenant + ":") + oid));
   }
 
   private static Principal.Role role(JWTClaimsSet claims) {

@@ -105,7 +105,7 @@ public final class FleetPage implements FleetServer.Route {
     if (!p.role().mayApprove()) {
       return refused(ex, 403, p.name() + " may read, not approve");
     }
-    if (!writes.take(p.name())) {
+    if (!writes.take(p.id())) {
       ex.header("Retry-After", "60");
       return refused(ex, 429, p.name() + " sent more writes this minute than allowed");
     }
@@ -170,7 +170,7 @@ public final class FleetPage implements FleetServer.Route {
       ex.header("HX-Redirect", "/ui/login");
       html(ex, 200, "");
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
-      live.serve(ex, s.principal().name());
+      live.serve(ex, s.principal().id());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {

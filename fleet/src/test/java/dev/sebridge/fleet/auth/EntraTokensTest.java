@@ -42,6 +42,7 @@ class EntraTokensTest {
   static final String CLIENT_ID = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
   static final String V1_ISSUER = "https://sts.windows.net/" + TENANT + "/";
   static final String OID = "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0";
+  static final String ENTRA_ID = "entra:" + TENANT + ":" + OID;
 
   /** While true the tenant's JWKS answers 503 (an outage). */
   static volatile boolean outage;
@@ -96,6 +97,7 @@ class EntraTokensTest {
         .issueTime(Date.from(now))
         .expirationTime(Date.from(now.plusSeconds(3600)))
         .claim("ver", "2.0")
+        .claim("tid", TENANT)
         .claim("oid", OID)
         .claim("azp", "5e6f7a8b-0000-4000-8000-00000000c11e")
         .claim("azpacr", "0")
@@ -111,6 +113,7 @@ class EntraTokensTest {
         .issueTime(Date.from(now))
         .expirationTime(Date.from(now.plusSeconds(3600)))
         .claim("ver", "1.0")
+        .claim("tid", TENANT)
         .claim("oid", OID)
         .claim("appid", "04b07795-8ddb-461a-bbee-02f9e1bf7b46")
         .claim("appidacr", "0")
@@ -130,11 +133,13 @@ class EntraTokensTest {
     assertThat(
             entra.authenticate(
                 signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
-        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER));
+        .contains(
+            new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER, ENTRA_ID));
     assertThat(
             entra.authenticate(
                 signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey)))
-        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER));
+        .contains(
+            new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER, ENTRA_ID));
     // an application (client credentials) is named by its client id
     JWTClaimsSet app =
         claims()
@@ -152,14 +157,16 @@ class EntraTokensTest {
     assertThat(
             entra.authenticate(
                 signed(v1Claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
-        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER));
+        .contains(
+            new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER, ENTRA_ID));
     // v2: aud the client id GUID
     assertThat(
             entra.authenticate(
                 signed(
                     claims().audience(CLIENT_ID).claim("roles", List.of("Fleet.Read")).build(),
                     tenantKey)))
-        .contains(new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER));
+        .contains(
+            new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER, ENTRA_ID));
     // An ID token of the API's own registration: same issuer, aud the client id, the user's app
     // roles, signed by the tenant; no azpacr, a nonce.
     JWTClaimsSet idToken =
@@ -203,6 +210,45 @@ class EntraTokensTest {
                         .build(),
                     tenantKey)))
         .isEmpty();
+  }
+
+  @Test
+  void oneUserIsOnePrincipalForKeysWhateverTheTokenVersionOrTheirNameAndNeverTheirClientApp()
+      throws Exception {
+    Principal v1 =
+        entra
+            .authenticate(
+                signed(
+                    v1Claims()
+                        .claim("upn", "alice.old@contoso.com")
+                        .claim("scp", "user_impersonation")
+                        .claim("roles", List.of("Fleet.Approve"))
+                        .build(),
+                    tenantKey))
+            .orElseThrow();
+    Principal v2 =
+        entra
+            .authenticate(
+                signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey))
+            .orElseThrow();
+    assertThat(v1.name()).isEqualTo("alice.old@contoso.com (" + OID + ")");
+    assertThat(v2.name()).isEqualTo("alice@contoso.com (" + OID + ")");
+    // idempotency keys and rate limits: one principal
+    assertThat(v1.id()).isEqualTo(v2.id()).isEqualTo("entra:" + TENANT + ":" + OID);
+    // a user's token without a name claim is named by the user's object id, not the Azure CLI's
+    Principal nameless =
+        entra
+            .authenticate(
+                signed(
+                    v1Claims()
+                        .claim("upn", null)
+                        .claim("unique_name", null)
+                        .claim("scp", "user_impersonation")
+                        .claim("roles", List.of("Fleet.Read"))
+                        .build(),
+                    tenantKey))
+            .orElseThrow();
+    assertThat(nameless.name()).isEqualTo(OID);
   }
 
   @Test
