@@ -97,6 +97,11 @@ public final class LiveStream implements AutoCloseable {
     return pages.size();
   }
 
+  /** Pages whose last write is still pending (they are skipped by a tick). */
+  int pending() {
+    return (int) pages.stream().filter(p -> p.writing.get()).count();
+  }
+
   /** Chunks written to all pages so far. */
   long writes() {
     return writes.get();

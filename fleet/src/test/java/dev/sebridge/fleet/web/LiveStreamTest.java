@@ -76,6 +76,7 @@ class LiveStreamTest {
       changes.viewChanged(FleetTopology.EVENTS_VIEW);
     }
     changes.viewChanged(FleetTopology.ROLLOUTS_VIEW);
+    settled();
     live.tick();
     // one write to each of the three pages, naming the two sections
     assertThat(live.writes()).isEqualTo(6);
@@ -83,9 +84,11 @@ class LiveStreamTest {
       List<String> events = events(r, 2);
       assertThat(events).containsExactlyInAnyOrder("events", "rollouts");
     }
+    settled();
     live.tick(); // nothing changed: nothing written
     assertThat(live.writes()).isEqualTo(6);
     changes.viewChanged(FleetTopology.REQUESTS_VIEW);
+    settled();
     live.tick();
     assertThat(events(a, 1)).containsExactly("approvals");
   }
@@ -121,11 +124,19 @@ class LiveStreamTest {
     }
     assertThat(status(stream("dashboard"))).isEqualTo(503);
     assertThat(status(stream("alice"))).as("room for others").isEqualTo(200);
-    assertThat(live.open()).isEqualTo(LiveStream.PER_PRINCIPAL + 1);
+    // the answer's status reaches the client as the page is being registered
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> live.open() == LiveStream.PER_PRINCIPAL + 1);
   }
 
   private BufferedReader stream() throws Exception {
     return stream("p-" + sockets.size());
+  }
+
+  /** Until every page took its last write (a tick skips a page whose write is pending). */
+  private void settled() {
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.pending() == 0);
   }
 
   private BufferedReader stream(String principal) throws Exception {
