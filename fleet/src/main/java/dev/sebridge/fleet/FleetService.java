@@ -15,8 +15,6 @@ import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.api.RolloutApi;
 import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Authenticator;
-import dev.sebridge.fleet.auth.EntraTokens;
-import dev.sebridge.fleet.auth.StaticTokens;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.signing.FleetSigner;
@@ -29,7 +27,6 @@ import dev.sebridge.fleet.web.FleetPage;
 import dev.sebridge.fleet.web.LiveStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,7 +80,7 @@ public final class FleetService implements AutoCloseable {
             config.get(FleetKeys.COMMANDS_TOPIC),
             config.get(FleetKeys.APPROVALS_TOPIC));
     this.kafka = kafkaClientConfig(config);
-    Authenticator auth = authenticator(config);
+    Authenticator auth = FleetAuthenticators.of(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer = TopologyObserver.all(metrics, changes, b.observer);
@@ -174,31 +171,7 @@ public final class FleetService implements AutoCloseable {
 
   /** Creates the service's topics when missing, starts the streams and serves the API. */
   public FleetService start() throws InterruptedException {
-    if (config.get(FleetKeys.TOPICS_PRE_CREATED)) {
-      PreCreatedTopics.verify(
-          admin,
-          PreCreatedTopics.expected(
-              topics,
-              streamsApplicationId,
-              null,
-              config.get(FleetKeys.PARTITIONS),
-              config.get(FleetKeys.HISTORY_RETENTION)));
-    } else {
-      FleetTopics.ensure(
-          admin,
-          topics,
-          config.get(FleetKeys.PARTITIONS),
-          config.get(FleetKeys.REPLICATION).shortValue());
-      // The rollouts' state changelog, made by Streams before rollouts were stored in parts.
-      String changelog = streamsApplicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
-      try {
-        if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
-          FleetTopics.largeEnough(admin, changelog);
-        }
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("cannot list the topics: " + e, e);
-      }
-    }
+    FleetTopics.prepare(admin, topics, streamsApplicationId, config);
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
@@ -286,32 +259,6 @@ public final class FleetService implements AutoCloseable {
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     return new KafkaProducer<>(p, new StringSerializer(), new JsonSerde<>(type).serializer());
-  }
-
-  private static Authenticator authenticator(Configuration config) {
-    List<Authenticator> all = new ArrayList<>();
-    config
-        .find(FleetKeys.TOKENS_FILE)
-        .ifPresent(f -> all.add(StaticTokens.load(f, FleetKeys.TOKENS_FILE.name())));
-    config
-        .find(FleetKeys.ENTRA_TENANT)
-        .ifPresent(
-            tenant ->
-                all.add(
-                    new EntraTokens(
-                        config
-                            .find(FleetKeys.ENTRA_JWKS)
-                            .orElse(
-                                URI.create(
-                                    "https://login.microsoftonline.com/"
-                                        + tenant
-                                        + "/discovery/v2.0/keys")),
-                        config
-                            .find(FleetKeys.ENTRA_ISSUER)
-                            .<java.util.Set<String>>map(java.util.Set::copyOf)
-                            .orElse(EntraTokens.issuersOf(tenant)),
-                        java.util.Set.copyOf(config.get(FleetKeys.ENTRA_AUDIENCE)))));
-    return Authenticator.anyOf(all);
   }
 
   public static final class Builder {

@@ -1,6 +1,7 @@
 package dev.sebridge.fleet;
 
 import dev.sebridge.config.ConfigException;
+import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,40 @@ import org.apache.kafka.common.errors.TopicExistsException;
  */
 final class FleetTopics {
   private FleetTopics() {}
+
+  /**
+   * The topics as the configuration says: pre-created ones checked ({@link PreCreatedTopics}), or
+   * the service's own created when missing, with the rollouts' state changelog (made by Streams
+   * before rollouts were stored in parts) raised to take the largest record.
+   */
+  static void prepare(
+      Admin admin, FleetTopology.Topics topics, String applicationId, Configuration config)
+      throws InterruptedException {
+    if (config.get(FleetKeys.TOPICS_PRE_CREATED)) {
+      PreCreatedTopics.verify(
+          admin,
+          PreCreatedTopics.expected(
+              topics,
+              applicationId,
+              null,
+              config.get(FleetKeys.PARTITIONS),
+              config.get(FleetKeys.HISTORY_RETENTION)));
+      return;
+    }
+    ensure(
+        admin,
+        topics,
+        config.get(FleetKeys.PARTITIONS),
+        config.get(FleetKeys.REPLICATION).shortValue());
+    String changelog = applicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
+    try {
+      if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
+        largeEnough(admin, changelog);
+      }
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot list the topics: " + e, e);
+    }
+  }
 
   static void ensure(Admin admin, FleetTopology.Topics topics, int partitions, short replication)
       throws InterruptedException {
