@@ -34,4 +34,14 @@ class ProgressAndRolloutTickTest {
     assertThat(r.tickMillis().count()).isEqualTo(r.ticks());
     assertThat(r.maxEntries()).isGreaterThanOrEqualTo(100);
   }
+
+  /** The tick benchmark's two phases at a small size: the rollout's first wave goes out. */
+  @Test
+  void theTickBenchmarkReleasesAWaveAtASmallSize() {
+    FleetTickBenchmark.Result r = FleetTickBenchmark.run(2_000, 100, 300, 10);
+    assertThat(r.steadyPolicyTicks().count()).isEqualTo(60);
+    assertThat(r.steadyRolloutTicks().count()).isEqualTo(30);
+    // 200 VMs a group, at most 10%: 20 of each group's 30 rollout VMs in the first wave.
+    assertThat(r.approvals()).isEqualTo(200);
+  }
 }

@@ -29,7 +29,15 @@ final class FleetStreamsConfig {
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.get(FleetKeys.STATE_DIR).toString());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, config.get(FleetKeys.REPLICATION));
+    // One stream thread: the rollouts task is one partition, and two threads would share two cores
+    // with the global thread and the HTTP server for no gain. A transaction spans every task of
+    // the thread, and the thread commits every 100 ms; a step must end within the transaction
+    // timeout or the instance is fenced, its tasks restored, and the same step run again. Kept at
+    // 10 s on purpose: it is also how long the agents (read_committed) wait behind the open
+    // transaction of an instance that died. Steps are bounded well under it: a tick reads no
+    // fleet-sized scan (ViewIndex), a request's signatures wait at most CommandIssuer.DEADLINE.
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 10_000);
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);

@@ -244,7 +244,9 @@ public final class Ledger {
     Map<String, String> originOf = new HashMap<>();
     entries.values().forEach(e -> originOf.putIfAbsent(lower(e.eventId()), e.origin()));
     Map<String, String> events = new LinkedHashMap<>();
-    w.openEvents().stream()
+    // Only the open events the views show released (approved, started or over): an open event
+    // that is not, not in the ledger and not requested, is not entered (below).
+    w.releasedOpenEvents().stream()
         .filter(java.util.Objects::nonNull)
         .forEach(e -> events.putIfAbsent(lower(e), e));
     entries.values().forEach(e -> events.putIfAbsent(lower(e.eventId()), e.eventId()));
@@ -292,7 +294,12 @@ public final class Ledger {
 
   /** Whether the views show the event released for any VM (approved, started or over). */
   static boolean released(String eventId, World w) {
-    return w.eventVms(eventId).values().stream()
+    return released(w.eventVms(eventId).values());
+  }
+
+  /** Whether these VMs' states show their event released (approved, started or over). */
+  public static boolean released(Collection<VmEventState> vms) {
+    return vms.stream()
         .anyMatch(
             s ->
                 "approved".equals(s.status())

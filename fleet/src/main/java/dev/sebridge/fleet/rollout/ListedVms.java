@@ -88,6 +88,12 @@ public final class ListedVms {
    * attribute it does not have), or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name.
    */
   public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
+    return group(vmId, attributes::get, groupBy);
+  }
+
+  /** {@link #group(String, Map, List)} with the VM's attributes read by name. */
+  public static String group(
+      String vmId, java.util.function.Function<String, String> attributes, List<String> groupBy) {
     if (groupBy.isEmpty()) {
       return "all";
     }
@@ -96,7 +102,7 @@ public final class ListedVms {
     }
     StringBuilder b = new StringBuilder();
     for (String a : groupBy) {
-      String v = attributes.get(a);
+      String v = attributes.apply(a);
       b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
     }
     return b.toString();

@@ -21,8 +21,19 @@ public interface World {
   /** Whether the fleet sees the event open (false once it is closed or gone from the view). */
   boolean open(String eventId);
 
-  /** The ids of every open event: where the ledger looks for releases the fleet did not make. */
+  /** The ids of every open event. */
   Collection<String> openEvents();
+
+  /**
+   * The ids of the open events the views show released for any VM ({@link Ledger#released}): where
+   * the ledger looks for releases the fleet did not make. The fleet's world keeps them apart as
+   * events change; this answer filters every open event.
+   */
+  default Collection<String> releasedOpenEvents() {
+    return openEvents().stream()
+        .filter(e -> e != null && Ledger.released(eventVms(e).values()))
+        .toList();
+  }
 
   /**
    * The events the fleet sent approval commands for (requests not refused): released, whatever the

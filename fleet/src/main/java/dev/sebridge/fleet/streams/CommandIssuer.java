@@ -8,30 +8,54 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Signs the commands an approval request sends, one per VM (the command contract of
  * docs/schemas.md: {@code aud} the vmId, lifetime at most 10 minutes, {@code requestedBy} the
  * approver). A request's commands are signed in parallel: ECDSA costs about a millisecond each, and
  * with Key Vault each signature is a round trip to the vault.
+ *
+ * <p>The stream thread waits for a request's signatures at most {@link #DEADLINE}: a vault that
+ * hangs fails the request ("not sent", said in its view) instead of holding the thread past the
+ * exactly-once transaction's timeout, where the task would be fenced, restored and given the same
+ * request again, for ever.
  */
 public final class CommandIssuer implements AutoCloseable {
   /** Signatures in flight at once (Key Vault's per-vault limits are far above this). */
   static final int PARALLEL = 16;
 
+  /**
+   * How long the stream thread waits for one request's signatures: half the transaction timeout
+   * ({@code FleetStreamsConfig}), so the rest of the step still fits.
+   */
+  public static final Duration DEADLINE = Duration.ofSeconds(5);
+
   private final CommandSigner signer;
   private final Duration lifetime;
+  private final Duration deadline;
   private final ExecutorService pool =
       Executors.newFixedThreadPool(PARALLEL, DaemonThreads.named("fleet-signer"));
 
   public CommandIssuer(CommandSigner signer, Duration lifetime) {
+    this(signer, lifetime, DEADLINE);
+  }
+
+  /**
+   * @param deadline how long a request's signatures may take ({@link #DEADLINE})
+   */
+  public CommandIssuer(CommandSigner signer, Duration lifetime, Duration deadline) {
     if (lifetime.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("a command lives at most 10 minutes");
     }
     this.signer = signer;
     this.lifetime = lifetime;
+    this.deadline = deadline;
   }
 
   /** How long a command it signs is valid. */
@@ -39,7 +63,12 @@ public final class CommandIssuer implements AutoCloseable {
     return lifetime;
   }
 
-  /** The commands for every VM of the request, in the request's order. */
+  /**
+   * The commands for every VM of the request, in the request's order.
+   *
+   * @throws IllegalStateException when they are not all signed within the deadline (the others are
+   *     cancelled), or a signature failed
+   */
   List<byte[]> commands(ApprovalRequest r, Instant issuedAt) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
     for (String vmId : r.vmIds()) {
@@ -47,6 +76,22 @@ public final class CommandIssuer implements AutoCloseable {
           CompletableFuture.supplyAsync(
               () -> command(r, vmId, ApprovalRequest.commandId(r.requestId(), vmId), issuedAt),
               pool));
+    }
+    try {
+      CompletableFuture.allOf(signing.toArray(CompletableFuture[]::new))
+          .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      signing.forEach(f -> f.cancel(false));
+      throw new IllegalStateException(
+          "signing " + r.vmIds().size() + " command(s) took longer than " + deadline, e);
+    } catch (ExecutionException e) {
+      signing.forEach(f -> f.cancel(false));
+      Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
+      throw cause instanceof RuntimeException re ? re : new IllegalStateException(cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      signing.forEach(f -> f.cancel(false));
+      throw new IllegalStateException("interrupted while signing", e);
     }
     return signing.stream().map(CompletableFuture::join).toList();
   }

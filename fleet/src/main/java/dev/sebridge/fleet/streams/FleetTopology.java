@@ -181,6 +181,8 @@ public final class FleetTopology {
     JsonSerde<ApprovalRequest> requests = new JsonSerde<>(ApprovalRequest.class);
 
     Topology t = new Topology();
+    // What the rollouts task reads of the global views each tick, kept change by change.
+    ViewIndex index = new ViewIndex();
     // VMs, and what their envelopes say about events and requests.
     t.addSource(
         "envelopes",
@@ -269,7 +271,8 @@ public final class FleetTopology {
                 CrashPoints.fromSystemProperties(),
                 replay,
                 retention.history(),
-                observer),
+                observer,
+                index),
         "rollout-commands");
     JsonSerde<RolloutPart> rolloutParts = new JsonSerde<>(RolloutPart.class);
     RolloutHeaderSerde headers = new RolloutHeaderSerde();
@@ -314,7 +317,7 @@ public final class FleetTopology {
         "misrouted", () -> new MisrouteProcessor(commandPartitions, observer), "commands-check");
 
     // The views, whole on every instance.
-    GlobalViews.add(t, topics, observer);
+    GlobalViews.add(t, topics, observer, index);
     return t;
   }
 

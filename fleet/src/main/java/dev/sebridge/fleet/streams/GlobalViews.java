@@ -16,13 +16,15 @@ import org.apache.kafka.streams.Topology;
 final class GlobalViews {
   private GlobalViews() {}
 
-  static void add(Topology t, FleetTopology.Topics topics, TopologyObserver observer) {
+  static void add(
+      Topology t, FleetTopology.Topics topics, TopologyObserver observer, ViewIndex index) {
     global(
         t,
         FleetTopology.VMS_VIEW,
         topics.of(FleetTopology.VIEWS_VMS),
         new JsonSerde<>(VmView.class),
         observer,
+        index,
         (old, v) -> newer(old, v, observer));
     global(
         t,
@@ -30,6 +32,7 @@ final class GlobalViews {
         topics.of(FleetTopology.VIEWS_EVENTS),
         new JsonSerde<>(EventView.class),
         observer,
+        index,
         (old, v) -> {});
     global(
         t,
@@ -37,6 +40,7 @@ final class GlobalViews {
         topics.of(FleetTopology.VIEWS_REQUESTS),
         new JsonSerde<>(RequestView.class),
         observer,
+        index,
         (old, v) -> {});
     global(
         t,
@@ -44,6 +48,7 @@ final class GlobalViews {
         topics.of(FleetTopology.VIEWS_ROLLOUTS),
         new RolloutHeaderSerde(),
         observer,
+        index,
         (old, v) -> {});
     global(
         t,
@@ -51,6 +56,7 @@ final class GlobalViews {
         topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS),
         new JsonSerde<>(dev.sebridge.fleet.rollout.RolloutPart.class),
         observer,
+        index,
         (old, v) -> {});
     global(
         t,
@@ -58,6 +64,7 @@ final class GlobalViews {
         topics.of(FleetTopology.VIEWS_POLICIES),
         new JsonSerde<>(PolicyDecision.class),
         observer,
+        index,
         (old, v) -> {});
   }
 
@@ -77,6 +84,7 @@ final class GlobalViews {
       String topic,
       org.apache.kafka.common.serialization.Serde<V> values,
       TopologyObserver observer,
+      ViewIndex index,
       BiConsumer<V, V> applied) {
     t.addGlobalStore(
         FleetTopology.store(store, values).withLoggingDisabled(),
@@ -91,6 +99,7 @@ final class GlobalViews {
                 (old, v) -> {
                   applied.accept(old, v);
                   observer.viewChanged(store);
-                }));
+                },
+                index));
   }
 }

@@ -8,55 +8,41 @@ import dev.sebridge.fleet.rollout.World;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * The world a rollout sees: the global views of this instance. Within one step ({@link #newStep})
- * each VM and event view is read from its store once, and a group's size is counted in one pass
- * over the VMs for every group of that grouping: a step over 10,000 VMs reads each view once
- * instead of once per question (the stores hold JSON; every read deserialises it).
+ * The world a rollout sees: the global views of this instance, through the {@link ViewIndex} kept
+ * change by change: within one step ({@link #newStep}) nothing fleet-sized is read and no view is
+ * deserialised (the stores hold JSON). Requests are read from their store by key.
  */
 final class GlobalWorld implements World {
-  private final ReadOnlyKeyValueStore<String, VmView> vms;
-  private final ReadOnlyKeyValueStore<String, EventView> events;
-  private final ReadOnlyKeyValueStore<String, RequestView> requests;
-  private final Map<String, Optional<VmView>> vmsRead = new HashMap<>();
-  private final Map<String, Optional<EventView>> eventsRead = new HashMap<>();
-  private final Map<List<String>, Map<String, Integer>> sizes = new HashMap<>();
+  private final ViewIndex.Stores stores;
+  private final ViewIndex index;
 
   GlobalWorld(
       ReadOnlyKeyValueStore<String, VmView> vms,
       ReadOnlyKeyValueStore<String, EventView> events,
-      ReadOnlyKeyValueStore<String, RequestView> requests) {
-    this.vms = vms;
-    this.events = events;
-    this.requests = requests;
+      ReadOnlyKeyValueStore<String, RequestView> requests,
+      ViewIndex index) {
+    this.stores = new ViewIndex.Stores(vms, events, requests);
+    this.index = index;
   }
 
-  /** Forgets what the last step read: the views are read afresh from here. */
-  void newStep() {
-    vmsRead.clear();
-    eventsRead.clear();
-    sizes.clear();
+  /** Brings the index up to date with the views: the views as of this step. */
+  void newStep(Instant now) {
+    index.refresh(stores, now);
   }
 
   Optional<EventView> event(String eventId) {
-    return eventsRead.computeIfAbsent(
-        eventId.toLowerCase(Locale.ROOT), k -> Optional.ofNullable(events.get(k)));
+    return Optional.ofNullable(index.event(eventId));
   }
 
-  private VmView vm(String vmId) {
-    return vmsRead.computeIfAbsent(vmId, k -> Optional.ofNullable(vms.get(k))).orElse(null);
-  }
-
-  KeyValueIterator<String, EventView> allEvents() {
-    return events.all();
+  /** The open events' views, in the store's key order. */
+  Collection<EventView> openEventViews() {
+    return index.openEvents();
   }
 
   @Override
@@ -77,33 +63,20 @@ final class GlobalWorld implements World {
   @Override
   public Collection<String> openEvents() {
     List<String> out = new ArrayList<>();
-    try (KeyValueIterator<String, EventView> it = events.all()) {
-      it.forEachRemaining(
-          kv -> {
-            if (kv.value != null && kv.value.open()) {
-              out.add(kv.value.eventId());
-            }
-          });
-    }
+    index.openEvents().forEach(e -> out.add(e.eventId()));
+    return out;
+  }
+
+  @Override
+  public Collection<String> releasedOpenEvents() {
+    List<String> out = new ArrayList<>();
+    index.releasedOpenEvents().forEach(e -> out.add(e.eventId()));
     return out;
   }
 
   @Override
   public Collection<String> requestedEvents() {
-    List<String> out = new ArrayList<>();
-    try (KeyValueIterator<String, RequestView> it = requests.all()) {
-      it.forEachRemaining(
-          kv -> {
-            if (kv.value != null
-                && kv.value.commandsSentAt() != null
-                && kv.value.request() != null
-                && kv.value.request().eventId() != null
-                && kv.value.request().refusal() == null) {
-              out.add(kv.value.request().eventId());
-            }
-          });
-    }
-    return out;
+    return List.copyOf(index.requestedEvents());
   }
 
   @Override
@@ -113,59 +86,28 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Instant> lastHeartbeat(String vmId) {
-    return Optional.ofNullable(vm(vmId)).map(VmView::lastHeartbeatAt);
+    return Optional.ofNullable(index.vm(vmId)).map(ViewIndex.VmFacts::lastHeartbeatAt);
   }
 
   @Override
   public String attribute(String vmId, String attribute) {
-    VmView v = vm(vmId);
-    return v == null ? null : attribute(v, attribute);
-  }
-
-  private static String attribute(VmView v, String attribute) {
-    return switch (attribute) {
-      case "zone" -> v.zone();
-      case "scaleSet" -> v.scaleSet();
-      case "resourceGroup" -> v.resourceGroup();
-      case "location" -> v.location();
-      default -> null;
-    };
+    ViewIndex.VmFacts v = index.vm(vmId);
+    return v == null ? null : v.attribute(attribute);
   }
 
   @Override
   public int groupSize(List<String> groupBy, String group) {
-    return sizes.computeIfAbsent(List.copyOf(groupBy), this::countGroups).getOrDefault(group, 0);
-  }
-
-  /**
-   * Live VMs (not silent) by group of this grouping, in one pass: a scale-set instance deleted
-   * months ago is not part of its group any more.
-   */
-  private Map<String, Integer> countGroups(List<String> groupBy) {
-    Map<String, Integer> counts = new HashMap<>();
-    try (KeyValueIterator<String, VmView> it = vms.all()) {
-      while (it.hasNext()) {
-        VmView v = it.next().value;
-        if (v == null) {
-          continue;
-        }
-        vmsRead.put(v.vmId(), Optional.of(v));
-        if (!v.silent()) {
-          counts.merge(World.group(this, groupBy, v.vmId()), 1, Integer::sum);
-        }
-      }
-    }
-    return counts;
+    return index.groupSize(groupBy, group);
   }
 
   /** Whether the requests view has this request (it was audited, accepted or refused). */
   boolean audited(String requestId) {
-    return requestId != null && requests.get(requestId) != null;
+    return requestId != null && stores.requests().get(requestId) != null;
   }
 
   @Override
   public Optional<Result> result(String requestId, String vmId) {
-    RequestView r = requests.get(requestId);
+    RequestView r = stores.requests().get(requestId);
     if (r == null || !r.vms().containsKey(vmId) || r.vms().get(vmId).outcome() == null) {
       return Optional.empty();
     }

@@ -15,8 +15,6 @@ import dev.sebridge.fleet.rollout.RolloutSpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +46,8 @@ final class PolicyPass {
   private final RolloutStore rollouts;
   private final KeyValueStore<String, PolicyDecision> decisions;
   private final Outputs out;
+  // Open events known decided (this task's memo of the decisions store).
+  private final java.util.Set<String> decided = new java.util.HashSet<>();
 
   PolicyPass(
       Policies policies,
@@ -67,15 +67,21 @@ final class PolicyPass {
     if (policies.rules().isEmpty()) {
       return;
     }
+    // The open events (the index has them apart: no scan of every event), those with a VM still
+    // scheduled that the policies have not decided. A decided event stays decided while it is open
+    // (retention keeps an open event's decision), so it is looked up in the store once.
+    decided.removeIf(key -> world.event(key).map(e -> !e.open()).orElse(true));
     List<EventView> undecided = new ArrayList<>();
-    try (KeyValueIterator<String, EventView> it = world.allEvents()) {
-      while (it.hasNext()) {
-        KeyValue<String, EventView> kv = it.next();
-        if (kv.value.open()
-            && decisions.get(kv.key) == null
-            && kv.value.vms().values().stream().anyMatch(v -> v.status().equals("scheduled"))) {
-          undecided.add(kv.value);
-        }
+    for (EventView e : world.openEventViews()) {
+      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
+      if (decided.contains(key)
+          || e.vms().values().stream().noneMatch(v -> v.status().equals("scheduled"))) {
+        continue;
+      }
+      if (decisions.get(key) != null) {
+        decided.add(key);
+      } else {
+        undecided.add(e);
       }
     }
     for (EventView e : undecided) {
@@ -95,6 +101,7 @@ final class PolicyPass {
               now());
       String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
       decisions.put(key, d);
+      decided.add(key);
       out.decided(key, d);
       LOG.info("policy for event {}: {}", e.eventId(), detail);
     }

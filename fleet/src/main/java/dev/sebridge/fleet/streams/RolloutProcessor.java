@@ -2,7 +2,6 @@ package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.rollout.Ledger;
-import dev.sebridge.fleet.rollout.LedgerEntry;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
@@ -15,12 +14,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,10 +39,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final Duration tick;
   private final Duration history;
   private final TopologyObserver observer;
+  private final ViewIndex index;
   private ProcessorContext<String, Object> context;
   private RolloutStore rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
-  private KeyValueStore<String, LedgerEntry> ledgerStore;
+  private LedgerStore ledgerStore;
   private GlobalWorld world;
   private PolicyPass policyPass;
 
@@ -61,8 +59,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       CrashPoints crashPoints,
       ReplayGate gate,
       Duration history,
-      TopologyObserver observer) {
+      TopologyObserver observer,
+      ViewIndex index) {
     this.policies = policies;
+    this.index = index;
     this.observer = observer;
     this.tick = tick;
     this.history = history;
@@ -79,12 +79,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             context.getStateStore(FleetTopology.ROLLOUT_PARTS_STATE),
             context);
     this.decisions = context.getStateStore(FleetTopology.POLICY_STATE);
-    this.ledgerStore = context.getStateStore(FleetTopology.LEDGER_STATE);
+    this.ledgerStore = new LedgerStore(context.getStateStore(FleetTopology.LEDGER_STATE));
     this.world =
         new GlobalWorld(
             context.getStateStore(FleetTopology.VMS_VIEW),
             context.getStateStore(FleetTopology.EVENTS_VIEW),
-            context.getStateStore(FleetTopology.REQUESTS_VIEW));
+            context.getStateStore(FleetTopology.REQUESTS_VIEW),
+            index);
+    index.attach();
     this.policyPass =
         new PolicyPass(
             policies,
@@ -150,6 +152,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   @Override
   public void close() {
     observer.rolloutsReplaying(false); // the task left this instance
+    index.detach();
   }
 
   @Override
@@ -179,7 +182,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
-    world.newStep();
+    world.newStep(now());
     Ledger ledger = ledger(activeRollouts());
     policyPass.decide(ledger);
     // Read again: the policies may have added an event to a rollout, or started one; stepping the
@@ -198,7 +201,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       }
     }
     // The ledger first: an approval is never out while the ledger does not count it.
-    persist(ledger);
+    ledgerStore.persist(ledger);
     steps.forEach(e -> step(e.getKey(), e.getValue()));
     flush();
   }
@@ -208,7 +211,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
-    world.newStep();
+    world.newStep(now());
     try {
       RolloutRetention.apply(rollouts, decisions, world, history, context, this::save);
     } catch (RuntimeException e) {
@@ -240,27 +243,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    * rollout's limits.
    */
   private Ledger ledger(List<Rollout> active) {
-    Map<String, LedgerEntry> entries = new TreeMap<>();
-    try (KeyValueIterator<String, LedgerEntry> it = ledgerStore.all()) {
-      it.forEachRemaining(kv -> entries.put(kv.key, kv.value));
-    }
-    Ledger ledger = new Ledger(entries);
+    Ledger ledger = ledgerStore.load();
     ledger.observe(world, now());
     active.forEach(ledger::constrain);
     return ledger;
-  }
-
-  private void persist(Ledger ledger) {
-    ledger
-        .changes(ledger.touched())
-        .forEach(
-            (k, v) -> {
-              if (v == null) {
-                ledgerStore.delete(k);
-              } else {
-                ledgerStore.put(k, v);
-              }
-            });
   }
 
   /**
@@ -275,10 +261,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       LOG.debug("approval request {} was decided before; left as it is", r.requestId());
       return;
     }
-    world.newStep();
+    world.newStep(now());
     Ledger ledger = ledger(activeRollouts());
     ApprovalRequest out = OperatorApproval.decide(r, ledger, world, now());
-    persist(ledger);
+    ledgerStore.persist(ledger);
     context.forward(
         new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),
         FleetTopology.APPROVALS_SINK);

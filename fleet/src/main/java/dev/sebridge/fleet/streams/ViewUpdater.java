@@ -8,16 +8,22 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Keeps a global view store (every instance has all of it) as its topic says: put, or delete; and
- * tells {@code applied} of each new value (with the one it replaced) once it is queryable.
+ * tells the {@link ViewIndex} of each change and {@code applied} of each new value (with the one it
+ * replaced) once it is queryable.
  */
 final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   private final String storeName;
   private final BiConsumer<V, V> applied;
+  private final ViewIndex index;
   private KeyValueStore<String, V> store;
 
-  ViewUpdater(String storeName, BiConsumer<V, V> applied) {
+  /**
+   * @param index told of every change once the store has it, in the order applied
+   */
+  ViewUpdater(String storeName, BiConsumer<V, V> applied, ViewIndex index) {
     this.storeName = storeName;
     this.applied = applied;
+    this.index = index;
   }
 
   @Override
@@ -29,9 +35,11 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   public void process(Record<String, V> record) {
     if (record.value() == null) {
       store.delete(record.key());
+      index.changed(storeName, record.key(), null);
     } else {
       V old = store.get(record.key());
       store.put(record.key(), record.value());
+      index.changed(storeName, record.key(), record.value());
       applied.accept(old, record.value());
     }
   }

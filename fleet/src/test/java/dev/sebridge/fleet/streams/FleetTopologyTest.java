@@ -386,14 +386,65 @@ class FleetTopologyTest {
 
   @Test
   void aRequestWhoseCommandsCannotBeSignedSendsNothingAndSaysSo() {
+    RequestView view =
+        approveSigningWith(
+            input -> {
+              throw new com.nimbusds.jose.JOSEException("Key Vault: 503");
+            },
+            CommandIssuer.DEADLINE);
+    assertThat(view.vms().values())
+        .hasSize(2)
+        .allMatch(v -> v.outcome().equals("failed") && v.reasonCode().equals("not-sent"))
+        .allMatch(v -> v.reason().contains("503"));
+    assertThat(view.complete()).isTrue();
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(30) // before the deadline it hung here for ever
+  void aVaultThatHangsFailsTheRequestAtTheDeadlineInsteadOfHoldingTheStreamThread()
+      throws Exception {
+    java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch signing = new java.util.concurrent.CountDownLatch(2);
+    try {
+      RequestView view =
+          approveSigningWith(
+              input -> {
+                signing.countDown();
+                never.await(); // a vault call that never answers
+                throw new com.nimbusds.jose.JOSEException("released");
+              },
+              Duration.ofMillis(300));
+      assertThat(signing.await(0, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(view.vms().values())
+          .hasSize(2)
+          .allMatch(v -> v.outcome().equals("failed") && v.reasonCode().equals("not-sent"))
+          .allMatch(v -> v.reason().contains("took longer than PT0.3S"));
+    } finally {
+      never.countDown();
+    }
+  }
+
+  /** A signature as a vault gives it, or not. */
+  interface Signature {
+    com.nimbusds.jose.util.Base64URL sign(byte[] input) throws Exception;
+  }
+
+  /** A request for two VMs through a topology whose commands are signed so; its view. */
+  private RequestView approveSigningWith(Signature signature, Duration deadline) {
     driver.close();
-    com.nimbusds.jose.JWSSigner broken =
+    com.nimbusds.jose.JWSSigner vault =
         new com.nimbusds.jose.JWSSigner() {
           @Override
           public com.nimbusds.jose.util.Base64URL sign(
               com.nimbusds.jose.JWSHeader header, byte[] input)
               throws com.nimbusds.jose.JOSEException {
-            throw new com.nimbusds.jose.JOSEException("Key Vault: 503");
+            try {
+              return signature.sign(input);
+            } catch (com.nimbusds.jose.JOSEException e) {
+              throw e;
+            } catch (Exception e) {
+              throw new com.nimbusds.jose.JOSEException(e);
+            }
           }
 
           @Override
@@ -414,8 +465,9 @@ class FleetTopologyTest {
             FleetTopology.build(
                 TOPICS,
                 new CommandIssuer(
-                    new CommandSigner(broken, com.nimbusds.jose.JWSAlgorithm.ES256, "kv", "fleet"),
-                    Duration.ofMinutes(5)),
+                    new CommandSigner(vault, com.nimbusds.jose.JWSAlgorithm.ES256, "kv", "fleet"),
+                    Duration.ofMinutes(5),
+                    deadline),
                 3,
                 Duration.ofHours(24),
                 TopologyObserver.NONE),
@@ -434,12 +486,7 @@ class FleetTopologyTest {
         new ApprovalRequest("r9", REBOOT, List.of("vm-1", "vm-2"), "why", "alice", T0, "api")
             .admit());
     assertThat(commands.isEmpty()).isTrue();
-    RequestView view = request("r9");
-    assertThat(view.vms().values())
-        .hasSize(2)
-        .allMatch(v -> v.outcome().equals("failed") && v.reasonCode().equals("not-sent"))
-        .allMatch(v -> v.reason().contains("503"));
-    assertThat(view.complete()).isTrue();
+    return request("r9");
   }
 
   private static long skipped() {

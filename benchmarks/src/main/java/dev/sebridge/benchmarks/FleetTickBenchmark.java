@@ -1,0 +1,369 @@
+package dev.sebridge.benchmarks;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.jca.JCAContext;
+import com.nimbusds.jose.util.Base64URL;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.streams.CommandIssuer;
+import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.streams.Retention;
+import dev.sebridge.fleet.streams.TopologyObserver;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+/**
+ * The rollouts task's tick in the fleet's own topology (Kafka Streams' test driver, one thread, the
+ * stores as in production), at 100,000 VMs: what a second of wall clock costs the stream thread.
+ * The views are written onto the view topics as the partitioned processors write them; between two
+ * ticks a sixtieth of the VMs' views change (a heartbeat a minute), which the global store applies
+ * outside the timed window (the global thread does it beside the stream thread) and the tick takes
+ * in ({@code ViewIndex}). Commands are signed by a signer that does no cryptography: signing is
+ * measured by the fleet benchmark ("sign and produce 1,000 commands").
+ *
+ * <p>Phase 1, the policies: 5,000 open one-VM events a {@code never} rule decides; the first tick
+ * decides them all, the next 60 find nothing new. Phase 2, a rollout of 10,000 one-VM events in 100
+ * groups (scale sets), at most 10% each: the first tick releases the first wave (1,000 approvals
+ * audited and signed), the next 30 wait for the VMs to report.
+ *
+ * <p>Usage: {@code FleetTickBenchmark [--vms 100000] [--open 5000] [--rollout 10000] [--groups 100]
+ * [--report FILE]}: the report's section "Tick at scale" is written (replaced when there is one).
+ */
+public final class FleetTickBenchmark implements AutoCloseable {
+  static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
+  static final FleetTopology.Topics TOPICS =
+      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final String HEADING = "## Tick at scale";
+
+  record Result(
+      int vms,
+      int open,
+      int rollout,
+      int groups,
+      double loadSeconds,
+      long heapMiB,
+      double firstPolicyPassMs,
+      Stats steadyPolicyTicks,
+      double releaseTickMs,
+      int approvals,
+      Stats steadyRolloutTicks) {}
+
+  private final TopologyTestDriver driver;
+  private final TestInputTopic<String, VmView> vmViews;
+  private final TestInputTopic<String, EventView> eventViews;
+  private final TestInputTopic<String, RolloutCommand> rollouts;
+  private final org.apache.kafka.streams.TestOutputTopic<String, byte[]> audit;
+  private Instant now = T0;
+  private int groups = 100;
+
+  FleetTickBenchmark() {
+    List<ConfigProblem> problems = new ArrayList<>();
+    Policies policies =
+        Policies.parse(
+            Map.of(
+                "version", "1",
+                "rules.10-freeze.match.type", "Freeze",
+                "rules.10-freeze.action", "never"),
+            problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException(problems.toString());
+    }
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-tick-bench");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(
+                    new CommandSigner(new NoCryptography(), JWSAlgorithm.ES256, "k", "fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Retention.closedEvents(Duration.ofHours(24)),
+                TopologyObserver.NONE,
+                policies,
+                Duration.ofSeconds(1),
+                () -> 0,
+                dev.sebridge.fleet.streams.ReplayGate.NONE),
+            p,
+            T0);
+    vmViews =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.VIEWS_VMS),
+            new StringSerializer(),
+            new JsonSerde<>(VmView.class).serializer());
+    eventViews =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.VIEWS_EVENTS),
+            new StringSerializer(),
+            new JsonSerde<>(EventView.class).serializer());
+    rollouts =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.ROLLOUTS),
+            new StringSerializer(),
+            new JsonSerde<>(RolloutCommand.class).serializer());
+    audit =
+        driver.createOutputTopic(
+            TOPICS.approvals(),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+  }
+
+  public static void main(String[] args) throws Exception {
+    int vms = 100_000;
+    int open = 5_000;
+    int rollout = 10_000;
+    int groups = 100;
+    Path out = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--vms" -> vms = Integer.parseInt(args[++i]);
+        case "--open" -> open = Integer.parseInt(args[++i]);
+        case "--rollout" -> rollout = Integer.parseInt(args[++i]);
+        case "--groups" -> groups = Integer.parseInt(args[++i]);
+        case "--report" -> out = Path.of(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    Result r = run(vms, open, rollout, groups);
+    System.out.printf(
+        "fleet tick, %,d VMs: loaded in %.1f s, heap %d MiB; policy pass over %,d open events:"
+            + " first %.1f ms, then %s; rollout of %,d VMs in %d groups: release tick %.1f ms"
+            + " (%,d approvals), then %s%n",
+        r.vms(),
+        r.loadSeconds(),
+        r.heapMiB(),
+        r.open(),
+        r.firstPolicyPassMs(),
+        r.steadyPolicyTicks().summary(),
+        r.rollout(),
+        r.groups(),
+        r.releaseTickMs(),
+        r.approvals(),
+        r.steadyRolloutTicks().summary());
+    if (out != null) {
+      section(out, r);
+    }
+  }
+
+  /** Runs both phases. */
+  public static Result run(int vms, int open, int rollout, int groups) {
+    try (FleetTickBenchmark b = new FleetTickBenchmark()) {
+      return b.phases(vms, open, rollout, groups);
+    }
+  }
+
+  private Result phases(int vms, int open, int rollout, int groups) {
+    this.groups = groups;
+    long start = System.nanoTime();
+    for (int i = 0; i < vms; i++) {
+      vmViews.pipeInput(vmId(i), vm(i, groups, now), now);
+    }
+    List<String> freezes = new ArrayList<>();
+    for (int i = 0; i < open; i++) {
+      freezes.add(event("F-" + i, "Freeze", i, groups));
+    }
+    double load = (System.nanoTime() - start) / 1e9;
+    double first = tick(vms);
+    Stats policy = new Stats();
+    for (int t = 0; t < 60; t++) {
+      policy.add(tick(vms));
+    }
+    List<String> reboots = new ArrayList<>();
+    for (int i = 0; i < rollout; i++) {
+      reboots.add(event("R-" + i, "Reboot", open + i, groups));
+    }
+    tick(vms); // the new events decided ("no rule matched"), not timed with the rollout
+    rollouts.pipeInput(
+        "bench",
+        new RolloutCommand(
+            "bench",
+            RolloutCommand.CREATE,
+            new RolloutSpec(
+                reboots, "10%", List.of("scaleSet"), Duration.ZERO, Duration.ofMinutes(5)),
+            null,
+            null,
+            "bench",
+            "bench",
+            now,
+            "api"),
+        now);
+    audit.readValuesToList();
+    double release = tick(vms);
+    // The approvals the rollout decided in this tick, one key each.
+    int approvals = (int) audit.readKeyValuesToList().stream().map(kv -> kv.key).distinct().count();
+    Stats steady = new Stats();
+    for (int t = 0; t < 30; t++) {
+      steady.add(tick(vms));
+    }
+    System.gc();
+    long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
+    return new Result(
+        vms, open, rollout, groups, load, heap, first, policy, release, approvals, steady);
+  }
+
+  private int heartbeats;
+
+  /** One second: a sixtieth of the VMs heartbeat (not timed), then the tick (timed), in ms. */
+  private double tick(int vms) {
+    now = now.plusSeconds(1);
+    for (int i = 0; i < vms / 60; i++) {
+      int vm = heartbeats++ % vms;
+      vmViews.pipeInput(vmId(vm), vm(vm, groups, now), now);
+    }
+    long start = System.nanoTime();
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    return (System.nanoTime() - start) / 1e6;
+  }
+
+  private String event(String id, String type, int vm, int groups) {
+    String vmId = vmId(vm);
+    eventViews.pipeInput(
+        id.toLowerCase(Locale.ROOT),
+        new EventView(
+            id,
+            type,
+            "Platform",
+            T0.plusSeconds(900),
+            -1,
+            "planned",
+            List.of(name(vm)),
+            T0,
+            T0,
+            null,
+            Map.of(
+                vmId,
+                new VmEventState(
+                    vmId, name(vm), zone(vm), scaleSet(vm, groups), "scheduled", null, T0, null))),
+        now);
+    return id;
+  }
+
+  private static VmView vm(int i, int groups, Instant at) {
+    String vmId = vmId(i);
+    return new VmView(
+        vmId,
+        name(i),
+        null,
+        "sub-1",
+        "rg-" + (i % 7),
+        "westeurope",
+        zone(i),
+        scaleSet(i, groups),
+        "0.1.0",
+        at,
+        at,
+        at,
+        60,
+        Map.of(),
+        false,
+        Set.of());
+  }
+
+  private static String vmId(int i) {
+    return String.format("vm-%06d", i);
+  }
+
+  private static String name(int i) {
+    return String.format("web-%06d", i);
+  }
+
+  private static String zone(int i) {
+    return Integer.toString(i % 3 + 1);
+  }
+
+  private static String scaleSet(int i, int groups) {
+    return "ss-" + (i % groups);
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+  }
+
+  /** Writes the report's "Tick at scale" section, replacing the one there. */
+  static void section(Path report, Result r) throws java.io.IOException {
+    double p99 = r.steadyPolicyTicks().percentile(99);
+    double rp99 = r.steadyRolloutTicks().percentile(99);
+    String text =
+        String.format(
+            "%s%n%nWritten by `benchmarks/run-fleet-tick.sh` on %s (%d CPUs): the fleet's own"
+                + " topology in Kafka Streams' test driver (one thread, the stores as in"
+                + " production), %,d VM views, a sixtieth of them heartbeating between two ticks"
+                + " (applied to the global store outside the timed window, as the global thread"
+                + " does; taken in by the tick). A tick is one second of wall clock on the stream"
+                + " thread: the rollouts task's step and whatever else is due. Signing does no"
+                + " cryptography here (see \"sign and produce 1,000 commands\" above). Loading the"
+                + " views took %.1f s; heap after it all, after a GC: %d MiB.%n%n"
+                + "| measure | target | measured | |%n|---|---|---|---|%n"
+                + "| policy pass over %,d open events (60 ticks), p99 | <= 50 ms | %.1f ms | %s |%n"
+                + "| the first tick: the view index read whole, every event decided | | %.1f ms | |%n"
+                + "| rollout of %,d VMs in %d groups, waiting (30 ticks), p99 | <= 100 ms | %.1f ms"
+                + " | %s |%n"
+                + "| its first tick, releasing a wave (%,d approvals decided and signed) | | %.1f ms"
+                + " | |%n",
+            HEADING,
+            Instant.now(),
+            Runtime.getRuntime().availableProcessors(),
+            r.vms(),
+            r.loadSeconds(),
+            r.heapMiB(),
+            r.open(),
+            p99,
+            p99 <= 50 ? "PASS" : "FAIL",
+            r.firstPolicyPassMs(),
+            r.rollout(),
+            r.groups(),
+            rp99,
+            rp99 <= 100 ? "PASS" : "FAIL",
+            r.approvals(),
+            r.releaseTickMs());
+    String doc = Files.exists(report) ? Files.readString(report) : "";
+    int at = doc.indexOf(HEADING);
+    if (at >= 0) {
+      int next = doc.indexOf("\n## ", at + HEADING.length());
+      doc = doc.substring(0, at) + text + (next >= 0 ? doc.substring(next + 1) : "");
+    } else {
+      doc = doc + (doc.isEmpty() || doc.endsWith("\n\n") ? "" : "\n") + text;
+    }
+    Files.writeString(report, doc);
+  }
+
+  /** A signer that signs nothing: the commands are produced, their cost is not in the figure. */
+  static final class NoCryptography implements JWSSigner {
+    @Override
+    public Base64URL sign(com.nimbusds.jose.JWSHeader header, byte[] input) {
+      return Base64URL.encode(new byte[64]);
+    }
+
+    @Override
+    public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+      return Set.of(JWSAlgorithm.ES256);
+    }
+
+    @Override
+    public JCAContext getJCAContext() {
+      return new JCAContext();
+    }
+  }
+}

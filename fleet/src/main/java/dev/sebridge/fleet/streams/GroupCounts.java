@@ -1,0 +1,52 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.rollout.ListedVms;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Live (not silent) VMs per group, for each grouping a rollout asked for: counted once over the VMs
+ * when a grouping is first asked for, then moved VM by VM as their views change ({@link
+ * ViewIndex}). A grouping is a list of the four attributes, so there are at most 64 of them.
+ */
+final class GroupCounts {
+  private final Map<List<String>, Map<String, Integer>> byGrouping = new HashMap<>();
+
+  /** Forgets every count: the VMs were read whole again. */
+  void reset() {
+    byGrouping.clear();
+  }
+
+  /** The VM's facts changed from {@code old} to {@code now} (either null: not in the views). */
+  void moved(String vmId, ViewIndex.VmFacts old, ViewIndex.VmFacts now) {
+    for (Map.Entry<List<String>, Map<String, Integer>> g : byGrouping.entrySet()) {
+      if (old != null && !old.silent()) {
+        g.getValue()
+            .computeIfPresent(group(vmId, old, g.getKey()), (k, n) -> n <= 1 ? null : n - 1);
+      }
+      if (now != null && !now.silent()) {
+        g.getValue().merge(group(vmId, now, g.getKey()), 1, Integer::sum);
+      }
+    }
+  }
+
+  /** Live VMs of {@code group} under {@code groupBy}. */
+  int size(List<String> groupBy, String group, Map<String, ViewIndex.VmFacts> vms) {
+    Map<String, Integer> counts = byGrouping.get(groupBy);
+    if (counts == null) {
+      counts = new HashMap<>();
+      for (Map.Entry<String, ViewIndex.VmFacts> v : vms.entrySet()) {
+        if (!v.getValue().silent()) {
+          counts.merge(group(v.getKey(), v.getValue(), groupBy), 1, Integer::sum);
+        }
+      }
+      byGrouping.put(List.copyOf(groupBy), counts);
+    }
+    return counts.getOrDefault(group, 0);
+  }
+
+  private static String group(String vmId, ViewIndex.VmFacts f, List<String> groupBy) {
+    return ListedVms.group(vmId, f::attribute, groupBy);
+  }
+}

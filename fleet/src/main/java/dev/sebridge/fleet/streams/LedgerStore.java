@@ -1,0 +1,53 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.LedgerEntry;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The fleet-wide ledger's entries ({@link FleetTopology#LEDGER_STATE}) for the rollouts task: read
+ * from the store once per task, then kept as written. The rollouts processor is the store's only
+ * writer and writes through this; a task revived after an aborted transaction is initialised again,
+ * and so is this. A step then reads no entry from JSON.
+ */
+final class LedgerStore {
+  private final KeyValueStore<String, LedgerEntry> store;
+  private Map<String, LedgerEntry> entries; // null until first read
+
+  LedgerStore(KeyValueStore<String, LedgerEntry> store) {
+    this.store = store;
+  }
+
+  /** The ledger as stored (a copy the step may change). */
+  Ledger load() {
+    if (entries == null) {
+      entries = new TreeMap<>();
+      try (KeyValueIterator<String, LedgerEntry> it = store.all()) {
+        it.forEachRemaining(kv -> entries.put(kv.key, kv.value));
+      }
+    }
+    return new Ledger(entries);
+  }
+
+  /** Writes what the step changed in the ledger: the store, and what this keeps of it. */
+  void persist(Ledger ledger) {
+    if (entries == null) {
+      load();
+    }
+    ledger
+        .changes(ledger.touched())
+        .forEach(
+            (k, v) -> {
+              if (v == null) {
+                store.delete(k);
+                entries.remove(k);
+              } else {
+                store.put(k, v);
+                entries.put(k, v);
+              }
+            });
+  }
+}

@@ -1,0 +1,385 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.ListedVms;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The aggregates the rollouts task reads each tick ({@link ViewIndex} through {@link GlobalWorld})
+ * against a brute-force recomputation: every answer a rollout, the ledger and the policies ask,
+ * computed by scanning the stores as the global updaters left them. The histories contain what a
+ * running instance sees: changes before the task attaches, a task that leaves and comes back, a
+ * queue that overflows while the task does not step, a global store restored from its topic behind
+ * the updaters' back, and (in its own test) a global thread changing the stores while the task
+ * steps.
+ */
+class ViewIndexTest {
+  static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
+  static final List<List<String>> GROUPINGS =
+      List.of(
+          List.of(),
+          List.of("zone"),
+          List.of("scaleSet"),
+          List.of("zone", "scaleSet"),
+          List.of("resourceGroup", "location"));
+
+  @Property(tries = 300)
+  void everyAnswerIsWhatAScanOfTheStoresGives(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    Fleet f = new Fleet(rnd, new ViewIndex(1 + rnd.nextInt(40)));
+    Instant now = T0;
+    boolean stale = false; // a store was restored behind the updaters' back, not yet repaired
+    for (int i = 0; i < 40 + rnd.nextInt(200); i++) {
+      int op = rnd.nextInt(100);
+      if (op < 80) {
+        f.change(rnd, true);
+      } else if (op < 83) {
+        f.change(rnd, false); // the store restored from its topic: no updater saw it
+        stale = true;
+      } else if (op < 86) {
+        f.index.detach(); // the rollouts task moved away, and back
+        f.change(rnd, true);
+        f.index.attach();
+      } else if (op < 88) {
+        now = now.plus(ViewIndex.REBUILD_EVERY);
+        f.world.newStep(now);
+        stale = false;
+      } else {
+        now = now.plusSeconds(1);
+        f.world.newStep(now);
+        if (!stale) {
+          f.assertSameAsAScan(rnd);
+        }
+      }
+    }
+    now = now.plus(ViewIndex.REBUILD_EVERY);
+    f.world.newStep(now);
+    f.assertSameAsAScan(rnd);
+  }
+
+  @Test
+  void aGlobalThreadChangingTheStoresWhileTheTaskStepsLeavesNothingBehind() throws Exception {
+    for (long seed = 0; seed < 20; seed++) {
+      Random rnd = new Random(seed);
+      Fleet f = new Fleet(rnd, new ViewIndex(ViewIndex.MAX_QUEUED));
+      f.world.newStep(T0);
+      CountDownLatch done = new CountDownLatch(1);
+      Thread global =
+          new Thread(
+              () -> {
+                Random r = new Random(rnd.nextLong());
+                for (int i = 0; i < 5_000; i++) {
+                  f.change(r, true);
+                }
+                done.countDown();
+              },
+              "global-thread");
+      global.start();
+      int steps = 0;
+      while (!done.await(0, TimeUnit.MILLISECONDS)) {
+        f.world.newStep(T0.plusSeconds(++steps));
+      }
+      global.join();
+      f.world.newStep(T0.plusSeconds(++steps));
+      f.assertSameAsAScan(rnd);
+    }
+  }
+
+  @Test
+  void aGroupingAskedForIsCountedOnceThenMovedVmByVm() {
+    Random rnd = new Random(7);
+    ViewIndex index = new ViewIndex(ViewIndex.MAX_QUEUED);
+    Fleet f = new Fleet(rnd, index);
+    f.world.newStep(T0);
+    f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0");
+    // Told to the index and not put in the store: only the change can make the count move (a
+    // count taken by scanning the store again would not).
+    VmView v =
+        new VmView(
+            "vm-new", "vm-new", null, null, "rg-0", "west", "1", "ss-0", "1", T0, T0, T0, 60, null,
+            false, null);
+    int before = f.scan().groupSize(List.of("scaleSet"), "scaleSet=ss-0");
+    index.changed(FleetTopology.VMS_VIEW, "vm-new", v);
+    f.world.newStep(T0.plusSeconds(1));
+    assertThat(f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0")).isEqualTo(before + 1);
+  }
+
+  /** Three stores as the global updaters keep them, the index told of each change. */
+  static final class Fleet {
+    final MapStore<VmView> vms = new MapStore<>();
+    final MapStore<EventView> events = new MapStore<>();
+    final MapStore<RequestView> requests = new MapStore<>();
+    final ViewIndex index;
+    final GlobalWorld world;
+
+    Fleet(Random rnd, ViewIndex index) {
+      this.index = index;
+      this.world = new GlobalWorld(vms, events, requests, index);
+      for (int i = 0; i < 20; i++) {
+        change(rnd, false); // before the task attached: nobody queued them
+      }
+      index.attach();
+    }
+
+    /** A random change to one of the stores; {@code told}: its updater tells the index. */
+    void change(Random rnd, boolean told) {
+      int which = rnd.nextInt(3);
+      String store;
+      String key;
+      Object value;
+      if (which == 0) {
+        key = "vm-" + rnd.nextInt(30);
+        store = FleetTopology.VMS_VIEW;
+        value = rnd.nextInt(6) == 0 ? null : vm(rnd, key);
+        vms.set(key, (VmView) value);
+      } else if (which == 1) {
+        key = "e-" + rnd.nextInt(15);
+        store = FleetTopology.EVENTS_VIEW;
+        value = rnd.nextInt(6) == 0 ? null : event(rnd, key);
+        events.set(key, (EventView) value);
+      } else {
+        key = "r-" + rnd.nextInt(15);
+        store = FleetTopology.REQUESTS_VIEW;
+        value = rnd.nextInt(6) == 0 ? null : request(rnd, key);
+        requests.set(key, (RequestView) value);
+      }
+      if (told) {
+        index.changed(store, key, value);
+      }
+    }
+
+    static VmView vm(Random rnd, String vmId) {
+      String zone = rnd.nextInt(4) == 0 ? null : Integer.toString(1 + rnd.nextInt(3));
+      String ss = rnd.nextInt(4) == 0 ? null : "ss-" + rnd.nextInt(3);
+      Instant hb = rnd.nextBoolean() ? null : T0.plusSeconds(rnd.nextInt(1000));
+      return new VmView(
+          vmId,
+          vmId,
+          null,
+          null,
+          "rg-" + rnd.nextInt(2),
+          rnd.nextBoolean() ? "west" : "east",
+          zone,
+          ss,
+          "1",
+          hb,
+          hb,
+          hb,
+          60,
+          null,
+          rnd.nextInt(4) == 0,
+          null);
+    }
+
+    static EventView event(Random rnd, String key) {
+      // The store's key is the lower-cased EventId; the view keeps Azure's spelling.
+      String id = rnd.nextBoolean() ? key.toUpperCase(Locale.ROOT) : key;
+      Map<String, VmEventState> states = new TreeMap<>();
+      for (int i = 0; i < rnd.nextInt(3); i++) {
+        String vm = "vm-" + rnd.nextInt(30);
+        String status =
+            List.of("scheduled", "started", "completed", "approved", "inferred", "canceled")
+                .get(rnd.nextInt(6));
+        String guess =
+            status.equals("inferred")
+                ? List.of("canceled", "vanished", "completed").get(rnd.nextInt(3))
+                : null;
+        states.put(vm, new VmEventState(vm, vm, "1", "ss-0", status, guess, T0, null));
+      }
+      Instant closed = rnd.nextInt(3) == 0 ? T0 : null;
+      return new EventView(
+          id, "Reboot", "Platform", null, 60, "d", List.of("vm-1"), T0, T0, closed, states);
+    }
+
+    static RequestView request(Random rnd, String key) {
+      ApprovalRequest r =
+          new ApprovalRequest(key, "e-" + rnd.nextInt(15), List.of("vm-1"), "why", "me", T0, "api");
+      if (rnd.nextInt(4) == 0) {
+        r = r.refused("over the limit");
+      }
+      return new RequestView(r, rnd.nextBoolean() ? T0 : null, Map.of());
+    }
+
+    /** The answers a scan of the stores gives (what {@link GlobalWorld} once did every tick). */
+    Scan scan() {
+      return new Scan(vms.map, events.map, requests.map);
+    }
+
+    void assertSameAsAScan(Random rnd) {
+      Scan s = scan();
+      assertThat(world.openEvents()).containsExactlyElementsOf(s.openEvents());
+      assertThat(world.releasedOpenEvents()).containsExactlyElementsOf(s.releasedOpenEvents());
+      assertThat(world.requestedEvents()).containsExactlyInAnyOrderElementsOf(s.requestedEvents());
+      for (int i = 0; i < 15; i++) {
+        String e = rnd.nextBoolean() ? "e-" + i : ("E-" + i);
+        assertThat(world.open(e)).as("open(%s)", e).isEqualTo(s.open(e));
+        assertThat(world.eventVms(e)).as("eventVms(%s)", e).isEqualTo(s.eventVms(e));
+      }
+      for (int i = 0; i < 30; i++) {
+        String vm = "vm-" + i;
+        assertThat(world.lastHeartbeat(vm).orElse(null)).isEqualTo(s.heartbeat(vm));
+        for (String a : List.of("zone", "scaleSet", "resourceGroup", "location")) {
+          assertThat(world.attribute(vm, a)).as("%s of %s", a, vm).isEqualTo(s.attribute(vm, a));
+        }
+      }
+      // Only some groupings asked for at each check: the others are counted from then on.
+      for (List<String> g : GROUPINGS) {
+        if (rnd.nextBoolean()) {
+          for (Map.Entry<String, Integer> c : s.groupSizes(g).entrySet()) {
+            assertThat(world.groupSize(g, c.getKey())).as("%s", c.getKey()).isEqualTo(c.getValue());
+          }
+          assertThat(world.groupSize(g, "zone=9")).isZero();
+        }
+      }
+    }
+  }
+
+  /** A brute-force recomputation over the stores' contents. */
+  record Scan(
+      Map<String, VmView> vms, Map<String, EventView> events, Map<String, RequestView> requests) {
+    List<String> openEvents() {
+      return events.values().stream().filter(EventView::open).map(EventView::eventId).toList();
+    }
+
+    /** Every open event, filtered as the ledger once filtered them each tick. */
+    List<String> releasedOpenEvents() {
+      return events.values().stream()
+          .filter(e -> e.open() && Ledger.released(e.vms().values()))
+          .map(EventView::eventId)
+          .toList();
+    }
+
+    List<String> requestedEvents() {
+      List<String> out = new ArrayList<>();
+      for (RequestView r : requests.values()) {
+        if (r.commandsSentAt() != null && r.request().refusal() == null) {
+          out.add(r.request().eventId());
+        }
+      }
+      return out;
+    }
+
+    boolean open(String eventId) {
+      EventView e = events.get(eventId.toLowerCase(Locale.ROOT));
+      return e != null && e.open();
+    }
+
+    Map<String, VmEventState> eventVms(String eventId) {
+      EventView e = events.get(eventId.toLowerCase(Locale.ROOT));
+      return e == null ? Map.of() : e.vms();
+    }
+
+    Instant heartbeat(String vmId) {
+      VmView v = vms.get(vmId);
+      return v == null ? null : v.lastHeartbeatAt();
+    }
+
+    String attribute(String vmId, String a) {
+      VmView v = vms.get(vmId);
+      if (v == null) {
+        return null;
+      }
+      return switch (a) {
+        case "zone" -> v.zone();
+        case "scaleSet" -> v.scaleSet();
+        case "resourceGroup" -> v.resourceGroup();
+        default -> v.location();
+      };
+    }
+
+    int groupSize(List<String> groupBy, String group) {
+      return groupSizes(groupBy).getOrDefault(group, 0);
+    }
+
+    Map<String, Integer> groupSizes(List<String> groupBy) {
+      Map<String, Integer> out = new HashMap<>();
+      for (VmView v : vms.values()) {
+        if (!v.silent()) {
+          out.merge(
+              ListedVms.group(v.vmId(), a -> attribute(v.vmId(), a), groupBy), 1, Integer::sum);
+        }
+      }
+      return out;
+    }
+  }
+
+  /** A store as a global updater keeps it: safe to read while another thread writes. */
+  static final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
+    final ConcurrentSkipListMap<String, V> map = new ConcurrentSkipListMap<>();
+
+    void set(String key, V value) {
+      if (value == null) {
+        map.remove(key);
+      } else {
+        map.put(key, value);
+      }
+    }
+
+    @Override
+    public V get(String key) {
+      return map.get(key);
+    }
+
+    @Override
+    public KeyValueIterator<String, V> range(String from, String to) {
+      return iterator(map.subMap(from, true, to, true).entrySet().iterator());
+    }
+
+    @Override
+    public KeyValueIterator<String, V> all() {
+      return iterator(map.entrySet().iterator());
+    }
+
+    @Override
+    public long approximateNumEntries() {
+      return map.size();
+    }
+
+    private static <V> KeyValueIterator<String, V> iterator(Iterator<Map.Entry<String, V>> it) {
+      return new KeyValueIterator<>() {
+        @Override
+        public void close() {}
+
+        @Override
+        public String peekNextKey() {
+          throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public KeyValue<String, V> next() {
+          Map.Entry<String, V> e = it.next();
+          return KeyValue.pair(e.getKey(), e.getValue());
+        }
+      };
+    }
+  }
+}
