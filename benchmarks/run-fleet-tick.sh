@@ -8,4 +8,4 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 ./mvnw -B -q -DskipTests -Dspotless.check.skip=true install -pl benchmarks -am
 cp="$(./mvnw -B -q -pl benchmarks dependency:build-classpath -Dmdep.outputFile=/dev/stdout)"
-exec java -Xmx2g -cp "benchmarks/target/classes:$cp" dev.sebridge.benchmarks.FleetTickBenchmark --report benchmarks/FLEET-REPORT.md "$@"
+exec java -Xmx1g -cp "benchmarks/target/classes:$cp" dev.sebridge.benchmarks.FleetTickBenchmark --report benchmarks/FLEET-REPORT.md "$@"

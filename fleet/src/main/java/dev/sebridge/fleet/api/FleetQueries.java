@@ -41,13 +41,16 @@ public final class FleetQueries {
       Boolean open, String type, String zone, String scaleSet, String subscription) {}
 
   public ObjectNode events(EventFilter f) {
-    Map<String, VmView> vms = vmsById();
+    List<EventView> events =
+        views.events().stream()
+            .filter(e -> f.open() == null || e.open() == f.open())
+            .filter(e -> f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
+            .toList();
+    Map<String, VmView> vms = views.vmsOf(events);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("events");
-    views.events().stream()
-        .filter(e -> f.open() == null || e.open() == f.open())
-        .filter(e -> f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
+    events.stream()
         .sorted(
             Comparator.comparing(
                 EventView::firstSeenAt, Comparator.nullsLast(Comparator.naturalOrder())))
@@ -75,11 +78,11 @@ public final class FleetQueries {
   }
 
   public Optional<ObjectNode> event(String eventId) {
-    Map<String, VmView> vms = vmsById();
     return views
         .event(eventId)
         .map(
             e -> {
+              Map<String, VmView> vms = views.vmsOf(List.of(e));
               ObjectNode n = summary(e, List.copyOf(e.vms().values()), vms);
               ArrayNode list = n.putArray("vms");
               e.vms().values().forEach(v -> list.add(vmState(v, vms.get(v.vmId()))));
@@ -173,12 +176,6 @@ public final class FleetQueries {
     n.set("outcomes", JsonSerde.JSON.valueToTree(outcomes));
     n.put("complete", r.complete());
     return n;
-  }
-
-  private Map<String, VmView> vmsById() {
-    Map<String, VmView> m = new TreeMap<>();
-    views.vms().forEach(v -> m.put(v.vmId(), v));
-    return m;
   }
 
   private static String str(Instant t) {

@@ -9,9 +9,14 @@ import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.fleet.rollout.RolloutParts;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -86,6 +91,27 @@ public final class FleetViews {
 
   public List<VmView> vms() {
     return all(vms.get());
+  }
+
+  /**
+   * The views of the VMs these events name, by vmId, each read by its key: an event's page or
+   * summary reads its own VMs, not every VM of the fleet.
+   */
+  public Map<String, VmView> vmsOf(Collection<EventView> of) {
+    ReadOnlyKeyValueStore<String, VmView> store = vms.get();
+    Map<String, VmView> out = new HashMap<>();
+    Set<String> read = new HashSet<>();
+    for (EventView e : of) {
+      for (String vmId : e.vms().keySet()) {
+        if (vmId != null && read.add(vmId)) {
+          VmView v = store.get(vmId);
+          if (v != null) {
+            out.put(vmId, v);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   public Optional<RequestView> request(String requestId) {

@@ -3,6 +3,8 @@ package dev.sebridge.fleet.streams;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +26,10 @@ import java.util.concurrent.TimeoutException;
  * <p>The stream thread waits for a request's signatures at most {@link #DEADLINE}: a vault that
  * hangs fails the request ("not sent", said in its view) instead of holding the thread past the
  * exactly-once transaction's timeout, where the task would be fenced, restored and given the same
- * request again, for ever.
+ * request again, for ever. One deadline missed opens a circuit breaker (resilience4j): the requests
+ * after it fail at once, not a deadline each (several request partitions share one transaction),
+ * and one request tries the vault again {@link #RETRY_AFTER} later. A vault that answers with an
+ * error fails its request and opens nothing.
  */
 public final class CommandIssuer implements AutoCloseable {
   /** Signatures in flight at once (Key Vault's per-vault limits are far above this). */
@@ -36,9 +41,13 @@ public final class CommandIssuer implements AutoCloseable {
    */
   public static final Duration DEADLINE = Duration.ofSeconds(5);
 
+  /** How long signing is not tried after a missed deadline. */
+  static final Duration RETRY_AFTER = Duration.ofSeconds(30);
+
   private final CommandSigner signer;
   private final Duration lifetime;
   private final Duration deadline;
+  private final CircuitBreaker vault;
   private final ExecutorService pool =
       Executors.newFixedThreadPool(PARALLEL, DaemonThreads.named("fleet-signer"));
 
@@ -56,6 +65,25 @@ public final class CommandIssuer implements AutoCloseable {
     this.signer = signer;
     this.lifetime = lifetime;
     this.deadline = deadline;
+    this.vault =
+        CircuitBreaker.of(
+            "fleet-signer",
+            CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(1)
+                .minimumNumberOfCalls(1)
+                .failureRateThreshold(100)
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .waitDurationInOpenState(RETRY_AFTER)
+                .recordException(e -> e instanceof SigningTimedOut)
+                .build());
+  }
+
+  /** Signing took longer than the deadline. */
+  static final class SigningTimedOut extends IllegalStateException {
+    SigningTimedOut(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   /** How long a command it signs is valid. */
@@ -70,6 +98,26 @@ public final class CommandIssuer implements AutoCloseable {
    *     cancelled), or a signature failed
    */
   List<byte[]> commands(ApprovalRequest r, Instant issuedAt) {
+    if (!vault.tryAcquirePermission()) {
+      throw new IllegalStateException(
+          "signing missed its deadline of "
+              + deadline
+              + " lately; tried again at most "
+              + RETRY_AFTER
+              + " after that");
+    }
+    long start = System.nanoTime();
+    try {
+      List<byte[]> out = sign(r, issuedAt);
+      vault.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      return out;
+    } catch (RuntimeException e) {
+      vault.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+      throw e;
+    }
+  }
+
+  private List<byte[]> sign(ApprovalRequest r, Instant issuedAt) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
     for (String vmId : r.vmIds()) {
       signing.add(
@@ -82,7 +130,7 @@ public final class CommandIssuer implements AutoCloseable {
           .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       signing.forEach(f -> f.cancel(false));
-      throw new IllegalStateException(
+      throw new SigningTimedOut(
           "signing " + r.vmIds().size() + " command(s) took longer than " + deadline, e);
     } catch (ExecutionException e) {
       signing.forEach(f -> f.cancel(false));

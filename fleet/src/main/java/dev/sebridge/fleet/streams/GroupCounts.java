@@ -8,9 +8,12 @@ import java.util.Map;
 /**
  * Live (not silent) VMs per group, for each grouping a rollout asked for: counted once over the VMs
  * when a grouping is first asked for, then moved VM by VM as their views change ({@link
- * ViewIndex}). A grouping is a list of the four attributes, so there are at most 64 of them.
+ * ViewIndex}). Every VM change moves each grouping kept: at most {@link #MOST} are (the active
+ * rollouts' groupings; one more forgets them all, and each is counted again when next asked for).
  */
 final class GroupCounts {
+  static final int MOST = 64;
+
   private final Map<List<String>, Map<String, Integer>> byGrouping = new HashMap<>();
 
   /** Forgets every count: the VMs were read whole again. */
@@ -40,6 +43,9 @@ final class GroupCounts {
         if (!v.getValue().silent()) {
           counts.merge(group(v.getKey(), v.getValue(), groupBy), 1, Integer::sum);
         }
+      }
+      if (byGrouping.size() >= MOST) {
+        byGrouping.clear();
       }
       byGrouping.put(List.copyOf(groupBy), counts);
     }

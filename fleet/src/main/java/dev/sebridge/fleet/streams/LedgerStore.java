@@ -37,17 +37,24 @@ final class LedgerStore {
     if (entries == null) {
       load();
     }
-    ledger
-        .changes(ledger.touched())
-        .forEach(
-            (k, v) -> {
-              if (v == null) {
-                store.delete(k);
-                entries.remove(k);
-              } else {
-                store.put(k, v);
-                entries.put(k, v);
-              }
-            });
+    try {
+      ledger
+          .changes(ledger.touched())
+          .forEach(
+              (k, v) -> {
+                if (v == null) {
+                  store.delete(k);
+                  entries.remove(k);
+                } else {
+                  store.put(k, v);
+                  entries.put(k, v);
+                }
+              });
+    } catch (RuntimeException e) {
+      // The store may have what this does not (a write that threw after the store took it): the
+      // next step reads the store again.
+      entries = null;
+      throw e;
+    }
   }
 }

@@ -13,8 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
@@ -28,19 +27,19 @@ import org.slf4j.LoggerFactory;
  * and the events commands were sent for. A tick then reads nothing fleet-sized and deserialises
  * nothing: at 100,000 VMs a scan of the VM views is 100,000 JSON documents, each second.
  *
- * <p>The global stores' updaters (the global thread) hand each change to {@link #changed}, in the
- * order they applied them; the rollouts task's thread applies them at the start of each step
- * ({@link #refresh}). Changes are queued only while a rollouts task uses the index ({@link
- * #attach}); the first step after it reads the three stores whole, and so does a step after the
- * queue passed {@link #MAX_QUEUED} changes (a task that did not step for long: replaying, or
- * stopped), and one every {@link #REBUILD_EVERY}, which repairs what no change told (a global store
- * restored from its topic again, which does not go through the updaters) and says so in the log.
+ * <p>The global stores' updaters (the global thread) hand each change to {@link #changed}; the
+ * rollouts task's thread takes them in at the start of each step ({@link #refresh}). Changes wait
+ * coalesced by key, only the newest of each, and as little as a rollout needs (a VM's facts, not
+ * its view; a request's event): at most one entry per key of the views, however long the task did
+ * not step. Nothing waits while no rollouts task uses the index ({@link #attach}, {@link #detach}).
+ * The first step after attaching reads the three stores whole; so does every step {@link
+ * #REBUILD_EVERY} later, a safety net that should find nothing to repair (it logs a WARN when it
+ * does), and a step after one that failed: a change that cannot be taken in (a view the index
+ * cannot read) fails the step, and every step after it until the stores can be read whole, never a
+ * step on an index without the change.
  */
 final class ViewIndex {
   private static final Logger LOG = LoggerFactory.getLogger(ViewIndex.class);
-
-  /** Changes queued at most before the next step reads the stores whole instead. */
-  static final int MAX_QUEUED = 500_000;
 
   /** How often the index is read again whole from the stores, whatever the changes said. */
   static final Duration REBUILD_EVERY = Duration.ofMinutes(10);
@@ -75,13 +74,15 @@ final class ViewIndex {
       ReadOnlyKeyValueStore<String, EventView> events,
       ReadOnlyKeyValueStore<String, RequestView> requests) {}
 
-  private record Change(String store, String key, Object value) {}
+  private record Key(String store, String key) {}
 
-  // Written by the global thread, drained by the rollouts task's thread.
-  private final ConcurrentLinkedQueue<Change> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger queued = new AtomicInteger();
+  /** A key deleted, or a request that sent nothing (a map holds no null). */
+  private static final Object NONE = new Object();
+
+  // Written by the global thread, taken in by the rollouts task's thread.
+  private final ConcurrentHashMap<Key, Object> pending = new ConcurrentHashMap<>();
   private volatile boolean attached;
-  private volatile boolean overflowed;
+  private volatile boolean unreadable;
 
   // The rollouts task's thread only.
   private final Map<String, VmFacts> vms = new HashMap<>();
@@ -91,33 +92,43 @@ final class ViewIndex {
   private final Map<String, String> sentRequests = new HashMap<>();
   private final GroupCounts groups = new GroupCounts();
   private Instant builtAt;
-  private final int maxQueued;
-
-  ViewIndex() {
-    this(MAX_QUEUED);
-  }
-
-  /**
-   * @param maxQueued changes queued at most ({@link #MAX_QUEUED}; fewer in tests)
-   */
-  ViewIndex(int maxQueued) {
-    this.maxQueued = maxQueued;
-  }
 
   /**
    * A global store applied a change ({@code value} null: the key was deleted). Called by the
-   * store's updater, after the store has it; ignored while no rollouts task uses the index.
+   * store's updater, after the store has it; ignored while no rollouts task uses the index. Never
+   * throws (it runs on the global thread): a value it cannot read marks the index for a whole read,
+   * which then fails the step.
    */
   void changed(String store, String key, Object value) {
     if (!attached) {
       return;
     }
-    if (queued.get() >= maxQueued) {
-      overflowed = true; // the next step reads the stores whole: the store has this change
-      return;
+    try {
+      Object kept = keep(store, value);
+      if (kept != null) {
+        pending.put(new Key(store, key), kept);
+      }
+    } catch (RuntimeException e) {
+      unreadable = true;
+      LOG.error("view index: cannot read the change of {} in {}", key, store, e);
     }
-    queue.add(new Change(store, key, value));
-    queued.incrementAndGet();
+  }
+
+  /** What the index keeps of a value: null for a store it does not index. */
+  private static Object keep(String store, Object value) {
+    return switch (store) {
+      case FleetTopology.VMS_VIEW -> value instanceof VmView v ? VmFacts.of(v) : NONE;
+      case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : NONE;
+      case FleetTopology.REQUESTS_VIEW ->
+          value instanceof RequestView r
+                  && r.commandsSentAt() != null
+                  && r.request() != null
+                  && r.request().eventId() != null
+                  && r.request().refusal() == null
+              ? r.request().eventId()
+              : NONE;
+      default -> null;
+    };
   }
 
   /** A rollouts task uses the index from now on: its first step reads the stores whole. */
@@ -126,46 +137,66 @@ final class ViewIndex {
     builtAt = null;
   }
 
-  /** The rollouts task left: nothing is queued until one attaches again. */
+  /** The rollouts task left: nothing waits, and nothing is kept, until one attaches again. */
   void detach() {
     attached = false;
-    discardQueued();
+    pending.clear();
+    clear();
+    builtAt = null;
   }
 
-  /** Brings the index up to date with what the stores applied: called at the start of a step. */
+  /**
+   * Brings the index up to date with what the stores applied: called at the start of a step.
+   *
+   * @throws RuntimeException when a change or a store cannot be read: the step must not go on, and
+   *     the next one reads the stores whole again
+   */
   void refresh(Stores stores, Instant now) {
-    if (builtAt == null || overflowed || !now.isBefore(builtAt.plus(REBUILD_EVERY))) {
-      rebuild(stores, now);
+    try {
+      if (builtAt == null || unreadable || !now.isBefore(builtAt.plus(REBUILD_EVERY))) {
+        rebuild(stores, now);
+      }
+      takeIn();
+    } catch (RuntimeException e) {
+      builtAt = null;
+      throw e;
     }
-    for (Change c = queue.poll(); c != null; c = queue.poll()) {
-      queued.decrementAndGet();
-      apply(c.store(), c.key(), c.value());
+  }
+
+  private void takeIn() {
+    for (Key k : pending.keySet()) {
+      Object v = pending.remove(k);
+      if (v != null) {
+        apply(k.store(), k.key(), v);
+      }
     }
   }
 
   private void rebuild(Stores stores, Instant now) {
-    boolean repair = builtAt != null && !overflowed;
-    // Discarded first: what the scan reads is newer than any change queued before it, and any
-    // change queued after it is applied on top, in the order the store applied it.
-    discardQueued();
-    overflowed = false;
-    Map<String, VmFacts> oldVms = repair ? Map.copyOf(vms) : Map.of();
-    Map<String, EventView> oldEvents = repair ? Map.copyOf(events) : Map.of();
-    Map<String, String> oldSent = repair ? Map.copyOf(sentRequests) : Map.of();
-    vms.clear();
-    events.clear();
-    openEvents.clear();
-    releasedOpen.clear();
-    sentRequests.clear();
-    groups.reset();
+    boolean check = builtAt != null && !unreadable;
+    Map<String, VmFacts> oldVms = Map.of();
+    Map<String, EventView> oldEvents = Map.of();
+    Map<String, String> oldSent = Map.of();
+    if (check) {
+      takeIn();
+      oldVms = Map.copyOf(vms);
+      oldEvents = Map.copyOf(events);
+      oldSent = Map.copyOf(sentRequests);
+    }
+    // Cleared first: what the scan reads is at least as new as any change waiting before it, and
+    // a change after it is taken in on top.
+    pending.clear();
+    unreadable = false;
+    clear();
     scan(stores.vms(), FleetTopology.VMS_VIEW);
     scan(stores.events(), FleetTopology.EVENTS_VIEW);
     scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
-    if (repair
+    if (check
         && (!oldVms.equals(vms) || !oldEvents.equals(events) || !oldSent.equals(sentRequests))) {
+      // Expected never, short of a change the global thread made while the stores were read.
       LOG.warn(
-          "view index: the stores differed from what their changes said (a global store restored"
-              + " again?); read whole again: {} VMs, {} events ({} open), {} requests sent",
+          "view index: the stores differed from what their changes said; read whole again:"
+              + " {} VMs, {} events ({} open), {} requests sent",
           vms.size(),
           events.size(),
           openEvents.size(),
@@ -174,56 +205,50 @@ final class ViewIndex {
     builtAt = now;
   }
 
+  private void clear() {
+    vms.clear();
+    events.clear();
+    openEvents.clear();
+    releasedOpen.clear();
+    sentRequests.clear();
+    groups.reset();
+  }
+
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
     try (KeyValueIterator<String, V> it = store.all()) {
-      it.forEachRemaining(kv -> apply(name, kv.key, kv.value));
+      it.forEachRemaining(kv -> apply(name, kv.key, keep(name, kv.value)));
     }
   }
 
-  private void discardQueued() {
-    for (Change c = queue.poll(); c != null; c = queue.poll()) {
-      queued.decrementAndGet();
-    }
-  }
-
-  private void apply(String store, String key, Object value) {
+  /** Takes in what the index keeps of a change; reads everything it needs before changing. */
+  private void apply(String store, String key, Object kept) {
     switch (store) {
       case FleetTopology.VMS_VIEW -> {
-        VmFacts now = value instanceof VmView v ? VmFacts.of(v) : null;
+        VmFacts now = kept instanceof VmFacts f ? f : null;
         VmFacts old = now == null ? vms.remove(key) : vms.put(key, now);
         groups.moved(key, old, now);
       }
       case FleetTopology.EVENTS_VIEW -> {
-        if (value instanceof EventView e) {
-          events.put(key, e);
-        } else {
-          events.remove(key);
-        }
-        if (value instanceof EventView e && e.open()) {
-          openEvents.put(key, e);
-        } else {
-          openEvents.remove(key);
-        }
-        if (value instanceof EventView e && e.open() && Ledger.released(e.vms().values())) {
-          releasedOpen.put(key, e);
-        } else {
-          releasedOpen.remove(key);
-        }
+        EventView e = kept instanceof EventView v ? v : null;
+        boolean open = e != null && e.open();
+        boolean released = open && Ledger.released(e.vms().values());
+        put(events, key, e);
+        put(openEvents, key, open ? e : null);
+        put(releasedOpen, key, released ? e : null);
       }
-      case FleetTopology.REQUESTS_VIEW -> {
-        if (value instanceof RequestView r
-            && r.commandsSentAt() != null
-            && r.request() != null
-            && r.request().eventId() != null
-            && r.request().refusal() == null) {
-          sentRequests.put(key, r.request().eventId());
-        } else {
-          sentRequests.remove(key);
-        }
-      }
+      case FleetTopology.REQUESTS_VIEW ->
+          put(sentRequests, key, kept instanceof String id ? id : null);
       default -> {
         // not indexed
       }
+    }
+  }
+
+  private static <V> void put(Map<String, V> m, String key, V value) {
+    if (value == null) {
+      m.remove(key);
+    } else {
+      m.put(key, value);
     }
   }
 

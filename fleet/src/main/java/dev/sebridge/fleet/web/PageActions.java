@@ -44,7 +44,7 @@ final class PageActions {
   Map<String, Object> eventForms(String eventId, Principal p) {
     approver(p);
     EventView e = event(eventId);
-    Map<String, Object> m = new LinkedHashMap<>(model.event(e, model.vmsById()));
+    Map<String, Object> m = new LinkedHashMap<>(model.event(e, model.vmsOf(e)));
     List<Map<String, Object>> similar = new ArrayList<>();
     views.events().stream()
         .filter(EventView::open)

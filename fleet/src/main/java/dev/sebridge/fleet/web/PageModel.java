@@ -34,9 +34,9 @@ final class PageModel {
   }
 
   List<Map<String, Object>> openEvents() {
-    Map<String, VmView> vms = vmsById();
-    return views.events().stream()
-        .filter(EventView::open)
+    List<EventView> open = views.events().stream().filter(EventView::open).toList();
+    Map<String, VmView> vms = views.vmsOf(open);
+    return open.stream()
         .sorted(
             Comparator.comparing(
                     (EventView e) -> e.notBefore() == null ? Instant.MIN : e.notBefore())
@@ -312,9 +312,8 @@ final class PageModel {
     return m;
   }
 
-  Map<String, VmView> vmsById() {
-    Map<String, VmView> m = new TreeMap<>();
-    views.vms().forEach(v -> m.put(v.vmId(), v));
-    return m;
+  /** The views of the event's VMs (read by key). */
+  Map<String, VmView> vmsOf(EventView e) {
+    return views.vmsOf(List.of(e));
   }
 }

@@ -10,9 +10,14 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /** A store of views the API reads, filled by the test. */
 final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
   final TreeMap<String, V> map = new TreeMap<>();
+  // What the reader asked of the store: how many whole scans, which keys.
+  final java.util.concurrent.atomic.AtomicInteger scans =
+      new java.util.concurrent.atomic.AtomicInteger();
+  final java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @Override
   public V get(String key) {
+    gets.add(key);
     return map.get(key);
   }
 
@@ -23,6 +28,7 @@ final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
   @Override
   public KeyValueIterator<String, V> all() {
+    scans.incrementAndGet();
     return iterator(map);
   }
 

@@ -50,15 +50,15 @@ class ViewIndexTest {
   @Property(tries = 300)
   void everyAnswerIsWhatAScanOfTheStoresGives(@ForAll long seed) {
     Random rnd = new Random(seed);
-    Fleet f = new Fleet(rnd, new ViewIndex(1 + rnd.nextInt(40)));
+    Fleet f = new Fleet(rnd, new ViewIndex());
     Instant now = T0;
-    boolean stale = false; // a store was restored behind the updaters' back, not yet repaired
+    boolean stale = false; // a change the index was not told of, not yet repaired
     for (int i = 0; i < 40 + rnd.nextInt(200); i++) {
       int op = rnd.nextInt(100);
       if (op < 80) {
         f.change(rnd, true);
       } else if (op < 83) {
-        f.change(rnd, false); // the store restored from its topic: no updater saw it
+        f.change(rnd, false); // a change no updater told the index of
         stale = true;
       } else if (op < 86) {
         f.index.detach(); // the rollouts task moved away, and back
@@ -85,7 +85,7 @@ class ViewIndexTest {
   void aGlobalThreadChangingTheStoresWhileTheTaskStepsLeavesNothingBehind() throws Exception {
     for (long seed = 0; seed < 20; seed++) {
       Random rnd = new Random(seed);
-      Fleet f = new Fleet(rnd, new ViewIndex(ViewIndex.MAX_QUEUED));
+      Fleet f = new Fleet(rnd, new ViewIndex());
       f.world.newStep(T0);
       CountDownLatch done = new CountDownLatch(1);
       Thread global =
@@ -112,7 +112,7 @@ class ViewIndexTest {
   @Test
   void aGroupingAskedForIsCountedOnceThenMovedVmByVm() {
     Random rnd = new Random(7);
-    ViewIndex index = new ViewIndex(ViewIndex.MAX_QUEUED);
+    ViewIndex index = new ViewIndex();
     Fleet f = new Fleet(rnd, index);
     f.world.newStep(T0);
     f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0");
@@ -126,6 +126,54 @@ class ViewIndexTest {
     index.changed(FleetTopology.VMS_VIEW, "vm-new", v);
     f.world.newStep(T0.plusSeconds(1));
     assertThat(f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0")).isEqualTo(before + 1);
+  }
+
+  /**
+   * A view the index cannot read (a VM part that is null) fails the step that takes it in, and
+   * every step after it while the store has it: never a step on an index without the change.
+   */
+  @Test
+  void aViewItCannotReadFailsEveryStepUntilTheStoresReadWhole() {
+    Random rnd = new Random(3);
+    Fleet f = new Fleet(rnd, new ViewIndex());
+    f.world.newStep(T0);
+    Map<String, VmEventState> unreadable = new java.util.HashMap<>();
+    unreadable.put("vm-1", null);
+    EventView poison =
+        new EventView(
+            "e-1", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, unreadable);
+    f.events.set("e-1", poison);
+    f.index.changed(FleetTopology.EVENTS_VIEW, "e-1", poison);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(T0.plusSeconds(1)))
+        .isInstanceOf(NullPointerException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(T0.plusSeconds(2)))
+        .isInstanceOf(NullPointerException.class);
+    f.change(rnd, true);
+    EventView fixed = Fleet.event(rnd, "e-1");
+    f.events.set("e-1", fixed);
+    f.index.changed(FleetTopology.EVENTS_VIEW, "e-1", fixed);
+    f.world.newStep(T0.plusSeconds(3));
+    f.assertSameAsAScan(rnd);
+  }
+
+  @Test
+  void everyGroupingIsCountedRightPastTheMostKept() {
+    Random rnd = new Random(5);
+    Fleet f = new Fleet(rnd, new ViewIndex());
+    f.world.newStep(T0);
+    Scan s = f.scan();
+    for (int i = 0; i < GroupCounts.MOST + 10; i++) {
+      List<String> g = new ArrayList<>();
+      for (int n = 0; n <= i / 4; n++) {
+        g.add(List.of("zone", "scaleSet", "resourceGroup", "location").get((i + n) % 4));
+      }
+      for (Map.Entry<String, Integer> c : s.groupSizes(g).entrySet()) {
+        assertThat(f.world.groupSize(g, c.getKey())).isEqualTo(c.getValue());
+      }
+      f.change(rnd, true);
+      f.world.newStep(T0.plusSeconds(i + 1));
+      s = f.scan();
+    }
   }
 
   /** Three stores as the global updaters keep them, the index told of each change. */

@@ -1,0 +1,100 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.jca.JCAContext;
+import com.nimbusds.jose.util.Base64URL;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The signing deadline and its circuit breaker: several request partitions share one exactly-once
+ * transaction, so a hanging vault may cost one deadline, not one per request.
+ */
+class CommandIssuerTest {
+  static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
+
+  /** A vault: counts its calls, and hangs or fails as told. */
+  static final class Vault implements JWSSigner {
+    final AtomicInteger calls = new AtomicInteger();
+    final CountDownLatch hang = new CountDownLatch(1);
+    volatile boolean hanging;
+
+    @Override
+    public Base64URL sign(JWSHeader header, byte[] input) throws JOSEException {
+      calls.incrementAndGet();
+      if (hanging) {
+        try {
+          hang.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      throw new JOSEException("Key Vault: 503");
+    }
+
+    @Override
+    public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+      return Set.of(JWSAlgorithm.ES256);
+    }
+
+    @Override
+    public JCAContext getJCAContext() {
+      return new JCAContext();
+    }
+  }
+
+  static ApprovalRequest request(String id) {
+    return new ApprovalRequest(id, "E1", List.of("vm-1", "vm-2"), "why", "alice", T0, "api")
+        .admit();
+  }
+
+  @Test
+  void aMissedDeadlineFailsTheNextRequestsAtOnceWithoutAskingTheVault() {
+    Vault vault = new Vault();
+    vault.hanging = true;
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(vault, JWSAlgorithm.ES256, "kv", "fleet"),
+            Duration.ofMinutes(5),
+            Duration.ofMillis(200))) {
+      assertThatThrownBy(() -> issuer.commands(request("r1"), T0))
+          .hasMessageContaining("took longer than PT0.2S");
+      int asked = vault.calls.get();
+      for (String r : List.of("r2", "r3", "r4", "r5", "r6")) {
+        assertThatThrownBy(() -> issuer.commands(request(r), T0))
+            .hasMessageContaining("missed its deadline of PT0.2S lately");
+      }
+      assertThat(vault.calls.get()).isEqualTo(asked);
+    } finally {
+      vault.hang.countDown();
+    }
+  }
+
+  @Test
+  void aVaultThatAnswersWithAnErrorFailsOnlyItsOwnRequest() {
+    Vault vault = new Vault();
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(vault, JWSAlgorithm.ES256, "kv", "fleet"),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(5))) {
+      for (String r : List.of("r1", "r2", "r3")) {
+        assertThatThrownBy(() -> issuer.commands(request(r), T0)).hasMessageContaining("503");
+      }
+      assertThat(vault.calls.get()).isEqualTo(6);
+    }
+  }
+}
