@@ -370,6 +370,48 @@ class CliTest {
     assertThat(run("partition", "--vm", "x", "--partitions", "0")).isEqualTo(2);
   }
 
+  /** The fleet's lists come a page at a time: the CLI follows each page's next to the end. */
+  @Test
+  void fleetVmsFollowsEveryPage() throws Exception {
+    java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/api/vms",
+        ex -> {
+          String q = ex.getRequestURI().getRawQuery();
+          queries.add(q);
+          int page = q.contains("cursor=p2") ? 2 : q.contains("cursor=p3") ? 3 : 1;
+          String body =
+              "{\"generatedAt\":\"2026-11-26T00:00:00Z\",\"vms\":[{\"vmId\":\"vm-"
+                  + page
+                  + "\",\"name\":\"web-"
+                  + page
+                  + "\",\"silent\":false,\"polls\":{},\"openEvents\":[]}]"
+                  + (page < 3 ? ",\"next\":\"p" + (page + 1) + "\"" : "")
+                  + "}";
+          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    server.start();
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "reader-token-0123456789ab");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(run("fleet", "vms", "--url", url, "--token-file", token.toString()))
+          .as(err.toString())
+          .isZero();
+      assertThat(out.toString()).contains("web-1").contains("web-2").contains("web-3");
+      assertThat(queries)
+          .containsExactly("limit=1000", "limit=1000&cursor=p2", "limit=1000&cursor=p3");
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /**
    * A write whose outcome the service cannot tell (503, {@code "state": "unknown"}) is tried again
    * by the CLI with the same Idempotency-Key, so the service makes one request however many tries

@@ -35,7 +35,7 @@ final class FleetStreamsConfig {
     // timeout or the instance is fenced, its tasks restored, and the same step run again. Kept at
     // 10 s on purpose: it is also how long the agents (read_committed) wait behind the open
     // transaction of an instance that died. Steps are bounded well under it: a tick reads no
-    // fleet-sized scan (ViewIndex), a request's signatures wait at most CommandIssuer.DEADLINE.
+    // fleet-sized scan (ViewIndex), signing spends at most 5 s in any 10 s (SigningBudget).
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 10_000);
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);

@@ -2,6 +2,8 @@ package dev.sebridge.app.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.core.functions.CheckedSupplier;
 import io.github.resilience4j.retry.Retry;
@@ -64,6 +66,29 @@ final class FleetClient {
 
   JsonNode get(String path) throws IOException, InterruptedException {
     return send(request(path).GET().build());
+  }
+
+  /** Pages a list takes at most: 1,000 pages of 1,000 are a million items. */
+  static final int MOST_PAGES = 1_000;
+
+  /**
+   * Every page of a list ({@code path} may have a query), following each page's {@code next}: the
+   * first page's answer with the items of all of them under {@code items}, and no {@code next}.
+   */
+  JsonNode getAll(String path, String items) throws IOException, InterruptedException {
+    String sep = path.contains("?") ? "&" : "?";
+    ObjectNode first = (ObjectNode) get(path + sep + "limit=1000");
+    ArrayNode all = first.get(items) instanceof ArrayNode found ? found : first.putArray(items);
+    JsonNode page = first;
+    for (int n = 1; page.hasNonNull("next"); n++) {
+      if (n >= MOST_PAGES) {
+        throw new IOException("more than " + MOST_PAGES + " pages of " + path);
+      }
+      page = get(path + sep + "limit=1000&cursor=" + segment(page.get("next").asText()));
+      page.path(items).forEach(all::add);
+    }
+    first.remove("next");
+    return first;
   }
 
   /**

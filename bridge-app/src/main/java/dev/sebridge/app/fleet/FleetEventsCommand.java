@@ -36,6 +36,7 @@ final class FleetEventsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     StringJoiner q = new StringJoiner("&", "api/events?", "");
+    q.setEmptyValue("api/events");
     if (open) {
       q.add("open=true");
     }
@@ -48,7 +49,7 @@ final class FleetEventsCommand implements Callable<Integer> {
     if (scaleSet != null) {
       q.add("scaleSet=" + FleetClient.segment(scaleSet));
     }
-    JsonNode body = options.client(System.getenv()).get(q.toString());
+    JsonNode body = options.client(System.getenv()).getAll(q.toString(), "events");
     PrintWriter out = spec.commandLine().getOut();
     if (options.json) {
       out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));

@@ -24,7 +24,8 @@ final class FleetVmsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    JsonNode body = options.client(System.getenv()).get(silent ? "api/vms?silent=true" : "api/vms");
+    JsonNode body =
+        options.client(System.getenv()).getAll(silent ? "api/vms?silent=true" : "api/vms", "vms");
     PrintWriter out = spec.commandLine().getOut();
     if (options.json) {
       out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));

@@ -8,7 +8,6 @@ import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,7 +44,6 @@ public final class CoreApi implements FleetServer.Route {
     }
     Principal p = principal.get();
     String method = call.method();
-    Map<String, String> q = query(call);
     Matcher m;
     if (path.equals("/metrics") && method.equals("GET")) {
       call.send(
@@ -53,28 +51,34 @@ public final class CoreApi implements FleetServer.Route {
           metrics.get().getBytes(StandardCharsets.UTF_8),
           "text/plain; version=0.0.4; charset=utf-8");
     } else if (path.equals("/api/events") && method.equals("GET")) {
+      Map<String, String> q = ApiInput.query(call, "/api/events");
       call.json(
           200,
           queries.events(
               new FleetQueries.EventFilter(
                   q.containsKey("open") ? Boolean.valueOf(q.get("open")) : null,
                   q.get("type"),
+                  q.get("source"),
                   q.get("zone"),
                   q.get("scaleSet"),
-                  q.get("subscription"))));
+                  q.get("subscription")),
+              FleetQueries.Page.of(q)));
     } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
-      approve(call, FleetServer.segment(m.group(1)), p);
+      approve(call, ApiInput.segment(m.group(1)), p);
     } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
-      call.json(200, FleetServer.found(queries.event(FleetServer.segment(m.group(1))), "event"));
+      call.json(200, ApiInput.found(queries.event(ApiInput.segment(m.group(1))), "event"));
     } else if (path.equals("/api/vms") && method.equals("GET")) {
-      call.json(
-          200, queries.vms(q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null));
-    } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
-      call.json(200, FleetServer.found(queries.vm(FleetServer.segment(m.group(1))), "VM"));
-    } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
+      Map<String, String> q = ApiInput.query(call, "/api/vms");
       call.json(
           200,
-          FleetServer.found(queries.request(FleetServer.segment(m.group(1))), "approval request"));
+          queries.vms(
+              q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
+              FleetQueries.Page.of(q)));
+    } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
+      call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));
+    } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
+      call.json(
+          200, ApiInput.found(queries.request(ApiInput.segment(m.group(1))), "approval request"));
     } else {
       return false;
     }
@@ -82,7 +86,7 @@ public final class CoreApi implements FleetServer.Route {
   }
 
   private void approve(HttpCall call, String eventId, Principal p) throws IOException {
-    JsonNode body = FleetServer.body(call, "/api/events/{eventId}/approve");
+    JsonNode body = ApiInput.body(call, "/api/events/{eventId}/approve");
     List<String> vms = null;
     if (body.has("vms")) {
       vms = new ArrayList<>();
@@ -110,21 +114,5 @@ public final class CoreApi implements FleetServer.Route {
     accepted.releases().forEach(releases::add);
     call.header("Location", "/api/approvals/" + r.requestId());
     call.json(202, out);
-  }
-
-  static Map<String, String> query(HttpCall call) {
-    Map<String, String> q = new LinkedHashMap<>();
-    String raw = call.rawQuery();
-    if (raw != null) {
-      for (String part : raw.split("&")) {
-        int eq = part.indexOf('=');
-        if (eq > 0) {
-          q.put(
-              FleetServer.decode(part.substring(0, eq)),
-              FleetServer.decode(part.substring(eq + 1)));
-        }
-      }
-    }
-    return q;
   }
 }

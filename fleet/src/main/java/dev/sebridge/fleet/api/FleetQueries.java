@@ -7,16 +7,20 @@ import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import org.apache.kafka.streams.KeyValue;
 
 /**
  * What the API answers, as JSON, from the views: events grouped by EventId with per-VM status
@@ -38,40 +42,76 @@ public final class FleetQueries {
    * @param open true: only events some VM is not done with; false: only closed ones
    */
   public record EventFilter(
-      Boolean open, String type, String zone, String scaleSet, String subscription) {}
+      Boolean open, String type, String source, String zone, String scaleSet, String subscription) {
+    boolean byVm() {
+      return zone != null || scaleSet != null || subscription != null;
+    }
+  }
 
-  public ObjectNode events(EventFilter f) {
-    List<EventView> events =
-        views.events().stream()
-            .filter(e -> f.open() == null || e.open() == f.open())
-            .filter(e -> f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
-            .toList();
-    Map<String, VmView> vms = views.vmsOf(events);
+  /**
+   * A page of a list: at most {@code limit} items after the store key {@code after} (null: the
+   * first page).
+   */
+  public record Page(int limit, String after) {
+    public static final int DEFAULT = 500;
+
+    /** The page a request's {@code limit} and {@code cursor} ask for (both checked by then). */
+    public static Page of(Map<String, String> query) {
+      int limit = query.containsKey("limit") ? Integer.parseInt(query.get("limit")) : DEFAULT;
+      String cursor = query.get("cursor");
+      if (cursor == null) {
+        return new Page(limit, null);
+      }
+      try {
+        return new Page(
+            limit, new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        throw new ApiException(400, "cursor is not one this API gave: use a list's next");
+      }
+    }
+
+    static String cursor(String key) {
+      return Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  public ObjectNode events(EventFilter f, Page page) {
+    Map<String, Optional<VmView>> read = new HashMap<>();
+    Function<String, VmView> vm = id -> read.computeIfAbsent(id, views::vm).orElse(null);
+    Predicate<VmEventState> ofInterest = vmFilter(f, vm);
+    List<KeyValue<String, EventView>> found =
+        views.eventsAfter(
+            page.after(),
+            e ->
+                (f.open() == null || e.open() == f.open())
+                    && (f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
+                    && (f.source() == null || f.source().equalsIgnoreCase(e.eventSource()))
+                    && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest)),
+            page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("events");
-    events.stream()
-        .sorted(
-            Comparator.comparing(
-                EventView::firstSeenAt, Comparator.nullsLast(Comparator.naturalOrder())))
-        .forEach(
-            e -> {
-              List<VmEventState> matching =
-                  e.vms().values().stream().filter(vmFilter(f, vms)).toList();
-              if (!matching.isEmpty()
-                  || (f.zone() == null && f.scaleSet() == null && f.subscription() == null)) {
-                list.add(summary(e, matching, vms));
-              }
-            });
+    List<KeyValue<String, EventView>> shown =
+        found.subList(0, Math.min(page.limit(), found.size()));
+    Map<String, VmView> vms = views.vmsOf(shown.stream().map(kv -> kv.value).toList());
+    for (KeyValue<String, EventView> kv : shown) {
+      List<VmEventState> matching = kv.value.vms().values().stream().filter(ofInterest).toList();
+      list.add(summary(kv.value, matching, vms));
+    }
+    if (found.size() > page.limit()) {
+      out.put("next", Page.cursor(shown.get(shown.size() - 1).key));
+    }
     return out;
   }
 
-  private static Predicate<VmEventState> vmFilter(EventFilter f, Map<String, VmView> vms) {
+  private static Predicate<VmEventState> vmFilter(EventFilter f, Function<String, VmView> vms) {
     return v ->
         (f.zone() == null || f.zone().equals(v.zone()))
             && (f.scaleSet() == null || f.scaleSet().equalsIgnoreCase(v.scaleSet()))
             && (f.subscription() == null
-                || Optional.ofNullable(vms.get(v.vmId()))
+                || Optional.ofNullable(vms.apply(v.vmId()))
                     .map(VmView::subscriptionId)
                     .map(f.subscription()::equalsIgnoreCase)
                     .orElse(false));
@@ -147,14 +187,17 @@ public final class FleetQueries {
     return n;
   }
 
-  public ObjectNode vms(Boolean silent) {
+  public ObjectNode vms(Boolean silent, Page page) {
+    List<KeyValue<String, VmView>> found =
+        views.vmsAfter(page.after(), v -> silent == null || v.silent() == silent, page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("vms");
-    views.vms().stream()
-        .filter(v -> silent == null || v.silent() == silent)
-        .sorted(Comparator.comparing(v -> Objects.requireNonNullElse(v.name(), v.vmId())))
-        .forEach(v -> list.add((ObjectNode) JsonSerde.JSON.valueToTree(v)));
+    List<KeyValue<String, VmView>> shown = found.subList(0, Math.min(page.limit(), found.size()));
+    shown.forEach(kv -> list.add((ObjectNode) JsonSerde.JSON.valueToTree(kv.value)));
+    if (found.size() > page.limit()) {
+      out.put("next", Page.cursor(shown.get(shown.size() - 1).key));
+    }
     return out;
   }
 

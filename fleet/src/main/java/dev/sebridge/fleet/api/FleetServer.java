@@ -1,14 +1,11 @@
 package dev.sebridge.fleet.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -40,7 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FleetServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetServer.class);
-  private static final RequestContract CONTRACT = RequestContract.published();
 
   /** The largest request body taken (every documented body is well under 4 KiB). */
   public static final int MAX_BODY = 64 * 1024;
@@ -275,44 +271,6 @@ public final class FleetServer implements AutoCloseable {
       return Optional.empty();
     }
     return auth.authenticate(h.substring(7).trim());
-  }
-
-  public static <T> T found(Optional<T> o, String what) {
-    return o.orElseThrow(() -> new ApiException(404, "no such " + what));
-  }
-
-  /**
-   * The request's JSON body, checked against what docs/fleet-openapi.yaml says the route accepts
-   * ({@link RequestContract}): 400 naming the fields when it does not match.
-   *
-   * @param template the route as the document names it, e.g. {@code /api/events/{eventId}/approve}
-   */
-  public static JsonNode body(HttpCall call, String template) {
-    JsonNode n;
-    try {
-      n = JsonSerde.JSON.readTree(call.body());
-    } catch (IOException e) {
-      throw new ApiException(400, "the body is not JSON");
-    }
-    if (n == null || !n.isObject()) {
-      throw new ApiException(400, "the body must be a JSON object");
-    }
-    CONTRACT.check(call.rawMethod(), template, n);
-    return n;
-  }
-
-  /** A form field (application/x-www-form-urlencoded: '+' is a space); 400 when malformed. */
-  public static String decode(String s) {
-    try {
-      return URLDecoder.decode(s, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new ApiException(400, "malformed percent-encoding: " + e.getMessage());
-    }
-  }
-
-  /** A path segment as sent (percent-encoded), decoded once ('+' is a plus); 400 when malformed. */
-  public static String segment(String raw) {
-    return decode(raw.replace("+", "%2B"));
   }
 
   private static ObjectNode status(String s) {

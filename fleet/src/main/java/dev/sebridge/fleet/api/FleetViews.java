@@ -17,8 +17,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -120,6 +122,35 @@ public final class FleetViews {
 
   public List<RequestView> requests() {
     return all(requests.get());
+  }
+
+  /**
+   * Up to {@code n} events after the key {@code after} (null: from the first), in the store's key
+   * order (the lower-cased EventId), that {@code keep} accepts: a page reads only as far as it
+   * needs.
+   */
+  public List<KeyValue<String, EventView>> eventsAfter(
+      String after, Predicate<EventView> keep, int n) {
+    return after(events.get(), after, keep, n);
+  }
+
+  /** Up to {@code n} VMs after the vmId {@code after}, by vmId, that {@code keep} accepts. */
+  public List<KeyValue<String, VmView>> vmsAfter(String after, Predicate<VmView> keep, int n) {
+    return after(vms.get(), after, keep, n);
+  }
+
+  private static <V> List<KeyValue<String, V>> after(
+      ReadOnlyKeyValueStore<String, V> store, String after, Predicate<V> keep, int n) {
+    List<KeyValue<String, V>> out = new ArrayList<>();
+    try (KeyValueIterator<String, V> it = after == null ? store.all() : store.range(after, null)) {
+      while (out.size() < n && it.hasNext()) {
+        KeyValue<String, V> kv = it.next();
+        if (kv.value != null && !kv.key.equals(after) && keep.test(kv.value)) {
+          out.add(kv);
+        }
+      }
+    }
+    return out;
   }
 
   /** A rollout, its header and entries put together ({@link RolloutParts}). */

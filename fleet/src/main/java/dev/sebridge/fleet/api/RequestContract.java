@@ -22,15 +22,22 @@ import java.util.stream.Collectors;
  * The request bodies the API accepts, exactly as {@code docs/fleet-openapi.yaml} publishes them
  * (packaged with the service): each route's {@code requestBody} schema, compiled once with
  * networknt's JSON Schema validator (draft 2020-12, the dialect of OpenAPI 3.1). A body that does
- * not match is a 400 naming the fields, before anything is audited or sent.
+ * not match is a 400 naming the fields, before anything is audited or sent. So are each route's
+ * query parameters: an object of the {@code in: query} parameters' schemas, no others allowed (a
+ * filter misspelt would list everything), each value read as its schema's type says.
  */
 public final class RequestContract {
   static final String DOCUMENT = "fleet-openapi.yaml";
 
   private final Map<String, JsonSchema> bodies;
+  private final Map<String, Query> queries;
 
-  private RequestContract(Map<String, JsonSchema> bodies) {
+  /** A route's query parameters: their schema, and each one's JSON type. */
+  private record Query(JsonSchema schema, Map<String, String> types) {}
+
+  private RequestContract(Map<String, JsonSchema> bodies, Map<String, Query> queries) {
     this.bodies = bodies;
+    this.queries = queries;
   }
 
   /** The contract as the packaged OpenAPI document states it. */
@@ -50,12 +57,14 @@ public final class RequestContract {
     JsonSchemaFactory factory = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
     JsonNode defs = rewriteRefs(document.at("/components/schemas").deepCopy());
     Map<String, JsonSchema> bodies = new TreeMap<>();
+    Map<String, Query> queries = new TreeMap<>();
     Iterator<Map.Entry<String, JsonNode>> paths = document.path("paths").fields();
     while (paths.hasNext()) {
       Map.Entry<String, JsonNode> path = paths.next();
       Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields();
       while (ops.hasNext()) {
         Map.Entry<String, JsonNode> op = ops.next();
+        queries.put(key(op.getKey(), path.getKey()), query(document, defs, op.getValue(), factory));
         JsonNode schema = op.getValue().at("/requestBody/content/application~1json/schema");
         if (schema.isMissingNode()) {
           continue;
@@ -67,7 +76,63 @@ public final class RequestContract {
         bodies.put(key(op.getKey(), path.getKey()), factory.getSchema(standalone));
       }
     }
-    return new RequestContract(bodies);
+    return new RequestContract(bodies, queries);
+  }
+
+  private static Query query(
+      JsonNode document, JsonNode defs, JsonNode op, JsonSchemaFactory factory) {
+    ObjectNode schema = new ObjectMapper().createObjectNode();
+    schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+    schema.set("$defs", defs);
+    schema.put("type", "object");
+    schema.put("additionalProperties", false);
+    ObjectNode properties = schema.putObject("properties");
+    Map<String, String> types = new TreeMap<>();
+    for (JsonNode p : op.path("parameters")) {
+      JsonNode param = p.has("$ref") ? document.at(p.get("$ref").asText().substring(1)) : p;
+      if (param.path("in").asText().equals("query")) {
+        properties.set(param.path("name").asText(), rewriteRefs(param.path("schema").deepCopy()));
+        types.put(param.path("name").asText(), param.path("schema").path("type").asText("string"));
+      }
+    }
+    return new Query(factory.getSchema(schema), types);
+  }
+
+  /**
+   * Checks a request's query parameters against its route's.
+   *
+   * @param query each parameter's value as sent (decoded)
+   * @throws ApiException 400 naming what does not match
+   */
+  public void checkQuery(String method, String template, Map<String, String> query) {
+    Query q = queries.get(key(method, template));
+    if (q == null) {
+      throw new IllegalStateException(method + " " + template + " is not in " + DOCUMENT);
+    }
+    ObjectNode values = new ObjectMapper().createObjectNode();
+    query.forEach(
+        (name, value) -> {
+          String type = q.types().getOrDefault(name, "string");
+          if (type.equals("boolean") && (value.equals("true") || value.equals("false"))) {
+            values.put(name, Boolean.parseBoolean(value));
+          } else if (type.equals("integer") && value.matches("-?[0-9]{1,18}")) {
+            values.put(name, Long.parseLong(value));
+          } else {
+            values.put(name, value);
+          }
+        });
+    Set<ValidationMessage> problems = q.schema().validate(values);
+    if (!problems.isEmpty()) {
+      throw new ApiException(
+          400,
+          "the query does not match "
+              + DOCUMENT
+              + ": "
+              + problems.stream()
+                  .map(ValidationMessage::getMessage)
+                  .sorted()
+                  .collect(Collectors.joining("; ")));
+    }
   }
 
   /**

@@ -52,19 +52,19 @@ public final class RolloutApi implements FleetServer.Route {
       created(
           ex,
           create(
-              FleetServer.body(ex, "/api/events/{eventId}/rollout"),
-              List.of(FleetServer.segment(m.group(1))),
+              ApiInput.body(ex, "/api/events/{eventId}/rollout"),
+              List.of(ApiInput.segment(m.group(1))),
               p,
               ex));
     } else if (path.equals("/api/rollouts") && method.equals("POST")) {
-      JsonNode body = FleetServer.body(ex, "/api/rollouts");
+      JsonNode body = ApiInput.body(ex, "/api/rollouts");
       created(ex, create(body, strings(body.get("eventIds")), p, ex));
     } else if (path.equals("/api/rollouts") && method.equals("GET")) {
       ex.json(200, JsonSerde.JSON.valueToTree(views.rollouts()));
     } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
-      JsonNode body = FleetServer.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
+      JsonNode body = ApiInput.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       requests.act(
-          FleetServer.segment(m.group(1)),
+          ApiInput.segment(m.group(1)),
           m.group(2),
           body.path("vmId").asText(null),
           body.path("eventId").asText(null),
@@ -77,7 +77,7 @@ public final class RolloutApi implements FleetServer.Route {
       ex.json(
           200,
           JsonSerde.JSON.valueToTree(
-              FleetServer.found(views.rollout(FleetServer.segment(m.group(1))), "rollout")));
+              ApiInput.found(views.rollout(ApiInput.segment(m.group(1))), "rollout")));
     } else if (path.equals("/api/policies") && method.equals("GET")) {
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("version", policies.version());

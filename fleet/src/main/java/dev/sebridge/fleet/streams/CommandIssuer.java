@@ -29,7 +29,9 @@ import java.util.concurrent.TimeoutException;
  * request again, for ever. One deadline missed opens a circuit breaker (resilience4j): the requests
  * after it fail at once, not a deadline each (several request partitions share one transaction),
  * and one request tries the vault again {@link #RETRY_AFTER} later. A vault that answers with an
- * error fails its request and opens nothing.
+ * error fails its request and opens nothing. And a vault that is slow but answers spends at most
+ * {@link #BUDGET} in any {@link #WINDOW} ({@link SigningBudget}): a request past it fails at once,
+ * so no transaction spends more than that signing.
  */
 public final class CommandIssuer implements AutoCloseable {
   /** Signatures in flight at once (Key Vault's per-vault limits are far above this). */
@@ -44,10 +46,17 @@ public final class CommandIssuer implements AutoCloseable {
   /** How long signing is not tried after a missed deadline. */
   static final Duration RETRY_AFTER = Duration.ofSeconds(30);
 
+  /** Signing time at most in any {@link #WINDOW}: half the transaction timeout. */
+  static final Duration BUDGET = Duration.ofSeconds(5);
+
+  /** The transaction timeout ({@code FleetStreamsConfig}). */
+  static final Duration WINDOW = Duration.ofSeconds(10);
+
   private final CommandSigner signer;
   private final Duration lifetime;
   private final Duration deadline;
   private final CircuitBreaker vault;
+  private final SigningBudget budget;
   private final ExecutorService pool =
       Executors.newFixedThreadPool(PARALLEL, DaemonThreads.named("fleet-signer"));
 
@@ -59,12 +68,17 @@ public final class CommandIssuer implements AutoCloseable {
    * @param deadline how long a request's signatures may take ({@link #DEADLINE})
    */
   public CommandIssuer(CommandSigner signer, Duration lifetime, Duration deadline) {
+    this(signer, lifetime, deadline, new SigningBudget(WINDOW, BUDGET, System::nanoTime));
+  }
+
+  CommandIssuer(CommandSigner signer, Duration lifetime, Duration deadline, SigningBudget budget) {
     if (lifetime.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("a command lives at most 10 minutes");
     }
     this.signer = signer;
     this.lifetime = lifetime;
     this.deadline = deadline;
+    this.budget = budget;
     this.vault =
         CircuitBreaker.of(
             "fleet-signer",
@@ -98,6 +112,11 @@ public final class CommandIssuer implements AutoCloseable {
    *     cancelled), or a signature failed
    */
   List<byte[]> commands(ApprovalRequest r, Instant issuedAt) {
+    Duration left = budget.left();
+    if (left.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new IllegalStateException(
+          "signing took " + BUDGET + " of the last " + WINDOW + " already; ask again");
+    }
     if (!vault.tryAcquirePermission()) {
       throw new IllegalStateException(
           "signing missed its deadline of "
@@ -106,18 +125,20 @@ public final class CommandIssuer implements AutoCloseable {
               + RETRY_AFTER
               + " after that");
     }
-    long start = System.nanoTime();
+    long start = budget.now();
     try {
-      List<byte[]> out = sign(r, issuedAt);
-      vault.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      List<byte[]> out = sign(r, issuedAt, left.compareTo(deadline) < 0 ? left : deadline);
+      vault.onSuccess(budget.now() - start, TimeUnit.NANOSECONDS);
       return out;
-    } catch (RuntimeException e) {
-      vault.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+    } catch (Throwable e) {
+      vault.onError(budget.now() - start, TimeUnit.NANOSECONDS, e);
       throw e;
+    } finally {
+      budget.spend(start);
     }
   }
 
-  private List<byte[]> sign(ApprovalRequest r, Instant issuedAt) {
+  private List<byte[]> sign(ApprovalRequest r, Instant issuedAt, Duration deadline) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
     for (String vmId : r.vmIds()) {
       signing.add(
@@ -159,7 +180,8 @@ public final class CommandIssuer implements AutoCloseable {
             "sebridge-fleet",
             Instant.EPOCH,
             "warm-up");
-    CompletableFuture.runAsync(() -> commands(r, Instant.now()), pool);
+    // Not through commands(): a warm-up neither opens the breaker nor spends the budget.
+    CompletableFuture.runAsync(() -> sign(r, Instant.now(), Duration.ofMinutes(1)), pool);
   }
 
   @Override

@@ -86,12 +86,12 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Instant> lastHeartbeat(String vmId) {
-    return Optional.ofNullable(index.vm(vmId)).map(ViewIndex.VmFacts::lastHeartbeatAt);
+    return Optional.ofNullable(index.vm(vmId)).map(VmFacts::lastHeartbeatAt);
   }
 
   @Override
   public String attribute(String vmId, String attribute) {
-    ViewIndex.VmFacts v = index.vm(vmId);
+    VmFacts v = index.vm(vmId);
     return v == null ? null : v.attribute(attribute);
   }
 

@@ -22,7 +22,7 @@ final class GroupCounts {
   }
 
   /** The VM's facts changed from {@code old} to {@code now} (either null: not in the views). */
-  void moved(String vmId, ViewIndex.VmFacts old, ViewIndex.VmFacts now) {
+  void moved(String vmId, VmFacts old, VmFacts now) {
     for (Map.Entry<List<String>, Map<String, Integer>> g : byGrouping.entrySet()) {
       if (old != null && !old.silent()) {
         g.getValue()
@@ -35,11 +35,11 @@ final class GroupCounts {
   }
 
   /** Live VMs of {@code group} under {@code groupBy}. */
-  int size(List<String> groupBy, String group, Map<String, ViewIndex.VmFacts> vms) {
+  int size(List<String> groupBy, String group, Map<String, VmFacts> vms) {
     Map<String, Integer> counts = byGrouping.get(groupBy);
     if (counts == null) {
       counts = new HashMap<>();
-      for (Map.Entry<String, ViewIndex.VmFacts> v : vms.entrySet()) {
+      for (Map.Entry<String, VmFacts> v : vms.entrySet()) {
         if (!v.getValue().silent()) {
           counts.merge(group(v.getKey(), v.getValue(), groupBy), 1, Integer::sum);
         }
@@ -52,7 +52,7 @@ final class GroupCounts {
     return counts.getOrDefault(group, 0);
   }
 
-  private static String group(String vmId, ViewIndex.VmFacts f, List<String> groupBy) {
+  private static String group(String vmId, VmFacts f, List<String> groupBy) {
     return ListedVms.group(vmId, f::attribute, groupBy);
   }
 }

@@ -24,10 +24,12 @@ final class LedgerStore {
   /** The ledger as stored (a copy the step may change). */
   Ledger load() {
     if (entries == null) {
-      entries = new TreeMap<>();
+      // Read whole before it is kept: a read that throws leaves nothing half read behind.
+      Map<String, LedgerEntry> read = new TreeMap<>();
       try (KeyValueIterator<String, LedgerEntry> it = store.all()) {
-        it.forEachRemaining(kv -> entries.put(kv.key, kv.value));
+        it.forEachRemaining(kv -> read.put(kv.key, kv.value));
       }
+      entries = read;
     }
     return new Ledger(entries);
   }

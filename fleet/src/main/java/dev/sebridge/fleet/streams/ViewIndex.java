@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -33,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * its view; a request's event): at most one entry per key of the views, however long the task did
  * not step. Nothing waits while no rollouts task uses the index ({@link #attach}, {@link #detach}).
  * The first step after attaching reads the three stores whole; so does every step {@link
- * #REBUILD_EVERY} later, a safety net that should find nothing to repair (it logs a WARN when it
- * does), and a step after one that failed: a change that cannot be taken in (a view the index
- * cannot read) fails the step, and every step after it until the stores can be read whole, never a
- * step on an index without the change.
+ * #REBUILD_EVERY} later, a safety net that should find nothing to repair (it logs a WARN, and
+ * counts, when it does), and the first step {@link #RETRY_AFTER_FAILURE} after one that failed: a
+ * change that cannot be taken in (a view the index cannot read) fails the step, and every step
+ * after it until the stores can be read whole, never a step on an index without the change.
  */
 final class ViewIndex {
   private static final Logger LOG = LoggerFactory.getLogger(ViewIndex.class);
@@ -44,29 +46,8 @@ final class ViewIndex {
   /** How often the index is read again whole from the stores, whatever the changes said. */
   static final Duration REBUILD_EVERY = Duration.ofMinutes(10);
 
-  /** What a rollout asks of a VM: its group attributes, whether it is silent, its heartbeat. */
-  record VmFacts(
-      String zone,
-      String scaleSet,
-      String resourceGroup,
-      String location,
-      boolean silent,
-      Instant lastHeartbeatAt) {
-    static VmFacts of(VmView v) {
-      return new VmFacts(
-          v.zone(), v.scaleSet(), v.resourceGroup(), v.location(), v.silent(), v.lastHeartbeatAt());
-    }
-
-    String attribute(String name) {
-      return switch (name) {
-        case "zone" -> zone;
-        case "scaleSet" -> scaleSet;
-        case "resourceGroup" -> resourceGroup;
-        case "location" -> location;
-        default -> null;
-      };
-    }
-  }
+  /** After a step that could not read the views, how long until the next tries again. */
+  static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(30);
 
   /** The stores the index reads whole when it (re)builds. */
   record Stores(
@@ -92,6 +73,8 @@ final class ViewIndex {
   private final Map<String, String> sentRequests = new HashMap<>();
   private final GroupCounts groups = new GroupCounts();
   private Instant builtAt;
+  private Instant failedAt;
+  private int repairs;
 
   /**
    * A global store applied a change ({@code value} null: the key was deleted). Called by the
@@ -143,6 +126,7 @@ final class ViewIndex {
     pending.clear();
     clear();
     builtAt = null;
+    failedAt = null;
   }
 
   /**
@@ -152,13 +136,27 @@ final class ViewIndex {
    *     the next one reads the stores whole again
    */
   void refresh(Stores stores, Instant now) {
+    if (failedAt != null && now.isBefore(failedAt.plus(RETRY_AFTER_FAILURE))) {
+      throw new IllegalStateException(
+          "the view index could not read the views at "
+              + failedAt
+              + "; read again from "
+              + failedAt.plus(RETRY_AFTER_FAILURE));
+    }
     try {
       if (builtAt == null || unreadable || !now.isBefore(builtAt.plus(REBUILD_EVERY))) {
         rebuild(stores, now);
       }
       takeIn();
+      failedAt = null;
     } catch (RuntimeException e) {
       builtAt = null;
+      failedAt = now;
+      LOG.error(
+          "view index: cannot read the views; nothing is stepped or released until it can (read"
+              + " again in {})",
+          RETRY_AFTER_FAILURE,
+          e);
       throw e;
     }
   }
@@ -183,26 +181,56 @@ final class ViewIndex {
       oldEvents = Map.copyOf(events);
       oldSent = Map.copyOf(sentRequests);
     }
-    // Cleared first: what the scan reads is at least as new as any change waiting before it, and
-    // a change after it is taken in on top.
-    pending.clear();
+    // What waits is let go first: the scan reads each key at least as new (a change is handed
+    // over after its store has it), and a change handed over after this is taken in on top.
+    Set<Key> moving = new java.util.HashSet<>();
+    for (Key k : pending.keySet()) {
+      pending.remove(k);
+      moving.add(k);
+    }
     unreadable = false;
     clear();
     scan(stores.vms(), FleetTopology.VMS_VIEW);
     scan(stores.events(), FleetTopology.EVENTS_VIEW);
     scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
-    if (check
-        && (!oldVms.equals(vms) || !oldEvents.equals(events) || !oldSent.equals(sentRequests))) {
-      // Expected never, short of a change the global thread made while the stores were read.
-      LOG.warn(
-          "view index: the stores differed from what their changes said; read whole again:"
-              + " {} VMs, {} events ({} open), {} requests sent",
-          vms.size(),
-          events.size(),
-          openEvents.size(),
-          sentRequests.size());
+    if (check) {
+      // A key that changed while the stores were read is not a difference.
+      moving.addAll(pending.keySet());
+      int differ =
+          differences(oldVms, vms, FleetTopology.VMS_VIEW, moving)
+              + differences(oldEvents, events, FleetTopology.EVENTS_VIEW, moving)
+              + differences(oldSent, sentRequests, FleetTopology.REQUESTS_VIEW, moving);
+      if (differ > 0) {
+        repairs++;
+        LOG.warn(
+            "view index: {} view(s) differed from what their changes said; read whole again:"
+                + " {} VMs, {} events ({} open), {} requests sent",
+            differ,
+            vms.size(),
+            events.size(),
+            openEvents.size(),
+            sentRequests.size());
+      }
     }
     builtAt = now;
+  }
+
+  private static <V> int differences(
+      Map<String, V> before, Map<String, V> after, String store, Set<Key> moving) {
+    int n = 0;
+    Set<String> keys = new java.util.HashSet<>(before.keySet());
+    keys.addAll(after.keySet());
+    for (String k : keys) {
+      if (!Objects.equals(before.get(k), after.get(k)) && !moving.contains(new Key(store, k))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** How many whole reads found the index differing from the views (expected: none). */
+  int repairs() {
+    return repairs;
   }
 
   private void clear() {

@@ -4,6 +4,7 @@ import com.github.mustachejava.DefaultMustacheFactory;
 import com.github.mustachejava.Mustache;
 import com.github.mustachejava.MustacheFactory;
 import dev.sebridge.fleet.api.ApiException;
+import dev.sebridge.fleet.api.ApiInput;
 import dev.sebridge.fleet.api.ApprovalRequests;
 import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
@@ -174,24 +175,23 @@ public final class FleetPage implements FleetServer.Route {
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
-      html(ex, 200, render("vm.mustache", model.vm(actions.vm(FleetServer.segment(m.group(1))))));
+      html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
     } else if ((m = EVENT_ACTIONS.matcher(path)).matches() && method.equals("GET")) {
       html(
           ex,
           200,
-          render("event-actions.mustache", actions.eventForms(FleetServer.segment(m.group(1)), p)));
+          render("event-actions.mustache", actions.eventForms(ApiInput.segment(m.group(1)), p)));
     } else if ((m = ROLLOUT_ACTIONS.matcher(path)).matches() && method.equals("GET")) {
       html(
           ex,
           200,
           render(
-              "rollout-actions.mustache",
-              actions.rolloutForms(FleetServer.segment(m.group(1)), p)));
+              "rollout-actions.mustache", actions.rolloutForms(ApiInput.segment(m.group(1)), p)));
     } else if ((m = EVENT_POST.matcher(path)).matches() && method.equals("POST")) {
-      String done = actions.onEvent(FleetServer.segment(m.group(1)), m.group(2), form(ex), p);
+      String done = actions.onEvent(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else if ((m = ROLLOUT_POST.matcher(path)).matches() && method.equals("POST")) {
-      String done = actions.onRollout(FleetServer.segment(m.group(1)), m.group(2), form(ex), p);
+      String done = actions.onRollout(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else {
       throw new ApiException(404, "no such page: " + method + " " + path);
@@ -219,8 +219,8 @@ public final class FleetPage implements FleetServer.Route {
       int eq = part.indexOf('=');
       if (eq > 0) {
         out.merge(
-            FleetServer.decode(part.substring(0, eq)),
-            FleetServer.decode(part.substring(eq + 1)),
+            ApiInput.decode(part.substring(0, eq)),
+            ApiInput.decode(part.substring(eq + 1)),
             (a, b) -> a + "," + b);
       }
     }

@@ -270,6 +270,53 @@ class FleetApiTest {
     return n;
   }
 
+  @Test
+  void listsComeAPageAtATimeAndTheCursorLeadsToTheRest() throws Exception {
+    List<String> ids = new ArrayList<>();
+    String path = "/api/events?limit=1";
+    for (int pages = 1; ; pages++) {
+      HttpResponse<String> r = call("GET", path, READER, null, "/api/events");
+      assertThat(r.statusCode()).isEqualTo(200);
+      JsonNode page = JsonSerde.JSON.readTree(r.body());
+      assertThat(page.get("events").size()).isEqualTo(1);
+      ids.add(page.get("events").get(0).get("eventId").asText());
+      if (!page.has("next")) {
+        assertThat(pages).isEqualTo(2);
+        break;
+      }
+      path = "/api/events?limit=1&cursor=" + page.get("next").asText();
+    }
+    assertThat(ids).containsExactly(EVENT, NEVER);
+    JsonNode vmsPage =
+        JsonSerde.JSON.readTree(call("GET", "/api/vms?limit=2", READER, null, "/api/vms").body());
+    assertThat(vmsPage.get("vms")).hasSize(2);
+    assertThat(vmsPage.has("next")).isTrue();
+  }
+
+  /** A filter misspelt would list everything: the contract refuses it, and a wrong type. */
+  @Test
+  void aQueryTheContractRefusesIsA400NamingIt() throws Exception {
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put("/api/events?open=yes", "open");
+    refused.put("/api/events?scaleset=web", "scaleset");
+    refused.put("/api/events?limit=0", "limit");
+    refused.put("/api/events?limit=1001", "limit");
+    refused.put("/api/events?limit=ten", "limit");
+    refused.put("/api/events?open=true&open=false", "open");
+    refused.put("/api/events?cursor=***", "cursor");
+    refused.put("/api/events?type=", "type");
+    refused.put("/api/vms?silent=1", "silent");
+    refused.put("/api/vms?zone=1", "zone");
+    for (Map.Entry<String, String> q : refused.entrySet()) {
+      String template = q.getKey().substring(0, q.getKey().indexOf('?'));
+      HttpResponse<String> r = call("GET", q.getKey(), READER, null, template);
+      assertThat(r.statusCode()).as(q.getKey()).isEqualTo(400);
+      assertThat(JsonSerde.JSON.readTree(r.body()).get("error").asText())
+          .as(q.getKey())
+          .contains(q.getValue());
+    }
+  }
+
   /** At 100,000 VMs a scan of the VM views is 100,000 JSON documents: an event reads its own. */
   @Test
   void anEventIsAnsweredFromItsOwnVmsReadByKeyNotFromEveryVm() throws Exception {
@@ -398,9 +445,9 @@ class FleetApiTest {
       assertThat(slash.statusCode()).as("%s: %s", route, slash.body()).isEqualTo(404);
     }
     // a client that sends a malformed escape (java.net.URI refuses to build one)
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FleetServer.segment("%ZZ"))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ApiInput.segment("%ZZ"))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
-    assertThat(FleetServer.segment("a+b%2Bc")).isEqualTo("a+b+c");
+    assertThat(ApiInput.segment("a+b%2Bc")).isEqualTo("a+b+c");
     HttpResponse<String> reader =
         call(
             "POST",

@@ -2,6 +2,7 @@ package dev.sebridge.fleet.api;
 
 import java.util.Iterator;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -23,7 +24,14 @@ final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
   @Override
   public KeyValueIterator<String, V> range(String from, String to) {
-    return iterator(map.subMap(from, true, to, true));
+    NavigableMap<String, V> m = map;
+    if (from != null) {
+      m = m.tailMap(from, true);
+    }
+    if (to != null) {
+      m = m.headMap(to, true);
+    }
+    return iterator(m);
   }
 
   @Override

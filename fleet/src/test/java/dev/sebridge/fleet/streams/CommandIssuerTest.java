@@ -27,7 +27,7 @@ class CommandIssuerTest {
   static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
 
   /** A vault: counts its calls, and hangs or fails as told. */
-  static final class Vault implements JWSSigner {
+  static class Vault implements JWSSigner {
     final AtomicInteger calls = new AtomicInteger();
     final CountDownLatch hang = new CountDownLatch(1);
     volatile boolean hanging;
@@ -95,6 +95,40 @@ class CommandIssuerTest {
         assertThatThrownBy(() -> issuer.commands(request(r), T0)).hasMessageContaining("503");
       }
       assertThat(vault.calls.get()).isEqualTo(6);
+    }
+  }
+
+  /**
+   * A vault that is slow but answers, request after request: no window of the transaction's length
+   * spends more than the budget signing; past it, requests fail at once without asking the vault.
+   */
+  @Test
+  void aSlowVaultSpendsAtMostTheBudgetInAWindow() {
+    AtomicInteger asked = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    JWSSigner slow =
+        new Vault() {
+          @Override
+          public Base64URL sign(JWSHeader header, byte[] input) {
+            asked.incrementAndGet();
+            clock.addAndGet(Duration.ofMillis(1_500).toNanos()); // each signature takes 1.5 s
+            return Base64URL.encode(new byte[64]);
+          }
+        };
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(slow, JWSAlgorithm.ES256, "kv", "fleet"),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(5),
+            new SigningBudget(Duration.ofSeconds(10), Duration.ofSeconds(5), clock::get))) {
+      // Two signatures a request: 3 s of the budget's 5 s each.
+      assertThat(issuer.commands(request("r1"), T0)).hasSize(2);
+      assertThat(issuer.commands(request("r2"), T0)).hasSize(2);
+      assertThatThrownBy(() -> issuer.commands(request("r3"), T0))
+          .hasMessageContaining("signing took PT5S of the last PT10S already");
+      assertThat(asked.get()).isEqualTo(4);
+      clock.addAndGet(Duration.ofSeconds(10).toNanos());
+      assertThat(issuer.commands(request("r4"), T0)).hasSize(2);
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.ListedVms;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,6 +54,7 @@ class ViewIndexTest {
     Fleet f = new Fleet(rnd, new ViewIndex());
     Instant now = T0;
     boolean stale = false; // a change the index was not told of, not yet repaired
+    boolean untold = false;
     for (int i = 0; i < 40 + rnd.nextInt(200); i++) {
       int op = rnd.nextInt(100);
       if (op < 80) {
@@ -60,6 +62,7 @@ class ViewIndexTest {
       } else if (op < 83) {
         f.change(rnd, false); // a change no updater told the index of
         stale = true;
+        untold = true;
       } else if (op < 86) {
         f.index.detach(); // the rollouts task moved away, and back
         f.change(rnd, true);
@@ -79,6 +82,9 @@ class ViewIndexTest {
     now = now.plus(ViewIndex.REBUILD_EVERY);
     f.world.newStep(now);
     f.assertSameAsAScan(rnd);
+    if (!untold) {
+      assertThat(f.index.repairs()).as("whole reads that found a difference").isZero();
+    }
   }
 
   @Test
@@ -99,12 +105,14 @@ class ViewIndexTest {
               },
               "global-thread");
       global.start();
-      int steps = 0;
-      while (!done.await(0, TimeUnit.MILLISECONDS)) {
-        f.world.newStep(T0.plusSeconds(++steps));
+      // Every other step reads the stores whole while the global thread writes them.
+      Instant now = T0;
+      for (int steps = 0; !done.await(0, TimeUnit.MILLISECONDS); steps++) {
+        now = now.plus(steps % 2 == 0 ? ViewIndex.REBUILD_EVERY : Duration.ofSeconds(1));
+        f.world.newStep(now);
       }
       global.join();
-      f.world.newStep(T0.plusSeconds(++steps));
+      f.world.newStep(now.plusSeconds(1));
       f.assertSameAsAScan(rnd);
     }
   }
@@ -146,13 +154,20 @@ class ViewIndexTest {
     f.index.changed(FleetTopology.EVENTS_VIEW, "e-1", poison);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(T0.plusSeconds(1)))
         .isInstanceOf(NullPointerException.class);
+    // Until it tries again, every step fails at once (no whole read each second)...
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(T0.plusSeconds(2)))
+        .hasMessageContaining("could not read the views");
+    // ...then it reads the stores whole, which still have the view it cannot read.
+    Instant retry = T0.plusSeconds(1).plus(ViewIndex.RETRY_AFTER_FAILURE);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(retry))
         .isInstanceOf(NullPointerException.class);
     f.change(rnd, true);
     EventView fixed = Fleet.event(rnd, "e-1");
     f.events.set("e-1", fixed);
     f.index.changed(FleetTopology.EVENTS_VIEW, "e-1", fixed);
-    f.world.newStep(T0.plusSeconds(3));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(retry.plusSeconds(1)))
+        .hasMessageContaining("could not read the views");
+    f.world.newStep(retry.plus(ViewIndex.RETRY_AFTER_FAILURE));
     f.assertSameAsAScan(rnd);
   }
 

@@ -1,0 +1,81 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a route reads of a request: its body and query parameters checked against
+ * docs/fleet-openapi.yaml ({@link RequestContract}), path segments decoded; and the 404 of a lookup
+ * that found nothing.
+ */
+public final class ApiInput {
+  private static final RequestContract CONTRACT = RequestContract.published();
+
+  private ApiInput() {}
+
+  public static <T> T found(Optional<T> o, String what) {
+    return o.orElseThrow(() -> new ApiException(404, "no such " + what));
+  }
+
+  /**
+   * The request's JSON body, checked against what docs/fleet-openapi.yaml says the route accepts
+   * ({@link RequestContract}): 400 naming the fields when it does not match.
+   *
+   * @param template the route as the document names it, e.g. {@code /api/events/{eventId}/approve}
+   */
+  public static JsonNode body(HttpCall call, String template) {
+    JsonNode n;
+    try {
+      n = JsonSerde.JSON.readTree(call.body());
+    } catch (IOException e) {
+      throw new ApiException(400, "the body is not JSON");
+    }
+    if (n == null || !n.isObject()) {
+      throw new ApiException(400, "the body must be a JSON object");
+    }
+    CONTRACT.check(call.rawMethod(), template, n);
+    return n;
+  }
+
+  /**
+   * The request's query parameters, checked against what docs/fleet-openapi.yaml says the route
+   * takes ({@link RequestContract}): 400 for one it does not take, of the wrong type, or given
+   * twice.
+   *
+   * @param template the route as the document names it, e.g. {@code /api/events}
+   */
+  public static Map<String, String> query(HttpCall call, String template) {
+    Map<String, String> q = new java.util.LinkedHashMap<>();
+    String raw = call.rawQuery();
+    if (raw != null && !raw.isEmpty()) {
+      for (String part : raw.split("&", -1)) {
+        int eq = part.indexOf('=');
+        String name = decode(eq < 0 ? part : part.substring(0, eq));
+        if (q.put(name, eq < 0 ? "" : decode(part.substring(eq + 1))) != null) {
+          throw new ApiException(400, "the query gives " + name + " more than once");
+        }
+      }
+    }
+    CONTRACT.checkQuery(call.method(), template, q);
+    return q;
+  }
+
+  /** A form field (application/x-www-form-urlencoded: '+' is a space); 400 when malformed. */
+  public static String decode(String s) {
+    try {
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(400, "malformed percent-encoding: " + e.getMessage());
+    }
+  }
+
+  /** A path segment as sent (percent-encoded), decoded once ('+' is a plus); 400 when malformed. */
+  public static String segment(String raw) {
+    return decode(raw.replace("+", "%2B"));
+  }
+}
