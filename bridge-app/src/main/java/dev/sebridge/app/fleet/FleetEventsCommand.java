@@ -3,6 +3,9 @@ package dev.sebridge.app.fleet;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -57,7 +60,14 @@ final class FleetEventsCommand implements Callable<Integer> {
       return 0;
     }
     Table t = new Table("EVENT", "TYPE", "SOURCE", "NOT BEFORE", "IN", "VMS", "STATUS", "ZONES");
-    for (JsonNode e : body.path("events")) {
+    // The API lists by EventId; the table shows the soonest first.
+    List<JsonNode> events = new ArrayList<>();
+    body.path("events").forEach(events::add);
+    events.sort(
+        Comparator.comparing(
+                (JsonNode e) -> e.path("notBefore").asText("~"), Comparator.naturalOrder())
+            .thenComparing(e -> e.path("eventId").asText()));
+    for (JsonNode e : events) {
       t.row(
           e.path("eventId").asText(),
           e.path("eventType").asText("-"),

@@ -46,6 +46,7 @@ public final class CoreApi implements FleetServer.Route {
     String method = call.method();
     Matcher m;
     if (path.equals("/metrics") && method.equals("GET")) {
+      ApiInput.query(call, "/metrics");
       call.send(
           200,
           metrics.get().getBytes(StandardCharsets.UTF_8),
@@ -64,8 +65,10 @@ public final class CoreApi implements FleetServer.Route {
                   q.get("subscription")),
               FleetQueries.Page.of(q)));
     } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
+      ApiInput.query(call, "/api/events/{eventId}/approve");
       approve(call, ApiInput.segment(m.group(1)), p);
     } else if ((m = EVENT.matcher(path)).matches() && method.equals("GET")) {
+      ApiInput.query(call, "/api/events/{eventId}");
       call.json(200, ApiInput.found(queries.event(ApiInput.segment(m.group(1))), "event"));
     } else if (path.equals("/api/vms") && method.equals("GET")) {
       Map<String, String> q = ApiInput.query(call, "/api/vms");
@@ -75,8 +78,10 @@ public final class CoreApi implements FleetServer.Route {
               q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
               FleetQueries.Page.of(q)));
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
+      ApiInput.query(call, "/api/vms/{vmId}");
       call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));
     } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
+      ApiInput.query(call, "/api/approvals/{requestId}");
       call.json(
           200, ApiInput.found(queries.request(ApiInput.segment(m.group(1))), "approval request"));
     } else {

@@ -54,6 +54,13 @@ public final class FleetQueries {
    */
   public record Page(int limit, String after) {
     public static final int DEFAULT = 500;
+    public static final int MOST = 1_000;
+
+    public Page {
+      if (limit < 1 || limit > MOST) {
+        throw new ApiException(400, "limit must be 1 to " + MOST);
+      }
+    }
 
     /** The page a request's {@code limit} and {@code cursor} ask for (both checked by then). */
     public static Page of(Map<String, String> query) {

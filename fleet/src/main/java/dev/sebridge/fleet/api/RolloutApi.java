@@ -49,6 +49,7 @@ public final class RolloutApi implements FleetServer.Route {
     String method = ex.method();
     Matcher m;
     if ((m = EVENT_ROLLOUT.matcher(path)).matches() && method.equals("POST")) {
+      ApiInput.query(ex, "/api/events/{eventId}/rollout");
       created(
           ex,
           create(
@@ -57,11 +58,14 @@ public final class RolloutApi implements FleetServer.Route {
               p,
               ex));
     } else if (path.equals("/api/rollouts") && method.equals("POST")) {
+      ApiInput.query(ex, "/api/rollouts");
       JsonNode body = ApiInput.body(ex, "/api/rollouts");
       created(ex, create(body, strings(body.get("eventIds")), p, ex));
     } else if (path.equals("/api/rollouts") && method.equals("GET")) {
+      ApiInput.query(ex, "/api/rollouts");
       ex.json(200, JsonSerde.JSON.valueToTree(views.rollouts()));
     } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
+      ApiInput.query(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       JsonNode body = ApiInput.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       requests.act(
           ApiInput.segment(m.group(1)),
@@ -74,11 +78,13 @@ public final class RolloutApi implements FleetServer.Route {
           202,
           JsonSerde.JSON.createObjectNode().put("rolloutId", m.group(1)).put("action", m.group(2)));
     } else if ((m = ROLLOUT.matcher(path)).matches() && method.equals("GET")) {
+      ApiInput.query(ex, "/api/rollouts/{rolloutId}");
       ex.json(
           200,
           JsonSerde.JSON.valueToTree(
               ApiInput.found(views.rollout(ApiInput.segment(m.group(1))), "rollout")));
     } else if (path.equals("/api/policies") && method.equals("GET")) {
+      ApiInput.query(ex, "/api/policies");
       ObjectNode out = JsonSerde.JSON.createObjectNode();
       out.put("version", policies.version());
       out.set("rules", JsonSerde.JSON.valueToTree(policies.rules()));

@@ -127,7 +127,8 @@ public final class CommandIssuer implements AutoCloseable {
     }
     long start = budget.now();
     try {
-      List<byte[]> out = sign(r, issuedAt, left.compareTo(deadline) < 0 ? left : deadline);
+      boolean shortened = left.compareTo(deadline) < 0;
+      List<byte[]> out = sign(r, issuedAt, shortened ? left : deadline, shortened);
       vault.onSuccess(budget.now() - start, TimeUnit.NANOSECONDS);
       return out;
     } catch (Throwable e) {
@@ -138,7 +139,12 @@ public final class CommandIssuer implements AutoCloseable {
     }
   }
 
-  private List<byte[]> sign(ApprovalRequest r, Instant issuedAt, Duration deadline) {
+  /**
+   * @param shortened the deadline is what is left of the budget: missing it is the budget spent,
+   *     not a vault that hangs (the breaker does not count it)
+   */
+  private List<byte[]> sign(
+      ApprovalRequest r, Instant issuedAt, Duration deadline, boolean shortened) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
     for (String vmId : r.vmIds()) {
       signing.add(
@@ -151,8 +157,12 @@ public final class CommandIssuer implements AutoCloseable {
           .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       signing.forEach(f -> f.cancel(false));
-      throw new SigningTimedOut(
-          "signing " + r.vmIds().size() + " command(s) took longer than " + deadline, e);
+      String took = "signing " + r.vmIds().size() + " command(s) took longer than " + deadline;
+      if (shortened) {
+        throw new IllegalStateException(
+            took + ", what was left of " + BUDGET + " in " + WINDOW + "; ask again", e);
+      }
+      throw new SigningTimedOut(took, e);
     } catch (ExecutionException e) {
       signing.forEach(f -> f.cancel(false));
       Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
@@ -181,7 +191,7 @@ public final class CommandIssuer implements AutoCloseable {
             Instant.EPOCH,
             "warm-up");
     // Not through commands(): a warm-up neither opens the breaker nor spends the budget.
-    CompletableFuture.runAsync(() -> sign(r, Instant.now(), Duration.ofMinutes(1)), pool);
+    CompletableFuture.runAsync(() -> sign(r, Instant.now(), Duration.ofMinutes(1), false), pool);
   }
 
   @Override

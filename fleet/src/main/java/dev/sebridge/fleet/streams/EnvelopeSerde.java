@@ -49,6 +49,9 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     return (topic, bytes) -> parse(bytes);
   }
 
+  /** The longest vmId or EventId the fleet keeps. */
+  public static final int MAX_KEY = 256;
+
   static FleetEnvelope parse(byte[] bytes) {
     if (bytes == null) {
       throw new InvalidEnvelopeException("empty", "a record without a value");
@@ -69,15 +72,24 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
       throw new InvalidEnvelopeException(
           ours ? "invalid " + type : "not-sebridge-v1", String.join("; ", problems));
     }
+    FleetEnvelope e;
     try {
-      return new FleetEnvelope(
-          node.get("id").asText(),
-          type,
-          node.get("partitionkey").asText(),
-          Instant.parse(node.get("time").asText()),
-          node.get("data"));
-    } catch (RuntimeException e) {
-      throw new InvalidEnvelopeException("invalid " + type, e.toString());
+      e =
+          new FleetEnvelope(
+              node.get("id").asText(),
+              type,
+              node.get("partitionkey").asText(),
+              Instant.parse(node.get("time").asText()),
+              node.get("data"));
+    } catch (RuntimeException ex) {
+      throw new InvalidEnvelopeException("invalid " + type, ex.toString());
     }
+    // A vmId and an EventId key the views, and a list's cursor is the last key it listed: a key
+    // of this size always fits a cursor (docs/fleet-openapi.yaml). Azure's are GUIDs (36).
+    if (e.vmId().length() > MAX_KEY || e.eventKey().length() > MAX_KEY) {
+      throw new InvalidEnvelopeException(
+          "invalid " + type, "a vmId or EventId longer than " + MAX_KEY + " characters");
+    }
+    return e;
   }
 }

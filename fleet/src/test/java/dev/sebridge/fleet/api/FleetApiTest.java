@@ -307,8 +307,15 @@ class FleetApiTest {
     refused.put("/api/events?type=", "type");
     refused.put("/api/vms?silent=1", "silent");
     refused.put("/api/vms?zone=1", "zone");
+    refused.put("/api/events/" + EVENT + "?verbose=true", "verbose");
+    refused.put("/api/approvals/r1?x=", "x");
     for (Map.Entry<String, String> q : refused.entrySet()) {
-      String template = q.getKey().substring(0, q.getKey().indexOf('?'));
+      String template =
+          q.getKey().startsWith("/api/events/")
+              ? "/api/events/{eventId}"
+              : q.getKey().startsWith("/api/approvals/")
+                  ? "/api/approvals/{requestId}"
+                  : q.getKey().substring(0, q.getKey().indexOf('?'));
       HttpResponse<String> r = call("GET", q.getKey(), READER, null, template);
       assertThat(r.statusCode()).as(q.getKey()).isEqualTo(400);
       assertThat(JsonSerde.JSON.readTree(r.body()).get("error").asText())

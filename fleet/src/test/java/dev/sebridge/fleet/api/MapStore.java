@@ -24,6 +24,9 @@ final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
   @Override
   public KeyValueIterator<String, V> range(String from, String to) {
+    if (from == null && to == null) {
+      scans.incrementAndGet();
+    }
     NavigableMap<String, V> m = map;
     if (from != null) {
       m = m.tailMap(from, true);

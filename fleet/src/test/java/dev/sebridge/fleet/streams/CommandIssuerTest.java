@@ -131,4 +131,44 @@ class CommandIssuerTest {
       assertThat(issuer.commands(request("r4"), T0)).hasSize(2);
     }
   }
+
+  /** A deadline cut short by what is left of the budget is the budget spent: no breaker opens. */
+  @Test
+  void aDeadlineTheBudgetCutShortOpensNoBreaker() {
+    AtomicInteger asked = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    CountDownLatch release = new CountDownLatch(1);
+    JWSSigner vault =
+        new Vault() {
+          @Override
+          public Base64URL sign(JWSHeader header, byte[] input) {
+            int n = asked.incrementAndGet();
+            if (n <= 2) {
+              clock.addAndGet(Duration.ofMillis(2_200).toNanos()); // 4.4 s of the 5 s
+            } else if (n <= 4) {
+              try {
+                release.await(); // the second request outlasts what is left of the budget
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return Base64URL.encode(new byte[64]);
+          }
+        };
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(vault, JWSAlgorithm.ES256, "kv", "fleet"),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(5),
+            new SigningBudget(Duration.ofSeconds(10), Duration.ofSeconds(5), clock::get))) {
+      assertThat(issuer.commands(request("r1"), T0)).hasSize(2);
+      assertThatThrownBy(() -> issuer.commands(request("r2"), T0))
+          .hasMessageContaining("what was left of PT5S in PT10S");
+      release.countDown();
+      clock.addAndGet(Duration.ofSeconds(20).toNanos());
+      assertThat(issuer.commands(request("r3"), T0)).hasSize(2);
+    } finally {
+      release.countDown();
+    }
+  }
 }

@@ -260,6 +260,20 @@ class FleetTopologyTest {
     assertThat(vm("vm-1")).isNotNull();
   }
 
+  /** A list's cursor is the last key it listed: a key too long for a cursor is never kept. */
+  @Test
+  void aVmIdLongerThanAnyCursorHoldsIsSkippedAndCounted() throws Exception {
+    var node =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            JsonSerde.JSON.readTree(agents.heartbeat(vm1, Duration.ofSeconds(60)));
+    String longId = "v".repeat(EnvelopeSerde.MAX_KEY + 1);
+    node.put("partitionkey", longId);
+    long before = skipped();
+    envelopes.pipeInput(longId, JsonSerde.JSON.writeValueAsBytes(node));
+    assertThat(skipped() - before).isEqualTo(1);
+    assertThat(vm(longId)).isNull();
+  }
+
   @Test
   void anEnvelopeOfAnUnknownLaterMinorVersionIsApplied() throws Exception {
     var json = JsonSerde.JSON;
