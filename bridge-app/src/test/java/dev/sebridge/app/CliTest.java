@@ -370,6 +370,64 @@ class CliTest {
     assertThat(run("partition", "--vm", "x", "--partitions", "0")).isEqualTo(2);
   }
 
+  /** A campaign rolls out as its open events with a VM Scheduled, as the service names them. */
+  @Test
+  void fleetRolloutOfACampaignRollsOutItsScheduledEvents() throws Exception {
+    java.util.List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/api/",
+        ex -> {
+          String path = ex.getRequestURI().getPath();
+          String body;
+          int status = 200;
+          if (path.equals("/api/campaigns/c-1")) {
+            body =
+                "{\"campaignId\":\"c-1\",\"eventIds\":[\"E-0\",\"E-1\",\"E-2\"],"
+                    + "\"scheduledEventIds\":[\"E-1\",\"E-2\"]}";
+          } else if (path.equals("/api/rollouts")) {
+            posted.add(
+                new String(
+                    ex.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            body = "{\"rolloutId\":\"r-1\"}";
+            status = 202;
+          } else {
+            body = "{\"error\":\"no such campaign\"}";
+            status = 404;
+          }
+          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(status, b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    server.start();
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "approver-token-0123456789");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      String[] common = {
+        "--reason", "host update", "--watch", "0", "--url", url, "--token-file", token.toString()
+      };
+      java.util.List<String> args =
+          new java.util.ArrayList<>(java.util.List.of("fleet", "rollout", "--campaign", "c-1"));
+      args.addAll(java.util.List.of(common));
+      assertThat(run(args.toArray(String[]::new))).as(err.toString()).isZero();
+      assertThat(posted).hasSize(1);
+      assertThat(
+              new com.fasterxml.jackson.databind.ObjectMapper()
+                  .readTree(posted.get(0))
+                  .get("eventIds")
+                  .toString())
+          .isEqualTo("[\"E-1\",\"E-2\"]");
+      args.add(3, "E-7"); // events and a campaign: one or the other
+      assertThat(run(args.toArray(String[]::new))).isEqualTo(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /** The fleet's lists come a page at a time: the CLI follows each page's next to the end. */
   @Test
   void fleetVmsFollowsEveryPage() throws Exception {

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       FleetServeCommand.class,
       FleetEventsCommand.class,
       FleetVmsCommand.class,
+      FleetCampaignsCommand.class,
       FleetApproveCommand.class,
       FleetRolloutCommand.class,
       FleetRolloutsCommand.class

@@ -34,8 +34,19 @@ import picocli.CommandLine.Spec;
 final class FleetRolloutCommand implements Callable<Integer> {
   @Mixin FleetClientOptions options = new FleetClientOptions();
 
-  @Parameters(arity = "1..*", paramLabel = "EVENTID", description = "The events to roll out.")
+  @Parameters(
+      arity = "0..*",
+      paramLabel = "EVENTID",
+      description = "The events to roll out (or --campaign).")
   List<String> eventIds = new ArrayList<>();
+
+  @Option(
+      names = "--campaign",
+      paramLabel = "ID",
+      description =
+          "Roll out a maintenance campaign (sebridge fleet campaigns): its open events with a VM"
+              + " Scheduled.")
+  String campaign;
 
   @Option(
       names = "--max-unavailable",
@@ -85,7 +96,22 @@ final class FleetRolloutCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if ((campaign == null) == eventIds.isEmpty()) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "give the events to roll out, or --campaign, not both");
+    }
     FleetClient client = options.client(System.getenv());
+    if (campaign != null) {
+      JsonNode c = client.get("api/campaigns/" + FleetClient.segment(campaign));
+      c.path("scheduledEventIds").forEach(e -> eventIds.add(e.asText()));
+      if (eventIds.isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "campaign " + campaign + " has no event with a VM Scheduled: nothing to roll out");
+        return 1;
+      }
+    }
     ObjectNode body = FleetClient.JSON.createObjectNode();
     eventIds.forEach(body.putArray("eventIds")::add);
     body.put("maxUnavailable", maxUnavailable);

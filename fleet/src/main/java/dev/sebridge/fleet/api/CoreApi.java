@@ -25,6 +25,7 @@ public final class CoreApi implements FleetServer.Route {
   private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
   private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");
   private static final Pattern APPROVAL = Pattern.compile("/api/approvals/([^/]+)");
+  private static final Pattern CAMPAIGN = Pattern.compile("/api/campaigns/([^/]+)");
 
   private final FleetQueries queries;
   private final ApprovalRequests approvals;
@@ -80,6 +81,12 @@ public final class CoreApi implements FleetServer.Route {
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/vms/{vmId}");
       call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));
+    } else if (path.equals("/api/campaigns") && method.equals("GET")) {
+      ApiInput.query(call, "/api/campaigns");
+      call.json(200, queries.campaigns());
+    } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
+      ApiInput.query(call, "/api/campaigns/{campaignId}");
+      call.json(200, ApiInput.found(queries.campaign(ApiInput.segment(m.group(1))), "campaign"));
     } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/approvals/{requestId}");
       call.json(

@@ -194,6 +194,38 @@ public final class FleetQueries {
     return n;
   }
 
+  /** The campaigns with an open event ({@link Campaigns}), the soonest first. */
+  public ObjectNode campaigns() {
+    ObjectNode out = JsonSerde.JSON.createObjectNode();
+    out.put("generatedAt", clock.instant().toString());
+    ArrayNode list = out.putArray("campaigns");
+    Campaigns.of(views.events()).stream()
+        .filter(Campaigns.Campaign::open)
+        .forEach(c -> list.add(Campaigns.json(c)));
+    return out;
+  }
+
+  /** One campaign, open or not, with its events. */
+  public Optional<ObjectNode> campaign(String id) {
+    return Campaigns.of(views.events()).stream()
+        .filter(c -> c.id().equals(id))
+        .findFirst()
+        .map(
+            c -> {
+              ObjectNode n = Campaigns.json(c);
+              ArrayNode all = n.putArray("eventIds");
+              ArrayNode scheduled = n.putArray("scheduledEventIds");
+              for (EventView e : c.events()) {
+                all.add(e.eventId());
+                if (e.open()
+                    && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))) {
+                  scheduled.add(e.eventId());
+                }
+              }
+              return n;
+            });
+  }
+
   public ObjectNode vms(Boolean silent, Page page) {
     List<KeyValue<String, VmView>> found =
         views.vmsAfter(page.after(), v -> silent == null || v.silent() == silent, page.limit() + 1);

@@ -26,6 +26,7 @@ public final class HttpCall {
   private final AtomicBoolean answered = new AtomicBoolean();
   private volatile boolean streaming;
   private volatile byte[] body = new byte[0];
+  private volatile boolean bodyRead;
 
   HttpCall(Request request, Response response, Callback callback) {
     this.request = request;
@@ -108,6 +109,7 @@ public final class HttpCall {
 
   void body(byte[] b) {
     this.body = b;
+    this.bodyRead = true;
   }
 
   public HttpCall header(String name, String value) {
@@ -139,6 +141,14 @@ public final class HttpCall {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     response.getHeaders().put("X-Content-Type-Options", "nosniff");
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+    if (!bodyRead
+        && request.getLength() != 0
+        && !rawMethod().equals("GET")
+        && !rawMethod().equals("HEAD")) {
+      // Answered before its body was read (refused, or its body failed): the connection cannot
+      // carry another request, and the client must be told, or it reuses a socket Jetty closes.
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    }
     boolean head = request.getMethod().equals("HEAD");
     response.write(true, head ? null : ByteBuffer.wrap(body), callback);
   }

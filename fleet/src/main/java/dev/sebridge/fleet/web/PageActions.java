@@ -3,6 +3,7 @@ package dev.sebridge.fleet.web;
 import dev.sebridge.config.ConfigType;
 import dev.sebridge.fleet.api.ApiException;
 import dev.sebridge.fleet.api.ApprovalRequests;
+import dev.sebridge.fleet.api.Campaigns;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.auth.Principal;
@@ -37,20 +38,33 @@ final class PageActions {
     return views.vm(vmId).orElseThrow(() -> new ApiException(404, "no VM " + vmId));
   }
 
+  /** Events the rollout form offers at most. */
+  static final int OFFERED = 200;
+
   /**
-   * The approve and rollout forms of an event; the rollout form offers every open event of its
-   * type.
+   * The approve and rollout forms of an event. The rollout form offers the open events of its type
+   * that have a VM Scheduled, at most {@link #OFFERED}: those of its maintenance campaign ({@link
+   * Campaigns}) first and checked, the others unchecked.
    */
   Map<String, Object> eventForms(String eventId, Principal p) {
     approver(p);
     EventView e = event(eventId);
     Map<String, Object> m = new LinkedHashMap<>(model.event(e, model.vmsOf(e)));
+    List<EventView> all = views.events();
+    java.util.Set<String> campaign = new java.util.HashSet<>();
+    Campaigns.of(all).stream()
+        .filter(c -> c.events().stream().anyMatch(x -> x.eventId().equals(e.eventId())))
+        .findFirst()
+        .ifPresent(c -> c.events().forEach(x -> campaign.add(x.eventId())));
     List<Map<String, Object>> similar = new ArrayList<>();
-    views.events().stream()
+    all.stream()
         .filter(EventView::open)
         .filter(x -> Objects.equals(x.eventType(), e.eventType()))
         .filter(x -> x.vms().values().stream().anyMatch(v -> v.status().equals("scheduled")))
-        .sorted((a, b) -> a.eventId().compareTo(b.eventId()))
+        .sorted(
+            java.util.Comparator.comparing((EventView x) -> !campaign.contains(x.eventId()))
+                .thenComparing(EventView::eventId))
+        .limit(OFFERED)
         .forEach(
             x ->
                 similar.add(
@@ -64,8 +78,7 @@ final class PageActions {
                                 .map(v -> v.name() == null ? v.vmId() : v.name())
                                 .toList()),
                         "checked",
-                        x.eventId().equals(e.eventId())
-                            || Objects.equals(x.description(), e.description()))));
+                        x.eventId().equals(e.eventId()) || campaign.contains(x.eventId()))));
     m.put("similar", similar);
     m.put("groupChoices", RolloutSpec.GROUP_ATTRIBUTES.stream().sorted().toList());
     return m;

@@ -293,6 +293,65 @@ class FleetApiTest {
     assertThat(vmsPage.has("next")).isTrue();
   }
 
+  String campaignOf(String eventId) {
+    return Campaigns.of(events.map.values()).stream()
+        .filter(c -> c.events().stream().anyMatch(e -> e.eventId().equals(eventId)))
+        .findFirst()
+        .orElseThrow()
+        .id();
+  }
+
+  /**
+   * A host update as Azure sends it: one-VM events of one type and description, NotBefore within
+   * the hour of the one before, are one campaign; a later one (three hours on) is another.
+   */
+  @Test
+  void eventsOfOneKindCloseInTimeAreOneCampaignAndItsScheduledEventsAreWhatItRollsOut()
+      throws Exception {
+    EventView first = events.map.get(EVENT.toLowerCase());
+    for (String[] e : new String[][] {{"E-2", "1800"}, {"E-3", "3600"}, {"E-9", "14400"}}) {
+      events.map.put(
+          e[0].toLowerCase(),
+          new EventView(
+              e[0],
+              "Reboot",
+              "Platform",
+              first.notBefore().plusSeconds(Long.parseLong(e[1])),
+              -1,
+              "planned",
+              List.of("web-9"),
+              T0,
+              T0,
+              null,
+              Map.of(
+                  "vm-9",
+                  new VmEventState("vm-9", "web-9", "1", "web", "scheduled", null, T0, null))));
+    }
+    JsonNode list =
+        JsonSerde.JSON.readTree(
+            call("GET", "/api/campaigns", READER, null, "/api/campaigns").body());
+    assertThat(list.get("campaigns").findValuesAsText("campaignId"))
+        .hasSize(3)
+        .contains(campaignOf(EVENT), campaignOf("E-9"));
+    JsonNode one =
+        JsonSerde.JSON.readTree(
+            call(
+                    "GET",
+                    "/api/campaigns/" + campaignOf(EVENT),
+                    READER,
+                    null,
+                    "/api/campaigns/{campaignId}")
+                .body());
+    List<String> ids = new ArrayList<>();
+    one.get("eventIds").forEach(n -> ids.add(n.asText()));
+    assertThat(ids).containsExactly(EVENT, "E-2", "E-3");
+    List<String> scheduled = new ArrayList<>();
+    one.get("scheduledEventIds").forEach(n -> scheduled.add(n.asText()));
+    assertThat(scheduled).containsExactly(EVENT, "E-2", "E-3");
+    assertThat(one.get("vmCount").asInt()).isEqualTo(5);
+    assertThat(campaignOf("E-9")).isNotEqualTo(campaignOf(EVENT));
+  }
+
   /** A filter misspelt would list everything: the contract refuses it, and a wrong type. */
   @Test
   void aQueryTheContractRefusesIsA400NamingIt() throws Exception {
@@ -853,6 +912,15 @@ class FleetApiTest {
                 action("", null),
                 400),
             new Case("GET", "/api/policies", "/api/policies", READER, null, 200),
+            new Case("GET", "/api/campaigns", "/api/campaigns", READER, null, 200),
+            new Case(
+                "GET",
+                "/api/campaigns/{campaignId}",
+                "/api/campaigns/" + campaignOf(EVENT),
+                READER,
+                null,
+                200),
+            new Case("GET", "/api/campaigns/{campaignId}", "/api/campaigns/c-0", READER, null, 404),
             new Case("GET", "/metrics", "/metrics", READER, null, 200),
             new Case("GET", "/healthz", "/healthz", null, null, 200),
             new Case("GET", "/readyz", "/readyz", null, null, 200));

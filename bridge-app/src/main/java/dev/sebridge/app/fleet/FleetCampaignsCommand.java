@@ -1,0 +1,58 @@
+package dev.sebridge.app.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sebridge fleet campaigns}: maintenance campaigns (one-VM events of one type, source and
+ * description, NotBefore close together), one row each; {@code fleet rollout --campaign ID} rolls
+ * one out.
+ */
+@Command(
+    name = "campaigns",
+    mixinStandardHelpOptions = true,
+    description =
+        "Lists maintenance campaigns with an open event: Azure's host updates, one row each.")
+final class FleetCampaignsCommand implements Callable<Integer> {
+  @Mixin FleetClientOptions options = new FleetClientOptions();
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    JsonNode body = options.client(System.getenv()).get("api/campaigns");
+    PrintWriter out = spec.commandLine().getOut();
+    if (options.json) {
+      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
+      out.flush();
+      return 0;
+    }
+    Table t =
+        new Table(
+            "CAMPAIGN", "TYPE", "SOURCE", "NOT BEFORE", "EVENTS", "OPEN", "VMS", "STATUS", "ZONES");
+    for (JsonNode c : body.path("campaigns")) {
+      t.row(
+          c.path("campaignId").asText(),
+          c.path("eventType").asText("-"),
+          c.path("eventSource").asText("-"),
+          c.path("firstNotBefore").isTextual() ? c.path("firstNotBefore").asText() : "-",
+          c.path("events").asInt(),
+          c.path("openEvents").asInt(),
+          c.path("vmCount").asInt(),
+          FleetEventsCommand.counts(c.path("counts")),
+          FleetEventsCommand.zones(c.path("zones")));
+    }
+    if (t.isEmpty()) {
+      out.println("no open maintenance campaigns");
+    } else {
+      t.print(out);
+    }
+    out.flush();
+    return 0;
+  }
+}

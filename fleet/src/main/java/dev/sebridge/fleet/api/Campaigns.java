@@ -1,0 +1,142 @@
+package dev.sebridge.fleet.api;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.streams.JsonSerde;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Maintenance campaigns: Azure delivers a host update as hundreds of one-VM events of the same
+ * type, source and description, their NotBefore spread over a while. A campaign is such events
+ * whose NotBefore each follow the one before within {@link #WINDOW} (events without a NotBefore
+ * make one campaign of their kind). Its id is a hash of the type, source, description and its first
+ * NotBefore: the same while its first event is in the view (open, then {@code
+ * fleet.closed-retention} after it closed).
+ */
+public final class Campaigns {
+  /** The most between two NotBefore of one campaign. */
+  public static final Duration WINDOW = Duration.ofHours(1);
+
+  private Campaigns() {}
+
+  /** A campaign: its events, by NotBefore. */
+  public record Campaign(
+      String id, String type, String source, String description, List<EventView> events) {
+    public boolean open() {
+      return events.stream().anyMatch(EventView::open);
+    }
+  }
+
+  /** The campaigns of these events, the soonest first. */
+  public static List<Campaign> of(Collection<EventView> events) {
+    Map<List<String>, List<EventView>> kinds = new LinkedHashMap<>();
+    for (EventView e : events) {
+      kinds
+          .computeIfAbsent(
+              List.of(
+                  Objects.requireNonNullElse(e.eventType(), ""),
+                  Objects.requireNonNullElse(e.eventSource(), ""),
+                  Objects.requireNonNullElse(e.description(), "")),
+              k -> new ArrayList<>())
+          .add(e);
+    }
+    List<Campaign> out = new ArrayList<>();
+    Comparator<EventView> byNotBefore =
+        Comparator.comparing(
+                EventView::notBefore, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
+            .thenComparing(EventView::eventId);
+    for (Map.Entry<List<String>, List<EventView>> kind : kinds.entrySet()) {
+      List<EventView> sorted = kind.getValue().stream().sorted(byNotBefore).toList();
+      List<EventView> current = new ArrayList<>();
+      for (EventView e : sorted) {
+        if (!current.isEmpty() && !together(current.get(current.size() - 1), e)) {
+          out.add(campaign(kind.getKey(), current));
+          current = new ArrayList<>();
+        }
+        current.add(e);
+      }
+      if (!current.isEmpty()) {
+        out.add(campaign(kind.getKey(), current));
+      }
+    }
+    out.sort(
+        Comparator.comparing(
+                (Campaign c) -> c.events().get(0).notBefore(),
+                Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
+            .thenComparing(Campaign::id));
+    return out;
+  }
+
+  private static boolean together(EventView before, EventView next) {
+    if (before.notBefore() == null || next.notBefore() == null) {
+      return before.notBefore() == null && next.notBefore() == null;
+    }
+    return !next.notBefore().isAfter(before.notBefore().plus(WINDOW));
+  }
+
+  private static Campaign campaign(List<String> kind, List<EventView> events) {
+    Instant first = events.get(0).notBefore();
+    String id =
+        "c-" + hash(String.join("\n", kind) + "\n" + (first == null ? "-" : first.toString()));
+    return new Campaign(id, kind.get(0), kind.get(1), kind.get(2), List.copyOf(events));
+  }
+
+  private static String hash(String s) {
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(d, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A campaign as the API shows it: its kind, its NotBefore span, VMs by status, zone, scale set.
+   */
+  static ObjectNode json(Campaign c) {
+    ObjectNode n = JsonSerde.JSON.createObjectNode();
+    n.put("campaignId", c.id());
+    n.put("eventType", c.type());
+    n.put("eventSource", c.source());
+    n.put("description", c.description());
+    n.put("firstNotBefore", str(c.events().get(0).notBefore()));
+    n.put("lastNotBefore", str(c.events().get(c.events().size() - 1).notBefore()));
+    n.put("events", c.events().size());
+    n.put("openEvents", (int) c.events().stream().filter(EventView::open).count());
+    Map<String, Integer> counts = new TreeMap<>();
+    Map<String, Integer> zones = new TreeMap<>();
+    Map<String, Integer> scaleSets = new TreeMap<>();
+    int vms = 0;
+    for (EventView e : c.events()) {
+      for (VmEventState v : e.vms().values()) {
+        vms++;
+        counts.merge(v.status(), 1, Integer::sum);
+        zones.merge(Objects.requireNonNullElse(v.zone(), "-"), 1, Integer::sum);
+        scaleSets.merge(Objects.requireNonNullElse(v.scaleSet(), "-"), 1, Integer::sum);
+      }
+    }
+    n.put("vmCount", vms);
+    n.set("counts", JsonSerde.JSON.valueToTree(counts));
+    n.set("zones", JsonSerde.JSON.valueToTree(zones));
+    n.set("scaleSets", JsonSerde.JSON.valueToTree(scaleSets));
+    return n;
+  }
+
+  private static String str(Instant t) {
+    return t == null ? null : t.toString();
+  }
+}
