@@ -34,18 +34,26 @@ final class FleetCampaignsCommand implements Callable<Integer> {
     }
     Table t =
         new Table(
-            "CAMPAIGN", "TYPE", "SOURCE", "NOT BEFORE", "EVENTS", "OPEN", "VMS", "STATUS", "ZONES");
+            "CAMPAIGN",
+            "TYPE",
+            "SOURCE",
+            "NEXT NOT BEFORE",
+            "EVENTS",
+            "OPEN",
+            "VMS",
+            "STATUS",
+            "DESCRIPTION");
     for (JsonNode c : body.path("campaigns")) {
       t.row(
           c.path("campaignId").asText(),
           c.path("eventType").asText("-"),
           c.path("eventSource").asText("-"),
-          c.path("firstNotBefore").isTextual() ? c.path("firstNotBefore").asText() : "-",
+          c.path("nextNotBefore").isTextual() ? c.path("nextNotBefore").asText() : "-",
           c.path("events").asInt(),
           c.path("openEvents").asInt(),
           c.path("vmCount").asInt(),
           FleetEventsCommand.counts(c.path("counts")),
-          FleetEventsCommand.zones(c.path("zones")));
+          c.path("description").asText("-"));
     }
     if (t.isEmpty()) {
       out.println("no open maintenance campaigns");

@@ -98,12 +98,37 @@ final class FleetRolloutCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if ((campaign == null) == eventIds.isEmpty()) {
       throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "give the events to roll out, or --campaign, not both");
+          spec.commandLine(),
+          campaign == null
+              ? "give the events to roll out, or --campaign"
+              : "give the events to roll out or --campaign, not both");
     }
     FleetClient client = options.client(System.getenv());
     if (campaign != null) {
-      JsonNode c = client.get("api/campaigns/" + FleetClient.segment(campaign));
+      JsonNode c;
+      try {
+        c = client.get("api/campaigns/" + FleetClient.segment(campaign));
+      } catch (java.io.IOException e) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "sebridge fleet rollout: campaign "
+                    + campaign
+                    + ": "
+                    + e.getMessage()
+                    + " (sebridge fleet campaigns lists them)");
+        return 1;
+      }
       c.path("scheduledEventIds").forEach(e -> eventIds.add(e.asText()));
+      spec.commandLine()
+          .getOut()
+          .printf(
+              "campaign %s (%s, %s): %d event(s) with a VM scheduled: %s%n",
+              campaign,
+              c.path("eventType").asText("-"),
+              c.path("description").asText("-"),
+              eventIds.size(),
+              String.join(" ", eventIds));
       if (eventIds.isEmpty()) {
         spec.commandLine()
             .getErr()

@@ -28,8 +28,11 @@ import java.util.TreeMap;
  * fleet.closed-retention} after it closed).
  */
 public final class Campaigns {
-  /** The most between two NotBefore of one campaign. */
+  /** The most between two events of one campaign, first seen one after the other. */
   public static final Duration WINDOW = Duration.ofHours(1);
+
+  /** The most between the first and the last event of one campaign, first seen. */
+  public static final Duration SPAN = Duration.ofHours(24);
 
   private Campaigns() {}
 
@@ -55,15 +58,15 @@ public final class Campaigns {
           .add(e);
     }
     List<Campaign> out = new ArrayList<>();
-    Comparator<EventView> byNotBefore =
+    Comparator<EventView> bySighting =
         Comparator.comparing(
-                EventView::notBefore, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
+                EventView::firstSeenAt, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
             .thenComparing(EventView::eventId);
     for (Map.Entry<List<String>, List<EventView>> kind : kinds.entrySet()) {
-      List<EventView> sorted = kind.getValue().stream().sorted(byNotBefore).toList();
+      List<EventView> sorted = kind.getValue().stream().sorted(bySighting).toList();
       List<EventView> current = new ArrayList<>();
       for (EventView e : sorted) {
-        if (!current.isEmpty() && !together(current.get(current.size() - 1), e)) {
+        if (!current.isEmpty() && !together(current.get(0), current.get(current.size() - 1), e)) {
           out.add(campaign(kind.getKey(), current));
           current = new ArrayList<>();
         }
@@ -75,21 +78,22 @@ public final class Campaigns {
     }
     out.sort(
         Comparator.comparing(
-                (Campaign c) -> c.events().get(0).notBefore(),
+                (Campaign c) -> c.events().get(0).firstSeenAt(),
                 Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
             .thenComparing(Campaign::id));
     return out;
   }
 
-  private static boolean together(EventView before, EventView next) {
-    if (before.notBefore() == null || next.notBefore() == null) {
-      return before.notBefore() == null && next.notBefore() == null;
+  private static boolean together(EventView first, EventView before, EventView next) {
+    if (before.firstSeenAt() == null || next.firstSeenAt() == null) {
+      return before.firstSeenAt() == null && next.firstSeenAt() == null;
     }
-    return !next.notBefore().isAfter(before.notBefore().plus(WINDOW));
+    return !next.firstSeenAt().isAfter(before.firstSeenAt().plus(WINDOW))
+        && !next.firstSeenAt().isAfter(first.firstSeenAt().plus(SPAN));
   }
 
   private static Campaign campaign(List<String> kind, List<EventView> events) {
-    Instant first = events.get(0).notBefore();
+    Instant first = events.get(0).firstSeenAt();
     String id =
         "c-" + hash(String.join("\n", kind) + "\n" + (first == null ? "-" : first.toString()));
     return new Campaign(id, kind.get(0), kind.get(1), kind.get(2), List.copyOf(events));
@@ -113,8 +117,17 @@ public final class Campaigns {
     n.put("eventType", c.type());
     n.put("eventSource", c.source());
     n.put("description", c.description());
-    n.put("firstNotBefore", str(c.events().get(0).notBefore()));
-    n.put("lastNotBefore", str(c.events().get(c.events().size() - 1).notBefore()));
+    n.put("firstSeenAt", str(c.events().get(0).firstSeenAt()));
+    n.put("lastSeenAt", str(c.events().get(c.events().size() - 1).firstSeenAt()));
+    n.put(
+        "nextNotBefore",
+        str(
+            c.events().stream()
+                .filter(EventView::open)
+                .map(EventView::notBefore)
+                .filter(Objects::nonNull)
+                .min(Comparator.naturalOrder())
+                .orElse(null)));
     n.put("events", c.events().size());
     n.put("openEvents", (int) c.events().stream().filter(EventView::open).count());
     Map<String, Integer> counts = new TreeMap<>();

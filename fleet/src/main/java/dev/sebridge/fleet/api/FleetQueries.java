@@ -218,7 +218,11 @@ public final class FleetQueries {
               for (EventView e : c.events()) {
                 all.add(e.eventId());
                 if (e.open()
-                    && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))) {
+                    && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))
+                    && views
+                        .decision(e.eventId())
+                        .map(d -> !"never".equals(d.action()) || d.dryRun())
+                        .orElse(true)) {
                   scheduled.add(e.eventId());
                 }
               }

@@ -142,9 +142,8 @@ public final class HttpCall {
     response.getHeaders().put("X-Content-Type-Options", "nosniff");
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
     if (!bodyRead
-        && request.getLength() != 0
-        && !rawMethod().equals("GET")
-        && !rawMethod().equals("HEAD")) {
+        && (request.getLength() > 0
+            || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
       // Answered before its body was read (refused, or its body failed): the connection cannot
       // carry another request, and the client must be told, or it reuses a socket Jetty closes.
       response.getHeaders().put(HttpHeader.CONNECTION, "close");

@@ -62,7 +62,8 @@ final class PageActions {
         .filter(x -> Objects.equals(x.eventType(), e.eventType()))
         .filter(x -> x.vms().values().stream().anyMatch(v -> v.status().equals("scheduled")))
         .sorted(
-            java.util.Comparator.comparing((EventView x) -> !campaign.contains(x.eventId()))
+            java.util.Comparator.comparing((EventView x) -> !x.eventId().equals(e.eventId()))
+                .thenComparing(x -> !campaign.contains(x.eventId()))
                 .thenComparing(EventView::eventId))
         .limit(OFFERED)
         .forEach(
