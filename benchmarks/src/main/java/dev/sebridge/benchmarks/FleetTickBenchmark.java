@@ -17,7 +17,6 @@ import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Retention;
 import dev.sebridge.fleet.streams.TopologyObserver;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -346,15 +345,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
             rp99 <= 100 ? "PASS" : "FAIL",
             r.approvals(),
             r.releaseTickMs());
-    String doc = Files.exists(report) ? Files.readString(report) : "";
-    int at = doc.indexOf(HEADING);
-    if (at >= 0) {
-      int next = doc.indexOf("\n## ", at + HEADING.length());
-      doc = doc.substring(0, at) + text + (next >= 0 ? doc.substring(next + 1) : "");
-    } else {
-      doc = doc + (doc.isEmpty() || doc.endsWith("\n\n") ? "" : "\n") + text;
-    }
-    Files.writeString(report, doc);
+    RolloutTickBenchmark.replaceSection(report, HEADING, text);
   }
 
   /** A signer that signs nothing: the commands are produced, their cost is not in the figure. */

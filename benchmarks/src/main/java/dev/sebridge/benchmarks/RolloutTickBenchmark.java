@@ -111,10 +111,15 @@ public final class RolloutTickBenchmark {
             r.tickMillis().percentile(99) <= 100 ? "PASS" : "FAIL",
             r.tickMillis().max(),
             r.tickMillis().percentile(50));
+    replaceSection(report, HEADING, text);
+  }
+
+  /** Writes {@code text} as the report's section under {@code heading}, replacing the one there. */
+  static void replaceSection(Path report, String heading, String text) throws java.io.IOException {
     String doc = Files.exists(report) ? Files.readString(report) : "";
-    int at = doc.indexOf(HEADING);
+    int at = doc.indexOf(heading);
     if (at >= 0) {
-      int next = doc.indexOf("\n## ", at + HEADING.length());
+      int next = doc.indexOf("\n## ", at + heading.length());
       doc = doc.substring(0, at) + text + (next >= 0 ? doc.substring(next + 1) : "");
     } else {
       doc = doc + (doc.isEmpty() || doc.endsWith("\n\n") ? "" : "\n") + text;

@@ -370,39 +370,57 @@ class CliTest {
     assertThat(run("partition", "--vm", "x", "--partitions", "0")).isEqualTo(2);
   }
 
+  /** What a stub of the fleet service answers. */
+  record Answer(int status, String body) {}
+
+  /** How the stub answers a request. */
+  interface Stub {
+    Answer answer(com.sun.net.httpserver.HttpExchange ex) throws java.io.IOException;
+  }
+
+  /** A stub of the fleet service on loopback, started: JSON answers under {@code prefix}. */
+  static com.sun.net.httpserver.HttpServer serve(String prefix, Stub stub)
+      throws java.io.IOException {
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        prefix,
+        ex -> {
+          Answer a = stub.answer(ex);
+          byte[] b = a.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(a.status(), b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    server.start();
+    return server;
+  }
+
   /** A campaign rolls out as its open events with a VM Scheduled, as the service names them. */
   @Test
   void fleetRolloutOfACampaignRollsOutItsScheduledEvents() throws Exception {
     java.util.List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
     com.sun.net.httpserver.HttpServer server =
-        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/api/",
-        ex -> {
-          String path = ex.getRequestURI().getPath();
-          String body;
-          int status = 200;
-          if (path.equals("/api/campaigns/c-1")) {
-            body =
-                "{\"campaignId\":\"c-1\",\"eventIds\":[\"E-0\",\"E-1\",\"E-2\"],"
-                    + "\"scheduledEventIds\":[\"E-1\",\"E-2\"]}";
-          } else if (path.equals("/api/rollouts")) {
-            posted.add(
-                new String(
-                    ex.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-            body = "{\"rolloutId\":\"r-1\"}";
-            status = 202;
-          } else {
-            body = "{\"error\":\"no such campaign\"}";
-            status = 404;
-          }
-          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          ex.getResponseHeaders().set("Content-Type", "application/json");
-          ex.sendResponseHeaders(status, b.length);
-          ex.getResponseBody().write(b);
-          ex.close();
-        });
-    server.start();
+        serve(
+            "/api/",
+            ex -> {
+              String path = ex.getRequestURI().getPath();
+              if (path.equals("/api/campaigns/c-1")) {
+                return new Answer(
+                    200,
+                    "{\"campaignId\":\"c-1\",\"eventIds\":[\"E-0\",\"E-1\",\"E-2\"],"
+                        + "\"scheduledEventIds\":[\"E-1\",\"E-2\"]}");
+              }
+              if (path.equals("/api/rollouts")) {
+                posted.add(
+                    new String(
+                        ex.getRequestBody().readAllBytes(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+                return new Answer(202, "{\"rolloutId\":\"r-1\"}");
+              }
+              return new Answer(404, "{\"error\":\"no such campaign\"}");
+            });
     try {
       Path token = dir.resolve("token");
       Files.writeString(token, "approver-token-0123456789");
@@ -433,28 +451,22 @@ class CliTest {
   void fleetVmsFollowsEveryPage() throws Exception {
     java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
     com.sun.net.httpserver.HttpServer server =
-        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/api/vms",
-        ex -> {
-          String q = ex.getRequestURI().getRawQuery();
-          queries.add(q);
-          int page = q.contains("cursor=p2") ? 2 : q.contains("cursor=p3") ? 3 : 1;
-          String body =
-              "{\"generatedAt\":\"2026-11-26T00:00:00Z\",\"vms\":[{\"vmId\":\"vm-"
-                  + page
-                  + "\",\"name\":\"web-"
-                  + page
-                  + "\",\"silent\":false,\"polls\":{},\"openEvents\":[]}]"
-                  + (page < 3 ? ",\"next\":\"p" + (page + 1) + "\"" : "")
-                  + "}";
-          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          ex.getResponseHeaders().set("Content-Type", "application/json");
-          ex.sendResponseHeaders(200, b.length);
-          ex.getResponseBody().write(b);
-          ex.close();
-        });
-    server.start();
+        serve(
+            "/api/vms",
+            ex -> {
+              String q = ex.getRequestURI().getRawQuery();
+              queries.add(q);
+              int page = q.contains("cursor=p2") ? 2 : q.contains("cursor=p3") ? 3 : 1;
+              return new Answer(
+                  200,
+                  "{\"generatedAt\":\"2026-11-26T00:00:00Z\",\"vms\":[{\"vmId\":\"vm-"
+                      + page
+                      + "\",\"name\":\"web-"
+                      + page
+                      + "\",\"silent\":false,\"polls\":{},\"openEvents\":[]}]"
+                      + (page < 3 ? ",\"next\":\"p" + (page + 1) + "\"" : "")
+                      + "}");
+            });
     try {
       Path token = dir.resolve("token");
       Files.writeString(token, "reader-token-0123456789ab");
@@ -482,25 +494,21 @@ class CliTest {
     java.util.concurrent.atomic.AtomicInteger unknownAnswers =
         new java.util.concurrent.atomic.AtomicInteger(1);
     com.sun.net.httpserver.HttpServer server =
-        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/api/events/E-1/approve",
-        ex -> {
-          keys.add(ex.getRequestHeaders().getFirst("Idempotency-Key"));
-          ex.getRequestBody().readAllBytes();
-          String body =
-              unknownAnswers.getAndDecrement() > 0
-                  ? "{\"error\":\"cannot write the audit record: timed out\","
-                      + "\"requestId\":\"req-1\",\"state\":\"unknown\"}"
-                  : "{\"requestId\":\"req-1\",\"eventId\":\"E-1\",\"requestedBy\":\"alice\","
-                      + "\"commands\":{\"vm-1\":\"fleet:req-1:vm-1\"},\"releases\":[\"vm-1\"]}";
-          byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          ex.getResponseHeaders().set("Content-Type", "application/json");
-          ex.sendResponseHeaders(body.contains("unknown") ? 503 : 202, b.length);
-          ex.getResponseBody().write(b);
-          ex.close();
-        });
-    server.start();
+        serve(
+            "/api/events/E-1/approve",
+            ex -> {
+              keys.add(ex.getRequestHeaders().getFirst("Idempotency-Key"));
+              ex.getRequestBody().readAllBytes();
+              return unknownAnswers.getAndDecrement() > 0
+                  ? new Answer(
+                      503,
+                      "{\"error\":\"cannot write the audit record: timed out\","
+                          + "\"requestId\":\"req-1\",\"state\":\"unknown\"}")
+                  : new Answer(
+                      202,
+                      "{\"requestId\":\"req-1\",\"eventId\":\"E-1\",\"requestedBy\":\"alice\","
+                          + "\"commands\":{\"vm-1\":\"fleet:req-1:vm-1\"},\"releases\":[\"vm-1\"]}");
+            });
     try {
       Path token = dir.resolve("token");
       Files.writeString(token, "approver-token-0123456789");

@@ -121,11 +121,16 @@ public final class RequestContract {
             values.put(name, value);
           }
         });
-    Set<ValidationMessage> problems = q.schema().validate(values);
+    refuseUnless("the query", q.schema().validate(values));
+  }
+
+  /** 400 naming every problem, when there is one. */
+  private static void refuseUnless(String what, Set<ValidationMessage> problems) {
     if (!problems.isEmpty()) {
       throw new ApiException(
           400,
-          "the query does not match "
+          what
+              + " does not match "
               + DOCUMENT
               + ": "
               + problems.stream()
@@ -148,18 +153,7 @@ public final class RequestContract {
       throw new IllegalStateException(
           method + " " + template + " takes no body in " + DOCUMENT + ": document it first");
     }
-    Set<ValidationMessage> problems = schema.validate(body);
-    if (!problems.isEmpty()) {
-      throw new ApiException(
-          400,
-          "the body does not match "
-              + DOCUMENT
-              + ": "
-              + problems.stream()
-                  .map(ValidationMessage::getMessage)
-                  .sorted()
-                  .collect(Collectors.joining("; ")));
-    }
+    refuseUnless("the body", schema.validate(body));
   }
 
   private static String key(String method, String template) {
