@@ -262,26 +262,8 @@ public final class FleetBenchmark {
                 throw new IllegalStateException(
                     "the fleet service died: " + Files.readString(fleet.log()));
               }
-              return listedVms(fleet) >= count;
+              return ApiPages.count(path -> get(fleet, path), "/api/vms", "vms") >= count;
             });
-  }
-
-  /** The VMs the API lists, every page of them (-1 while it does not answer). */
-  int listedVms(ProcessHandle fleet) throws Exception {
-    int n = 0;
-    String path = "/api/vms?limit=1000";
-    for (int pages = 0; pages < 1_000; pages++) {
-      JsonNode page = get(fleet, path);
-      if (page == null) {
-        return -1;
-      }
-      n += page.path("vms").size();
-      if (!page.hasNonNull("next")) {
-        break;
-      }
-      path = "/api/vms?limit=1000&cursor=" + page.get("next").asText();
-    }
-    return n;
   }
 
   void awaitScheduled(ProcessHandle fleet, String event, int count) {

@@ -1,0 +1,75 @@
+package dev.sebridge.benchmarks;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.jca.JCAContext;
+import com.nimbusds.jose.util.Base64URL;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Set;
+
+/** The "Tick at scale" section of FLEET-REPORT.md, and the signer the tick benchmark uses. */
+final class FleetTickReport {
+  private FleetTickReport() {}
+
+  /** Writes the report's "Tick at scale" section, replacing the one there. */
+  static void write(Path report, FleetTickBenchmark.Result r) throws java.io.IOException {
+    double p99 = r.steadyPolicyTicks().percentile(99);
+    double rp99 = r.steadyRolloutTicks().percentile(99);
+    String text =
+        String.format(
+            "%s%n%nWritten by `benchmarks/run-fleet-tick.sh` on %s (%d CPUs): the fleet's own"
+                + " topology in Kafka Streams' test driver (one thread, the stores as in"
+                + " production), %,d VM views, a sixtieth of them heartbeating between two ticks"
+                + " (applied to the global store outside the timed window, as the global thread"
+                + " does; taken in by the tick). A tick is one second of wall clock on the stream"
+                + " thread: the rollouts task's step and whatever else is due (not the partitioned"
+                + " processors' envelopes: the views are written straight onto their topics)."
+                + " Signing does no cryptography here (see \"sign and produce 1,000 commands\""
+                + " above). The rollout fits its first wave whole (100 of each scale set's 1,000"
+                + " live VMs may be out), so its waiting ticks hold all of it released. Loading the"
+                + " views took %.1f s; heap after it all, after a GC (-Xmx1g): %d MiB.%n%n"
+                + "| measure | target | measured | |%n|---|---|---|---|%n"
+                + "| policy pass over %,d open events (60 ticks), p99 | <= 50 ms | %.1f ms | %s |%n"
+                + "| the first tick: the view index read whole, every event decided | | %.1f ms | |%n"
+                + "| rollout of %,d VMs in %d groups, waiting (30 ticks), p99 | <= 100 ms | %.1f ms"
+                + " | %s |%n"
+                + "| its first tick, releasing a wave (%,d approvals decided and signed) | | %.1f ms"
+                + " | |%n",
+            FleetTickBenchmark.HEADING,
+            Instant.now(),
+            Runtime.getRuntime().availableProcessors(),
+            r.vms(),
+            r.loadSeconds(),
+            r.heapMiB(),
+            r.open(),
+            p99,
+            p99 <= 50 ? "PASS" : "FAIL",
+            r.firstPolicyPassMs(),
+            r.rollout(),
+            r.groups(),
+            rp99,
+            rp99 <= 100 ? "PASS" : "FAIL",
+            r.approvals(),
+            r.releaseTickMs());
+    RolloutTickBenchmark.replaceSection(report, FleetTickBenchmark.HEADING, text);
+  }
+
+  /** A signer that signs nothing: the commands are produced, their cost is not in the figure. */
+  static final class NoCryptography implements JWSSigner {
+    @Override
+    public Base64URL sign(com.nimbusds.jose.JWSHeader header, byte[] input) {
+      return Base64URL.encode(new byte[64]);
+    }
+
+    @Override
+    public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+      return Set.of(JWSAlgorithm.ES256);
+    }
+
+    @Override
+    public JCAContext getJCAContext() {
+      return new JCAContext();
+    }
+  }
+}
