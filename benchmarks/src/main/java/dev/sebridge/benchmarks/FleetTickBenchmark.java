@@ -3,7 +3,9 @@ package dev.sebridge.benchmarks;
 import com.nimbusds.jose.JWSAlgorithm;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Policies;
@@ -37,6 +39,9 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * in ({@code ViewIndex}). Commands are signed by a signer that does no cryptography: signing is
  * measured by the fleet benchmark ("sign and produce 1,000 commands").
  *
+ * <p>Beside the VMs, 100,000 requests of earlier rollouts, kept a month, whose events are gone from
+ * the views: what a tick reads must not grow with them.
+ *
  * <p>Phase 1, the policies: 5,000 open one-VM events a {@code never} rule decides; the first tick
  * (which also reads the views whole into the index) decides them all, the next 60 find nothing new.
  * Phase 2, a rollout of 10,000 one-VM events in 100 groups (scale sets of 1,000 live VMs), at most
@@ -47,8 +52,9 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * <p>Not in the figure: the partitioned processors' work on the same thread (envelopes, the silence
  * check), and the index's 10-minute whole read (the first tick shows what one costs).
  *
- * <p>Usage: {@code FleetTickBenchmark [--vms 100000] [--open 5000] [--rollout 10000] [--groups 100]
- * [--report FILE]}: the report's section "Tick at scale" is written (replaced when there is one).
+ * <p>Usage: {@code FleetTickBenchmark [--vms 100000] [--history 100000] [--open 5000] [--rollout
+ * 10000] [--groups 100] [--report FILE]}: the report's section "Tick at scale" is written (replaced
+ * when there is one).
  */
 public final class FleetTickBenchmark implements AutoCloseable {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
@@ -58,6 +64,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
 
   record Result(
       int vms,
+      int history,
       int open,
       int rollout,
       int groups,
@@ -72,6 +79,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
   private final TopologyTestDriver driver;
   private final TestInputTopic<String, VmView> vmViews;
   private final TestInputTopic<String, EventView> eventViews;
+  private final TestInputTopic<String, RequestView> requestViews;
   private final TestInputTopic<String, RolloutCommand> rollouts;
   private final org.apache.kafka.streams.TestOutputTopic<String, byte[]> audit;
   private Instant now = T0;
@@ -119,6 +127,11 @@ public final class FleetTickBenchmark implements AutoCloseable {
             TOPICS.of(FleetTopology.VIEWS_EVENTS),
             new StringSerializer(),
             new JsonSerde<>(EventView.class).serializer());
+    requestViews =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.VIEWS_REQUESTS),
+            new StringSerializer(),
+            new JsonSerde<>(RequestView.class).serializer());
     rollouts =
         driver.createInputTopic(
             TOPICS.of(FleetTopology.ROLLOUTS),
@@ -133,6 +146,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
 
   public static void main(String[] args) throws Exception {
     int vms = 100_000;
+    int history = 100_000;
     int open = 5_000;
     int rollout = 10_000;
     int groups = 100;
@@ -140,6 +154,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--vms" -> vms = Integer.parseInt(args[++i]);
+        case "--history" -> history = Integer.parseInt(args[++i]);
         case "--open" -> open = Integer.parseInt(args[++i]);
         case "--rollout" -> rollout = Integer.parseInt(args[++i]);
         case "--groups" -> groups = Integer.parseInt(args[++i]);
@@ -147,12 +162,14 @@ public final class FleetTickBenchmark implements AutoCloseable {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    Result r = run(vms, open, rollout, groups);
+    Result r = run(vms, history, open, rollout, groups);
     System.out.printf(
-        "fleet tick, %,d VMs: loaded in %.1f s, heap %d MiB; policy pass over %,d open events:"
+        "fleet tick, %,d VMs, %,d past requests: loaded in %.1f s, heap %d MiB; policy pass over"
+            + " %,d open events:"
             + " first %.1f ms, then %s; rollout of %,d VMs in %d groups: release tick %.1f ms"
             + " (%,d approvals), then %s%n",
         r.vms(),
+        r.history(),
         r.loadSeconds(),
         r.heapMiB(),
         r.open(),
@@ -169,17 +186,21 @@ public final class FleetTickBenchmark implements AutoCloseable {
   }
 
   /** Runs both phases. */
-  public static Result run(int vms, int open, int rollout, int groups) {
+  public static Result run(int vms, int history, int open, int rollout, int groups) {
     try (FleetTickBenchmark b = new FleetTickBenchmark()) {
-      return b.phases(vms, open, rollout, groups);
+      return b.phases(vms, history, open, rollout, groups);
     }
   }
 
-  private Result phases(int vms, int open, int rollout, int groups) {
+  private Result phases(int vms, int history, int open, int rollout, int groups) {
     this.groups = groups;
     long start = System.nanoTime();
     for (int i = 0; i < vms; i++) {
       vmViews.pipeInput(vmId(i), vm(i, groups, now), now);
+    }
+    // A month of earlier rollouts: requests kept (fleet.history-retention), their events long gone.
+    for (int i = 0; i < history; i++) {
+      requestViews.pipeInput("past-" + i, pastRequest(i, vms), now);
     }
     List<String> freezes = new ArrayList<>();
     for (int i = 0; i < open; i++) {
@@ -221,7 +242,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
     System.gc();
     long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
     return new Result(
-        vms, open, rollout, groups, load, heap, first, policy, release, approvals, steady);
+        vms, history, open, rollout, groups, load, heap, first, policy, release, approvals, steady);
   }
 
   private int heartbeats;
@@ -259,6 +280,17 @@ public final class FleetTickBenchmark implements AutoCloseable {
                     vmId, name(vm), zone(vm), scaleSet(vm, groups), "scheduled", null, T0, null))),
         now);
     return id;
+  }
+
+  /** A request of an earlier rollout: sent, accepted by its one VM. */
+  private static RequestView pastRequest(int i, int vms) {
+    String vmId = vmId(i % vms);
+    Instant at = T0.minus(Duration.ofDays(1 + i % 29));
+    return new RequestView(
+        new ApprovalRequest(
+            "past-" + i, "P-" + i, List.of(vmId), "an earlier wave", "bench", at, "rollout:old"),
+        at,
+        Map.of(vmId, new RequestView.VmResult("c-" + i, "accepted", null, "posted", at)));
   }
 
   private static VmView vm(int i, int groups, Instant at) {

@@ -20,7 +20,9 @@ final class FleetTickReport {
         String.format(
             "%s%n%nWritten by `benchmarks/run-fleet-tick.sh` on %s (%d CPUs): the fleet's own"
                 + " topology in Kafka Streams' test driver (one thread, the stores as in"
-                + " production), %,d VM views, a sixtieth of them heartbeating between two ticks"
+                + " production), %,d VM views and %,d requests of earlier rollouts (kept a month,"
+                + " their events gone from the views), a sixtieth of the VMs heartbeating between two"
+                + " ticks"
                 + " (applied to the global store outside the timed window, as the global thread"
                 + " does; taken in by the tick). A tick is one second of wall clock on the stream"
                 + " thread: the rollouts task's step and whatever else is due (not the partitioned"
@@ -40,6 +42,7 @@ final class FleetTickReport {
             Instant.now(),
             Runtime.getRuntime().availableProcessors(),
             r.vms(),
+            r.history(),
             r.loadSeconds(),
             r.heapMiB(),
             r.open(),

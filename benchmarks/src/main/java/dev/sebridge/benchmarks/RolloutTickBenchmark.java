@@ -292,7 +292,7 @@ public final class RolloutTickBenchmark {
     }
 
     @Override
-    public Optional<Result> result(String requestId, String vmId) {
+    public Optional<Result> unaccepted(String requestId, String vmId) {
       return Optional.empty();
     }
   }

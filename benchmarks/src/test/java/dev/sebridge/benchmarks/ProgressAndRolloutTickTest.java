@@ -38,7 +38,7 @@ class ProgressAndRolloutTickTest {
   /** The tick benchmark's two phases at a small size: the rollout's first wave goes out. */
   @Test
   void theTickBenchmarkReleasesAWaveAtASmallSize() {
-    FleetTickBenchmark.Result r = FleetTickBenchmark.run(2_000, 100, 300, 10);
+    FleetTickBenchmark.Result r = FleetTickBenchmark.run(2_000, 500, 100, 300, 10);
     assertThat(r.steadyPolicyTicks().count()).isEqualTo(60);
     assertThat(r.steadyRolloutTicks().count()).isEqualTo(30);
     // 200 VMs a group, at most 10%: 20 of each group's 30 rollout VMs in the first wave.

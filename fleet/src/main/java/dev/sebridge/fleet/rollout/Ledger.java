@@ -320,7 +320,7 @@ public final class Ledger {
   }
 
   private static String lower(String s) {
-    return s.toLowerCase(java.util.Locale.ROOT);
+    return dev.sebridge.fleet.model.EventIds.lower(s);
   }
 
   private void put(LedgerEntry e) {

@@ -50,7 +50,7 @@ public record LedgerEntry(
 
   /** The entry's key in the ledger's store: the VM and the event. */
   public static String key(String vmKey, String eventId) {
-    return vmKey + "|" + eventId.toLowerCase(Locale.ROOT);
+    return vmKey + "|" + dev.sebridge.fleet.model.EventIds.lower(eventId);
   }
 
   @JsonIgnore

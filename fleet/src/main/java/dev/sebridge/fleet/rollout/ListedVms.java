@@ -39,8 +39,9 @@ public final class ListedVms {
    * reporting VM has.
    */
   public static List<Listed> of(String eventId, World w) {
-    List<Listed> out = new ArrayList<>();
-    for (VmEventState s : w.eventVms(eventId).values()) {
+    Map<String, VmEventState> reported = w.eventVms(eventId);
+    List<Listed> out = new ArrayList<>(reported.size() + 1);
+    for (VmEventState s : reported.values()) {
       if (!s.vanished()) {
         out.add(new Listed(s.vmId(), s.name()));
       }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -87,16 +88,30 @@ public record Rollout(
             groupLimits == null ? new TreeMap<>() : new TreeMap<>(groupLimits));
     // Keyed by (VM, event) whatever the caller used: a record written when entries were keyed by
     // vmId alone reads as the same entries.
-    TreeMap<String, RolloutVm> byKey = new TreeMap<>();
-    if (vms != null) {
-      vms.values().forEach(v -> byKey.put(v.key(), v));
-    }
-    vms = Collections.unmodifiableMap(byKey);
+    vms = Collections.unmodifiableSortedMap(keyed(vms));
     waves = waves == null ? List.of() : List.copyOf(waves);
     history = history == null ? List.of() : List.copyOf(history);
     unreported =
         Collections.unmodifiableMap(
             unreported == null ? new TreeMap<>() : new TreeMap<>(unreported));
+  }
+
+  /**
+   * The entries keyed by (VM, event), in key order: copied as they are when they are (a step's
+   * entries, thousands of them each second), keyed again when they are not (an old record).
+   */
+  private static TreeMap<String, RolloutVm> keyed(Map<String, RolloutVm> vms) {
+    if (vms == null) {
+      return new TreeMap<>();
+    }
+    if (vms instanceof SortedMap<String, RolloutVm> sorted
+        && sorted.comparator() == null
+        && sorted.entrySet().stream().allMatch(e -> e.getValue().keyedBy(e.getKey()))) {
+      return new TreeMap<>(sorted);
+    }
+    TreeMap<String, RolloutVm> byKey = new TreeMap<>();
+    vms.values().forEach(v -> byKey.put(v.key(), v));
+    return byKey;
   }
 
   /** A rollout no event of which waits for unreported VMs. */

@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.rollout;
 
+import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.VmEventState;
 import java.time.Instant;
 import java.util.Map;
@@ -29,11 +30,11 @@ final class RolloutMembers {
     Set<String> skippedEvents = new java.util.HashSet<>();
     for (RolloutVm v : vms.values()) {
       if (v.phase().equals(RolloutVm.SKIPPED)) {
-        skippedEvents.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+        skippedEvents.add(EventIds.lower(v.eventId()));
       }
     }
     for (String eventId : r.spec().eventIds()) {
-      boolean skipped = skippedEvents.contains(eventId.toLowerCase(java.util.Locale.ROOT));
+      boolean skipped = skippedEvents.contains(EventIds.lower(eventId));
       for (VmEventState s : w.eventVms(eventId).values()) {
         String key = RolloutVm.key(s.vmId(), eventId);
         if (vms.containsKey(key)) {
@@ -64,14 +65,14 @@ final class RolloutMembers {
       Map<String, Instant> unreported,
       Instant now) {
     // Events with a VM of the rollout past pending, found once.
-    Set<String> moved = new java.util.HashSet<>();
+    Set<String> moved = new java.util.HashSet<>(2 * vms.size());
     for (RolloutVm v : vms.values()) {
       if (!v.phase().equals(RolloutVm.PENDING)) {
-        moved.add(v.eventId().toLowerCase(java.util.Locale.ROOT));
+        moved.add(EventIds.lower(v.eventId()));
       }
     }
     for (String eventId : r.spec().eventIds()) {
-      boolean held = !moved.contains(eventId.toLowerCase(java.util.Locale.ROOT));
+      boolean held = !moved.contains(EventIds.lower(eventId));
       if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {

@@ -182,8 +182,8 @@ public final class RolloutPlanner {
   /** Why this VM halts the rollout, if it does. */
   private static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
-      Optional<World.Result> result = w.result(v.requestId(), v.vmId());
-      if (result.isPresent() && !result.get().outcome().equals("accepted")) {
+      Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
+      if (result.isPresent()) {
         return new Rollout.Halt(
             v.vmId(),
             v.eventId(),

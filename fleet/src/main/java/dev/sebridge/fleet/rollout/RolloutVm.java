@@ -80,12 +80,25 @@ public record RolloutVm(
    * events in one rollout (a policy's Freeze and then its Reboot) has an entry for each.
    */
   public static String key(String vmId, String eventId) {
-    return eventId == null ? vmId : vmId + "|" + eventId.toLowerCase(java.util.Locale.ROOT);
+    return eventId == null ? vmId : vmId + "|" + dev.sebridge.fleet.model.EventIds.lower(eventId);
   }
 
   /** This entry's key in {@link Rollout#vms()}. */
   public String key() {
     return key(vmId, eventId);
+  }
+
+  /** Whether {@code k} is {@link #key()}, found without building the key. */
+  boolean keyedBy(String k) {
+    if (eventId == null || vmId == null) {
+      return k.equals(key());
+    }
+    String event = dev.sebridge.fleet.model.EventIds.lower(eventId);
+    int n = vmId.length();
+    return k.length() == n + 1 + event.length()
+        && k.startsWith(vmId)
+        && k.charAt(n) == '|'
+        && k.regionMatches(n + 1, event, 0, event.length());
   }
 
   static RolloutVm pending(String vmId, String name, String eventId, String group) {

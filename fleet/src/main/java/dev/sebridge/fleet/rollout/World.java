@@ -38,7 +38,9 @@ public interface World {
   /**
    * The events the fleet sent approval commands for (requests not refused): released, whatever the
    * agents have said yet. With {@code at_least_once} a step's approvals can go out while its state
-   * is lost; this is how the next step still counts them.
+   * is lost; this is how the next step still counts them. Those the views have are enough (the
+   * fleet's world answers only them: a request is kept a month, its event's view a day after it
+   * closed): the ledger counts an event's VMs from its view, and one it does not have lists none.
    */
   Collection<String> requestedEvents();
 
@@ -54,13 +56,16 @@ public interface World {
   /** How many live VMs of the fleet (not silent) are in this group. */
   int groupSize(List<String> groupBy, String group);
 
-  /** The agent's result for the command a request sent this VM, once it has one. */
-  Optional<Result> result(String requestId, String vmId);
+  /**
+   * The agent's result for the command a request sent this VM when it did not accept it (rejected,
+   * failed, dry-run): what halts a rollout. Empty while there is none, and once the agent accepted.
+   */
+  Optional<Result> unaccepted(String requestId, String vmId);
 
   /**
    * An approval result.
    *
-   * @param outcome accepted, rejected, failed, dry-run
+   * @param outcome rejected, failed, dry-run (accepted is not asked for)
    * @param reason why, as the agent said
    */
   record Result(String outcome, String reason) {}

@@ -12,8 +12,17 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /** The fleet service's own records (views, requests) as JSON. */
 public final class JsonSerde<T> implements Serde<T> {
+  /**
+   * Field names are not canonicalised: the views are maps keyed by vmId and request id, hundreds of
+   * thousands of names each seen in a few documents, and Jackson's symbol table copies itself (a
+   * few hundred KiB) for every document that brings a name it has not seen, gigabytes a minute at
+   * 100,000 VMs (benchmarks/FLEET-REPORT.md, "Tick at scale").
+   */
   public static final ObjectMapper JSON =
-      new ObjectMapper()
+      new ObjectMapper(
+              com.fasterxml.jackson.core.JsonFactory.builder()
+                  .disable(com.fasterxml.jackson.core.JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+                  .build())
           .registerModule(new JavaTimeModule())
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);

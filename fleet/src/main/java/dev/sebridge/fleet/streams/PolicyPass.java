@@ -73,7 +73,7 @@ final class PolicyPass {
     decided.removeIf(key -> world.event(key).map(e -> !e.open()).orElse(true));
     List<EventView> undecided = new ArrayList<>();
     for (EventView e : world.openEventViews()) {
-      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
+      String key = dev.sebridge.fleet.model.EventIds.lower(e.eventId());
       if (decided.contains(key)
           || e.vms().values().stream().noneMatch(v -> v.status().equals("scheduled"))) {
         continue;
@@ -99,7 +99,7 @@ final class PolicyPass {
               rule != null && rule.dryRun(),
               detail,
               now());
-      String key = e.eventId().toLowerCase(java.util.Locale.ROOT);
+      String key = dev.sebridge.fleet.model.EventIds.lower(e.eventId());
       decisions.put(key, d);
       decided.add(key);
       out.decided(key, d);

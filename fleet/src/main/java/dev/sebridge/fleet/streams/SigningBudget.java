@@ -16,6 +16,7 @@ final class SigningBudget {
   private final Duration most;
   private final LongSupplier nanos;
   private final Deque<long[]> spent = new ArrayDeque<>(); // {start, end} in nanos, oldest first
+  private long total; // of the spans in spent, whole
 
   /**
    * @param most signing time at most in any {@code window}
@@ -27,23 +28,35 @@ final class SigningBudget {
     this.nanos = nanos;
   }
 
-  /** What may still be spent now (zero or less: nothing). */
+  /**
+   * What may still be spent now (zero or less: nothing). In constant time but for what leaves the
+   * window (a wave signs thousands of requests within one window).
+   */
   synchronized Duration left() {
     long now = nanos.getAsLong();
     long from = now - window.toNanos();
     while (!spent.isEmpty() && spent.peekFirst()[1] <= from) {
-      spent.removeFirst();
+      long[] gone = spent.removeFirst();
+      total -= gone[1] - gone[0];
     }
-    long used = 0;
+    // The oldest spans may have begun before the window: only their part within it counts. Spans
+    // are in the order they ended; one that began before the window behind one that did not (two
+    // threads signing at once) counts whole, which only leaves less to spend.
+    long used = total;
     for (long[] s : spent) {
-      used += s[1] - Math.max(s[0], from);
+      if (s[0] >= from) {
+        break;
+      }
+      used -= from - s[0];
     }
     return most.minusNanos(used);
   }
 
   /** Signing took from {@code start} to now. */
   synchronized void spend(long start) {
-    spent.addLast(new long[] {start, nanos.getAsLong()});
+    long end = nanos.getAsLong();
+    spent.addLast(new long[] {start, end});
+    total += end - start;
   }
 
   long now() {

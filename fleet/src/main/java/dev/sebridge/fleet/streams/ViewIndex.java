@@ -1,15 +1,16 @@
 package dev.sebridge.fleet.streams;
 
+import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Ledger;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
@@ -26,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * instead of scanned: each VM's group attributes, silence and newest heartbeat (and the group sizes
  * of every grouping a rollout asked for, counted as VMs change), every event's view (open, and
  * closed for {@code fleet.closed-retention}) with the open ones and the open ones released apart,
- * and the events commands were sent for. A tick then reads nothing fleet-sized and deserialises
- * nothing: at 100,000 VMs a scan of the VM views is 100,000 JSON documents, each second.
+ * the events commands were sent for, and the agents' results. A tick then reads nothing fleet-sized
+ * and deserialises nothing: at 100,000 VMs a scan of the VM views is 100,000 JSON documents, each
+ * second.
  *
  * <p>The global stores' updaters (the global thread) hand each change to {@link #changed}; the
  * rollouts task's thread takes them in at the start of each step ({@link #refresh}). Changes wait
@@ -70,7 +72,8 @@ final class ViewIndex {
   private final Map<String, EventView> events = new HashMap<>();
   private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
   private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
-  private final Map<String, String> sentRequests = new HashMap<>();
+  private final Map<String, RequestFacts> requests = new HashMap<>();
+  private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   private final GroupCounts groups = new GroupCounts();
   private Instant builtAt;
   private Instant failedAt;
@@ -104,11 +107,7 @@ final class ViewIndex {
       case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : NONE;
       case FleetTopology.REQUESTS_VIEW ->
           value instanceof RequestView r
-                  && r.commandsSentAt() != null
-                  && r.request() != null
-                  && r.request().eventId() != null
-                  && r.request().refusal() == null
-              ? r.request().eventId()
+              ? Objects.requireNonNullElse(RequestFacts.of(r), NONE)
               : NONE;
       default -> null;
     };
@@ -174,12 +173,12 @@ final class ViewIndex {
     boolean check = builtAt != null && !unreadable;
     Map<String, VmFacts> oldVms = Map.of();
     Map<String, EventView> oldEvents = Map.of();
-    Map<String, String> oldSent = Map.of();
+    Map<String, RequestFacts> oldRequests = Map.of();
     if (check) {
       takeIn();
       oldVms = Map.copyOf(vms);
       oldEvents = Map.copyOf(events);
-      oldSent = Map.copyOf(sentRequests);
+      oldRequests = Map.copyOf(requests);
     }
     // What waits is let go first: the scan reads each key at least as new (a change is handed
     // over after its store has it), and a change handed over after this is taken in on top.
@@ -199,17 +198,18 @@ final class ViewIndex {
       int differ =
           differences(oldVms, vms, FleetTopology.VMS_VIEW, moving)
               + differences(oldEvents, events, FleetTopology.EVENTS_VIEW, moving)
-              + differences(oldSent, sentRequests, FleetTopology.REQUESTS_VIEW, moving);
+              + differences(oldRequests, requests, FleetTopology.REQUESTS_VIEW, moving);
       if (differ > 0) {
         repairs++;
         LOG.warn(
             "view index: {} view(s) differed from what their changes said; read whole again:"
-                + " {} VMs, {} events ({} open), {} requests sent",
+                + " {} VMs, {} events ({} open), {} requests kept ({} events sent for)",
             differ,
             vms.size(),
             events.size(),
             openEvents.size(),
-            sentRequests.size());
+            requests.size(),
+            sentByEvent.size());
       }
     }
     builtAt = now;
@@ -238,7 +238,8 @@ final class ViewIndex {
     events.clear();
     openEvents.clear();
     releasedOpen.clear();
-    sentRequests.clear();
+    requests.clear();
+    sentByEvent.clear();
     groups.reset();
   }
 
@@ -264,8 +265,17 @@ final class ViewIndex {
         put(openEvents, key, open ? e : null);
         put(releasedOpen, key, released ? e : null);
       }
-      case FleetTopology.REQUESTS_VIEW ->
-          put(sentRequests, key, kept instanceof String id ? id : null);
+      case FleetTopology.REQUESTS_VIEW -> {
+        RequestFacts r = kept instanceof RequestFacts f ? f : null;
+        RequestFacts old = r == null ? requests.remove(key) : requests.put(key, r);
+        if (old != null && old.sentEvent() != null) {
+          sentByEvent.computeIfPresent(
+              EventIds.lower(old.sentEvent()), (e, n) -> n > 1 ? n - 1 : null);
+        }
+        if (r != null && r.sentEvent() != null) {
+          sentByEvent.merge(EventIds.lower(r.sentEvent()), 1, Integer::sum);
+        }
+      }
       default -> {
         // not indexed
       }
@@ -287,7 +297,7 @@ final class ViewIndex {
 
   /** The event's view, by its id in any case; null when the views do not have it. */
   EventView event(String eventId) {
-    return events.get(eventId.toLowerCase(Locale.ROOT));
+    return events.get(EventIds.lower(eventId));
   }
 
   /** The open events' views, in the store's key order. */
@@ -300,9 +310,36 @@ final class ViewIndex {
     return releasedOpen.values();
   }
 
-  /** The events of requests that sent commands (one per such request). */
+  /**
+   * The events requests sent commands for that the views have (one the views do not have lists no
+   * VM to count): read from the smaller of the two, never the requests' whole history.
+   */
   Collection<String> requestedEvents() {
-    return sentRequests.values();
+    List<String> out = new ArrayList<>();
+    if (sentByEvent.size() < events.size()) {
+      sentByEvent
+          .keySet()
+          .forEach(
+              k -> {
+                EventView e = events.get(k);
+                if (e != null) {
+                  out.add(e.eventId());
+                }
+              });
+    } else {
+      events.forEach(
+          (k, e) -> {
+            if (sentByEvent.containsKey(k)) {
+              out.add(e.eventId());
+            }
+          });
+    }
+    return out;
+  }
+
+  /** The request's facts, or null when it sent nothing and has no result (or is unknown). */
+  RequestFacts request(String requestId) {
+    return requests.get(requestId);
   }
 
   /** Live (not silent) VMs of the group under this grouping. */

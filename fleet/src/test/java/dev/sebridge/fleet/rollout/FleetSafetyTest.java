@@ -478,7 +478,7 @@ class FleetSafetyTest {
         }
 
         @Override
-        public Optional<Result> result(String requestId, String vmId) {
+        public Optional<Result> unaccepted(String requestId, String vmId) {
           Vm v = vms.get(vmId);
           boolean released =
               events.values().stream()
@@ -486,10 +486,9 @@ class FleetSafetyTest {
           if (v == null || !released) {
             return Optional.empty();
           }
-          return Optional.of(
-              v.rejects
-                  ? new Result("rejected", "policy-denied: not now")
-                  : new Result("accepted", "posted"));
+          return v.rejects
+              ? Optional.of(new Result("rejected", "policy-denied: not now"))
+              : Optional.empty();
         }
       };
     }

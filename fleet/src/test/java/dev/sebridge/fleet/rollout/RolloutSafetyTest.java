@@ -338,15 +338,14 @@ class RolloutSafetyTest {
         }
 
         @Override
-        public Optional<Result> result(String requestId, String vmId) {
+        public Optional<Result> unaccepted(String requestId, String vmId) {
           Sim s = vms.get(vmId);
           if (!s.approvedByRollout) {
             return Optional.empty();
           }
-          return Optional.of(
-              s.rejects
-                  ? new Result("rejected", "policy-denied: not now")
-                  : new Result("accepted", "posted"));
+          return s.rejects
+              ? Optional.of(new Result("rejected", "policy-denied: not now"))
+              : Optional.empty();
         }
       };
     }

@@ -110,7 +110,7 @@ final class TestWorld implements World {
   }
 
   @Override
-  public Optional<Result> result(String requestId, String vmId) {
+  public Optional<Result> unaccepted(String requestId, String vmId) {
     return Optional.empty();
   }
 }

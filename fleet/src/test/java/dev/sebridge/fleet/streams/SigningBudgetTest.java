@@ -35,4 +35,27 @@ class SigningBudgetTest {
     clock.addAndGet(Duration.ofSeconds(10).toNanos());
     assertThat(budget.left()).isEqualTo(Duration.ofSeconds(5));
   }
+
+  /** Sequential signatures with gaps: the budget is what summing every span in the window gives. */
+  @net.jqwik.api.Property(tries = 200)
+  void theBudgetIsWhatSummingTheWindowGives(@net.jqwik.api.ForAll long seed) {
+    java.util.Random rnd = new java.util.Random(seed);
+    AtomicLong t = new AtomicLong();
+    SigningBudget b = new SigningBudget(Duration.ofSeconds(10), Duration.ofSeconds(5), t::get);
+    java.util.List<long[]> spans = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      t.addAndGet(rnd.nextInt(3) == 0 ? rnd.nextInt(2_000_000_000) : rnd.nextInt(50_000_000));
+      long start = t.get();
+      t.addAndGet(rnd.nextInt(100_000_000));
+      b.spend(start);
+      spans.add(new long[] {start, t.get()});
+      t.addAndGet(rnd.nextInt(200_000_000));
+      long from = t.get() - Duration.ofSeconds(10).toNanos();
+      long used = 0;
+      for (long[] s : spans) {
+        used += Math.max(0, s[1] - Math.max(s[0], from));
+      }
+      assertThat(b.left()).isEqualTo(Duration.ofSeconds(5).minusNanos(used));
+    }
+  }
 }

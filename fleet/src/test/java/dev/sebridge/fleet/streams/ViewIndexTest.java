@@ -9,14 +9,17 @@ import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.ListedVms;
+import dev.sebridge.fleet.rollout.World;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -284,7 +287,21 @@ class ViewIndexTest {
       if (rnd.nextInt(4) == 0) {
         r = r.refused("over the limit");
       }
-      return new RequestView(r, rnd.nextBoolean() ? T0 : null, Map.of());
+      // Some VMs have the agent's result, some still wait for it.
+      Map<String, RequestView.VmResult> results = new TreeMap<>();
+      for (int i = 0; i < rnd.nextInt(3); i++) {
+        String outcome =
+            Arrays.asList(null, "accepted", "rejected", "failed", "dry-run").get(rnd.nextInt(5));
+        results.put(
+            "vm-" + rnd.nextInt(30),
+            new RequestView.VmResult(
+                "c-" + i,
+                outcome,
+                outcome == null || rnd.nextBoolean() ? null : "code-" + rnd.nextInt(3),
+                outcome == null ? null : "reason " + rnd.nextInt(3),
+                outcome == null ? null : T0));
+      }
+      return new RequestView(r, rnd.nextBoolean() ? T0 : null, results);
     }
 
     /** The answers a scan of the stores gives (what {@link GlobalWorld} once did every tick). */
@@ -296,7 +313,9 @@ class ViewIndexTest {
       Scan s = scan();
       assertThat(world.openEvents()).containsExactlyElementsOf(s.openEvents());
       assertThat(world.releasedOpenEvents()).containsExactlyElementsOf(s.releasedOpenEvents());
-      assertThat(world.requestedEvents()).containsExactlyInAnyOrderElementsOf(s.requestedEvents());
+      // Once per event that has a view, however many requests sent commands for it.
+      assertThat(world.requestedEvents())
+          .containsExactlyInAnyOrderElementsOf(s.requestedEvents().stream().distinct().toList());
       for (int i = 0; i < 15; i++) {
         String e = rnd.nextBoolean() ? "e-" + i : ("E-" + i);
         assertThat(world.open(e)).as("open(%s)", e).isEqualTo(s.open(e));
@@ -304,6 +323,11 @@ class ViewIndexTest {
       }
       for (int i = 0; i < 30; i++) {
         String vm = "vm-" + i;
+        for (int r = 0; r < 15; r++) {
+          assertThat(world.unaccepted("r-" + r, vm))
+              .as("unaccepted(r-%d, %s)", r, vm)
+              .isEqualTo(s.unaccepted("r-" + r, vm));
+        }
         assertThat(world.lastHeartbeat(vm).orElse(null)).isEqualTo(s.heartbeat(vm));
         for (String a : List.of("zone", "scaleSet", "resourceGroup", "location")) {
           assertThat(world.attribute(vm, a)).as("%s of %s", a, vm).isEqualTo(s.attribute(vm, a));
@@ -339,11 +363,27 @@ class ViewIndexTest {
     List<String> requestedEvents() {
       List<String> out = new ArrayList<>();
       for (RequestView r : requests.values()) {
-        if (r.commandsSentAt() != null && r.request().refusal() == null) {
-          out.add(r.request().eventId());
+        EventView e = events.get(r.request().eventId().toLowerCase(Locale.ROOT));
+        if (r.commandsSentAt() != null && r.request().refusal() == null && e != null) {
+          out.add(e.eventId());
         }
       }
       return out;
+    }
+
+    /** The agent's result as the requests store says it (a rollout once read it every tick). */
+    Optional<World.Result> unaccepted(String requestId, String vmId) {
+      RequestView r = requests.get(requestId);
+      if (r == null
+          || !r.vms().containsKey(vmId)
+          || r.vms().get(vmId).outcome() == null
+          || r.vms().get(vmId).outcome().equals("accepted")) {
+        return Optional.empty();
+      }
+      RequestView.VmResult v = r.vms().get(vmId);
+      return Optional.of(
+          new World.Result(
+              v.outcome(), (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason()));
     }
 
     boolean open(String eventId) {

@@ -1,0 +1,44 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.rollout.World;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What a rollout asks of a request ({@link ViewIndex}): the event it sent commands for (null when
+ * it sent none, or was refused), and the agents' results that did not accept, by vmId (what halts a
+ * rollout; an accepted result, or none yet, is not kept: a request is kept for {@code
+ * fleet.history-retention}, and most of them are accepted).
+ */
+record RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
+  RequestFacts {
+    unaccepted = Map.copyOf(unaccepted);
+  }
+
+  /** What the index keeps of a request view: null when it sent nothing and nothing went wrong. */
+  static RequestFacts of(RequestView r) {
+    String sent =
+        r.commandsSentAt() != null
+                && r.request() != null
+                && r.request().eventId() != null
+                && r.request().refusal() == null
+            ? r.request().eventId()
+            : null;
+    Map<String, World.Result> unaccepted = new HashMap<>();
+    r.vms()
+        .forEach(
+            (vmId, v) -> {
+              if (v.outcome() != null && !v.outcome().equals("accepted")) {
+                unaccepted.put(vmId, result(v));
+              }
+            });
+    return sent == null && unaccepted.isEmpty() ? null : new RequestFacts(sent, unaccepted);
+  }
+
+  /** The agent's result as a rollout reads it: the reason with its code in front. */
+  static World.Result result(RequestView.VmResult v) {
+    return new World.Result(
+        v.outcome(), (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason());
+  }
+}
