@@ -240,6 +240,78 @@ class FleetPageBrowserTest {
     }
   }
 
+  @Test
+  @Order(3)
+  void aCampaignOfTwoHundredEventsIsOneRowPagedInThePanelAndRolledOutAsOne() throws Exception {
+    signIn(FleetLab.APPROVER_TOKEN);
+    // Azure's way: a guest patch as 200 one-VM events of one description, seen within minutes
+    // (here spread over the lab's twelve VMs).
+    List<String> events = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      events.add(
+          sim.addEvent(
+              EventSpec.scheduled("Reboot", List.of(vm(i % 12).name()))
+                  .withNotice(3600)
+                  .withDescription("Guest OS patch 2026-11")));
+    }
+    By row =
+        By.xpath(
+            "//section[@data-testid='campaign'][.//*[@data-testid='campaign-size']"
+                + "[contains(., 'campaign of 200 event(s), 200 open')]]");
+    waitFor(row);
+    waitUntilText(row, "200 scheduled");
+    // One row: its VMs by status, zone and scale set, none of its 200 events drawn in the list.
+    WebElement campaign = browser.findElement(row);
+    String id = campaign.getAttribute("data-campaign-id");
+    assertThat(campaign.findElements(By.cssSelector("[data-testid=event]"))).isEmpty();
+    assertThat(campaign.getText()).contains("Guest OS patch 2026-11").contains("By zone");
+    shot("fleet-page-campaign", row);
+
+    // Its events open in the panel, fifty a page.
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(
+            d -> {
+              d.findElement(row)
+                  .findElement(By.cssSelector("[data-testid=campaign-events]"))
+                  .click();
+              return true;
+            });
+    By panel = By.cssSelector("[data-testid=campaign-panel][data-campaign-id='" + id + "']");
+    waitUntilText(panel, "Events 1 to 50 of 200 (page 1 of 4)");
+    List<String> seen = new ArrayList<>();
+    for (int page = 1; page <= 4; page++) {
+      waitUntilText(panel, "(page " + page + " of 4)");
+      List<WebElement> cards =
+          browser.findElement(panel).findElements(By.cssSelector("[data-testid=event]"));
+      assertThat(cards).hasSize(50);
+      cards.forEach(c -> seen.add(c.getAttribute("data-event-id")));
+      if (page < 4) {
+        browser
+            .findElement(panel)
+            .findElement(By.cssSelector("[data-testid=campaign-next]"))
+            .click();
+      }
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(events);
+
+    // Rolled out as one: the form offers every event of the campaign, all checked.
+    browser
+        .findElement(panel)
+        .findElement(By.cssSelector("[data-testid=campaign-rollout]"))
+        .click();
+    WebElement form = waitFor(By.cssSelector("[data-testid=rollout-form]"));
+    List<String> checked = new ArrayList<>();
+    for (WebElement box : form.findElements(By.cssSelector("input[name=events]"))) {
+      if (box.isSelected()) {
+        checked.add(box.getAttribute("value"));
+      }
+    }
+    assertThat(checked).containsExactlyInAnyOrderElementsOf(events);
+    shot("fleet-page-campaign-rollout", By.cssSelector("[data-testid=rollout-form]"));
+    events.forEach(sim::cancelEvent);
+  }
+
   private SimVm vm(int i) {
     return sim.vms().get(i);
   }

@@ -29,7 +29,8 @@ record RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
     r.vms()
         .forEach(
             (vmId, v) -> {
-              if (v.outcome() != null && !v.outcome().equals("accepted")) {
+              // A VM without a result (none yet, or a null one in a bad record) halts nothing.
+              if (v != null && v.outcome() != null && !v.outcome().equals("accepted")) {
                 unaccepted.put(vmId, result(v));
               }
             });

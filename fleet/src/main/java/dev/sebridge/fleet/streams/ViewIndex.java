@@ -34,13 +34,14 @@ import org.slf4j.LoggerFactory;
  * <p>The global stores' updaters (the global thread) hand each change to {@link #changed}; the
  * rollouts task's thread takes them in at the start of each step ({@link #refresh}). Changes wait
  * coalesced by key, only the newest of each, and as little as a rollout needs (a VM's facts, not
- * its view; a request's event): at most one entry per key of the views, however long the task did
- * not step. Nothing waits while no rollouts task uses the index ({@link #attach}, {@link #detach}).
- * The first step after attaching reads the three stores whole; so does every step {@link
- * #REBUILD_EVERY} later, a safety net that should find nothing to repair (it logs a WARN, and
- * counts, when it does), and the first step {@link #RETRY_AFTER_FAILURE} after one that failed: a
- * change that cannot be taken in (a view the index cannot read) fails the step, and every step
- * after it until the stores can be read whole, never a step on an index without the change.
+ * its view; a request's event and the results that did not accept): at most one entry per key of
+ * the views, however long the task did not step. Nothing waits while no rollouts task uses the
+ * index ({@link #attach}, {@link #detach}). The first step after attaching reads the three stores
+ * whole; so does every step {@link #REBUILD_EVERY} later, a safety net that should find nothing to
+ * repair (it logs a WARN, and counts, when it does), and the first step {@link
+ * #RETRY_AFTER_FAILURE} after one that failed: a change that cannot be taken in (a view the index
+ * cannot read) fails the step, and every step after it until the stores can be read whole, never a
+ * step on an index without the change.
  */
 final class ViewIndex {
   private static final Logger LOG = LoggerFactory.getLogger(ViewIndex.class);

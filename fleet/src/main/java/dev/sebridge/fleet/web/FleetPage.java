@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  */
 public final class FleetPage implements FleetServer.Route {
   private static final Pattern VM = Pattern.compile("/ui/vms/([^/]+)");
+  private static final Pattern CAMPAIGN =
+      Pattern.compile("/ui/campaigns/([^/]+)/page/([1-9][0-9]{0,5})");
   private static final Pattern EVENT_ACTIONS = Pattern.compile("/ui/events/([^/]+)/actions");
   private static final Pattern EVENT_POST = Pattern.compile("/ui/events/([^/]+)/(approve|rollout)");
   private static final Pattern ROLLOUT_ACTIONS = Pattern.compile("/ui/rollouts/([^/]+)/actions");
@@ -53,6 +55,7 @@ public final class FleetPage implements FleetServer.Route {
 
   private final WebSession session;
   private final PageModel model;
+  private final CampaignRows campaigns;
   private final PageActions actions;
   private final LiveStream live;
   private final RateLimits writes;
@@ -74,6 +77,7 @@ public final class FleetPage implements FleetServer.Route {
     this.writes = writes;
     this.signIn = new SignIn(session, limits, this::render);
     this.model = new PageModel(views);
+    this.campaigns = new CampaignRows(views, model);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;
   }
@@ -176,6 +180,11 @@ public final class FleetPage implements FleetServer.Route {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
+    } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
+      Map<String, Object> page =
+          campaigns.page(ApiInput.segment(m.group(1)), Integer.parseInt(m.group(2)));
+      page.put("approver", p.role().mayApprove());
+      html(ex, 200, render("campaign.mustache", page));
     } else if ((m = EVENT_ACTIONS.matcher(path)).matches() && method.equals("GET")) {
       html(
           ex,
@@ -202,13 +211,15 @@ public final class FleetPage implements FleetServer.Route {
     Map<String, Object> m = new HashMap<>();
     m.put("approver", p.role().mayApprove());
     switch (name) {
-      case "events" -> m.put("events", model.openEvents());
+      case "events" -> m.putAll(campaigns.list());
       case "rollouts" -> m.put("rollouts", model.rollouts());
       case "silent" -> m.put("silent", model.silent());
       case "approvals" -> m.put("approvals", model.approvals());
       default -> throw new ApiException(404, "no such fragment: " + name);
     }
-    m.put("empty", ((java.util.List<?>) m.get(name)).isEmpty());
+    if (!m.containsKey("empty")) {
+      m.put("empty", ((java.util.List<?>) m.get(name)).isEmpty());
+    }
     html(ex, 200, render(name + ".mustache", m));
   }
 

@@ -7,7 +7,6 @@ import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutVm;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -31,18 +30,6 @@ final class PageModel {
 
   PageModel(FleetViews views) {
     this.views = views;
-  }
-
-  List<Map<String, Object>> openEvents() {
-    List<EventView> open = views.events().stream().filter(EventView::open).toList();
-    Map<String, VmView> vms = views.vmsOf(open);
-    return open.stream()
-        .sorted(
-            Comparator.comparing(
-                    (EventView e) -> e.notBefore() == null ? Instant.MIN : e.notBefore())
-                .thenComparing(EventView::eventId))
-        .map(e -> event(e, vms))
-        .toList();
   }
 
   Map<String, Object> event(EventView e, Map<String, VmView> vms) {
@@ -117,7 +104,7 @@ final class PageModel {
     return bar;
   }
 
-  private static List<Map<String, Object>> breakdown(Map<String, Map<String, Integer>> groups) {
+  static List<Map<String, Object>> breakdown(Map<String, Map<String, Integer>> groups) {
     List<Map<String, Object>> out = new ArrayList<>();
     groups.forEach(
         (g, c) ->

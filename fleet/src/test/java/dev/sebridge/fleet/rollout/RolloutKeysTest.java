@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.AlphaChars;
+import net.jqwik.api.constraints.Chars;
 import net.jqwik.api.constraints.NumericChars;
 import net.jqwik.api.constraints.StringLength;
 import org.junit.jupiter.api.Test;
@@ -22,11 +23,18 @@ class RolloutKeysTest {
   void keyedByAnswersWhatComparingWithTheKeyDoes(
       @ForAll @AlphaChars @NumericChars @StringLength(max = 6) String vmId,
       @ForAll @AlphaChars @StringLength(max = 6) String eventId,
-      @ForAll @AlphaChars @StringLength(max = 14) String other) {
+      @ForAll @AlphaChars @NumericChars @Chars({'|', '-'}) @StringLength(max = 14) String other) {
     RolloutVm v = RolloutVm.pending(vmId, "web", eventId, "all");
     assertThat(v.keyedBy(v.key())).isTrue();
     assertThat(v.keyedBy(other)).isEqualTo(other.equals(v.key()));
     assertThat(v.keyedBy(vmId + "|" + eventId)).isEqualTo((vmId + "|" + eventId).equals(v.key()));
+  }
+
+  @Test
+  void anEntryWithoutAnEventIsKeyedByItsVm() {
+    RolloutVm v = RolloutVm.pending("vm-1", "web-1", null, "all");
+    assertThat(v.keyedBy("vm-1")).isTrue();
+    assertThat(v.keyedBy("vm-1|")).isFalse();
   }
 
   @Test

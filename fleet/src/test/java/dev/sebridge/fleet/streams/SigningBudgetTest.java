@@ -58,4 +58,23 @@ class SigningBudgetTest {
       assertThat(b.left()).isEqualTo(Duration.ofSeconds(5).minusNanos(used));
     }
   }
+
+  /**
+   * Two threads signing at once (spans end out of the order they began): what is left is never more
+   * than summing the window gives, only ever less.
+   */
+  @Test
+  void overlappingSpansNeverLeaveMoreThanTheSum() {
+    AtomicLong t = new AtomicLong();
+    SigningBudget b = new SigningBudget(Duration.ofSeconds(10), Duration.ofSeconds(5), t::get);
+    t.set(Duration.ofMillis(900).toNanos());
+    b.spend(Duration.ofMillis(800).toNanos()); // B: 0.8 s to 0.9 s
+    t.set(Duration.ofSeconds(9).toNanos());
+    b.spend(0); // A: 0 s to 9 s, ended after B
+    t.set(Duration.ofMillis(10_500).toNanos());
+    // In the window (0.5 s to 10.5 s): B 0.1 s, A 8.5 s; A, queued behind B, counts whole (9 s).
+    Duration exact = Duration.ofSeconds(5).minusMillis(8_600);
+    assertThat(b.left()).isLessThanOrEqualTo(exact);
+    assertThat(b.left()).isEqualTo(Duration.ofSeconds(5).minusMillis(9_100));
+  }
 }

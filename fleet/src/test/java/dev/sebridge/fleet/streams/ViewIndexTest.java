@@ -283,13 +283,25 @@ class ViewIndexTest {
 
     static RequestView request(Random rnd, String key) {
       ApprovalRequest r =
-          new ApprovalRequest(key, "e-" + rnd.nextInt(15), List.of("vm-1"), "why", "me", T0, "api");
+          new ApprovalRequest(
+              key,
+              (rnd.nextBoolean() ? "e-" : "E-")
+                  + rnd.nextInt(15), // a request may spell it either way
+              List.of("vm-1"),
+              "why",
+              "me",
+              T0,
+              "api");
       if (rnd.nextInt(4) == 0) {
         r = r.refused("over the limit");
       }
       // Some VMs have the agent's result, some still wait for it.
       Map<String, RequestView.VmResult> results = new TreeMap<>();
       for (int i = 0; i < rnd.nextInt(3); i++) {
+        if (rnd.nextInt(8) == 0) {
+          results.put("vm-" + rnd.nextInt(30), null); // a bad record: a VM with no result at all
+          continue;
+        }
         String outcome =
             Arrays.asList(null, "accepted", "rejected", "failed", "dry-run").get(rnd.nextInt(5));
         results.put(
@@ -375,7 +387,7 @@ class ViewIndexTest {
     Optional<World.Result> unaccepted(String requestId, String vmId) {
       RequestView r = requests.get(requestId);
       if (r == null
-          || !r.vms().containsKey(vmId)
+          || r.vms().get(vmId) == null
           || r.vms().get(vmId).outcome() == null
           || r.vms().get(vmId).outcome().equals("accepted")) {
         return Optional.empty();

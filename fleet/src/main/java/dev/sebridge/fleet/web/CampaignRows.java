@@ -1,0 +1,171 @@
+package dev.sebridge.fleet.web;
+
+import dev.sebridge.fleet.api.Campaigns;
+import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The page's open maintenance as campaigns ({@link Campaigns}, grouped as the API groups them): a
+ * campaign of a few events shows them inline; a larger one is one row (its VMs by status, zone and
+ * scale set) whose events open in the panel, {@link #PAGE} at a time. The list shows the {@link
+ * #SHOWN} soonest campaigns and says how many more there are: it stays the same size however many
+ * events are open.
+ */
+final class CampaignRows {
+  /** A campaign with at most this many open events shows them inline. */
+  static final int INLINE = 10;
+
+  /** The most campaigns the list shows. */
+  static final int SHOWN = 25;
+
+  /** Events on one page of a campaign in the panel. */
+  static final int PAGE = 50;
+
+  private final FleetViews views;
+  private final PageModel model;
+
+  CampaignRows(FleetViews views, PageModel model) {
+    this.views = views;
+    this.model = model;
+  }
+
+  /** The list: campaigns with an open event, the soonest NotBefore first. */
+  Map<String, Object> list() {
+    List<Campaigns.Campaign> open =
+        Campaigns.of(views.events()).stream()
+            .filter(Campaigns.Campaign::open)
+            .sorted(
+                Comparator.comparing(CampaignRows::soonest).thenComparing(Campaigns.Campaign::id))
+            .toList();
+    List<Campaigns.Campaign> shown = open.subList(0, Math.min(SHOWN, open.size()));
+    List<EventView> events = new ArrayList<>();
+    shown.forEach(c -> events.addAll(c.events()));
+    Map<String, VmView> vms = views.vmsOf(events);
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Campaigns.Campaign c : shown) {
+      rows.add(row(c, vms));
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("campaigns", rows);
+    m.put("empty", rows.isEmpty());
+    if (open.size() > shown.size()) {
+      m.put("more", Map.of("shown", shown.size(), "total", open.size()));
+    }
+    return m;
+  }
+
+  private Map<String, Object> row(Campaigns.Campaign c, Map<String, VmView> vms) {
+    List<EventView> open = c.events().stream().filter(EventView::open).toList();
+    Map<String, Object> m = summary(c, vms);
+    if (open.size() <= INLINE) {
+      m.put("inline", open.stream().sorted(BY_NOT_BEFORE).map(e -> model.event(e, vms)).toList());
+    }
+    return m;
+  }
+
+  /** A campaign's kind and its VMs by status, zone and scale set. */
+  private static Map<String, Object> summary(Campaigns.Campaign c, Map<String, VmView> vms) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("campaignId", c.id());
+    m.put("eventType", c.type());
+    m.put("eventSource", c.source());
+    m.put("description", c.description());
+    m.put("eventCount", c.events().size());
+    m.put("single", c.events().size() == 1);
+    m.put("openCount", c.events().stream().filter(EventView::open).count());
+    Instant soonest = soonest(c);
+    boolean known = !soonest.equals(Instant.MAX) && !soonest.equals(Instant.MIN);
+    m.put("notBefore", known ? soonest.toString() : null);
+    m.put("started", soonest.equals(Instant.MIN));
+    Map<String, Integer> counts = new TreeMap<>();
+    Map<String, Map<String, Integer>> byZone = new TreeMap<>();
+    Map<String, Map<String, Integer>> bySet = new TreeMap<>();
+    int total = 0;
+    for (EventView e : c.events()) {
+      for (VmEventState s : e.vms().values()) {
+        String status = PageModel.status(s, vms.get(s.vmId()));
+        total++;
+        counts.merge(status, 1, Integer::sum);
+        byZone
+            .computeIfAbsent(Objects.requireNonNullElse(s.zone(), "none"), z -> new TreeMap<>())
+            .merge(status, 1, Integer::sum);
+        bySet
+            .computeIfAbsent(Objects.requireNonNullElse(s.scaleSet(), "none"), z -> new TreeMap<>())
+            .merge(status, 1, Integer::sum);
+      }
+    }
+    m.put("vmCount", total);
+    m.put("bar", PageModel.bar(counts, total));
+    m.put("zones", PageModel.breakdown(byZone));
+    m.put("scaleSets", PageModel.breakdown(bySet));
+    return m;
+  }
+
+  /**
+   * One page of a campaign's events for the panel (open ones first, then by NotBefore), with the
+   * event to open the rollout form from: its first open event with a VM still scheduled.
+   */
+  Map<String, Object> page(String campaignId, int page) {
+    Campaigns.Campaign c =
+        Campaigns.of(views.events()).stream()
+            .filter(x -> x.id().equals(campaignId))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new dev.sebridge.fleet.api.ApiException(
+                        404, "no such campaign: " + campaignId));
+    List<EventView> sorted =
+        c.events().stream()
+            .sorted(Comparator.comparing((EventView e) -> !e.open()).thenComparing(BY_NOT_BEFORE))
+            .toList();
+    int pages = Math.max(1, (sorted.size() + PAGE - 1) / PAGE);
+    if (page < 1 || page > pages) {
+      throw new dev.sebridge.fleet.api.ApiException(
+          404, "campaign " + campaignId + " has " + pages + " page(s) of events");
+    }
+    List<EventView> shown = sorted.subList((page - 1) * PAGE, Math.min(sorted.size(), page * PAGE));
+    Map<String, VmView> vms = views.vmsOf(c.events());
+    Map<String, Object> m = summary(c, vms);
+    m.put("events", shown.stream().map(e -> model.event(e, vms)).toList());
+    m.put("page", page);
+    m.put("pages", pages);
+    m.put("first", (page - 1) * PAGE + 1);
+    m.put("last", (page - 1) * PAGE + shown.size());
+    if (page > 1) {
+      m.put("previous", page - 1);
+    }
+    if (page < pages) {
+      m.put("next", page + 1);
+    }
+    sorted.stream()
+        .filter(
+            e ->
+                e.open() && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status())))
+        .findFirst()
+        .ifPresent(e -> m.put("rolloutFrom", e.eventId()));
+    return m;
+  }
+
+  private static final Comparator<EventView> BY_NOT_BEFORE =
+      Comparator.comparing((EventView e) -> e.notBefore() == null ? Instant.MIN : e.notBefore())
+          .thenComparing(EventView::eventId);
+
+  /** A campaign's soonest NotBefore among its open events (MIN: one started without one). */
+  private static Instant soonest(Campaigns.Campaign c) {
+    return c.events().stream()
+        .filter(EventView::open)
+        .map(e -> e.notBefore() == null ? Instant.MIN : e.notBefore())
+        .min(Comparator.naturalOrder())
+        .orElse(Instant.MAX);
+  }
+}
