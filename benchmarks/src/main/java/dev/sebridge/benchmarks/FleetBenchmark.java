@@ -92,8 +92,11 @@ public final class FleetBenchmark {
             steady,
             agents);
     b.scale();
-    new RealAgentsFigure(b.work.resolve("agents"), agents, b.report).run();
-    Files.writeString(out, b.report.markdown(vms, steady, agents));
+    if (agents > 0) { // --agents 0: the generated fleet alone
+      new RealAgentsFigure(b.work.resolve("agents"), agents, b.report).run();
+    }
+    RolloutTickBenchmark.replaceSection(
+        out, FleetReport.heading(vms), b.report.markdown(vms, steady, agents));
     System.out.println("report written to " + out);
     System.exit(0);
   }

@@ -93,15 +93,23 @@ final class FleetReport {
         delay.percentile(99) <= 2000);
   }
 
+  /** The heading of the section a run at this many VMs writes (one per fleet size). */
+  static String heading(int vms) {
+    return String.format("## Fleet at %,d VMs", vms);
+  }
+
+  /** This run's section of FLEET-REPORT.md (a run at another size has its own beside it). */
   String markdown(int vms, int steadySeconds, int agents) {
     StringBuilder b = new StringBuilder();
-    b.append("# Fleet service benchmark\n\n")
-        .append("Written by `benchmarks/run-fleet.sh` on ")
+    b.append(heading(vms))
+        .append("\n\nWritten by `benchmarks/run-fleet.sh --vms ")
+        .append(vms)
+        .append("` on ")
         .append(Instant.now())
         .append(" (")
         .append(Runtime.getRuntime().availableProcessors())
         .append(" CPUs). ")
-        .append(vms)
+        .append(String.format("%,d", vms))
         .append(" generated VMs, a ")
         .append(steadySeconds)
         .append(" s steady window, then ")
@@ -111,7 +119,7 @@ final class FleetReport {
                 + " own process with the launcher's settings (`-XX:+UseG1GC -Xmx512m`).\n\n")
         .append("| measure | target | measured | |\n|---|---|---|---|\n");
     targets.forEach(t -> b.append(t).append('\n'));
-    b.append("\n## Results\n\n");
+    b.append("\n### Results\n\n");
     results.forEach(r -> b.append(r).append('\n'));
     return b.toString();
   }

@@ -84,6 +84,31 @@ public final class Campaigns {
     return out;
   }
 
+  /**
+   * What rolling a campaign out takes ({@code scheduledEventIds}; the API, the CLI's {@code
+   * --campaign} and the page's campaign form alike): its open events with a VM Scheduled and no
+   * policy saying never (a dry-run rule says nothing).
+   */
+  public static List<String> rollable(Campaign c, FleetViews views) {
+    List<String> out = new ArrayList<>();
+    for (EventView e : c.events()) {
+      if (e.open()
+          && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))
+          && views
+              .decision(e.eventId())
+              .map(d -> !"never".equals(d.action()) || d.dryRun())
+              .orElse(true)) {
+        out.add(e.eventId());
+      }
+    }
+    return out;
+  }
+
+  /** The campaign with this id among these events. */
+  public static java.util.Optional<Campaign> find(Collection<EventView> events, String id) {
+    return of(events).stream().filter(c -> c.id().equals(id)).findFirst();
+  }
+
   private static boolean together(EventView first, EventView before, EventView next) {
     if (before.firstSeenAt() == null || next.firstSeenAt() == null) {
       return before.firstSeenAt() == null && next.firstSeenAt() == null;

@@ -207,25 +207,14 @@ public final class FleetQueries {
 
   /** One campaign, open or not, with its events. */
   public Optional<ObjectNode> campaign(String id) {
-    return Campaigns.of(views.events()).stream()
-        .filter(c -> c.id().equals(id))
-        .findFirst()
+    return Campaigns.find(views.events(), id)
         .map(
             c -> {
               ObjectNode n = Campaigns.json(c);
               ArrayNode all = n.putArray("eventIds");
+              c.events().forEach(e -> all.add(e.eventId()));
               ArrayNode scheduled = n.putArray("scheduledEventIds");
-              for (EventView e : c.events()) {
-                all.add(e.eventId());
-                if (e.open()
-                    && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))
-                    && views
-                        .decision(e.eventId())
-                        .map(d -> !"never".equals(d.action()) || d.dryRun())
-                        .orElse(true)) {
-                  scheduled.add(e.eventId());
-                }
-              }
+              Campaigns.rollable(c, views).forEach(scheduled::add);
               return n;
             });
   }

@@ -5,6 +5,7 @@ import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.RolloutSpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -67,9 +68,12 @@ final class CampaignRows {
   private Map<String, Object> row(Campaigns.Campaign c, Map<String, VmView> vms) {
     List<EventView> open = c.events().stream().filter(EventView::open).toList();
     Map<String, Object> m = summary(c, vms);
+    m.put("headingId", "cp-" + c.id());
     if (open.size() <= INLINE) {
       m.put("inline", open.stream().sorted(BY_NOT_BEFORE).map(e -> model.event(e, vms)).toList());
     }
+    // Its events open in the panel whenever the list does not draw them all (closed ones too).
+    m.put("browse", open.size() > INLINE || open.size() < c.events().size());
     return m;
   }
 
@@ -90,11 +94,13 @@ final class CampaignRows {
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Map<String, Integer>> byZone = new TreeMap<>();
     Map<String, Map<String, Integer>> bySet = new TreeMap<>();
-    int total = 0;
+    int total = 0; // a VM's part in an event: a VM with two events of the campaign counts twice
+    java.util.Set<String> distinct = new java.util.HashSet<>();
     for (EventView e : c.events()) {
       for (VmEventState s : e.vms().values()) {
         String status = PageModel.status(s, vms.get(s.vmId()));
         total++;
+        distinct.add(s.vmId());
         counts.merge(status, 1, Integer::sum);
         byZone
             .computeIfAbsent(Objects.requireNonNullElse(s.zone(), "none"), z -> new TreeMap<>())
@@ -104,7 +110,7 @@ final class CampaignRows {
             .merge(status, 1, Integer::sum);
       }
     }
-    m.put("vmCount", total);
+    m.put("vmCount", distinct.size());
     m.put("bar", PageModel.bar(counts, total));
     m.put("zones", PageModel.breakdown(byZone));
     m.put("scaleSets", PageModel.breakdown(bySet));
@@ -112,14 +118,12 @@ final class CampaignRows {
   }
 
   /**
-   * One page of a campaign's events for the panel (open ones first, then by NotBefore), with the
-   * event to open the rollout form from: its first open event with a VM still scheduled.
+   * One page of a campaign's events for the panel (open ones first, then by NotBefore), and how
+   * many of them rolling it out takes ({@link Campaigns#rollable}).
    */
   Map<String, Object> page(String campaignId, int page) {
     Campaigns.Campaign c =
-        Campaigns.of(views.events()).stream()
-            .filter(x -> x.id().equals(campaignId))
-            .findFirst()
+        Campaigns.find(views.events(), campaignId)
             .orElseThrow(
                 () ->
                     new dev.sebridge.fleet.api.ApiException(
@@ -136,6 +140,7 @@ final class CampaignRows {
     List<EventView> shown = sorted.subList((page - 1) * PAGE, Math.min(sorted.size(), page * PAGE));
     Map<String, VmView> vms = views.vmsOf(c.events());
     Map<String, Object> m = summary(c, vms);
+    m.put("headingId", "cpp-" + c.id()); // the list may have the same campaign's heading
     m.put("events", shown.stream().map(e -> model.event(e, vms)).toList());
     m.put("page", page);
     m.put("pages", pages);
@@ -147,12 +152,11 @@ final class CampaignRows {
     if (page < pages) {
       m.put("next", page + 1);
     }
-    sorted.stream()
-        .filter(
-            e ->
-                e.open() && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status())))
-        .findFirst()
-        .ifPresent(e -> m.put("rolloutFrom", e.eventId()));
+    int rollable = Campaigns.rollable(c, views).size();
+    if (rollable > 0) {
+      m.put("rollable", rollable);
+      m.put("groupChoices", RolloutSpec.GROUP_ATTRIBUTES.stream().sorted().toList());
+    }
     return m;
   }
 

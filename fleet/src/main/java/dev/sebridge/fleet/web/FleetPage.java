@@ -35,6 +35,7 @@ public final class FleetPage implements FleetServer.Route {
   private static final Pattern VM = Pattern.compile("/ui/vms/([^/]+)");
   private static final Pattern CAMPAIGN =
       Pattern.compile("/ui/campaigns/([^/]+)/page/([1-9][0-9]{0,5})");
+  private static final Pattern CAMPAIGN_POST = Pattern.compile("/ui/campaigns/([^/]+)/rollout");
   private static final Pattern EVENT_ACTIONS = Pattern.compile("/ui/events/([^/]+)/actions");
   private static final Pattern EVENT_POST = Pattern.compile("/ui/events/([^/]+)/(approve|rollout)");
   private static final Pattern ROLLOUT_ACTIONS = Pattern.compile("/ui/rollouts/([^/]+)/actions");
@@ -198,6 +199,9 @@ public final class FleetPage implements FleetServer.Route {
               "rollout-actions.mustache", actions.rolloutForms(ApiInput.segment(m.group(1)), p)));
     } else if ((m = EVENT_POST.matcher(path)).matches() && method.equals("POST")) {
       String done = actions.onEvent(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);
+      html(ex, 200, render("message.mustache", Map.of("text", done)));
+    } else if ((m = CAMPAIGN_POST.matcher(path)).matches() && method.equals("POST")) {
+      String done = actions.onCampaign(ApiInput.segment(m.group(1)), form(ex), p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else if ((m = ROLLOUT_POST.matcher(path)).matches() && method.equals("POST")) {
       String done = actions.onRollout(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);

@@ -120,6 +120,37 @@ final class PageActions {
     return "Rollout " + id + " started for " + events.size() + " event(s).";
   }
 
+  /**
+   * Rolls a campaign out: the events {@link Campaigns#rollable} resolves it to now (what the API
+   * shows as its {@code scheduledEventIds} and the CLI's {@code --campaign} takes), however many.
+   */
+  String onCampaign(String campaignId, Map<String, String> form, Principal p) {
+    approver(p);
+    Campaigns.Campaign c =
+        Campaigns.find(views.events(), campaignId)
+            .orElseThrow(() -> new ApiException(404, "no such campaign: " + campaignId));
+    List<String> events = Campaigns.rollable(c, views);
+    if (events.isEmpty()) {
+      throw new ApiException(
+          409, "campaign " + campaignId + " has no open event with a VM scheduled to roll out");
+    }
+    RolloutSpec spec =
+        new RolloutSpec(
+            events,
+            form.getOrDefault("maxUnavailable", "1"),
+            list(form.get("groupBy")),
+            duration(form.get("settle"), "settle"),
+            duration(form.get("timeout"), "timeout"));
+    String id = rollouts.create(spec, form.get("reason"), p, form.get("idempotencyKey"));
+    return "Rollout "
+        + id
+        + " started for the "
+        + events.size()
+        + " event(s) of campaign "
+        + campaignId
+        + ".";
+  }
+
   String onRollout(String rolloutId, String action, Map<String, String> form, Principal p) {
     String vmId = blankToNull(form.get("vmId"));
     String eventId = vmId == null ? blankToNull(form.get("eventId")) : null;
