@@ -4,7 +4,7 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.Topology;
 
@@ -25,7 +25,12 @@ final class GlobalViews {
         new JsonSerde<>(VmView.class),
         observer,
         index,
-        (old, v) -> newer(old, v, observer));
+        r -> {
+          if (r.headers().lastHeader(NEWER_ENVELOPE) != null
+              && r.value().lastEnvelopeAt() != null) {
+            observer.applied(r.value().lastEnvelopeAt());
+          }
+        });
     global(
         t,
         FleetTopology.EVENTS_VIEW,
@@ -33,7 +38,7 @@ final class GlobalViews {
         new JsonSerde<>(EventView.class),
         observer,
         index,
-        (old, v) -> {});
+        r -> {});
     global(
         t,
         FleetTopology.REQUESTS_VIEW,
@@ -41,7 +46,7 @@ final class GlobalViews {
         new JsonSerde<>(RequestView.class),
         observer,
         index,
-        (old, v) -> {});
+        r -> {});
     global(
         t,
         FleetTopology.ROLLOUTS_VIEW,
@@ -49,7 +54,7 @@ final class GlobalViews {
         new RolloutHeaderSerde(),
         observer,
         index,
-        (old, v) -> {});
+        r -> {});
     global(
         t,
         FleetTopology.ROLLOUT_PARTS_VIEW,
@@ -57,7 +62,7 @@ final class GlobalViews {
         new JsonSerde<>(dev.sebridge.fleet.rollout.RolloutPart.class),
         observer,
         index,
-        (old, v) -> {});
+        r -> {});
     global(
         t,
         FleetTopology.POLICIES_VIEW,
@@ -65,18 +70,15 @@ final class GlobalViews {
         new JsonSerde<>(PolicyDecision.class),
         observer,
         index,
-        (old, v) -> {});
+        r -> {});
   }
 
-  /** A VM's view with a newer envelope is queryable (not a silence change of an old one). */
-  private static void newer(VmView old, VmView v, TopologyObserver observer) {
-    if (v.lastEnvelopeAt() != null
-        && (old == null
-            || old.lastEnvelopeAt() == null
-            || v.lastEnvelopeAt().isAfter(old.lastEnvelopeAt()))) {
-      observer.applied(v.lastEnvelopeAt());
-    }
-  }
+  /**
+   * The header of a VM's view whose envelope is newer than the view before it ({@link
+   * VmProcessor}): its view delay counts once it is queryable (not a silence change, not a late
+   * envelope).
+   */
+  static final String NEWER_ENVELOPE = "sebridge-newer-envelope";
 
   private static <V> void global(
       Topology t,
@@ -85,7 +87,7 @@ final class GlobalViews {
       org.apache.kafka.common.serialization.Serde<V> values,
       TopologyObserver observer,
       ViewIndex index,
-      BiConsumer<V, V> applied) {
+      Consumer<org.apache.kafka.streams.processor.api.Record<String, V>> applied) {
     t.addGlobalStore(
         FleetTopology.store(store, values).withLoggingDisabled(),
         store + "-source",
@@ -96,8 +98,8 @@ final class GlobalViews {
         () ->
             new ViewUpdater<V>(
                 store,
-                (old, v) -> {
-                  applied.accept(old, v);
+                r -> {
+                  applied.accept(r);
                   observer.viewChanged(store);
                 },
                 index));

@@ -7,12 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +43,7 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
   private final Duration gone;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, VmView> store;
+  private final SilenceWatch watch = new SilenceWatch();
 
   /**
    * @param silentAfter heartbeat intervals without an envelope after which a VM is silent
@@ -58,6 +58,7 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.store = context.getStateStore(FleetTopology.VM_STATE);
+    watch.reset(); // a revived task's store was restored: read whole at the next check
     context.schedule(SILENCE_CHECK, PunctuationType.WALL_CLOCK_TIME, this::findSilent);
   }
 
@@ -68,30 +69,46 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
     store.put(e.vmId(), next);
-    context.forward(
-        new Record<String, Object>(e.vmId(), next, record.timestamp()),
-        FleetTopology.VMS_VIEW_SINK);
+    watch.wrote(e.vmId(), next);
+    Record<String, Object> out = new Record<>(e.vmId(), next, record.timestamp());
+    if (newer(old, next)) {
+      // The global updater counts the view delay of such a view, without reading the one before.
+      out = out.withHeaders(new RecordHeaders().add(GlobalViews.NEWER_ENVELOPE, new byte[0]));
+    }
+    context.forward(out, FleetTopology.VMS_VIEW_SINK);
+  }
+
+  /** The view has a newer envelope than the one before (not a silence change, not a late one). */
+  private static boolean newer(VmView old, VmView v) {
+    return v.lastEnvelopeAt() != null
+        && (old == null
+            || old.lastEnvelopeAt() == null
+            || v.lastEnvelopeAt().isAfter(old.lastEnvelopeAt()));
   }
 
   private void findSilent(long wallClockMs) {
     Instant now = Instant.ofEpochMilli(wallClockMs);
     long streamTime = context.currentStreamTimeMs();
     List<VmView> vanished = new ArrayList<>();
-    try (KeyValueIterator<String, VmView> all = store.all()) {
-      while (all.hasNext()) {
-        KeyValue<String, VmView> kv = all.next();
-        Instant last = kv.value.lastEnvelopeAt();
-        if (last != null && streamTime > 0 && streamTime - last.toEpochMilli() >= gone.toMillis()) {
-          vanished.add(kv.value);
-          continue;
-        }
-        boolean silent = VmViews.silent(kv.value, now, silentAfter);
-        if (silent != kv.value.silent()) {
-          VmView next = VmViews.withSilent(kv.value, silent);
-          store.put(kv.key, next);
-          context.forward(
-              new Record<String, Object>(kv.key, next, wallClockMs), FleetTopology.VMS_VIEW_SINK);
-        }
+    // Only the views whose silence changes or that are gone are read (SilenceWatch).
+    for (String vmId : watch.due(store, now, streamTime, gone, silentAfter)) {
+      VmView v = store.get(vmId);
+      if (v == null) {
+        watch.wrote(vmId, null);
+        continue;
+      }
+      Instant last = v.lastEnvelopeAt();
+      if (last != null && streamTime > 0 && streamTime - last.toEpochMilli() >= gone.toMillis()) {
+        vanished.add(v);
+        continue;
+      }
+      boolean silent = VmViews.silent(v, now, silentAfter);
+      if (silent != v.silent()) {
+        VmView next = VmViews.withSilent(v, silent);
+        store.put(vmId, next);
+        watch.wrote(vmId, next);
+        context.forward(
+            new Record<String, Object>(vmId, next, wallClockMs), FleetTopology.VMS_VIEW_SINK);
       }
     }
     for (VmView v : vanished) {
@@ -114,6 +131,7 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
             FleetTopology.BY_EVENT_SINK);
       }
       store.delete(v.vmId());
+      watch.wrote(v.vmId(), null);
       context.forward(
           new Record<String, Object>(v.vmId(), null, wallClockMs), FleetTopology.VMS_VIEW_SINK);
       LOG.info(
