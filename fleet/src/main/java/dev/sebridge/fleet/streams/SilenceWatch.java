@@ -22,11 +22,22 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * store's only writer and tells this of every write.
  */
 final class SilenceWatch {
-  private record Facts(
-      Instant lastSeenAt, Integer intervalSeconds, Instant lastEnvelopeAt, boolean silent) {
+  /** Instants as epoch milliseconds (MIN_VALUE: none), about 100 bytes a VM with its key. */
+  private record Facts(long lastSeenAt, int intervalSeconds, long lastEnvelopeAt, boolean silent) {
+    static final long NONE = Long.MIN_VALUE;
+
     static Facts of(VmView v) {
       return new Facts(
-          v.lastSeenAt(), v.heartbeatIntervalSeconds(), v.lastEnvelopeAt(), v.silent());
+          millis(v.lastSeenAt()),
+          v.heartbeatIntervalSeconds() == null
+              ? VmViews.DEFAULT_INTERVAL_SECONDS
+              : v.heartbeatIntervalSeconds(),
+          millis(v.lastEnvelopeAt()),
+          v.silent());
+    }
+
+    private static long millis(Instant t) {
+      return t == null ? NONE : t.toEpochMilli();
     }
   }
 
@@ -75,10 +86,10 @@ final class SilenceWatch {
     facts.forEach(
         (vmId, f) -> {
           boolean vanished =
-              f.lastEnvelopeAt() != null
+              f.lastEnvelopeAt() != Facts.NONE
                   && streamTime > 0
-                  && streamTime - f.lastEnvelopeAt().toEpochMilli() >= gone.toMillis();
-          if (vanished || silent(f, now, silentAfter) != f.silent()) {
+                  && streamTime - f.lastEnvelopeAt() >= gone.toMillis();
+          if (vanished || maybeChanged(f, now, silentAfter)) {
             out.add(vmId);
           }
         });
@@ -86,12 +97,16 @@ final class SilenceWatch {
     return out;
   }
 
-  private static boolean silent(Facts f, Instant now, int intervals) {
-    return VmViews.silent(f.lastSeenAt(), f.intervalSeconds(), now, intervals);
-  }
-
-  /** How many views are watched (for the tests). */
-  int size() {
-    return facts.size();
+  /**
+   * Whether the check may find the VM's silence changed now ({@link VmViews#silent}): kept to the
+   * millisecond, so within a millisecond of the boundary the view is read and decides.
+   */
+  private static boolean maybeChanged(Facts f, Instant now, int intervals) {
+    if (f.lastSeenAt() == Facts.NONE) {
+      return f.silent(); // never seen: not silent
+    }
+    long quiet = now.toEpochMilli() - f.lastSeenAt();
+    long limit = (long) f.intervalSeconds() * intervals * 1000;
+    return Math.abs(quiet - limit) <= 1 || (quiet > limit) != f.silent();
   }
 }
