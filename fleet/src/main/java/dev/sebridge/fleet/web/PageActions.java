@@ -109,6 +109,15 @@ final class PageActions {
           + " VM(s) it lists.";
     }
     List<String> events = list(form.getOrDefault("events", eventId));
+    return "Rollout "
+        + startRollout(events, form, p)
+        + " started for "
+        + events.size()
+        + " event(s).";
+  }
+
+  /** Starts a rollout of these events with the form's spec and reason: its id. */
+  private String startRollout(List<String> events, Map<String, String> form, Principal p) {
     RolloutSpec spec =
         new RolloutSpec(
             events,
@@ -116,8 +125,7 @@ final class PageActions {
             list(form.get("groupBy")),
             duration(form.get("settle"), "settle"),
             duration(form.get("timeout"), "timeout"));
-    String id = rollouts.create(spec, reason, p, form.get("idempotencyKey"));
-    return "Rollout " + id + " started for " + events.size() + " event(s).";
+    return rollouts.create(spec, form.get("reason"), p, form.get("idempotencyKey"));
   }
 
   /**
@@ -134,14 +142,7 @@ final class PageActions {
       throw new ApiException(
           409, "campaign " + campaignId + " has no open event with a VM scheduled to roll out");
     }
-    RolloutSpec spec =
-        new RolloutSpec(
-            events,
-            form.getOrDefault("maxUnavailable", "1"),
-            list(form.get("groupBy")),
-            duration(form.get("settle"), "settle"),
-            duration(form.get("timeout"), "timeout"));
-    String id = rollouts.create(spec, form.get("reason"), p, form.get("idempotencyKey"));
+    String id = startRollout(events, form, p);
     return "Rollout "
         + id
         + " started for the "
