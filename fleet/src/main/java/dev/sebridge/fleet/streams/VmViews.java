@@ -70,16 +70,14 @@ final class VmViews {
 
   /** True when nothing came for {@code intervals} heartbeat intervals. */
   static boolean silent(VmView v, Instant now, int intervals) {
-    return silent(v.lastSeenAt(), v.heartbeatIntervalSeconds(), now, intervals);
-  }
-
-  /** Silent: nothing seen from it for more than {@code intervals} heartbeat intervals. */
-  static boolean silent(Instant lastSeenAt, Integer intervalSeconds, Instant now, int intervals) {
-    if (lastSeenAt == null) {
+    if (v.lastSeenAt() == null) {
       return false;
     }
-    int interval = intervalSeconds == null ? DEFAULT_INTERVAL_SECONDS : intervalSeconds;
-    return Duration.between(lastSeenAt, now)
+    int interval =
+        v.heartbeatIntervalSeconds() == null
+            ? DEFAULT_INTERVAL_SECONDS
+            : v.heartbeatIntervalSeconds();
+    return Duration.between(v.lastSeenAt(), now)
             .compareTo(Duration.ofSeconds((long) interval * intervals))
         > 0;
   }
