@@ -112,9 +112,7 @@ final class FleetApproveCommand implements Callable<Integer> {
         request = client.get("api/approvals/" + FleetClient.segment(requestId));
       }
     }
-    if (options.json) {
-      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(request));
-      out.flush();
+    if (options.printedJson(out, request)) {
       return complete ? 0 : 1;
     }
     if (waitSeconds > 0) {

@@ -27,9 +27,7 @@ final class FleetCampaignsCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     JsonNode body = options.client(System.getenv()).get("api/campaigns");
     PrintWriter out = spec.commandLine().getOut();
-    if (options.json) {
-      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
-      out.flush();
+    if (options.printedJson(out, body)) {
       return 0;
     }
     Table t =

@@ -29,6 +29,16 @@ final class FleetClientOptions {
   @Option(names = "--json", description = "Print the service's JSON instead of a table.")
   boolean json;
 
+  /** With {@code --json}: prints the service's JSON (indented) and answers true. */
+  boolean printedJson(java.io.PrintWriter out, Object body) throws IOException {
+    if (!json) {
+      return false;
+    }
+    out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
+    out.flush();
+    return true;
+  }
+
   FleetClient client(Map<String, String> env) {
     URI base = url != null ? url : URI.create(env.getOrDefault(URL_ENV, "http://127.0.0.1:8080"));
     String token;

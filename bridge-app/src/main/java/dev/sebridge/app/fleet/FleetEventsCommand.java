@@ -54,9 +54,7 @@ final class FleetEventsCommand implements Callable<Integer> {
     }
     JsonNode body = options.client(System.getenv()).getAll(q.toString(), "events");
     PrintWriter out = spec.commandLine().getOut();
-    if (options.json) {
-      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
-      out.flush();
+    if (options.printedJson(out, body)) {
       return 0;
     }
     Table t = new Table("EVENT", "TYPE", "SOURCE", "NOT BEFORE", "IN", "VMS", "STATUS", "ZONES");

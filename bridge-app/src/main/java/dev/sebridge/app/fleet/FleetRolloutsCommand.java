@@ -75,9 +75,7 @@ final class FleetRolloutsCommand implements Callable<Integer> {
         out.printf("rollout %s: %s sent%n", id, verb);
       } else if (id != null) {
         JsonNode r = client.get("api/rollouts/" + FleetClient.segment(id));
-        if (options.json) {
-          out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(r));
-        } else {
+        if (!options.printedJson(out, r)) {
           out.printf(
               "rollout %s: %s (%s) by %s: %s%n",
               id,
@@ -92,9 +90,7 @@ final class FleetRolloutsCommand implements Callable<Integer> {
         }
       } else {
         JsonNode all = client.get("api/rollouts");
-        if (options.json) {
-          out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(all));
-        } else {
+        if (!options.printedJson(out, all)) {
           Table t = new Table("ID", "STATE", "BY", "VMS", "WAVES", "REASON");
           all.forEach(
               r ->

@@ -27,9 +27,7 @@ final class FleetVmsCommand implements Callable<Integer> {
     JsonNode body =
         options.client(System.getenv()).getAll(silent ? "api/vms?silent=true" : "api/vms", "vms");
     PrintWriter out = spec.commandLine().getOut();
-    if (options.json) {
-      out.println(FleetClient.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
-      out.flush();
+    if (options.printedJson(out, body)) {
       return 0;
     }
     Table t =
