@@ -477,6 +477,14 @@ class CliTest {
       assertThat(out.toString()).contains("web-1").contains("web-2").contains("web-3");
       assertThat(queries)
           .containsExactly("limit=1000", "limit=1000&cursor=p2", "limit=1000&cursor=p3");
+      // --json: the pages' VMs as one document, indented.
+      out.getBuffer().setLength(0);
+      assertThat(run("fleet", "vms", "--json", "--url", url, "--token-file", token.toString()))
+          .isZero();
+      com.fasterxml.jackson.databind.JsonNode printed =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString());
+      assertThat(printed.path("vms")).hasSize(3);
+      assertThat(out.toString()).contains("\n  \"vms\" : [");
     } finally {
       server.stop(0);
     }
