@@ -114,7 +114,8 @@ public final class FleetTickBenchmark implements AutoCloseable {
                 policies,
                 Duration.ofSeconds(1),
                 () -> 0,
-                dev.sebridge.fleet.streams.ReplayGate.NONE),
+                dev.sebridge.fleet.streams.ReplayGate.NONE,
+                dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);
     vmViews =

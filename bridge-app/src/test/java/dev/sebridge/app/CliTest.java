@@ -446,6 +446,59 @@ class CliTest {
     }
   }
 
+  /** {@code fleet vms --coverage}: the counts, and every page of the VMs without an agent. */
+  @Test
+  void fleetVmsCoverageShowsTheCountsAndTheVmsWithoutAnAgent() throws Exception {
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/coverage",
+            ex -> {
+              String path = ex.getRequestURI().getPath();
+              String q = String.valueOf(ex.getRequestURI().getRawQuery());
+              if (path.equals("/api/coverage")) {
+                return new Answer(
+                    200,
+                    "{\"generatedAt\":\"2026-11-26T00:00:00Z\",\"refreshedAt\":"
+                        + "\"2026-11-26T00:00:00Z\",\"inventory\":5,\"live\":2,\"silent\":1,"
+                        + "\"withoutAgent\":2,\"unknown\":1}");
+              }
+              boolean second = q.contains("cursor=p2");
+              return new Answer(
+                  200,
+                  "{\"generatedAt\":\"2026-11-26T00:00:00Z\",\"vms\":[{\"vmId\":\""
+                      + (second ? "vm-5\",\"name\":\"api_0" : "vm-4\",\"name\":\"web-4")
+                      + "\",\"tags\":{}}]"
+                      + (second ? "" : ",\"next\":\"p2\"")
+                      + "}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "reader-token-0123456789ab");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(run("fleet", "vms", "--coverage", "--url", url, "--token-file", token.toString()))
+          .as(err.toString())
+          .isZero();
+      assertThat(out.toString())
+          .contains("5 VMs; 2 with a live agent, 1 silent, 2 without an agent")
+          .contains("does not list, counted in no group): 1")
+          .contains("web-4")
+          .contains("api_0");
+      assertThat(
+              run(
+                  "fleet",
+                  "vms",
+                  "--coverage",
+                  "--silent",
+                  "--url",
+                  url,
+                  "--token-file",
+                  token.toString()))
+          .isEqualTo(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /** The fleet's lists come a page at a time: the CLI follows each page's next to the end. */
   @Test
   void fleetVmsFollowsEveryPage() throws Exception {

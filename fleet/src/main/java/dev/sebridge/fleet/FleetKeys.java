@@ -244,45 +244,44 @@ public final class FleetKeys {
           .build();
 
   public static List<ConfigKey<?>> all() {
-    return List.of(
-        BOOTSTRAP_SERVERS,
-        KAFKA_CLIENT,
-        ENVELOPES_TOPIC,
-        COMMANDS_TOPIC,
-        APPROVALS_TOPIC,
-        TOPIC_PREFIX,
-        PARTITIONS,
-        REPLICATION,
-        TOPICS_PRE_CREATED,
-        APPLICATION_ID,
-        STATE_DIR,
-        HTTP_PORT,
-        HTTP_BIND_ADDRESS,
-        HttpKeys.IDLE_TIMEOUT,
-        HttpKeys.THREADS,
-        HttpKeys.QUEUE,
-        HttpKeys.MAX_CONNECTIONS,
-        HttpKeys.WRITES_PER_MINUTE,
-        HttpKeys.SIGN_INS_PER_MINUTE,
-        HttpKeys.TRUSTED_PROXIES,
-        HttpKeys.SECURE_COOKIE,
-        TOKENS_FILE,
-        ENTRA_TENANT,
-        ENTRA_AUDIENCE,
-        ENTRA_JWKS,
-        ENTRA_ISSUER,
-        SIGNING_KEY_FILE,
-        SIGNING_KEY_VAULT_KEY,
-        SIGNING_KEY_ID,
-        SIGNING_ISSUER,
-        KEY_VAULT_CREDENTIAL,
-        KEY_VAULT_CLIENT_ID,
-        COMMAND_LIFETIME,
-        SILENT_AFTER,
-        CLOSED_RETENTION,
-        VM_RETENTION,
-        HISTORY_RETENTION,
-        POLICIES);
+    List<ConfigKey<?>> all = new ArrayList<>();
+    all.addAll(
+        List.of(
+            BOOTSTRAP_SERVERS,
+            KAFKA_CLIENT,
+            ENVELOPES_TOPIC,
+            COMMANDS_TOPIC,
+            APPROVALS_TOPIC,
+            TOPIC_PREFIX,
+            PARTITIONS,
+            REPLICATION,
+            TOPICS_PRE_CREATED,
+            APPLICATION_ID,
+            STATE_DIR,
+            HTTP_PORT,
+            HTTP_BIND_ADDRESS));
+    all.addAll(HttpKeys.all());
+    all.addAll(
+        List.of(
+            TOKENS_FILE,
+            ENTRA_TENANT,
+            ENTRA_AUDIENCE,
+            ENTRA_JWKS,
+            ENTRA_ISSUER,
+            SIGNING_KEY_FILE,
+            SIGNING_KEY_VAULT_KEY,
+            SIGNING_KEY_ID,
+            SIGNING_ISSUER,
+            KEY_VAULT_CREDENTIAL,
+            KEY_VAULT_CLIENT_ID,
+            COMMAND_LIFETIME,
+            SILENT_AFTER,
+            CLOSED_RETENTION,
+            VM_RETENTION,
+            HISTORY_RETENTION,
+            POLICIES));
+    all.addAll(InventoryKeys.all());
+    return List.copyOf(all);
   }
 
   /**
@@ -334,6 +333,7 @@ public final class FleetKeys {
           new ConfigProblem(ENTRA_AUDIENCE.name(), "is required with fleet.auth.entra.tenant-id"));
     }
     policies(c, problems);
+    InventoryKeys.validate(c, problems);
     boolean file = c.isSet(SIGNING_KEY_FILE);
     boolean vault = c.isSet(SIGNING_KEY_VAULT_KEY);
     if (file == vault) {

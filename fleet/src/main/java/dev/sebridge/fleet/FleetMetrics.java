@@ -100,6 +100,42 @@ public final class FleetMetrics implements TopologyObserver {
             .register(registry);
   }
 
+  /**
+   * Azure's inventory's gauges (nothing without one): {@code sebridge_fleet_unknown_vms}, the VMs
+   * the inventory lists, those without an agent, and the age of this instance's last good read.
+   */
+  public void inventory(
+      dev.sebridge.fleet.inventory.Coverage coverage,
+      java.util.function.Supplier<Instant> refreshedAt) {
+    if (coverage == null) {
+      return;
+    }
+    Gauge.builder("sebridge.fleet.unknown.vms", coverage, c -> c.counts().unknown())
+        .description(
+            "Agents reporting a vmId Azure's inventory does not list: counted in no group, never"
+                + " back")
+        .register(registry);
+    Gauge.builder("sebridge.fleet.inventory.vms", coverage, c -> c.counts().inventory())
+        .description("VMs Azure's inventory lists")
+        .register(registry);
+    Gauge.builder(
+            "sebridge.fleet.inventory.without.agent", coverage, c -> c.counts().withoutAgent())
+        .description("VMs Azure's inventory lists that no agent reports from")
+        .register(registry);
+    Gauge.builder(
+            "sebridge.fleet.inventory.age",
+            refreshedAt,
+            r -> {
+              Instant t = r.get();
+              return t == null
+                  ? Double.NaN
+                  : Duration.between(t, clock.instant()).toMillis() / 1000.0;
+            })
+        .description("Since this instance last read Azure's inventory whole")
+        .baseUnit("seconds")
+        .register(registry);
+  }
+
   /** The views to count (set once the streams run). */
   public void views(FleetViews views) {
     this.views = views;

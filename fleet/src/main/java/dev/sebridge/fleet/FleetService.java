@@ -7,6 +7,7 @@ import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.api.ApprovalRequests;
 import dev.sebridge.fleet.api.CoreApi;
+import dev.sebridge.fleet.api.CoverageQueries;
 import dev.sebridge.fleet.api.FleetQueries;
 import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
@@ -69,10 +70,16 @@ public final class FleetService implements AutoCloseable {
   private final FleetReadiness readiness;
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
+  private final FleetInventory inventory;
+  private final FleetViews views;
+  private final java.util.function.Supplier<FleetInventory.Access> inventoryAccess;
+  private final Clock clock;
 
   private FleetService(Builder b) {
     this.config = b.config;
-    Clock clock = b.clock;
+    this.clock = b.clock;
+    this.inventory = new FleetInventory(config);
+    this.inventoryAccess = b::inventoryAccess;
     this.topics =
         new FleetTopology.Topics(
             config.get(FleetKeys.TOPIC_PREFIX),
@@ -83,7 +90,8 @@ public final class FleetService implements AutoCloseable {
     Authenticator auth = FleetAuthenticators.of(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
-    TopologyObserver observer = TopologyObserver.all(metrics, changes, b.observer);
+    TopologyObserver observer =
+        TopologyObserver.all(metrics, changes, inventory.coverage(), b.observer);
     this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
     List<ConfigProblem> problems = new ArrayList<>();
     Policies policies = FleetKeys.policies(config, problems);
@@ -111,7 +119,8 @@ public final class FleetService implements AutoCloseable {
                 Duration.ofSeconds(1),
                 commandPartitions::get,
                 new RolloutsReplayGate(
-                    admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS))),
+                    admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS)),
+                inventory.membership()),
             streamsConfig);
     // A stream thread that dies of an exception nothing handled is replaced, and the instance
     // keeps serving its views, unless it fails again and again (a failure that comes back with the
@@ -141,8 +150,9 @@ public final class FleetService implements AutoCloseable {
             running.countDown();
           }
         });
-    FleetViews views = FleetViews.of(streams);
+    this.views = inventory.views(streams);
     metrics.views(views);
+    metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.readiness = new FleetReadiness(streams, clock);
     this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
     ApprovalRequests approvals =
@@ -162,7 +172,12 @@ public final class FleetService implements AutoCloseable {
                 readiness::problems)
             .route(new RolloutApi(rollouts, views, policies))
             .route(new FleetPage(auth, views, approvals, rollouts, live, limits, writes))
-            .route(new CoreApi(new FleetQueries(views, clock), approvals, metrics::scrape));
+            .route(
+                new CoreApi(
+                    new FleetQueries(views, clock),
+                    new CoverageQueries(views, inventory.coverage(), inventory::refreshedAt, clock),
+                    approvals,
+                    metrics::scrape));
   }
 
   public static Builder builder(Configuration config) {
@@ -171,9 +186,10 @@ public final class FleetService implements AutoCloseable {
 
   /** Creates the service's topics when missing, starts the streams and serves the API. */
   public FleetService start() throws InterruptedException {
-    FleetTopics.prepare(admin, topics, streamsApplicationId, config);
+    FleetTopics.prepare(admin, topics, streamsApplicationId, config, inventory.configured());
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
+    inventory.start(kafka, topics, views, inventoryAccess, clock);
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);
     }
@@ -223,7 +239,7 @@ public final class FleetService implements AutoCloseable {
 
   /** The views this instance answers from. */
   public FleetViews views() {
-    return FleetViews.of(streams);
+    return views;
   }
 
   /** Adds a route to the HTTP server (the web page). */
@@ -236,6 +252,7 @@ public final class FleetService implements AutoCloseable {
   public void close() {
     live.close();
     server.close();
+    inventory.close();
     streams.close(Duration.ofSeconds(30));
     rolloutCommands.close(Duration.ofSeconds(5));
     admin.close(Duration.ofSeconds(5));
@@ -266,6 +283,7 @@ public final class FleetService implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private KeyVaultJwsSigner.Access keyVault;
     private TopologyObserver observer;
+    private FleetInventory.Access inventory;
 
     private Builder(Configuration config) {
       this.config = config;
@@ -280,6 +298,17 @@ public final class FleetService implements AutoCloseable {
     public Builder keyVault(KeyVaultJwsSigner.Access access) {
       this.keyVault = access;
       return this;
+    }
+
+    /** Resource Graph through this access (a test endpoint) instead of the configured identity. */
+    public Builder inventory(
+        com.azure.core.credential.TokenCredential credential, com.azure.core.http.HttpClient http) {
+      this.inventory = new FleetInventory.Access(credential, http);
+      return this;
+    }
+
+    private FleetInventory.Access inventoryAccess() {
+      return inventory != null ? inventory : FleetInventory.configuredAccess(config);
     }
 
     /** Also tells this observer what the topology applies (benchmarks). */

@@ -28,17 +28,27 @@ final class FleetTopics {
    * before rollouts were stored in parts) raised to take the largest record.
    */
   static void prepare(
-      Admin admin, FleetTopology.Topics topics, String applicationId, Configuration config)
+      Admin admin,
+      FleetTopology.Topics topics,
+      String applicationId,
+      Configuration config,
+      boolean inventory)
       throws InterruptedException {
     if (config.get(FleetKeys.TOPICS_PRE_CREATED)) {
-      PreCreatedTopics.verify(
-          admin,
+      Map<String, PreCreatedTopics.Expected> expected =
           PreCreatedTopics.expected(
               topics,
               applicationId,
               null,
               config.get(FleetKeys.PARTITIONS),
-              config.get(FleetKeys.HISTORY_RETENTION)));
+              config.get(FleetKeys.HISTORY_RETENTION));
+      if (inventory) {
+        expected.put(
+            topics.of(FleetTopology.INVENTORY),
+            new PreCreatedTopics.Expected(
+                null, true, null, "Azure's inventory: the latest record per VM"));
+      }
+      PreCreatedTopics.verify(admin, expected);
       return;
     }
     ensure(
@@ -100,6 +110,10 @@ final class FleetTopics {
             Integer.toString(FleetTopology.MAX_RECORD_BYTES)));
     add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS), 1, replication, compact);
     add(create, existing, topics.of(FleetTopology.VIEWS_POLICIES), 1, replication, compact);
+    // Azure's inventory (fleet.inventory.*): one record per VM Azure lists, tombstones for those
+    // it no longer does. Created whether used or not: a service that turns the inventory on later
+    // finds it.
+    add(create, existing, topics.of(FleetTopology.INVENTORY), partitions, replication, compact);
     add(
         create,
         existing,

@@ -92,6 +92,19 @@ public final class HttpKeys {
           .build();
 
   /** The server's bounds as configured. */
+  /** The keys, in the order the reference lists them. */
+  static java.util.List<ConfigKey<?>> all() {
+    return java.util.List.of(
+        IDLE_TIMEOUT,
+        THREADS,
+        QUEUE,
+        MAX_CONNECTIONS,
+        WRITES_PER_MINUTE,
+        SIGN_INS_PER_MINUTE,
+        TRUSTED_PROXIES,
+        SECURE_COOKIE);
+  }
+
   public static HttpLimits limits(Configuration c) {
     return new HttpLimits(
         c.get(IDLE_TIMEOUT),

@@ -9,7 +9,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code sebridge fleet vms}: the VMs whose agents report, and which of them are silent. */
+/**
+ * {@code sebridge fleet vms}: the VMs whose agents report, which of them are silent or unknown to
+ * Azure's inventory, and the inventory's coverage.
+ */
 @Command(
     name = "vms",
     mixinStandardHelpOptions = true,
@@ -20,13 +23,39 @@ final class FleetVmsCommand implements Callable<Integer> {
   @Option(names = "--silent", description = "Only silent agents.")
   boolean silent;
 
+  @Option(
+      names = "--unknown",
+      description =
+          "Only agents reporting a vmId Azure's inventory does not list (fleet.inventory.*).")
+  boolean unknown;
+
+  @Option(
+      names = "--coverage",
+      description =
+          "How much of Azure's inventory the agents cover (live, silent, none, unknown), and the"
+              + " inventory's VMs without an agent.")
+  boolean coverage;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    JsonNode body =
-        options.client(System.getenv()).getAll(silent ? "api/vms?silent=true" : "api/vms", "vms");
+    if (coverage && (silent || unknown)) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(),
+          "--coverage lists VMs without an agent: not with --silent or --unknown");
+    }
     PrintWriter out = spec.commandLine().getOut();
+    if (coverage) {
+      return coverage(out);
+    }
+    String path =
+        "api/vms"
+            + (silent || unknown ? "?" : "")
+            + (silent ? "silent=true" : "")
+            + (silent && unknown ? "&" : "")
+            + (unknown ? "inventory=unknown" : "");
+    JsonNode body = options.client(System.getenv()).getAll(path, "vms");
     if (options.printedJson(out, body)) {
       return 0;
     }
@@ -44,8 +73,46 @@ final class FleetVmsCommand implements Callable<Integer> {
           v.path("openEvents").size());
     }
     if (t.isEmpty()) {
-      out.println(silent ? "no silent agents" : "no agents have reported");
+      out.println(
+          unknown ? "no unknown VMs" : silent ? "no silent agents" : "no agents have reported");
     } else {
+      t.print(out);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private int coverage(PrintWriter out) throws Exception {
+    FleetClient client = options.client(System.getenv());
+    com.fasterxml.jackson.databind.node.ObjectNode c =
+        (com.fasterxml.jackson.databind.node.ObjectNode) client.get("api/coverage");
+    c.set("vms", client.getAll("api/coverage/without-agent", "vms").path("vms"));
+    if (options.printedJson(out, c)) {
+      return 0;
+    }
+    out.printf(
+        "Azure's inventory: %d VMs; %d with a live agent, %d silent, %d without an agent%n",
+        c.path("inventory").asInt(),
+        c.path("live").asInt(),
+        c.path("silent").asInt(),
+        c.path("withoutAgent").asInt());
+    out.printf(
+        "unknown VMs (agents reporting a vmId the inventory does not list, counted in no group):"
+            + " %d%n",
+        c.path("unknown").asInt());
+    out.printf("inventory read: %s%n", c.path("refreshedAt").asText("not yet"));
+    Table t = new Table("NAME", "VM ID", "ZONE", "SCALE SET", "RESOURCE GROUP");
+    for (JsonNode v : c.path("vms")) {
+      t.row(
+          v.path("name").asText("-"),
+          v.path("vmId").asText(),
+          v.path("zone").asText("-"),
+          v.path("scaleSet").asText("-"),
+          v.path("resourceGroup").asText("-"));
+    }
+    if (!t.isEmpty()) {
+      out.println();
+      out.println("Without an agent:");
       t.print(out);
     }
     out.flush();

@@ -28,11 +28,17 @@ public final class CoreApi implements FleetServer.Route {
   private static final Pattern CAMPAIGN = Pattern.compile("/api/campaigns/([^/]+)");
 
   private final FleetQueries queries;
+  private final CoverageQueries coverage;
   private final ApprovalRequests approvals;
   private final Supplier<String> metrics;
 
-  public CoreApi(FleetQueries queries, ApprovalRequests approvals, Supplier<String> metrics) {
+  public CoreApi(
+      FleetQueries queries,
+      CoverageQueries coverage,
+      ApprovalRequests approvals,
+      Supplier<String> metrics) {
     this.queries = queries;
+    this.coverage = coverage;
     this.approvals = approvals;
     this.metrics = metrics;
   }
@@ -77,7 +83,14 @@ public final class CoreApi implements FleetServer.Route {
           200,
           queries.vms(
               q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
+              q.containsKey("inventory") ? q.get("inventory").equals("known") : null,
               FleetQueries.Page.of(q)));
+    } else if (path.equals("/api/coverage") && method.equals("GET")) {
+      ApiInput.query(call, "/api/coverage");
+      call.json(200, coverage.counts());
+    } else if (path.equals("/api/coverage/without-agent") && method.equals("GET")) {
+      Map<String, String> q = ApiInput.query(call, "/api/coverage/without-agent");
+      call.json(200, coverage.withoutAgent(FleetQueries.Page.of(q)));
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/vms/{vmId}");
       call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));

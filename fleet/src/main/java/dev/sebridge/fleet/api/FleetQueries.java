@@ -219,9 +219,18 @@ public final class FleetQueries {
             });
   }
 
-  public ObjectNode vms(Boolean silent, Page page) {
+  /**
+   * @param silent only silent agents (true) or live ones (false); null: either
+   * @param known only VMs the inventory lists (true) or unknown ones (false); null: either
+   */
+  public ObjectNode vms(Boolean silent, Boolean known, Page page) {
     List<KeyValue<String, VmView>> found =
-        views.vmsAfter(page.after(), v -> silent == null || v.silent() == silent, page.limit() + 1);
+        views.vmsAfter(
+            page.after(),
+            v ->
+                (silent == null || v.silent() == silent)
+                    && (known == null || v.inventory() != null && v.notInInventory() != known),
+            page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("vms");

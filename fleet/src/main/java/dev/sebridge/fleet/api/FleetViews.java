@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.api;
 
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
@@ -37,6 +38,10 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts;
   private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts;
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
+  private Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> inventory =
+      () -> {
+        throw new IllegalStateException("no inventory is configured (fleet.inventory.*)");
+      };
 
   /** Views whose rollouts are stored whole (tests). */
   FleetViews(
@@ -72,6 +77,28 @@ public final class FleetViews {
         () -> store(streams, FleetTopology.ROLLOUTS_VIEW),
         () -> store(streams, FleetTopology.ROLLOUT_PARTS_VIEW),
         () -> store(streams, FleetTopology.POLICIES_VIEW));
+  }
+
+  /** These views with Azure's inventory (a service with {@code fleet.inventory.*}). */
+  public FleetViews withInventory(Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> inventory) {
+    this.inventory = inventory;
+    return this;
+  }
+
+  /** The inventory store of a running Kafka Streams instance that has one. */
+  public static ReadOnlyKeyValueStore<String, InventoryVm> inventoryOf(KafkaStreams streams) {
+    return store(streams, FleetTopology.INVENTORY_VIEW);
+  }
+
+  /** Azure's inventory, by lower-case vmId (only with {@code fleet.inventory.*}). */
+  public ReadOnlyKeyValueStore<String, InventoryVm> inventory() {
+    return inventory.get();
+  }
+
+  /** Up to {@code n} inventory VMs after the key {@code after}, that {@code keep} accepts. */
+  public List<KeyValue<String, InventoryVm>> inventoryAfter(
+      String after, Predicate<InventoryVm> keep, int n) {
+    return after(inventory.get(), after, keep, n);
   }
 
   private static <V> ReadOnlyKeyValueStore<String, V> store(KafkaStreams streams, String name) {

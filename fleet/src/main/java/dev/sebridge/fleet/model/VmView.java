@@ -25,6 +25,8 @@ import java.util.TreeSet;
  * @param polls poll counters of the newest heartbeat ({@code total}, {@code documents}, failures)
  * @param silent true when nothing came for 3 heartbeat intervals
  * @param openEvents EventIds this VM reports as Scheduled or Started
+ * @param inventory whether Azure's inventory has this vmId (null: no inventory configured); when it
+ *     has, the group attributes above are the inventory's, not the agent's
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record VmView(
@@ -43,11 +45,56 @@ public record VmView(
     Integer heartbeatIntervalSeconds,
     Map<String, Long> polls,
     boolean silent,
-    Set<String> openEvents) {
+    Set<String> openEvents,
+    InventoryState inventory) {
 
   public VmView {
     polls = polls == null ? Map.of() : Map.copyOf(polls);
     openEvents = openEvents == null ? Set.of() : new TreeSet<>(openEvents);
+  }
+
+  /** A view without an inventory's say (none configured). */
+  public VmView(
+      String vmId,
+      String name,
+      String resourceId,
+      String subscriptionId,
+      String resourceGroup,
+      String location,
+      String zone,
+      String scaleSet,
+      String agentVersion,
+      Instant lastEnvelopeAt,
+      Instant lastSeenAt,
+      Instant lastHeartbeatAt,
+      Integer heartbeatIntervalSeconds,
+      Map<String, Long> polls,
+      boolean silent,
+      Set<String> openEvents) {
+    this(
+        vmId,
+        name,
+        resourceId,
+        subscriptionId,
+        resourceGroup,
+        location,
+        zone,
+        scaleSet,
+        agentVersion,
+        lastEnvelopeAt,
+        lastSeenAt,
+        lastHeartbeatAt,
+        heartbeatIntervalSeconds,
+        polls,
+        silent,
+        openEvents,
+        null);
+  }
+
+  /** Whether the inventory says this vmId is not one of Azure's VMs it lists. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean notInInventory() {
+    return inventory == InventoryState.UNKNOWN;
   }
 
   public static VmView unknown(String vmId) {

@@ -105,7 +105,8 @@ public record LedgerEntry(
     }
     if (e.completedAt() != null && e.backAt() == null) {
       Optional<Instant> heard = w.lastHeartbeat(e.vmId());
-      if (heard.isPresent() && heard.get().isAfter(e.completedAt())) {
+      // A vmId the inventory does not know (any more) is never taken for back.
+      if (heard.isPresent() && heard.get().isAfter(e.completedAt()) && w.known(e.vmId())) {
         e = e.back(now);
       }
     }

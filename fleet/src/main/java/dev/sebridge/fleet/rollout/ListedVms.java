@@ -36,13 +36,14 @@ public final class ListedVms {
 
   /**
    * The VMs an event lists: those that reported it, and the names of its {@code Resources} no
-   * reporting VM has.
+   * reporting VM has. A VM the inventory does not know ({@link World#known}) is not a reporting VM:
+   * whatever name and group it claims, the event's VMs it names are listed by name.
    */
   public static List<Listed> of(String eventId, World w) {
     Map<String, VmEventState> reported = w.eventVms(eventId);
     List<Listed> out = new ArrayList<>(reported.size() + 1);
     for (VmEventState s : reported.values()) {
-      if (!s.vanished()) {
+      if (counts(s, w)) {
         out.add(new Listed(s.vmId(), s.name()));
       }
     }
@@ -52,10 +53,16 @@ public final class ListedVms {
     return out;
   }
 
+  /** Whether a VM's report of an event makes it a VM the event lists by vmId. */
+  private static boolean counts(VmEventState s, World w) {
+    return !s.vanished() && w.known(s.vmId());
+  }
+
   /**
    * The names an event lists that no VM reporting it has (case-insensitive, as IMDS compares). A VM
    * the fleet closed as {@code vanished} (nothing heard from it for {@code fleet.vm-retention}) is
-   * one of them: it may be gone, or only its agent; IMDS would release it all the same.
+   * one of them: it may be gone, or only its agent; IMDS would release it all the same. So is one
+   * the inventory does not know.
    */
   public static List<String> unreported(String eventId, World w) {
     Collection<VmEventState> reported = w.eventVms(eventId).values();
@@ -65,13 +72,13 @@ public final class ListedVms {
       VmEventState only = reported.iterator().next();
       return only.name() != null
               && only.name().equalsIgnoreCase(resources.get(0))
-              && !only.vanished()
+              && counts(only, w)
           ? List.of()
           : resources;
     }
     Set<String> names = new HashSet<>();
     for (VmEventState s : reported) {
-      if (s.name() != null && !s.vanished()) {
+      if (s.name() != null && counts(s, w)) {
         names.add(s.name().toLowerCase(Locale.ROOT));
       }
     }

@@ -89,8 +89,9 @@ final class RolloutMembers {
             null,
             e.getKey(),
             String.format(
-                "event %s lists VMs that have not reported it for %ds: %s (no agent, or its agent"
-                    + " is down or behind). IMDS would release them with the others, uncounted,"
+                "event %s lists VMs that have not reported it for %ds: %s (no agent, its agent"
+                    + " is down or behind, or it reports a vmId Azure's inventory does not"
+                    + " list). IMDS would release them with the others, uncounted,"
                     + " so the event is held. Skip the event (NotBefore or an approval with"
                     + " override will start it) or abort; resume waits for them again.",
                 e.getKey(),

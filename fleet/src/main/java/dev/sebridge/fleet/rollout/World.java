@@ -53,7 +53,18 @@ public interface World {
   /** A VM attribute: scaleSet, zone, resourceGroup or location; null when unknown. */
   String attribute(String vmId, String attribute);
 
-  /** How many live VMs of the fleet (not silent) are in this group. */
+  /**
+   * Whether the fleet may count this reporting VM by its vmId and group: always without an
+   * inventory; with one, only a vmId Azure's inventory lists ({@code fleet.inventory.*}). The
+   * events an unknown vmId reports list its VM by name only, as if it had not reported them.
+   */
+  default boolean known(String vmId) {
+    return true;
+  }
+
+  /**
+   * How many live VMs of the fleet (not silent, not unknown to the inventory) are in this group.
+   */
   int groupSize(List<String> groupBy, String group);
 
   /**

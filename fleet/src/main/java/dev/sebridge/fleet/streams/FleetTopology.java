@@ -1,6 +1,5 @@
 package dev.sebridge.fleet.streams;
 
-import dev.sebridge.command.CommandPartitioning;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
@@ -13,8 +12,6 @@ import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -23,7 +20,6 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -88,6 +84,7 @@ public final class FleetTopology {
   public static final String ROLLOUTS_VIEW = "rollouts-view";
   public static final String ROLLOUT_PARTS_VIEW = "rollout-parts-view";
   public static final String POLICIES_VIEW = "policies-view";
+  public static final String INVENTORY_VIEW = "inventory-view";
 
   // Node names.
   static final String BY_EVENT_SINK = "by-event-sink";
@@ -110,6 +107,9 @@ public final class FleetTopology {
   public static final String VIEWS_ROLLOUTS = "views-rollouts";
   public static final String VIEWS_ROLLOUT_PARTS = "views-rollout-parts";
   public static final String VIEWS_POLICIES = "views-policies";
+
+  /** Azure's inventory of VMs, keyed by lower-case vmId ({@code fleet.inventory.*}). */
+  public static final String INVENTORY = "inventory";
 
   /** Operators' rollout commands (one partition: one task runs every rollout). */
   public static final String ROLLOUTS = "rollouts";
@@ -152,7 +152,8 @@ public final class FleetTopology {
         Policies.none(),
         Duration.ofSeconds(1),
         () -> 0,
-        ReplayGate.NONE);
+        ReplayGate.NONE,
+        Membership.AGENTS);
   }
 
   /**
@@ -161,6 +162,7 @@ public final class FleetTopology {
    * @param commandPartitions partitions of the commands topic (0: unknown, misroutes not checked)
    * @param replay whether the rollouts task has caught up with the rollouts topic ({@link
    *     ReplayGate}): until it has, nothing is stepped or released
+   * @param membership where VMs' groups and membership come from
    */
   public static Topology build(
       Topics topics,
@@ -171,7 +173,8 @@ public final class FleetTopology {
       Policies policies,
       Duration tick,
       java.util.function.IntSupplier commandPartitions,
-      ReplayGate replay) {
+      ReplayGate replay,
+      Membership membership) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
     JsonSerde<EventView> eventViews = new JsonSerde<>(EventView.class);
@@ -182,14 +185,15 @@ public final class FleetTopology {
 
     Topology t = new Topology();
     // What the rollouts task reads of the global views each tick, kept change by change.
-    ViewIndex index = new ViewIndex();
+    ViewIndex index = new ViewIndex(membership);
     // VMs, and what their envelopes say about events and requests.
     t.addSource(
         "envelopes",
         new StringDeserializer(),
         new EnvelopeSerde().deserializer(),
         topics.envelopes());
-    t.addProcessor("vms", () -> new VmProcessor(silentAfter, retention.vms()), "envelopes");
+    t.addProcessor(
+        "vms", () -> new VmProcessor(silentAfter, retention.vms(), membership), "envelopes");
     t.addStateStore(store(VM_STATE, vmViews), "vms");
     t.addSink(
         VMS_VIEW_SINK,
@@ -317,7 +321,7 @@ public final class FleetTopology {
         "misrouted", () -> new MisrouteProcessor(commandPartitions, observer), "commands-check");
 
     // The views, whole on every instance.
-    GlobalViews.add(t, topics, observer, index);
+    GlobalViews.add(t, topics, observer, index, membership);
     return t;
   }
 
@@ -332,14 +336,5 @@ public final class FleetTopology {
 
   private static <T> Deserializer<Object> untypedIn(Deserializer<T> d) {
     return d::deserialize;
-  }
-
-  /** Commands go to the partition the target agent reads: murmur2 of the vmId. */
-  static final class AgentPartition implements StreamPartitioner<String, Object> {
-    @Override
-    public Optional<Set<Integer>> partitions(
-        String topic, String vmId, Object value, int partitions) {
-      return Optional.of(Set.of(CommandPartitioning.partitionFor(vmId, partitions)));
-    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
@@ -17,7 +18,21 @@ final class GlobalViews {
   private GlobalViews() {}
 
   static void add(
-      Topology t, FleetTopology.Topics topics, TopologyObserver observer, ViewIndex index) {
+      Topology t,
+      FleetTopology.Topics topics,
+      TopologyObserver observer,
+      ViewIndex index,
+      Membership membership) {
+    if (membership == Membership.INVENTORY) {
+      global(
+          t,
+          FleetTopology.INVENTORY_VIEW,
+          topics.of(FleetTopology.INVENTORY),
+          new JsonSerde<>(InventoryVm.class),
+          observer,
+          index,
+          r -> {});
+    }
     global(
         t,
         FleetTopology.VMS_VIEW,
@@ -102,6 +117,7 @@ final class GlobalViews {
                   applied.accept(r);
                   observer.viewChanged(store);
                 },
-                index));
+                index,
+                observer));
   }
 }

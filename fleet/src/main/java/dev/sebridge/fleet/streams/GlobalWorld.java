@@ -100,6 +100,11 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean known(String vmId) {
+    return index.known(vmId);
+  }
+
+  @Override
   public int groupSize(List<String> groupBy, String group) {
     return index.groupSize(groupBy, group);
   }

@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Live (not silent) VMs per group, for each grouping a rollout asked for: counted once over the VMs
- * when a grouping is first asked for, then moved VM by VM as their views change ({@link
- * ViewIndex}). Every VM change moves each grouping kept: at most {@link #MOST} are (the active
- * rollouts' groupings; one more forgets them all, and each is counted again when next asked for).
+ * Live (not silent) VMs per group, the inventory's unknown VMs left out ({@link VmFacts#counted}),
+ * for each grouping a rollout asked for: counted once over the VMs when a grouping is first asked
+ * for, then moved VM by VM as their views change ({@link ViewIndex}). Every VM change moves each
+ * grouping kept: at most {@link #MOST} are (the active rollouts' groupings; one more forgets them
+ * all, and each is counted again when next asked for).
  */
 final class GroupCounts {
   static final int MOST = 64;
@@ -24,11 +25,11 @@ final class GroupCounts {
   /** The VM's facts changed from {@code old} to {@code now} (either null: not in the views). */
   void moved(String vmId, VmFacts old, VmFacts now) {
     for (Map.Entry<List<String>, Map<String, Integer>> g : byGrouping.entrySet()) {
-      if (old != null && !old.silent()) {
+      if (old != null && old.counted()) {
         g.getValue()
             .computeIfPresent(group(vmId, old, g.getKey()), (k, n) -> n <= 1 ? null : n - 1);
       }
-      if (now != null && !now.silent()) {
+      if (now != null && now.counted()) {
         g.getValue().merge(group(vmId, now, g.getKey()), 1, Integer::sum);
       }
     }
@@ -40,7 +41,7 @@ final class GroupCounts {
     if (counts == null) {
       counts = new HashMap<>();
       for (Map.Entry<String, VmFacts> v : vms.entrySet()) {
-        if (!v.getValue().silent()) {
+        if (v.getValue().counted()) {
           counts.merge(group(v.getKey(), v.getValue(), groupBy), 1, Integer::sum);
         }
       }

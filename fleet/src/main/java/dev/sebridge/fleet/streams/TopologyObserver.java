@@ -18,6 +18,12 @@ public interface TopologyObserver {
    */
   default void viewChanged(String store) {}
 
+  /**
+   * A global store applied a change to a key ({@code value} null: deleted), once queryable. Called
+   * on the global thread for every change: keep it cheap.
+   */
+  default void keyChanged(String store, String key, Object value) {}
+
   /** A record of the commands topic sits on a partition its VM's agent does not read. */
   default void misrouted() {}
 
@@ -45,6 +51,11 @@ public interface TopologyObserver {
       @Override
       public void viewChanged(String store) {
         list.forEach(o -> o.viewChanged(store));
+      }
+
+      @Override
+      public void keyChanged(String store, String key, Object value) {
+        list.forEach(o -> o.keyChanged(store, key, value));
       }
 
       @Override

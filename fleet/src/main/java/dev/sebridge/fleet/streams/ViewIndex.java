@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,10 +57,11 @@ final class ViewIndex {
       ReadOnlyKeyValueStore<String, EventView> events,
       ReadOnlyKeyValueStore<String, RequestView> requests) {}
 
-  private record Key(String store, String key) {}
+  /** A key of one of the views. */
+  record Key(String store, String key) {}
 
   /** A key deleted, or a request that sent nothing (a map holds no null). */
-  private static final Object NONE = new Object();
+  static final Object NONE = new Object();
 
   // Written by the global thread, taken in by the rollouts task's thread.
   private final ConcurrentHashMap<Key, Object> pending = new ConcurrentHashMap<>();
@@ -76,9 +76,14 @@ final class ViewIndex {
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   private final GroupCounts groups = new GroupCounts();
+  private final Membership membership;
   private Instant builtAt;
   private Instant failedAt;
   private int repairs;
+
+  ViewIndex(Membership membership) {
+    this.membership = membership;
+  }
 
   /**
    * A global store applied a change ({@code value} null: the key was deleted). Called by the
@@ -91,7 +96,7 @@ final class ViewIndex {
       return;
     }
     try {
-      Object kept = keep(store, value);
+      Object kept = IndexedViews.keep(store, value);
       if (kept != null) {
         pending.put(new Key(store, key), kept);
       }
@@ -99,19 +104,6 @@ final class ViewIndex {
       unreadable = true;
       LOG.error("view index: cannot read the change of {} in {}", key, store, e);
     }
-  }
-
-  /** What the index keeps of a value: null for a store it does not index. */
-  private static Object keep(String store, Object value) {
-    return switch (store) {
-      case FleetTopology.VMS_VIEW -> value instanceof VmView v ? VmFacts.of(v) : NONE;
-      case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : NONE;
-      case FleetTopology.REQUESTS_VIEW ->
-          value instanceof RequestView r
-              ? Objects.requireNonNullElse(RequestFacts.of(r), NONE)
-              : NONE;
-      default -> null;
-    };
   }
 
   /** A rollouts task uses the index from now on: its first step reads the stores whole. */
@@ -197,9 +189,10 @@ final class ViewIndex {
       // A key that changed while the stores were read is not a difference.
       moving.addAll(pending.keySet());
       int differ =
-          differences(oldVms, vms, FleetTopology.VMS_VIEW, moving)
-              + differences(oldEvents, events, FleetTopology.EVENTS_VIEW, moving)
-              + differences(oldRequests, requests, FleetTopology.REQUESTS_VIEW, moving);
+          IndexedViews.differences(oldVms, vms, FleetTopology.VMS_VIEW, moving)
+              + IndexedViews.differences(oldEvents, events, FleetTopology.EVENTS_VIEW, moving)
+              + IndexedViews.differences(
+                  oldRequests, requests, FleetTopology.REQUESTS_VIEW, moving);
       if (differ > 0) {
         repairs++;
         LOG.warn(
@@ -214,19 +207,6 @@ final class ViewIndex {
       }
     }
     builtAt = now;
-  }
-
-  private static <V> int differences(
-      Map<String, V> before, Map<String, V> after, String store, Set<Key> moving) {
-    int n = 0;
-    Set<String> keys = new java.util.HashSet<>(before.keySet());
-    keys.addAll(after.keySet());
-    for (String k : keys) {
-      if (!Objects.equals(before.get(k), after.get(k)) && !moving.contains(new Key(store, k))) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /** How many whole reads found the index differing from the views (expected: none). */
@@ -246,7 +226,7 @@ final class ViewIndex {
 
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
     try (KeyValueIterator<String, V> it = store.all()) {
-      it.forEachRemaining(kv -> apply(name, kv.key, keep(name, kv.value)));
+      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value)));
     }
   }
 
@@ -343,7 +323,16 @@ final class ViewIndex {
     return requests.get(requestId);
   }
 
-  /** Live (not silent) VMs of the group under this grouping. */
+  /**
+   * Whether a reporting VM is one the fleet may count by vmId: with an inventory, only a VM whose
+   * view it knows (an unknown vmId, or one without a view, is known by name only).
+   */
+  boolean known(String vmId) {
+    VmFacts f = vms.get(vmId);
+    return f == null ? membership == Membership.AGENTS : !f.unknown();
+  }
+
+  /** Live (not silent) VMs of the group under this grouping, those unknown left out. */
   int groupSize(List<String> groupBy, String group) {
     return groups.size(groupBy, group, vms);
   }

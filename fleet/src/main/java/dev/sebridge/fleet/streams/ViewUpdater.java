@@ -15,15 +15,22 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   private final String storeName;
   private final Consumer<Record<String, V>> applied;
   private final ViewIndex index;
+  private final TopologyObserver observer;
   private KeyValueStore<String, V> store;
 
   /**
    * @param index told of every change once the store has it, in the order applied
+   * @param observer told of every change too ({@link TopologyObserver#keyChanged})
    */
-  ViewUpdater(String storeName, Consumer<Record<String, V>> applied, ViewIndex index) {
+  ViewUpdater(
+      String storeName,
+      Consumer<Record<String, V>> applied,
+      ViewIndex index,
+      TopologyObserver observer) {
     this.storeName = storeName;
     this.applied = applied;
     this.index = index;
+    this.observer = observer;
   }
 
   @Override
@@ -36,11 +43,13 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
     if (record.value() == null) {
       store.delete(record.key());
       index.changed(storeName, record.key(), null);
+      observer.keyChanged(storeName, record.key(), null);
     } else {
       // The value it replaces is not read: a deserialisation per change, at 100,000 VMs 40 % of
       // the global thread.
       store.put(record.key(), record.value());
       index.changed(storeName, record.key(), record.value());
+      observer.keyChanged(storeName, record.key(), record.value());
       applied.accept(record);
     }
   }

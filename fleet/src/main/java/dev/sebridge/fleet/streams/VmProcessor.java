@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.FleetEnvelope;
+import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Duration;
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * was down, or behind, for longer than that, nothing vanishes until the backlog says so, and a
  * fleet that went silent as a whole vanishes nothing. The fleet never counts a vanished VM as
  * available ({@code ListedVms}: it is known by name only again).
+ *
+ * <p>With an inventory ({@link Membership#INVENTORY}), each envelope's view is stamped with what
+ * Azure's inventory says of its vmId ({@link VmViews#withInventory}): the group attributes are
+ * Azure's, or the VM is {@code unknown}. A VM the inventory learns of later is known from its next
+ * envelope (a heartbeat interval at most); until then it counts nowhere.
  */
 final class VmProcessor implements Processor<String, FleetEnvelope, String, Object> {
   private static final Logger LOG = LoggerFactory.getLogger(VmProcessor.class);
@@ -41,23 +47,27 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
 
   private final int silentAfter;
   private final Duration gone;
+  private final boolean inventoried;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, VmView> store;
+  private KeyValueStore<String, InventoryVm> inventory;
   private final SilenceWatch watch = new SilenceWatch();
 
   /**
    * @param silentAfter heartbeat intervals without an envelope after which a VM is silent
    * @param gone how long without an envelope after which a VM is gone
    */
-  VmProcessor(int silentAfter, Duration gone) {
+  VmProcessor(int silentAfter, Duration gone, Membership membership) {
     this.silentAfter = silentAfter;
     this.gone = gone;
+    this.inventoried = membership == Membership.INVENTORY;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.store = context.getStateStore(FleetTopology.VM_STATE);
+    this.inventory = inventoried ? context.getStateStore(FleetTopology.INVENTORY_VIEW) : null;
     watch.reset(); // a revived task's store was restored: read whole at the next check
     context.schedule(SILENCE_CHECK, PunctuationType.WALL_CLOCK_TIME, this::findSilent);
   }
@@ -68,6 +78,9 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
     VmView old = store.get(e.vmId());
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
+    if (inventory != null) {
+      next = VmViews.withInventory(next, inventory.get(InventoryVm.key(e.vmId())));
+    }
     store.put(e.vmId(), next);
     watch.wrote(e.vmId(), next);
     Record<String, Object> out = new Record<>(e.vmId(), next, record.timestamp());

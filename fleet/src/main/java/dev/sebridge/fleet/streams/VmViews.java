@@ -2,6 +2,8 @@ package dev.sebridge.fleet.streams;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sebridge.fleet.model.FleetEnvelope;
+import dev.sebridge.fleet.model.InventoryState;
+import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,7 +67,38 @@ final class VmViews {
         interval,
         polls,
         false,
-        open);
+        open,
+        old.inventory());
+  }
+
+  /**
+   * The view as Azure's inventory has the VM: its group attributes are the inventory's (an agent
+   * does not choose its group), or it is marked unknown (no inventory record for its vmId).
+   */
+  static VmView withInventory(VmView v, InventoryVm i) {
+    if (i == null) {
+      return v.inventory() == InventoryState.UNKNOWN
+          ? v
+          : copy(v, v.silent(), InventoryState.UNKNOWN);
+    }
+    return new VmView(
+        v.vmId(),
+        v.name(),
+        i.resourceId(),
+        i.subscriptionId(),
+        i.resourceGroup(),
+        i.location(),
+        i.zone(),
+        i.scaleSet(),
+        v.agentVersion(),
+        v.lastEnvelopeAt(),
+        v.lastSeenAt(),
+        v.lastHeartbeatAt(),
+        v.heartbeatIntervalSeconds(),
+        v.polls(),
+        v.silent(),
+        v.openEvents(),
+        InventoryState.KNOWN);
   }
 
   /** True when nothing came for {@code intervals} heartbeat intervals. */
@@ -83,6 +116,11 @@ final class VmViews {
   }
 
   static VmView withSilent(VmView v, boolean silent) {
+    return copy(v, silent, v.inventory());
+  }
+
+  /** {@code v} with its silence and inventory state set. */
+  private static VmView copy(VmView v, boolean silent, InventoryState inventory) {
     return new VmView(
         v.vmId(),
         v.name(),
@@ -99,7 +137,8 @@ final class VmViews {
         v.heartbeatIntervalSeconds(),
         v.polls(),
         silent,
-        v.openEvents());
+        v.openEvents(),
+        inventory);
   }
 
   private static String text(JsonNode n, String field, String fallback) {

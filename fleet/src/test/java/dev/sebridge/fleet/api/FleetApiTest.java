@@ -58,6 +58,9 @@ class FleetApiTest {
   final MapStore<RequestView> requests = new MapStore<>();
   final MapStore<dev.sebridge.fleet.rollout.Rollout> rollouts = new MapStore<>();
   final MapStore<dev.sebridge.fleet.rollout.PolicyDecision> decisions = new MapStore<>();
+  final MapStore<dev.sebridge.fleet.model.InventoryVm> inventory = new MapStore<>();
+  final dev.sebridge.fleet.inventory.Coverage coverage =
+      new dev.sebridge.fleet.inventory.Coverage();
   // Operators' approvals go to the rollouts topic, where the fleet-wide ledger decides them.
   final MockProducer<String, RolloutCommand> audit =
       new MockProducer<>(
@@ -187,8 +190,20 @@ class FleetApiTest {
               List.of(new Rollout.Wave(1, T0, List.of(EVENT), List.of("vm-1"))),
               List.of(new Rollout.Entry(T0, "alice", "created", "go"))));
     }
+    // Azure's inventory: the three VMs, and vm-4 without an agent.
+    for (String id : List.of("vm-1", "vm-2", "vm-3", "vm-4")) {
+      inventory.map.put(
+          id,
+          new dev.sebridge.fleet.model.InventoryVm(
+              id, null, id, "sub-1", "rg", "westeurope", "1", null, null, Map.of("tier", "web")));
+      coverage.keyChanged(
+          dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, id, inventory.map.get(id));
+    }
+    vms.map.forEach(
+        (id, v) -> coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, id, v));
     FleetViews views =
-        new FleetViews(() -> vms, () -> events, () -> requests, () -> rollouts, () -> decisions);
+        new FleetViews(() -> vms, () -> events, () -> requests, () -> rollouts, () -> decisions)
+            .withInventory(() -> inventory);
     ApprovalRequests approvals = new ApprovalRequests(audit, "audit", views, clock);
     server =
         new FleetServer(
@@ -209,6 +224,7 @@ class FleetApiTest {
             .route(
                 new CoreApi(
                     new FleetQueries(views, clock),
+                    new CoverageQueries(views, coverage, () -> T0, clock),
                     approvals,
                     () -> "sebridge_fleet_open_events 1\n"))
             .start();
@@ -268,6 +284,36 @@ class FleetApiTest {
       }
     }
     return n;
+  }
+
+  @Test
+  void coverageCountsTheInventorysVmsByAgentAndListsThoseWithoutOne() throws Exception {
+    JsonNode c =
+        JsonSerde.JSON.readTree(call("GET", "/api/coverage", READER, null, "/api/coverage").body());
+    assertThat(c.get("inventory").asInt()).isEqualTo(4);
+    assertThat(c.get("live").asInt()).isEqualTo(2);
+    assertThat(c.get("silent").asInt()).as("vm-3's agent is silent").isEqualTo(1);
+    assertThat(c.get("withoutAgent").asInt()).isEqualTo(1);
+    assertThat(c.get("unknown").asInt()).isZero();
+    assertThat(c.get("refreshedAt").asText()).isEqualTo(T0.toString());
+    JsonNode without =
+        JsonSerde.JSON.readTree(
+            call("GET", "/api/coverage/without-agent", READER, null, "/api/coverage/without-agent")
+                .body());
+    assertThat(without.get("vms")).extracting(v -> v.get("vmId").asText()).containsExactly("vm-4");
+
+    // An agent reporting a vmId Azure does not list: unknown, and its own agent's live count.
+    coverage.keyChanged(
+        dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "rogue-1", vms.map.get("vm-1"));
+    c = JsonSerde.JSON.readTree(call("GET", "/api/coverage", READER, null, "/api/coverage").body());
+    assertThat(c.get("unknown").asInt()).isEqualTo(1);
+    assertThat(c.get("live").asInt()).isEqualTo(2);
+    coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "rogue-1", null);
+    coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, "vm-4", null);
+    c = JsonSerde.JSON.readTree(call("GET", "/api/coverage", READER, null, "/api/coverage").body());
+    assertThat(c.get("unknown").asInt()).isZero();
+    assertThat(c.get("inventory").asInt()).isEqualTo(3);
+    assertThat(c.get("withoutAgent").asInt()).isZero();
   }
 
   @Test
@@ -933,6 +979,23 @@ class FleetApiTest {
                 action("", null),
                 400),
             new Case("GET", "/api/policies", "/api/policies", READER, null, 200),
+            new Case("GET", "/api/coverage", "/api/coverage", READER, null, 200),
+            new Case(
+                "GET",
+                "/api/coverage/without-agent",
+                "/api/coverage/without-agent?limit=1",
+                READER,
+                null,
+                200),
+            new Case(
+                "GET",
+                "/api/coverage/without-agent",
+                "/api/coverage/without-agent?agent=none",
+                READER,
+                null,
+                400),
+            new Case("GET", "/api/vms", "/api/vms?inventory=unknown", READER, null, 200),
+            new Case("GET", "/api/vms", "/api/vms?inventory=maybe", READER, null, 400),
             new Case("GET", "/api/campaigns", "/api/campaigns", READER, null, 200),
             new Case(
                 "GET",

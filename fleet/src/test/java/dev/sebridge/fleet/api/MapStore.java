@@ -9,8 +9,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** A store of views the API reads, filled by the test. */
-final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
-  final TreeMap<String, V> map = new TreeMap<>();
+public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
+  public final TreeMap<String, V> map = new TreeMap<>();
   // What the reader asked of the store: how many whole scans, which keys.
   final java.util.concurrent.atomic.AtomicInteger scans =
       new java.util.concurrent.atomic.AtomicInteger();

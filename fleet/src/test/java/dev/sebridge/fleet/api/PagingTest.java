@@ -60,7 +60,7 @@ class PagingTest {
       FleetQueries.Page page = FleetQueries.Page.of(q);
       ObjectNode answer =
           listVms
-              ? queries.vms(null, page)
+              ? queries.vms(null, null, page)
               : queries.events(
                   new FleetQueries.EventFilter(null, null, null, null, null, null), page);
       JsonNode items = answer.get(listVms ? "vms" : "events");

@@ -391,7 +391,7 @@ class FleetTopologyTest {
 
   @Test
   void commandsGoToThePartitionTheAgentReads() {
-    var p = new FleetTopology.AgentPartition();
+    var p = new AgentPartition();
     for (String vmId : List.of("vm-1", "5c2e3c9a-0000-4000-8000-000000000000", "x")) {
       assertThat(p.partitions("commands", vmId, null, 32))
           .contains(java.util.Set.of(CommandPartitioning.partitionFor(vmId, 32)));

@@ -127,7 +127,8 @@ class PolicyAndRolloutTopologyTest {
                 policies,
                 Duration.ofSeconds(1),
                 () -> 4,
-                () -> caughtUp::get),
+                () -> caughtUp::get,
+                dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);
     envelopes =

@@ -104,7 +104,8 @@ class RetentionTopologyTest {
                 policies,
                 Duration.ofSeconds(1),
                 () -> 4,
-                ReplayGate.NONE),
+                ReplayGate.NONE,
+                dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);
     envelopes =

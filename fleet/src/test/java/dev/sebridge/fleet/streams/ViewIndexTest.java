@@ -54,7 +54,7 @@ class ViewIndexTest {
   @Property(tries = 300)
   void everyAnswerIsWhatAScanOfTheStoresGives(@ForAll long seed) {
     Random rnd = new Random(seed);
-    Fleet f = new Fleet(rnd, new ViewIndex());
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
     Instant now = T0;
     boolean stale = false; // a change the index was not told of, not yet repaired
     boolean untold = false;
@@ -94,7 +94,7 @@ class ViewIndexTest {
   void aGlobalThreadChangingTheStoresWhileTheTaskStepsLeavesNothingBehind() throws Exception {
     for (long seed = 0; seed < 20; seed++) {
       Random rnd = new Random(seed);
-      Fleet f = new Fleet(rnd, new ViewIndex());
+      Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
       f.world.newStep(T0);
       CountDownLatch done = new CountDownLatch(1);
       Thread global =
@@ -123,7 +123,7 @@ class ViewIndexTest {
   @Test
   void aGroupingAskedForIsCountedOnceThenMovedVmByVm() {
     Random rnd = new Random(7);
-    ViewIndex index = new ViewIndex();
+    ViewIndex index = new ViewIndex(Membership.AGENTS);
     Fleet f = new Fleet(rnd, index);
     f.world.newStep(T0);
     f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0");
@@ -146,7 +146,7 @@ class ViewIndexTest {
   @Test
   void aViewItCannotReadFailsEveryStepUntilTheStoresReadWhole() {
     Random rnd = new Random(3);
-    Fleet f = new Fleet(rnd, new ViewIndex());
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
     f.world.newStep(T0);
     Map<String, VmEventState> unreadable = new java.util.HashMap<>();
     unreadable.put("vm-1", null);
@@ -177,7 +177,7 @@ class ViewIndexTest {
   @Test
   void everyGroupingIsCountedRightPastTheMostKept() {
     Random rnd = new Random(5);
-    Fleet f = new Fleet(rnd, new ViewIndex());
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
     f.world.newStep(T0);
     Scan s = f.scan();
     for (int i = 0; i < GroupCounts.MOST + 10; i++) {

@@ -1,0 +1,98 @@
+package dev.sebridge.fleet.inventory;
+
+import dev.sebridge.fleet.model.InventoryVm;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.TopologyObserver;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * How much of Azure's inventory the agents cover, counted change by change as the global stores
+ * apply the VM views and the inventory (never by scanning them): VMs with a live agent, with a
+ * silent one, without one, and VMs whose agents report a vmId the inventory does not list
+ * (unknown). Each vmId keeps one byte of state; only a service with an inventory keeps any.
+ *
+ * <p>Written by the global thread only; read by any.
+ */
+public final class Coverage implements TopologyObserver {
+  private static final int IN_INVENTORY = 1;
+  private static final int VIEW = 2;
+  private static final int SILENT = 4;
+
+  private final ConcurrentHashMap<String, Byte> state = new ConcurrentHashMap<>();
+  private final AtomicIntegerArray byState = new AtomicIntegerArray(8);
+
+  /**
+   * The counts.
+   *
+   * @param inventory VMs the inventory lists
+   * @param live of those, with a live agent
+   * @param silent of those, with an agent that went silent
+   * @param withoutAgent of those, never heard from (or heard from long enough ago to be gone)
+   * @param unknown VMs whose agents report a vmId the inventory does not list
+   */
+  public record Counts(int inventory, int live, int silent, int withoutAgent, int unknown) {}
+
+  @Override
+  public void keyChanged(String store, String key, Object value) {
+    switch (store) {
+      case FleetTopology.VMS_VIEW ->
+          set(key, VIEW | SILENT, value instanceof VmView v ? VIEW | (v.silent() ? SILENT : 0) : 0);
+      case FleetTopology.INVENTORY_VIEW -> set(key, IN_INVENTORY, value == null ? 0 : IN_INVENTORY);
+      default -> {
+        // not counted
+      }
+    }
+  }
+
+  private void set(String vmId, int mask, int bits) {
+    state.compute(
+        InventoryVm.key(vmId),
+        (k, old) -> {
+          int before = old == null ? 0 : old;
+          int after = (before & ~mask) | bits;
+          byState.decrementAndGet(before);
+          byState.incrementAndGet(after);
+          return after == 0 ? null : (byte) after;
+        });
+  }
+
+  public Counts counts() {
+    int inventory = 0;
+    int live = 0;
+    int silent = 0;
+    int without = 0;
+    int unknown = 0;
+    for (int s = 1; s < 8; s++) {
+      int n = byState.get(s);
+      if ((s & IN_INVENTORY) == 0) {
+        unknown += (s & VIEW) != 0 ? n : 0;
+        continue;
+      }
+      inventory += n;
+      if ((s & VIEW) == 0) {
+        without += n;
+      } else if ((s & SILENT) != 0) {
+        silent += n;
+      } else {
+        live += n;
+      }
+    }
+    return new Counts(inventory, live, silent, without, unknown);
+  }
+
+  /** Whether an agent of this vmId has a view (live or silent). */
+  public boolean hasAgent(String vmId) {
+    Byte s = state.get(InventoryVm.key(vmId));
+    return s != null && (s & VIEW) != 0;
+  }
+
+  @Override
+  public void applied(Instant envelopeTime) {}
+
+  @Override
+  public void approvedAfter(Duration sinceScheduled) {}
+}

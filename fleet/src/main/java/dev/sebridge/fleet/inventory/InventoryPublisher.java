@@ -1,0 +1,180 @@
+package dev.sebridge.fleet.inventory;
+
+import dev.sebridge.fleet.model.InventoryVm;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one writer of {@code <prefix>-inventory}: every {@code fleet.inventory.refresh} it reads
+ * Azure's inventory whole and writes what differs from the inventory the views hold: each VM new or
+ * changed, and a tombstone for each VM no longer listed (deleted, or out of scope). The topic is
+ * compacted, so it holds one record per VM Azure lists: it grows with the fleet and shrinks with
+ * it, nothing else.
+ *
+ * <p>A read that fails writes nothing (an incomplete list would make VMs unknown: never counted,
+ * rollouts held) and is tried again {@link #RETRY_AFTER} later. Every instance of the service runs
+ * one; they write the same records (the topic keeps the newest). An instance whose read is older
+ * than another's can undo a VM the other just added, until its own next refresh: the VM is then
+ * unknown for a while, which holds releases rather than allowing more.
+ */
+public final class InventoryPublisher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(InventoryPublisher.class);
+
+  /** After a refresh that failed, how long until the next. */
+  public static final Duration RETRY_AFTER = Duration.ofSeconds(30);
+
+  /** How long a refresh waits for the broker to take its records. */
+  static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
+
+  /** What one refresh did. */
+  public record Refresh(int listed, int written, int removed) {}
+
+  private final Supplier<Map<String, InventoryVm>> source;
+  private final Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> held;
+  private final Producer<String, InventoryVm> producer;
+  private final String topic;
+  private final Clock clock;
+  private final AtomicReference<Instant> refreshedAt = new AtomicReference<>();
+  private ScheduledExecutorService scheduler;
+
+  /**
+   * @param source reads the inventory whole (throws when it cannot)
+   * @param held the inventory the views hold now
+   */
+  public InventoryPublisher(
+      Supplier<Map<String, InventoryVm>> source,
+      Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> held,
+      Producer<String, InventoryVm> producer,
+      String topic,
+      Clock clock) {
+    this.source = source;
+    this.held = held;
+    this.producer = producer;
+    this.topic = topic;
+    this.clock = clock;
+  }
+
+  /** When the last refresh that succeeded finished on this instance (null: none yet). */
+  public Instant refreshedAt() {
+    return refreshedAt.get();
+  }
+
+  /**
+   * Reads the inventory and writes what differs from the views'.
+   *
+   * @throws RuntimeException when the inventory or the views cannot be read, or the broker does not
+   *     take every record: nothing is removed then, and the next refresh writes it all again
+   */
+  public Refresh refresh() {
+    Map<String, InventoryVm> listed = source.get();
+    Map<String, InventoryVm> before = new HashMap<>();
+    try (KeyValueIterator<String, InventoryVm> it = held.get().all()) {
+      it.forEachRemaining(kv -> before.put(kv.key, kv.value));
+    }
+    List<KeyValue<String, InventoryVm>> writes = new ArrayList<>();
+    listed.forEach(
+        (key, vm) -> {
+          if (!Objects.equals(before.get(key), vm)) {
+            writes.add(KeyValue.pair(key, vm));
+          }
+        });
+    int removed = 0;
+    for (String key : before.keySet()) {
+      if (!listed.containsKey(key)) {
+        writes.add(KeyValue.pair(key, null));
+        removed++;
+      }
+    }
+    if (!before.isEmpty() && listed.size() < before.size() / 2) {
+      LOG.warn(
+          "inventory: Azure lists {} VMs, the views held {}: check the scope and the identity's"
+              + " Reader role (Resource Graph leaves out what it may not read)",
+          listed.size(),
+          before.size());
+    }
+    send(writes);
+    refreshedAt.set(clock.instant());
+    LOG.info(
+        "inventory: {} VMs listed, {} written, {} removed",
+        listed.size(),
+        writes.size() - removed,
+        removed);
+    return new Refresh(listed.size(), writes.size() - removed, removed);
+  }
+
+  private void send(List<KeyValue<String, InventoryVm>> writes) {
+    List<Future<RecordMetadata>> sent = new ArrayList<>(writes.size());
+    try {
+      for (KeyValue<String, InventoryVm> kv : writes) {
+        sent.add(producer.send(new ProducerRecord<>(topic, kv.key, kv.value)));
+      }
+      producer.flush();
+      for (Future<RecordMetadata> f : sent) {
+        f.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while writing the inventory", e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      throw new IllegalStateException("the inventory could not be written to " + topic, e);
+    }
+  }
+
+  /** Refreshes now and every {@code period} after, on a thread of its own. */
+  public synchronized void start(Duration period) {
+    scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "sebridge-fleet-inventory");
+              t.setDaemon(true);
+              return t;
+            });
+    scheduler.schedule(() -> run(period), 0, TimeUnit.MILLISECONDS);
+  }
+
+  private void run(Duration period) {
+    Duration next = period;
+    try {
+      refresh();
+    } catch (RuntimeException e) {
+      next = RETRY_AFTER.compareTo(period) < 0 ? RETRY_AFTER : period;
+      LOG.error("inventory: refresh failed; nothing written, next try in {}", next, e);
+    }
+    synchronized (this) {
+      if (scheduler != null && !scheduler.isShutdown()) {
+        scheduler.schedule(() -> run(period), next.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (scheduler != null) {
+      scheduler.shutdownNow();
+    }
+    producer.close(Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,172 @@
+package dev.sebridge.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.azure.core.credential.AccessToken;
+import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.model.InventoryState;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
+import dev.sebridge.testing.LoopbackTls;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+
+/**
+ * The inventory as the service runs it: configured by {@code fleet.inventory.*}, read from a local
+ * Resource Graph through the Azure SDK, written to {@code <prefix>-inventory} on a real broker,
+ * held by every instance's global store, stamped on the VMs' views, counted and served.
+ */
+class InventoryServiceTest {
+  static final String TOKEN = "inventory-test-reader-token";
+  static EmbeddedKafkaBroker kafka;
+  static ResourceGraphEndpoint graph;
+  static FleetService fleet;
+  static KafkaProducer<String, byte[]> agentsOut;
+  static final AgentEnvelopes agents = new AgentEnvelopes(Clock.systemUTC());
+  static final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void start(@TempDir Path work) throws Exception {
+    kafka = new EmbeddedKafkaBroker().start();
+    kafka.createTopic("envelopes", 2);
+    kafka.createTopic("commands", 2);
+    graph = new ResourceGraphEndpoint();
+    for (int i = 1; i <= 3; i++) {
+      graph.add(ResourceGraphEndpoint.vm("vm-" + i, "web-" + i, "1", null, Map.of()), false);
+    }
+    // vm-4 has no agent; the scale set's instance comes from computeresources.
+    graph.add(ResourceGraphEndpoint.vm("vm-4", "web-4", "2", null, Map.of()), false);
+    graph.add(ResourceGraphEndpoint.vm("vm-5", "api_0", "2", "api", Map.of()), true);
+    Path tokens = work.resolve("tokens.yaml");
+    new ObjectMapper(new YAMLFactory())
+        .writeValue(
+            tokens.toFile(), List.of(Map.of("token", TOKEN, "principal", "sre", "role", "reader")));
+    Path key = work.resolve("key.jwk");
+    Files.writeString(key, new ECKeyGenerator(Curve.P_256).keyID("k").generate().toJSONString());
+    for (Path p : List.of(tokens, key)) {
+      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+    }
+    Map<String, String> c = new HashMap<>();
+    c.put("fleet.kafka.bootstrap-servers", kafka.bootstrapServers());
+    c.put("fleet.topic.envelopes", "envelopes");
+    c.put("fleet.topic.commands", "commands");
+    c.put("fleet.partitions", "2");
+    c.put("fleet.replication-factor", "1");
+    c.put("fleet.state-dir", work.resolve("state").toString());
+    c.put("fleet.http.port", "0");
+    c.put("fleet.http.bind-address", "127.0.0.1");
+    c.put("fleet.auth.tokens-file", tokens.toString());
+    c.put("fleet.signing.key-file", key.toString());
+    c.put("fleet.inventory.subscriptions", "00000000-0000-0000-0000-000000000000");
+    c.put("fleet.inventory.endpoint", graph.endpoint().toString());
+    fleet =
+        FleetService.builder(Configuration.of(c))
+            .inventory(
+                request ->
+                    Mono.just(
+                        new AccessToken(
+                            ResourceGraphEndpoint.TOKEN, OffsetDateTime.now().plusHours(1))),
+                new JdkHttpClientBuilder(
+                        HttpClient.newBuilder().sslContext(LoopbackTls.get().clientContext()))
+                    .build())
+            .build()
+            .start();
+    assertThat(fleet.awaitRunning(Duration.ofSeconds(60))).isTrue();
+    agentsOut =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  @AfterAll
+  static void stop() {
+    agentsOut.close();
+    fleet.close();
+    graph.close();
+    kafka.close();
+  }
+
+  static JsonNode get(String path) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fleet.port() + path))
+                .header("Authorization", "Bearer " + TOKEN)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return new ObjectMapper().readTree(r.body());
+  }
+
+  static void heartbeat(VmIdentity vm) throws Exception {
+    agentsOut
+        .send(
+            new ProducerRecord<>(
+                "envelopes", vm.vmId(), agents.heartbeat(vm, Duration.ofSeconds(60))))
+        .get();
+  }
+
+  @Test
+  void theInventorysVmsAreCountedAndAnInventedVmIdIsUnknown() throws Exception {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/coverage").get("inventory").asInt() == 5);
+    // Agents on vm-1..3, one of them claiming scale set "web" Azure does not have it in; and one
+    // process heartbeating as a VM that does not exist.
+    heartbeat(AgentEnvelopes.vm("vm-1", "web-1", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-2", "web-2", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-3", "web-3", "3", "web"));
+    heartbeat(AgentEnvelopes.vm("invented-1", "web-9", "1", "web"));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/coverage").get("unknown").asInt() == 1);
+    JsonNode c = get("/api/coverage");
+    assertThat(c.get("live").asInt()).isEqualTo(3);
+    assertThat(c.get("withoutAgent").asInt()).isEqualTo(2);
+    assertThat(c.get("refreshedAt").isTextual()).isTrue();
+    assertThat(get("/api/coverage/without-agent").get("vms"))
+        .extracting(v -> v.get("vmId").asText())
+        .containsExactly("vm-4", "vm-5");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> fleet.views().vm("vm-3").map(v -> v.inventory() != null).orElse(false));
+    var vm3 = fleet.views().vm("vm-3").orElseThrow();
+    assertThat(vm3.inventory()).isEqualTo(InventoryState.KNOWN);
+    assertThat(vm3.scaleSet()).as("Azure's, not the agent's").isNull();
+    assertThat(vm3.zone()).isEqualTo("1");
+    assertThat(get("/api/vms?inventory=unknown").get("vms"))
+        .extracting(v -> v.get("vmId").asText())
+        .containsExactly("invented-1");
+    assertThat(fleet.metrics().scrape()).contains("sebridge_fleet_unknown_vms 1.0");
+  }
+}

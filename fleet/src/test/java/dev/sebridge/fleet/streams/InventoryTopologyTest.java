@@ -1,0 +1,274 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.fleet.model.InventoryState;
+import dev.sebridge.fleet.model.InventoryVm;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.rollout.Policies;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.testing.MutableClock;
+import dev.sebridge.track.TransitionType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Membership from Azure's inventory ({@code fleet.inventory.*}), against what IMDS would release:
+ * the truth here is the commands the topology sends and, by IMDS semantics, every VM the approved
+ * events list, by the group Azure has it in, not what the fleet's views say. Each attack is run
+ * twice: with the inventory (the promise holds) and with membership from the agents (it does not:
+ * the test can fail).
+ */
+class InventoryTopologyTest {
+  static final FleetTopology.Topics TOPICS =
+      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
+
+  final MutableClock clock = new MutableClock(T0);
+  final AgentEnvelopes agents = new AgentEnvelopes(clock);
+
+  /** Which VM each approved event's IMDS releases, by name: the events' Resources. */
+  final Map<String, List<String>> resources = new HashMap<>();
+
+  /** Each real VM's group as Azure has it. */
+  final Map<String, String> realGroup = new HashMap<>();
+
+  TopologyTestDriver driver;
+  TestInputTopic<String, byte[]> envelopes;
+  TestInputTopic<String, InventoryVm> inventory;
+  TestInputTopic<String, RolloutCommand> rollouts;
+  TestOutputTopic<String, byte[]> commands;
+
+  void start(Membership membership) throws Exception {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-inventory-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(
+                    new CommandSigner(
+                        new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Retention.closedEvents(Duration.ofHours(24)),
+                TopologyObserver.NONE,
+                Policies.none(),
+                Duration.ofSeconds(1),
+                () -> 4,
+                ReplayGate.NONE,
+                membership),
+            p,
+            T0);
+    envelopes =
+        driver.createInputTopic(
+            TOPICS.envelopes(), new StringSerializer(), new ByteArraySerializer());
+    rollouts =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.ROLLOUTS),
+            new StringSerializer(),
+            new JsonSerde<>(RolloutCommand.class).serializer());
+    commands =
+        driver.createOutputTopic(
+            TOPICS.commands(), new StringDeserializer(), new ByteArrayDeserializer());
+    if (membership == Membership.INVENTORY) {
+      inventory =
+          driver.createInputTopic(
+              TOPICS.of(FleetTopology.INVENTORY),
+              new StringSerializer(),
+              new JsonSerde<>(InventoryVm.class).serializer());
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    if (driver != null) {
+      driver.close();
+    }
+  }
+
+  /** Ten real VMs of scale set web, each with a one-VM Reboot, and 90 invented ones in web. */
+  private List<String> tenRealAndNinetyInvented() {
+    List<String> events = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      VmIdentity vm = real("vm-" + i, "web-" + i, "web");
+      envelopes.pipeInput(vm.vmId(), agents.heartbeat(vm, Duration.ofSeconds(60)));
+      scheduled(vm, "E-" + i, vm.name());
+      events.add("E-" + i);
+    }
+    // Any process on any VM can get the agents' shared identity's token and publish heartbeats.
+    for (int i = 0; i < 90; i++) {
+      VmIdentity fake =
+          AgentEnvelopes.vm(
+              String.format("00000000-0000-0000-0000-%012d", i), "invented-" + i, "1", "web");
+      envelopes.pipeInput(fake.vmId(), agents.heartbeat(fake, Duration.ofSeconds(60)));
+    }
+    return events;
+  }
+
+  @Test
+  void anInventedVmIdsHeartbeatsDoNotChangeAGroupsLimit() throws Exception {
+    start(Membership.INVENTORY);
+    List<String> events = tenRealAndNinetyInvented();
+    create("r1", "10%", List.of("scaleSet"), events);
+    tick();
+
+    assertThat(releasedByGroup())
+        .as("10 percent of the 10 VMs Azure has in web")
+        .containsEntry("web", 1);
+    VmView fake = vmView("00000000-0000-0000-0000-000000000007");
+    assertThat(fake.inventory()).isEqualTo(InventoryState.UNKNOWN);
+    assertThat(vmView("vm-3").inventory()).isEqualTo(InventoryState.KNOWN);
+  }
+
+  @Test
+  void withoutAnInventoryTheSameHeartbeatsTurnTenPercentIntoTheWholeGroup() throws Exception {
+    start(Membership.AGENTS);
+    List<String> events = tenRealAndNinetyInvented();
+    create("r1", "10%", List.of("scaleSet"), events);
+    tick();
+
+    // The attack the inventory stops: 10% of 100 "VMs" is 10, every real VM of web at once.
+    assertThat(releasedByGroup()).containsEntry("web", 10);
+  }
+
+  /**
+   * web-0 has no agent; an invented vmId reports web-0's event as web-0 of scale set db, where
+   * there is room. With the inventory its report is not taken: the event lists web-0 by name, and
+   * is held while a rollout is active.
+   */
+  @Test
+  void anInventedVmIdCannotClaimARealVmsEventForAnotherGroup() throws Exception {
+    start(Membership.INVENTORY);
+    assertThat(claimedEventReleases()).as("web-1 only").containsEntry("web", 1);
+  }
+
+  @Test
+  void withoutAnInventoryAClaimedEventPutsTheRealGroupOverItsLimit() throws Exception {
+    start(Membership.AGENTS);
+    assertThat(claimedEventReleases()).containsEntry("web", 2);
+  }
+
+  private Map<String, Integer> claimedEventReleases() {
+    real("vm-0", "web-0", "web"); // no agent
+    VmIdentity web1 = real("vm-1", "web-1", "web");
+    envelopes.pipeInput(web1.vmId(), agents.heartbeat(web1, Duration.ofSeconds(60)));
+    scheduled(web1, "E-1", "web-1");
+    for (int i = 0; i < 5; i++) {
+      VmIdentity db = real("vm-db-" + i, "db-" + i, "db");
+      envelopes.pipeInput(db.vmId(), agents.heartbeat(db, Duration.ofSeconds(60)));
+    }
+    VmIdentity claim = AgentEnvelopes.vm("rogue-1", "web-0", "1", "db");
+    envelopes.pipeInput(claim.vmId(), agents.heartbeat(claim, Duration.ofSeconds(60)));
+    scheduled(claim, "E-0", "web-0");
+    create("r1", "1", List.of("scaleSet"), List.of("E-0", "E-1"));
+    tick();
+    tick();
+    return releasedByGroup();
+  }
+
+  /** A real VM: Azure's inventory lists it (when the topology reads one). */
+  private VmIdentity real(String vmId, String name, String scaleSet) {
+    VmIdentity vm = AgentEnvelopes.vm(vmId, name, "1", scaleSet);
+    realGroup.put(name.toLowerCase(Locale.ROOT), scaleSet);
+    if (inventory != null) {
+      inventory.pipeInput(
+          InventoryVm.key(vmId),
+          new InventoryVm(
+              vmId,
+              vm.resourceId(),
+              name,
+              vm.subscriptionId(),
+              vm.resourceGroupName(),
+              vm.location(),
+              "1",
+              scaleSet,
+              null,
+              Map.of()));
+    }
+    return vm;
+  }
+
+  private void scheduled(VmIdentity reporter, String eventId, String listed) {
+    ObjectNode e =
+        AgentEnvelopes.imdsEvent(
+            eventId, "Reboot", "Scheduled", List.of(listed), T0.plusSeconds(3600));
+    resources.put(eventId.toLowerCase(Locale.ROOT), List.of(listed));
+    envelopes.pipeInput(
+        reporter.vmId(),
+        agents.transition(TransitionType.SCHEDULED, reporter, e, false),
+        clock.instant());
+  }
+
+  private void create(String id, String max, List<String> groupBy, List<String> events) {
+    rollouts.pipeInput(
+        id,
+        new RolloutCommand(
+            id,
+            RolloutCommand.CREATE,
+            new RolloutSpec(events, max, groupBy, Duration.ZERO, Duration.ofMinutes(5)),
+            null,
+            null,
+            "patch",
+            "alice",
+            clock.instant(),
+            "api"));
+  }
+
+  /**
+   * The real VMs IMDS released, by their real group: every name each approved event lists (one
+   * command posting StartRequests releases the event for all of them).
+   */
+  private Map<String, Integer> releasedByGroup() {
+    Set<String> approved = new TreeSet<>();
+    commands
+        .readValuesToList()
+        .forEach(
+            c -> {
+              String body = new String(c, java.nio.charset.StandardCharsets.UTF_8);
+              resources.keySet().stream()
+                  .filter(e -> body.toLowerCase(Locale.ROOT).contains("\"" + e + "\""))
+                  .forEach(approved::add);
+            });
+    Set<String> released = new TreeSet<>();
+    approved.forEach(e -> resources.get(e).forEach(n -> released.add(n.toLowerCase(Locale.ROOT))));
+    Map<String, Integer> out = new HashMap<>();
+    released.forEach(n -> out.merge(realGroup.get(n), 1, Integer::sum));
+    return out;
+  }
+
+  private VmView vmView(String vmId) {
+    return driver.<String, VmView>getKeyValueStore(FleetTopology.VMS_VIEW).get(vmId);
+  }
+
+  private void tick() {
+    clock.advance(Duration.ofSeconds(1));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+  }
+}
