@@ -115,8 +115,9 @@ public final class InventoryKeys {
                   + " both"));
     }
     for (ConfigKey<List<String>> k : List.of(SUBSCRIPTIONS, MANAGEMENT_GROUPS)) {
-      if (c.isSet(k) && c.get(k).stream().anyMatch(String::isBlank)) {
-        problems.add(new ConfigProblem(k.name(), "has an empty entry"));
+      // Empty, Resource Graph would read every subscription the identity may read.
+      if (c.isSet(k) && c.get(k).stream().allMatch(String::isBlank)) {
+        problems.add(new ConfigProblem(k.name(), "names no subscription or management group"));
       }
     }
     if (!configured(c)) {

@@ -55,6 +55,9 @@ class InventoryKeysTest {
                 load("fleet.inventory.subscriptions=sub-a", "fleet.inventory.management-groups=mg"))
         .hasMessageContaining("fleet.inventory.management-groups")
         .hasMessageContaining("not both");
+    assertThatThrownBy(() -> load("fleet.inventory.subscriptions=,"))
+        .hasMessageContaining("fleet.inventory.subscriptions")
+        .hasMessageContaining("names no subscription");
     assertThatThrownBy(() -> load("fleet.inventory.refresh=10m"))
         .hasMessageContaining("fleet.inventory.refresh")
         .hasMessageContaining("is used only with");

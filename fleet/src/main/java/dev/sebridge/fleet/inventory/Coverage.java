@@ -36,6 +36,10 @@ public final class Coverage implements TopologyObserver {
    */
   public record Counts(int inventory, int live, int silent, int withoutAgent, int unknown) {}
 
+  /**
+   * Views are counted by their vmId as spelt (an upper-case variant of a real vmId is another VM,
+   * and unknown), the inventory by its keys (lower case).
+   */
   @Override
   public void keyChanged(String store, String key, Object value) {
     switch (store) {
@@ -50,7 +54,7 @@ public final class Coverage implements TopologyObserver {
 
   private void set(String vmId, int mask, int bits) {
     state.compute(
-        InventoryVm.key(vmId),
+        vmId,
         (k, old) -> {
           int before = old == null ? 0 : old;
           int after = (before & ~mask) | bits;

@@ -108,6 +108,13 @@ public final class InventoryPublisher implements AutoCloseable {
         removed++;
       }
     }
+    if (listed.isEmpty() && !before.isEmpty()) {
+      throw new IllegalStateException(
+          "Resource Graph lists no VMs where the views hold "
+              + before.size()
+              + ": not applied (check fleet.inventory.* and the identity's Reader role; Resource"
+              + " Graph leaves out what it may not read)");
+    }
     if (!before.isEmpty() && listed.size() < before.size() / 2) {
       LOG.warn(
           "inventory: Azure lists {} VMs, the views held {}: check the scope and the identity's"

@@ -41,4 +41,14 @@ public record InventoryVm(
   public static String key(String vmId) {
     return vmId.toLowerCase(Locale.ROOT);
   }
+
+  /**
+   * Whether a vmId is spelt as the inventory keys it (lower case, as IMDS gives it): only that
+   * spelling of a VM can be known. Another is a different VM to the fleet (its own view, its own
+   * group count), so it stays unknown: otherwise each upper-case variant of one real vmId would
+   * count as one more VM of its group.
+   */
+  public static boolean canonical(String vmId) {
+    return vmId != null && vmId.equals(key(vmId));
+  }
 }

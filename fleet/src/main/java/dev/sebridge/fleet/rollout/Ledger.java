@@ -284,12 +284,17 @@ public final class Ledger {
     }
   }
 
-  /** Whether every VM that reported the event was done with it before {@code instant}. */
+  /**
+   * Whether every VM the fleet knows that reported the event was done with it before {@code
+   * instant} (reported by unknown VMs only: never).
+   */
   private static boolean closedBefore(String eventId, World w, Instant instant) {
     Map<String, VmEventState> vms = w.eventVms(eventId);
+    List<VmEventState> known = vms.values().stream().filter(s -> w.known(s.vmId())).toList();
     return vms.isEmpty()
-        || vms.values().stream()
-            .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant));
+        || (!known.isEmpty()
+            && known.stream()
+                .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant)));
   }
 
   /** Whether the views show the event released for any VM (approved, started or over). */

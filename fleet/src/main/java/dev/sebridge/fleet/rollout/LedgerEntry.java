@@ -84,7 +84,7 @@ public record LedgerEntry(
       if (e.backAt() != null) {
         return e;
       }
-      if (!w.open(e.eventId())) {
+      if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
       return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))

@@ -53,6 +53,19 @@ public final class ListedVms {
     return out;
   }
 
+  /**
+   * Whether the fleet may take an event as over for the VMs it lists by name: the view no longer
+   * has it, or it is closed and a VM the fleet knows reported it (an unknown VM's "completed" alone
+   * is not taken: such VMs count until {@link Ledger#UNKNOWN_AT_MOST}).
+   */
+  static boolean seenClosed(String eventId, World w) {
+    if (w.open(eventId)) {
+      return false;
+    }
+    Map<String, VmEventState> vms = w.eventVms(eventId);
+    return vms.isEmpty() || vms.values().stream().anyMatch(s -> w.known(s.vmId()));
+  }
+
   /** Whether a VM's report of an event makes it a VM the event lists by vmId. */
   private static boolean counts(VmEventState s, World w) {
     return !s.vanished() && w.known(s.vmId());
@@ -110,8 +123,13 @@ public final class ListedVms {
     }
     StringBuilder b = new StringBuilder();
     for (String a : groupBy) {
+      // Azure's names are case-insensitive, and Resource Graph lower-cases resource groups where
+      // agents report them as created: one group whichever spelling a VM's source has.
       String v = attributes.apply(a);
-      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
+      b.append(b.length() == 0 ? "" : ",")
+          .append(a)
+          .append('=')
+          .append(v == null ? "-" : v.toLowerCase(Locale.ROOT));
     }
     return b.toString();
   }

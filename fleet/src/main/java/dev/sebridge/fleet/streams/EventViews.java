@@ -156,11 +156,31 @@ final class EventViews {
             ? duration.asInt()
             : old == null ? null : old.durationInSeconds(),
         ev.path("Description").asText(old == null ? null : old.description()),
-        resources.isEmpty() && old != null ? old.resources() : resources,
+        union(old == null ? List.of() : old.resources(), resources),
         old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
         old == null ? u.time() : later(old.lastSeenAt(), u.time()),
         closedAt,
         vms);
+  }
+
+  /**
+   * Every name any report of the event listed (case-insensitive, in the order first listed): IMDS
+   * releases an approved event for each, so no report, an unknown VM's included, takes one off.
+   */
+  static List<String> union(List<String> before, List<String> now) {
+    if (before.isEmpty() || before.equals(now)) {
+      return now.isEmpty() ? before : now;
+    }
+    java.util.Set<String> seen = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    List<String> out = new ArrayList<>();
+    for (List<String> l : List.of(before, now)) {
+      for (String n : l) {
+        if (seen.add(n)) {
+          out.add(n);
+        }
+      }
+    }
+    return out;
   }
 
   private static String keep(String current, String otherwise) {

@@ -201,7 +201,7 @@ public final class FleetTopology {
         new StringSerializer(),
         untyped(vmViews.serializer()),
         "vms");
-    t.addProcessor("fan-out", FanOut::new, "envelopes");
+    t.addProcessor("fan-out", () -> new FanOut(membership), "envelopes");
     t.addSink(
         BY_EVENT_SINK,
         topics.of(BY_EVENT),

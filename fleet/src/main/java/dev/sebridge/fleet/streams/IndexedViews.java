@@ -15,9 +15,10 @@ final class IndexedViews {
   private IndexedViews() {}
 
   /** What the index keeps of a value: null for a store it does not index. */
-  static Object keep(String store, Object value) {
+  static Object keep(String store, Object value, Membership membership) {
     return switch (store) {
-      case FleetTopology.VMS_VIEW -> value instanceof VmView v ? VmFacts.of(v) : ViewIndex.NONE;
+      case FleetTopology.VMS_VIEW ->
+          value instanceof VmView v ? VmFacts.of(v, membership) : ViewIndex.NONE;
       case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : ViewIndex.NONE;
       case FleetTopology.REQUESTS_VIEW ->
           value instanceof RequestView r

@@ -96,7 +96,7 @@ final class ViewIndex {
       return;
     }
     try {
-      Object kept = IndexedViews.keep(store, value);
+      Object kept = IndexedViews.keep(store, value, membership);
       if (kept != null) {
         pending.put(new Key(store, key), kept);
       }
@@ -226,7 +226,7 @@ final class ViewIndex {
 
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
     try (KeyValueIterator<String, V> it = store.all()) {
-      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value)));
+      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value, membership)));
     }
   }
 

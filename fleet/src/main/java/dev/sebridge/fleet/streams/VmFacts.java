@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.streams;
 
+import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Instant;
 
@@ -15,14 +16,18 @@ record VmFacts(
     boolean silent,
     boolean unknown,
     Instant lastHeartbeatAt) {
-  static VmFacts of(VmView v) {
+  /**
+   * With an inventory, a VM is known only when its view says so: one stamped before the inventory
+   * was configured (or not at all) is not.
+   */
+  static VmFacts of(VmView v, Membership membership) {
     return new VmFacts(
         v.zone(),
         v.scaleSet(),
         v.resourceGroup(),
         v.location(),
         v.silent(),
-        v.notInInventory(),
+        membership == Membership.INVENTORY && v.inventory() != InventoryState.KNOWN,
         v.lastHeartbeatAt());
   }
 

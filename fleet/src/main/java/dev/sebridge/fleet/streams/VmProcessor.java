@@ -79,7 +79,9 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
     if (inventory != null) {
-      next = VmViews.withInventory(next, inventory.get(InventoryVm.key(e.vmId())));
+      next =
+          VmViews.withInventory(
+              next, InventoryVm.canonical(e.vmId()) ? inventory.get(e.vmId()) : null);
     }
     store.put(e.vmId(), next);
     watch.wrote(e.vmId(), next);

@@ -72,8 +72,9 @@ final class VmViews {
   }
 
   /**
-   * The view as Azure's inventory has the VM: its group attributes are the inventory's (an agent
-   * does not choose its group), or it is marked unknown (no inventory record for its vmId).
+   * The view as Azure's inventory has the VM: its name and group attributes are the inventory's (an
+   * agent does not choose its group, nor which VM of an event it is), or it is marked unknown (no
+   * inventory record for its vmId in the inventory's spelling).
    */
   static VmView withInventory(VmView v, InventoryVm i) {
     if (i == null) {
@@ -83,7 +84,7 @@ final class VmViews {
     }
     return new VmView(
         v.vmId(),
-        v.name(),
+        i.name() != null ? i.name() : v.name(),
         i.resourceId(),
         i.subscriptionId(),
         i.resourceGroup(),
@@ -101,7 +102,13 @@ final class VmViews {
         InventoryState.KNOWN);
   }
 
-  /** True when nothing came for {@code intervals} heartbeat intervals. */
+  /**
+   * The longest heartbeat interval silence is measured in: a heartbeat claiming a longer one (any
+   * process with the agents' identity can send one) would keep its view from ever going silent.
+   */
+  static final int MAX_INTERVAL_SECONDS = 3600;
+
+  /** True when nothing came for {@code intervals} heartbeat intervals (each at most an hour). */
   static boolean silent(VmView v, Instant now, int intervals) {
     if (v.lastSeenAt() == null) {
       return false;
@@ -109,7 +116,7 @@ final class VmViews {
     int interval =
         v.heartbeatIntervalSeconds() == null
             ? DEFAULT_INTERVAL_SECONDS
-            : v.heartbeatIntervalSeconds();
+            : Math.min(v.heartbeatIntervalSeconds(), MAX_INTERVAL_SECONDS);
     return Duration.between(v.lastSeenAt(), now)
             .compareTo(Duration.ofSeconds((long) interval * intervals))
         > 0;

@@ -302,13 +302,16 @@ class FleetApiTest {
                 .body());
     assertThat(without.get("vms")).extracting(v -> v.get("vmId").asText()).containsExactly("vm-4");
 
-    // An agent reporting a vmId Azure does not list: unknown, and its own agent's live count.
+    // Agents reporting a vmId Azure does not list, or a listed one spelt otherwise: unknown.
     coverage.keyChanged(
         dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "rogue-1", vms.map.get("vm-1"));
+    coverage.keyChanged(
+        dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "VM-1", vms.map.get("vm-1"));
     c = JsonSerde.JSON.readTree(call("GET", "/api/coverage", READER, null, "/api/coverage").body());
-    assertThat(c.get("unknown").asInt()).isEqualTo(1);
+    assertThat(c.get("unknown").asInt()).isEqualTo(2);
     assertThat(c.get("live").asInt()).isEqualTo(2);
     coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "rogue-1", null);
+    coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, "VM-1", null);
     coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, "vm-4", null);
     c = JsonSerde.JSON.readTree(call("GET", "/api/coverage", READER, null, "/api/coverage").body());
     assertThat(c.get("unknown").asInt()).isZero();

@@ -108,6 +108,17 @@ class InventoryPublisherTest {
   }
 
   @Test
+  void anAnswerWithNoVmsWhereTheViewsHoldSomeIsNotApplied() {
+    held.map.put("a", vm("a", "1"));
+    MockProducer<String, InventoryVm> p = producer(true);
+    InventoryPublisher pub = publisher(p);
+    azure.set(Map.of()); // the identity lost its Reader role: Resource Graph answers no rows
+    assertThatThrownBy(pub::refresh).hasMessageContaining("lists no VMs where the views hold 1");
+    assertThat(p.history()).isEmpty();
+    assertThat(pub.refreshedAt()).isNull();
+  }
+
+  @Test
   void aWriteTheBrokerRefusesFailsTheRefresh() {
     MockProducer<String, InventoryVm> p = producer(true);
     p.sendException = new org.apache.kafka.common.errors.TimeoutException("broker away");

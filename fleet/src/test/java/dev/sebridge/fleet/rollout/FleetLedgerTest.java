@@ -39,6 +39,26 @@ class FleetLedgerTest {
     return T0.plusSeconds(seconds);
   }
 
+  /**
+   * web-2 has no agent; its event was released, so it counts by name. An unknown vmId reporting the
+   * event completed (as web-2) does not make it over: web-2 counts until the ledger's hour.
+   */
+  @Test
+  void anUnknownVmsCompletionDoesNotBringAVmKnownByNameBack() {
+    TestWorld w = new TestWorld().event("E-2", "web-2");
+    Ledger l = Ledger.empty();
+    l.release("E-2", w, "api", at(0));
+    assertThat(l.unavailable(java.time.Duration.ZERO, at(0))).containsExactly("name:web-2");
+    w.unknownReport("E-2", "rogue", "web-2", "completed", at(5));
+    l.observe(w, at(20 * 60));
+    l.observe(w, at(40 * 60));
+    assertThat(l.unavailable(java.time.Duration.ZERO, at(40 * 60)))
+        .as("not back 10 minutes after an unknown VM said completed")
+        .containsExactly("name:web-2");
+    l.observe(w, at(61 * 60));
+    assertThat(l.unavailable(java.time.Duration.ZERO, at(61 * 60))).isEmpty();
+  }
+
   @Test
   void anEventIsHeldWhileAVmItListsHasNotReportedItAndHaltsNamingItAfterTheGrace() {
     TestWorld w =

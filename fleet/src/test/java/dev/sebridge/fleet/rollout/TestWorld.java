@@ -17,6 +17,7 @@ final class TestWorld implements World {
   private final Map<String, Map<String, VmEventState>> reports = new HashMap<>();
   private final Map<String, Instant> heartbeats = new HashMap<>();
   private final List<String> requested = new ArrayList<>();
+  private final java.util.Set<String> unknown = new java.util.HashSet<>();
 
   /** A VM with an agent, named as its id. */
   TestWorld vm(String id, String zone) {
@@ -48,6 +49,20 @@ final class TestWorld implements World {
             new VmEventState(
                 vmId, vmId, zones.get(vmId), null, "inferred", "vanished", since, null));
     return this;
+  }
+
+  /** A vmId the inventory does not list (the fleet has one), reporting as {@code name}. */
+  TestWorld unknownReport(String eventId, String vmId, String name, String status, Instant since) {
+    unknown.add(vmId);
+    reports
+        .computeIfAbsent(eventId, e -> new LinkedHashMap<>())
+        .put(vmId, new VmEventState(vmId, name, "9", null, status, null, since, null));
+    return this;
+  }
+
+  @Override
+  public boolean known(String vmId) {
+    return !unknown.contains(vmId);
   }
 
   TestWorld heartbeat(String vmId, Instant at) {

@@ -193,6 +193,90 @@ class InventoryTopologyTest {
     return releasedByGroup();
   }
 
+  /** The same real vmId spelt in upper case, again and again: one VM, counted once at most. */
+  @Test
+  void anotherSpellingOfARealVmIdIsAnotherVmAndUnknown() throws Exception {
+    start(Membership.INVENTORY);
+    List<String> events = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      VmIdentity vm = real("abcdefab-cdef-abcd-efab-cdefabcdef0" + i, "web-" + i, "web");
+      envelopes.pipeInput(vm.vmId(), agents.heartbeat(vm, Duration.ofSeconds(60)));
+      scheduled(vm, "E-" + i, vm.name());
+      events.add("E-" + i);
+    }
+    // 63 more spellings of web-0's vmId: its first six letters in upper case, in every mix.
+    String real = "abcdefab-cdef-abcd-efab-cdefabcdef00";
+    for (int mask = 1; mask < 64; mask++) {
+      StringBuilder spelt = new StringBuilder(real);
+      for (int bit = 0; bit < 6; bit++) {
+        if ((mask >> bit & 1) == 1) {
+          spelt.setCharAt(bit, Character.toUpperCase(spelt.charAt(bit)));
+        }
+      }
+      VmIdentity copy = AgentEnvelopes.vm(spelt.toString(), "web-0", "1", "web");
+      envelopes.pipeInput(copy.vmId(), agents.heartbeat(copy, Duration.ofSeconds(60)));
+    }
+    create("r1", "10%", List.of("scaleSet"), events);
+    tick();
+
+    assertThat(releasedByGroup()).containsEntry("web", 1);
+    assertThat(vmView("ABCDEFab-cdef-abcd-efab-cdefabcdef00").inventory())
+        .isEqualTo(InventoryState.UNKNOWN);
+  }
+
+  /**
+   * E lists web-1 (its agent reports it) and web-2 and web-3 (no agent). An invented vmId reports E
+   * with only web-1 in its Resources: the event still lists all three, and is held.
+   */
+  @Test
+  void anUnknownVmsReportCannotTakeVmsOffAnEvent() throws Exception {
+    start(Membership.INVENTORY);
+    VmIdentity web1 = real("vm-1", "web-1", "web");
+    real("vm-2", "web-2", "web");
+    real("vm-3", "web-3", "web");
+    envelopes.pipeInput(web1.vmId(), agents.heartbeat(web1, Duration.ofSeconds(60)));
+    ObjectNode e =
+        AgentEnvelopes.imdsEvent(
+            "E-1", "Reboot", "Scheduled", List.of("web-1", "web-2", "web-3"), T0.plusSeconds(3600));
+    resources.put("e-1", List.of("web-1", "web-2", "web-3"));
+    envelopes.pipeInput(
+        web1.vmId(), agents.transition(TransitionType.SCHEDULED, web1, e, false), clock.instant());
+    VmIdentity rogue = AgentEnvelopes.vm("rogue-1", "web-1", "1", "web");
+    ObjectNode narrowed =
+        AgentEnvelopes.imdsEvent(
+            "E-1", "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(3600));
+    envelopes.pipeInput(
+        rogue.vmId(),
+        agents.transition(TransitionType.SCHEDULED, rogue, narrowed, false),
+        clock.instant());
+    // Two may be down at once: E, as the narrowed report has it, would take web-1 (and the
+    // unknown VM's claim) only; IMDS would take all three.
+    create("r1", "2", List.of("scaleSet"), List.of("E-1"));
+    tick();
+    tick();
+
+    assertThat(releasedByGroup()).isEmpty();
+  }
+
+  /**
+   * A known VM (vm-1, web) reports an event that lists db-7, a VM without an agent, as if it were
+   * db-7: the event's part carries the inventory's name, web-1, so db-7 stays unreported and held.
+   */
+  @Test
+  void aKnownVmCannotClaimToBeAnotherVmOfAnEvent() throws Exception {
+    start(Membership.INVENTORY);
+    VmIdentity web1 = real("vm-1", "web-1", "web");
+    real("vm-7", "db-7", "db");
+    envelopes.pipeInput(web1.vmId(), agents.heartbeat(web1, Duration.ofSeconds(60)));
+    VmIdentity claiming = AgentEnvelopes.vm("vm-1", "db-7", "1", "web");
+    scheduled(claiming, "E-7", "db-7");
+    create("r1", "1", List.of("scaleSet"), List.of("E-7"));
+    tick();
+    tick();
+
+    assertThat(releasedByGroup()).isEmpty();
+  }
+
   /** A real VM: Azure's inventory lists it (when the topology reads one). */
   private VmIdentity real(String vmId, String name, String scaleSet) {
     VmIdentity vm = AgentEnvelopes.vm(vmId, name, "1", scaleSet);

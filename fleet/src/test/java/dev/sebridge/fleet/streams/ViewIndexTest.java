@@ -140,6 +140,38 @@ class ViewIndexTest {
   }
 
   /**
+   * With an inventory, only a view stamped known counts: one stamped unknown, or not stamped at all
+   * (written before the inventory was configured), is in no group and not known.
+   */
+  @Test
+  void withAnInventoryOnlyViewsStampedKnownCount() {
+    Random rnd = new Random(11);
+    ViewIndex index = new ViewIndex(Membership.INVENTORY);
+    Fleet f = new Fleet(rnd, index);
+    f.world.newStep(T0);
+    int before = f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-9");
+    assertThat(before).as("the test fleet's views are not stamped").isZero();
+    for (dev.sebridge.fleet.model.InventoryState s :
+        new dev.sebridge.fleet.model.InventoryState[] {
+          null,
+          dev.sebridge.fleet.model.InventoryState.UNKNOWN,
+          dev.sebridge.fleet.model.InventoryState.KNOWN
+        }) {
+      VmView v =
+          new VmView(
+              "vm-" + s, "vm-" + s, null, null, "rg-0", "west", "1", "ss-9", "1", T0, T0, T0, 60,
+              null, false, null, s);
+      index.changed(FleetTopology.VMS_VIEW, v.vmId(), v);
+    }
+    f.world.newStep(T0.plusSeconds(1));
+    assertThat(f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-9")).isEqualTo(1);
+    assertThat(f.world.known("vm-KNOWN")).isTrue();
+    assertThat(f.world.known("vm-UNKNOWN")).isFalse();
+    assertThat(f.world.known("vm-null")).isFalse();
+    assertThat(f.world.known("no-view")).isFalse();
+  }
+
+  /**
    * A view the index cannot read (a VM part that is null) fails the step that takes it in, and
    * every step after it while the store has it: never a step on an index without the change.
    */

@@ -1,0 +1,51 @@
+package dev.sebridge.fleet.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A rule's scale sets match an event only when every VM it lists is known to be in them. */
+class PolicyRuleTest {
+  static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
+  static final PolicyRule BATCH =
+      new PolicyRule(
+          "10-batch", List.of(), null, List.of("batch"), null, PolicyRule.APPROVE, null, false);
+
+  static EventView event(List<String> resources, VmEventState... parts) {
+    Map<String, VmEventState> vms = new java.util.TreeMap<>();
+    for (VmEventState p : parts) {
+      vms.put(p.vmId(), p);
+    }
+    return new EventView("E-1", "Reboot", "Platform", T0, -1, "", resources, T0, T0, null, vms);
+  }
+
+  static VmEventState part(String vmId, String name, String scaleSet) {
+    return new VmEventState(vmId, name, "1", scaleSet, "scheduled", null, T0, null);
+  }
+
+  @Test
+  void everyListedVmReportedInTheScaleSetMatches() {
+    assertThat(
+            BATCH.matches(
+                event(
+                    List.of("b-1", "B-2"), part("v1", "b-1", "batch"), part("v2", "b-2", "batch"))))
+        .isTrue();
+  }
+
+  @Test
+  void aListedVmNobodyReportedIsNotKnownToBeInTheScaleSet() {
+    // b-1 reports batch; web-7 (no agent, really in web) is released with it by IMDS.
+    assertThat(BATCH.matches(event(List.of("b-1", "web-7"), part("v1", "b-1", "batch")))).isFalse();
+  }
+
+  @Test
+  void aPartWithoutAScaleSetDoesNotMatch() {
+    // With an inventory, an unknown VM's part carries no scale set, whatever it claimed.
+    assertThat(BATCH.matches(event(List.of("web-7"), part("rogue", "web-7", null)))).isFalse();
+  }
+}
