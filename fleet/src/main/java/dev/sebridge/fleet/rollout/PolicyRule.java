@@ -12,8 +12,8 @@ import java.util.List;
  * @param name the rule's name (rules are tried in name order; the first match acts)
  * @param types event types it matches (empty: any)
  * @param source Platform or User (null: any)
- * @param scaleSets it matches when every VM the event lists reported it and is in one of these
- *     (empty: any)
+ * @param scaleSets it matches when every VM of the event is in one of these, compared
+ *     case-insensitively as Azure names are (empty: any)
  * @param durationUnder it matches when 0 <= DurationInSeconds < this (null: any)
  * @param action {@code approve} at once, {@code rollout} with {@code rollout}, or {@code never}
  * @param rollout for rollout: how
@@ -55,14 +55,8 @@ public record PolicyRule(
       if (e.vms().isEmpty()) {
         return false;
       }
-      // A VM the event lists that no VM reported: its scale set is not known, so not "every VM".
-      java.util.Set<String> reported = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-      e.vms().values().forEach(v -> reported.add(v.name() == null ? "" : v.name()));
-      if (!reported.containsAll(e.resources())) {
-        return false;
-      }
       for (VmEventState v : e.vms().values()) {
-        if (v.scaleSet() == null || !scaleSets.contains(v.scaleSet())) {
+        if (v.scaleSet() == null || scaleSets.stream().noneMatch(v.scaleSet()::equalsIgnoreCase)) {
           return false;
         }
       }

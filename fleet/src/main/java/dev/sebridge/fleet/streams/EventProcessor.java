@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,18 +25,27 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
 
   private final Duration retention;
   private final TopologyObserver observer;
+  private final boolean inventoried;
+  private KeyValueStore<String, InventoryVm> inventory;
   private ProcessorContext<String, EventView> context;
   private KeyValueStore<String, EventView> store;
 
-  EventProcessor(Duration retention, TopologyObserver observer) {
+  EventProcessor(Duration retention, TopologyObserver observer, Membership membership) {
     this.retention = retention;
     this.observer = observer;
+    this.inventoried = membership == Membership.INVENTORY;
+  }
+
+  /** Whether Azure's inventory lists the VM in this spelling (always, without an inventory). */
+  private boolean known(String vmId) {
+    return inventory == null || (InventoryVm.canonical(vmId) && inventory.get(vmId) != null);
   }
 
   @Override
   public void init(ProcessorContext<String, EventView> context) {
     this.context = context;
     this.store = context.getStateStore(FleetTopology.EVENT_STATE);
+    this.inventory = inventoried ? context.getStateStore(FleetTopology.INVENTORY_VIEW) : null;
     context.schedule(RETENTION_CHECK, PunctuationType.WALL_CLOCK_TIME, this::forgetClosed);
   }
 
@@ -50,7 +60,7 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
         && (old == null || !old.vms().containsKey(u.vmId()) || old.vms().get(u.vmId()).closed())) {
       return; // a gone VM's part that is already over (or an event already forgotten)
     }
-    EventView next = EventViews.apply(old, u);
+    EventView next = EventViews.apply(old, u, this::known);
     var before = old == null ? null : old.vms().get(u.vmId());
     var after = next.vms().get(u.vmId());
     if (before != null

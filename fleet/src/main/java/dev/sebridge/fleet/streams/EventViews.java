@@ -68,7 +68,18 @@ final class EventViews {
   }
 
   static EventView apply(EventView old, VmEventUpdate u) {
+    return apply(old, u, vmId -> true);
+  }
+
+  /**
+   * @param known whether a VM is one Azure's inventory lists (always, without one): once a known VM
+   *     reported the event, an unknown VM's report changes only its own part (not the event's type,
+   *     NotBefore, duration or Resources), and the event is closed when its known VMs are done
+   */
+  static EventView apply(
+      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
     Map<String, VmEventState> vms = new LinkedHashMap<>(old == null ? Map.of() : old.vms());
+    boolean knownBefore = vms.keySet().stream().anyMatch(known);
     VmEventState before = vms.get(u.vmId());
     JsonNode ev = u.event();
     String status;
@@ -112,11 +123,17 @@ final class EventViews {
             guess,
             since,
             approval));
-    boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
+    boolean anyKnown = vms.keySet().stream().anyMatch(known);
+    boolean closed =
+        !vms.isEmpty()
+            && vms.values().stream()
+                .filter(v -> !anyKnown || known.test(v.vmId()))
+                .allMatch(VmEventState::closed);
     Instant closedAt =
         closed ? (old != null && old.closedAt() != null ? old.closedAt() : u.time()) : null;
-    if (ev == null || ev.isMissingNode()) {
-      // An approval result: the event's own fields stay as the transitions reported them.
+    if (ev == null || ev.isMissingNode() || (knownBefore && !known.test(u.vmId()))) {
+      // An approval result, or an unknown VM's report of an event known VMs report: the event's
+      // own fields stay as the transitions (the known VMs') reported them.
       return old == null
           ? new EventView(
               u.eventKey(),
@@ -156,31 +173,11 @@ final class EventViews {
             ? duration.asInt()
             : old == null ? null : old.durationInSeconds(),
         ev.path("Description").asText(old == null ? null : old.description()),
-        union(old == null ? List.of() : old.resources(), resources),
+        resources.isEmpty() && old != null ? old.resources() : resources,
         old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
         old == null ? u.time() : later(old.lastSeenAt(), u.time()),
         closedAt,
         vms);
-  }
-
-  /**
-   * Every name any report of the event listed (case-insensitive, in the order first listed): IMDS
-   * releases an approved event for each, so no report, an unknown VM's included, takes one off.
-   */
-  static List<String> union(List<String> before, List<String> now) {
-    if (before.isEmpty() || before.equals(now)) {
-      return now.isEmpty() ? before : now;
-    }
-    java.util.Set<String> seen = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    List<String> out = new ArrayList<>();
-    for (List<String> l : List.of(before, now)) {
-      for (String n : l) {
-        if (seen.add(n)) {
-          out.add(n);
-        }
-      }
-    }
-    return out;
   }
 
   private static String keep(String current, String otherwise) {

@@ -219,7 +219,9 @@ public final class FleetTopology {
     // Events, keyed by EventId.
     t.addSource("by-event", new StringDeserializer(), updates.deserializer(), topics.of(BY_EVENT));
     t.addProcessor(
-        "events", () -> new EventProcessor(retention.closedEvents(), observer), "by-event");
+        "events",
+        () -> new EventProcessor(retention.closedEvents(), observer, membership),
+        "by-event");
     t.addStateStore(store(EVENT_STATE, eventViews), "events");
     t.addSink(
         "events-view-sink",

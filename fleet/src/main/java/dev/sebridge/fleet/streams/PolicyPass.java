@@ -75,7 +75,8 @@ final class PolicyPass {
     for (EventView e : world.openEventViews()) {
       String key = dev.sebridge.fleet.model.EventIds.lower(e.eventId());
       if (decided.contains(key)
-          || e.vms().values().stream().noneMatch(v -> v.status().equals("scheduled"))) {
+          || e.vms().values().stream()
+              .noneMatch(v -> v.status().equals("scheduled") && world.known(v.vmId()))) {
         continue;
       }
       if (decisions.get(key) != null) {
@@ -85,7 +86,7 @@ final class PolicyPass {
       }
     }
     for (EventView e : undecided) {
-      PolicyRule rule = policies.match(e).orElse(null);
+      PolicyRule rule = policies.match(knownOnly(e)).orElse(null);
       String detail = rule == null ? "no rule matched" : act(rule, e, ledger);
       if (detail == null) {
         continue; // not now (a group is at a rollout's limit): decided again next tick
@@ -105,6 +106,37 @@ final class PolicyPass {
       out.decided(key, d);
       LOG.info("policy for event {}: {}", e.eventId(), detail);
     }
+  }
+
+  /**
+   * The event as the policies see it: only the parts of VMs the fleet knows (with an inventory, an
+   * unknown VM's part cannot move an event out of a rule or into one).
+   */
+  private EventView knownOnly(EventView e) {
+    if (e.vms().keySet().stream().allMatch(world::known)) {
+      return e;
+    }
+    java.util.Map<String, dev.sebridge.fleet.model.VmEventState> vms =
+        new java.util.LinkedHashMap<>();
+    e.vms()
+        .forEach(
+            (id, v) -> {
+              if (world.known(id)) {
+                vms.put(id, v);
+              }
+            });
+    return new EventView(
+        e.eventId(),
+        e.eventType(),
+        e.eventSource(),
+        e.notBefore(),
+        e.durationInSeconds(),
+        e.description(),
+        e.resources(),
+        e.firstSeenAt(),
+        e.lastSeenAt(),
+        e.closedAt(),
+        vms);
   }
 
   /** What the rule did with the event, or null when it cannot act yet. */

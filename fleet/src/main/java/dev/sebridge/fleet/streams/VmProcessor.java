@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.FleetEnvelope;
+import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
@@ -135,8 +136,10 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
                     eventKey,
                     v.vmId(),
                     v.name(),
-                    v.zone(),
-                    v.scaleSet(),
+                    inventory != null && v.inventory() != InventoryState.KNOWN ? null : v.zone(),
+                    inventory != null && v.inventory() != InventoryState.KNOWN
+                        ? null
+                        : v.scaleSet(),
                     now,
                     VANISHED,
                     true,

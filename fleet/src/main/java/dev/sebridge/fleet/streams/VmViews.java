@@ -102,13 +102,7 @@ final class VmViews {
         InventoryState.KNOWN);
   }
 
-  /**
-   * The longest heartbeat interval silence is measured in: a heartbeat claiming a longer one (any
-   * process with the agents' identity can send one) would keep its view from ever going silent.
-   */
-  static final int MAX_INTERVAL_SECONDS = 3600;
-
-  /** True when nothing came for {@code intervals} heartbeat intervals (each at most an hour). */
+  /** True when nothing came for {@code intervals} heartbeat intervals. */
   static boolean silent(VmView v, Instant now, int intervals) {
     if (v.lastSeenAt() == null) {
       return false;
@@ -116,7 +110,7 @@ final class VmViews {
     int interval =
         v.heartbeatIntervalSeconds() == null
             ? DEFAULT_INTERVAL_SECONDS
-            : Math.min(v.heartbeatIntervalSeconds(), MAX_INTERVAL_SECONDS);
+            : v.heartbeatIntervalSeconds();
     return Duration.between(v.lastSeenAt(), now)
             .compareTo(Duration.ofSeconds((long) interval * intervals))
         > 0;

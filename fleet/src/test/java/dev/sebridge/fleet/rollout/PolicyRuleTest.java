@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A rule's scale sets match an event only when every VM it lists is known to be in them. */
+/** A rule's scale sets match an event when every VM of it is in one of them. */
 class PolicyRuleTest {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
   static final PolicyRule BATCH =
@@ -38,9 +38,16 @@ class PolicyRuleTest {
   }
 
   @Test
-  void aListedVmNobodyReportedIsNotKnownToBeInTheScaleSet() {
-    // b-1 reports batch; web-7 (no agent, really in web) is released with it by IMDS.
-    assertThat(BATCH.matches(event(List.of("b-1", "web-7"), part("v1", "b-1", "batch")))).isFalse();
+  void scaleSetsCompareCaseInsensitivelyAsAzureNamesDo() {
+    assertThat(BATCH.matches(event(List.of("b-1"), part("v1", "b-1", "Batch")))).isTrue();
+  }
+
+  @Test
+  void aVmInAnotherScaleSetDoesNotMatch() {
+    assertThat(
+            BATCH.matches(
+                event(List.of("b-1", "w-1"), part("v1", "b-1", "batch"), part("v2", "w-1", "web"))))
+        .isFalse();
   }
 
   @Test

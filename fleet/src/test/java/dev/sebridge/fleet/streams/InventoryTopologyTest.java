@@ -65,6 +65,10 @@ class InventoryTopologyTest {
   TestOutputTopic<String, byte[]> commands;
 
   void start(Membership membership) throws Exception {
+    start(membership, Policies.none());
+  }
+
+  void start(Membership membership, Policies policies) throws Exception {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-inventory-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -79,7 +83,7 @@ class InventoryTopologyTest {
                 3,
                 Retention.closedEvents(Duration.ofHours(24)),
                 TopologyObserver.NONE,
-                Policies.none(),
+                policies,
                 Duration.ofSeconds(1),
                 () -> 4,
                 ReplayGate.NONE,
@@ -275,6 +279,39 @@ class InventoryTopologyTest {
     tick();
 
     assertThat(releasedByGroup()).isEmpty();
+  }
+
+  /**
+   * Web's reboots go through a rollout rule; everything else is approved at once. An unknown VM
+   * reporting web-1's event (claiming no scale set, or another) cannot move it to the broader rule.
+   */
+  @Test
+  void anUnknownVmsPartCannotMoveAnEventToAnotherPolicyRule() throws Exception {
+    List<dev.sebridge.config.ConfigProblem> problems = new ArrayList<>();
+    Policies policies =
+        Policies.parse(
+            Map.of(
+                "version", "1",
+                "rules.10-web.match.scale-set", "web",
+                "rules.10-web.action", "rollout",
+                "rules.10-web.rollout.max-unavailable", "1",
+                "rules.20-all.match.type", "Reboot",
+                "rules.20-all.action", "approve"),
+            problems);
+    assertThat(problems).isEmpty();
+    start(Membership.INVENTORY, policies);
+    VmIdentity web1 = real("vm-1", "web-1", "web");
+    envelopes.pipeInput(web1.vmId(), agents.heartbeat(web1, Duration.ofSeconds(60)));
+    scheduled(web1, "E-1", "web-1");
+    scheduled(AgentEnvelopes.vm("rogue-1", "web-1", "1", "batch"), "E-1", "web-1");
+    tick();
+
+    dev.sebridge.fleet.rollout.PolicyDecision d =
+        driver
+            .<String, dev.sebridge.fleet.rollout.PolicyDecision>getKeyValueStore(
+                FleetTopology.POLICIES_VIEW)
+            .get("e-1");
+    assertThat(d.rule()).isEqualTo("10-web");
   }
 
   /** A real VM: Azure's inventory lists it (when the topology reads one). */
