@@ -8,6 +8,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.fleet.model.InventoryVm;
+import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import dev.sebridge.state.StateDirectory;
 import java.io.IOException;
@@ -37,8 +39,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * restart, and signing and producing the commands for an event of 1,000 VMs. Then a second figure
  * with 100 real agents ({@link RealAgentsFigure}). Writes benchmarks/FLEET-REPORT.md.
  *
- * <p>Usage: {@code FleetBenchmark --repo DIR --out FILE [--vms N] [--steady-seconds S] [--agents
- * N]}
+ * <p>Usage: {@code FleetBenchmark --repo DIR --out FILE [--vms N] [--steady-seconds S] [--agents N]
+ * [--inventory]}
  */
 public final class FleetBenchmark {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -60,6 +62,9 @@ public final class FleetBenchmark {
   final HttpClient http = HttpClient.newHttpClient();
   Duration apiAnswered;
 
+  /** {@code --inventory}: the service runs with Azure's inventory of every generated VM. */
+  boolean inventory;
+
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
     this.work = work;
@@ -74,6 +79,7 @@ public final class FleetBenchmark {
     int vms = 10_000;
     int steady = 180;
     int agents = 100;
+    boolean inventory = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--repo" -> repo = Path.of(args[++i]);
@@ -81,6 +87,7 @@ public final class FleetBenchmark {
         case "--vms" -> vms = Integer.parseInt(args[++i]);
         case "--steady-seconds" -> steady = Integer.parseInt(args[++i]);
         case "--agents" -> agents = Integer.parseInt(args[++i]);
+        case "--inventory" -> inventory = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -91,6 +98,7 @@ public final class FleetBenchmark {
             vms,
             steady,
             agents);
+    b.inventory = inventory;
     b.scale();
     if (agents > 0) { // --agents 0: the generated fleet alone
       new RealAgentsFigure(b.work.resolve("agents"), agents, b.report).run();
@@ -107,6 +115,9 @@ public final class FleetBenchmark {
       kafka.createTopic(EVENTS, 12);
       kafka.createCommandsTopic(COMMANDS, 12);
       writeSecrets();
+      if (inventory) {
+        writeInventory(kafka, gen);
+      }
       long t0 = System.nanoTime();
       gen.heartbeatAll();
       System.out.printf("generator: %d heartbeats written in %d ms%n", vmCount, ms(t0));
@@ -207,6 +218,42 @@ public final class FleetBenchmark {
     }
   }
 
+  /**
+   * With {@code --inventory}: Azure's inventory as the service would have written it, one record
+   * per generated VM on {@code sebridge-fleet-inventory} (the service's own Resource Graph reads
+   * fail against an endpoint that is not there and write nothing, so what is measured is the
+   * inventory held, stamped and counted at this size).
+   */
+  void writeInventory(EmbeddedKafkaBroker kafka, FleetGenerator gen) throws Exception {
+    String topic = "sebridge-fleet-inventory";
+    kafka.createTopic(topic, 6, Map.of("cleanup.policy", "compact"));
+    try (var p =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, InventoryVm>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers(), "linger.ms", 20),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new JsonSerde<>(InventoryVm.class).serializer())) {
+      for (var vm : gen.vms()) {
+        p.send(
+            new org.apache.kafka.clients.producer.ProducerRecord<>(
+                topic,
+                InventoryVm.key(vm.vmId()),
+                new InventoryVm(
+                    vm.vmId(),
+                    vm.resourceId(),
+                    vm.name(),
+                    vm.subscriptionId(),
+                    vm.resourceGroupName(),
+                    vm.location(),
+                    vm.zone(),
+                    vm.vmScaleSetName(),
+                    null,
+                    Map.of("fleet", "bench"))));
+      }
+      p.flush();
+    }
+    System.out.printf("inventory: %d VMs written to %s%n", gen.vms().size(), topic);
+  }
+
   ProcessHandle startFleet(EmbeddedKafkaBroker kafka, String state) throws IOException {
     int port = freePort();
     List<String> cmd = new ArrayList<>();
@@ -229,6 +276,12 @@ public final class FleetBenchmark {
             Map.entry("fleet.http.bind-address", "127.0.0.1"),
             Map.entry("fleet.auth.tokens-file", work.resolve("tokens.yaml").toString()),
             Map.entry("fleet.signing.key-file", work.resolve("key.jwk").toString()));
+    if (inventory) {
+      settings = new java.util.HashMap<>(settings);
+      settings.put("fleet.inventory.subscriptions", "00000000-0000-0000-0000-000000000000");
+      settings.put("fleet.inventory.endpoint", "https://127.0.0.1:9");
+      settings.put("fleet.inventory.refresh", "1h");
+    }
     settings.forEach(
         (k, v) -> {
           cmd.add("--set");

@@ -313,7 +313,11 @@ class FleetPageBrowserTest {
       String message = waitFor(By.cssSelector("#campaign-result [data-testid=message]")).getText();
       assertThat(message).contains("205 event(s) of campaign " + id);
       String rolloutId = message.replaceAll("^Rollout (\\S+) started.*$", "$1");
-      JsonNode rollout = api("GET", "/api/rollouts/" + rolloutId, null);
+      // Accepted is written to the rollouts topic; the view has it a moment later.
+      JsonNode rollout =
+          org.awaitility.Awaitility.await()
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> found("/api/rollouts/" + rolloutId), java.util.Objects::nonNull);
       List<String> taken = new ArrayList<>();
       rollout.path("spec").path("eventIds").forEach(e -> taken.add(e.asText()));
       assertThat(taken).containsExactlyInAnyOrderElementsOf(events);
@@ -341,6 +345,21 @@ class FleetPageBrowserTest {
                     : HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as("%s %s: %s", method, path, r.body()).isBetween(200, 202);
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
+  }
+
+  /** A GET's answer, or null while the views do not have it (404). */
+  private JsonNode found(String path) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + FleetLab.APPROVER_TOKEN)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() == 404) {
+      return null;
+    }
+    assertThat(r.statusCode()).as("GET %s: %s", path, r.body()).isEqualTo(200);
     return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
   }
 

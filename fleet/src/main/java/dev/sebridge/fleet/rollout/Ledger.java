@@ -197,7 +197,7 @@ public final class Ledger {
       size = groupSizes.computeIfAbsent(memo, k -> w.groupSize(r.spec().groupBy(), group));
     }
     int current = r.spec().limit(Math.max(1, size));
-    Integer recorded = r.recordedLimit(group);
+    Integer recorded = r.groupLimits().get(group);
     return recorded == null ? current : Math.min(recorded, current);
   }
 

@@ -123,13 +123,8 @@ public final class ListedVms {
     }
     StringBuilder b = new StringBuilder();
     for (String a : groupBy) {
-      // Azure's names are case-insensitive, and Resource Graph lower-cases resource groups where
-      // agents report them as created: one group whichever spelling a VM's source has.
       String v = attributes.apply(a);
-      b.append(b.length() == 0 ? "" : ",")
-          .append(a)
-          .append('=')
-          .append(v == null ? "-" : v.toLowerCase(Locale.ROOT));
+      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
     }
     return b.toString();
   }

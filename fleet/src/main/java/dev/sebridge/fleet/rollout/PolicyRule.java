@@ -12,8 +12,7 @@ import java.util.List;
  * @param name the rule's name (rules are tried in name order; the first match acts)
  * @param types event types it matches (empty: any)
  * @param source Platform or User (null: any)
- * @param scaleSets it matches when every VM of the event is in one of these, compared
- *     case-insensitively as Azure names are (empty: any)
+ * @param scaleSets it matches when every VM of the event is in one of these (empty: any)
  * @param durationUnder it matches when 0 <= DurationInSeconds < this (null: any)
  * @param action {@code approve} at once, {@code rollout} with {@code rollout}, or {@code never}
  * @param rollout for rollout: how
@@ -56,7 +55,7 @@ public record PolicyRule(
         return false;
       }
       for (VmEventState v : e.vms().values()) {
-        if (v.scaleSet() == null || scaleSets.stream().noneMatch(v.scaleSet()::equalsIgnoreCase)) {
+        if (v.scaleSet() == null || !scaleSets.contains(v.scaleSet())) {
           return false;
         }
       }

@@ -145,22 +145,6 @@ public record Rollout(
   }
 
   /**
-   * The limit recorded for a group when it joined, or null: by the group's name in any case (one
-   * recorded before group values were lower-cased is still found; the smallest if several).
-   */
-  public Integer recordedLimit(String group) {
-    Integer recorded = groupLimits.get(group);
-    if (recorded == null) {
-      for (Map.Entry<String, Integer> g : groupLimits.entrySet()) {
-        if (g.getKey().equalsIgnoreCase(group)) {
-          recorded = recorded == null ? g.getValue() : Math.min(recorded, g.getValue());
-        }
-      }
-    }
-    return recorded;
-  }
-
-  /**
    * Whether this rollout holds the event back: it is active, the event is one of its own, and it
    * has neither released the event nor had it skipped or canceled. Another path that approves it
    * needs an explicit override.

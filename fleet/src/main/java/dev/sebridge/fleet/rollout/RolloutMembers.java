@@ -37,8 +37,8 @@ final class RolloutMembers {
       boolean skipped = skippedEvents.contains(EventIds.lower(eventId));
       for (VmEventState s : w.eventVms(eventId).values()) {
         String key = RolloutVm.key(s.vmId(), eventId);
-        if (vms.containsKey(key) || !w.known(s.vmId())) {
-          continue; // an unknown VM is no member: its event's VMs are listed by name (ListedVms)
+        if (vms.containsKey(key)) {
+          continue;
         }
         if (vms.size() >= Rollout.MAX_VMS) {
           full.add(eventId);

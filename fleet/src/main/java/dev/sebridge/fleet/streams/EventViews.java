@@ -74,7 +74,8 @@ final class EventViews {
   /**
    * @param known whether a VM is one Azure's inventory lists (always, without one): once a known VM
    *     reported the event, an unknown VM's report changes only its own part (not the event's type,
-   *     NotBefore, duration or Resources), and the event is closed when its known VMs are done
+   *     NotBefore, duration or Resources); the first known VM's report replaces every field an
+   *     unknown one set, those it does not give included
    */
   static EventView apply(
       EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
@@ -123,12 +124,10 @@ final class EventViews {
             guess,
             since,
             approval));
-    boolean anyKnown = vms.keySet().stream().anyMatch(known);
-    boolean closed =
-        !vms.isEmpty()
-            && vms.values().stream()
-                .filter(v -> !anyKnown || known.test(v.vmId()))
-                .allMatch(VmEventState::closed);
+    // Every part, an unknown VM's included: its VM may be a real one the inventory does not list
+    // yet,
+    // down while it says so (the ledger counts it by name until the event is over).
+    boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
     Instant closedAt =
         closed ? (old != null && old.closedAt() != null ? old.closedAt() : u.time()) : null;
     if (ev == null || ev.isMissingNode() || (knownBefore && !known.test(u.vmId()))) {
@@ -160,6 +159,8 @@ final class EventViews {
               closedAt,
               vms);
     }
+    // The event as it was, for what this report does not give: not what only unknown VMs said.
+    EventView was = old != null && !knownBefore && known.test(u.vmId()) ? null : old;
     List<String> resources = new ArrayList<>();
     ev.path("Resources").forEach(r -> resources.add(r.asText()));
     Instant notBefore = NotBefore.parse(ev.path("NotBefore").asText("")).orElse(null);
@@ -167,13 +168,14 @@ final class EventViews {
     return new EventView(
         ev.path("EventId").asText(u.eventKey()),
         ev.path("EventType").asText(null),
-        ev.path("EventSource").asText(old == null ? null : old.eventSource()),
+        ev.path("EventSource").asText(was == null ? null : was.eventSource()),
         notBefore,
+        // Boxed on both sides: an int here would unbox a missing duration (null) and throw.
         duration.canConvertToInt()
-            ? duration.asInt()
-            : old == null ? null : old.durationInSeconds(),
-        ev.path("Description").asText(old == null ? null : old.description()),
-        resources.isEmpty() && old != null ? old.resources() : resources,
+            ? Integer.valueOf(duration.asInt())
+            : was == null ? null : was.durationInSeconds(),
+        ev.path("Description").asText(was == null ? null : was.description()),
+        resources.isEmpty() && was != null ? was.resources() : resources,
         old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
         old == null ? u.time() : later(old.lastSeenAt(), u.time()),
         closedAt,

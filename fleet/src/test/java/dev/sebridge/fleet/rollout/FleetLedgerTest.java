@@ -39,32 +39,6 @@ class FleetLedgerTest {
     return T0.plusSeconds(seconds);
   }
 
-  /** A limit recorded under another spelling of the group (before values were lower-cased). */
-  @Test
-  void aLimitRecordedUnderAnotherSpellingStillBinds() {
-    Rollout r = rollout("r1", "50%", "E-1");
-    Rollout recorded =
-        new Rollout(
-            r.id(),
-            r.spec(),
-            r.reason(),
-            r.requestedBy(),
-            r.origin(),
-            r.createdAt(),
-            r.state(),
-            r.halt(),
-            Map.of("zone=A", 1),
-            r.vms(),
-            r.waves(),
-            r.history());
-    TestWorld w = new TestWorld();
-    for (int i = 0; i < 10; i++) {
-      w.vm("vm-" + i, "a");
-    }
-    // 50% of 10 now is 5; the recorded 1 still binds.
-    assertThat(Ledger.empty().limit(recorded, "zone=a", w, 0)).isEqualTo(1);
-  }
-
   /**
    * web-2 has no agent; its event was released, so it counts by name. An unknown vmId reporting the
    * event completed (as web-2) does not make it over: web-2 counts until the ledger's hour.

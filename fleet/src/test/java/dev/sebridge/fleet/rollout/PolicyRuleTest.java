@@ -38,11 +38,6 @@ class PolicyRuleTest {
   }
 
   @Test
-  void scaleSetsCompareCaseInsensitivelyAsAzureNamesDo() {
-    assertThat(BATCH.matches(event(List.of("b-1"), part("v1", "b-1", "Batch")))).isTrue();
-  }
-
-  @Test
   void aVmInAnotherScaleSetDoesNotMatch() {
     assertThat(
             BATCH.matches(
