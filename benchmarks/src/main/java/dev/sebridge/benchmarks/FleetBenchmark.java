@@ -104,7 +104,9 @@ public final class FleetBenchmark {
       new RealAgentsFigure(b.work.resolve("agents"), agents, b.report).run();
     }
     RolloutTickBenchmark.replaceSection(
-        out, FleetReport.heading(vms), b.report.markdown(vms, steady, agents));
+        out,
+        FleetReport.heading(vms, inventory),
+        b.report.markdown(vms, steady, agents, inventory));
     System.out.println("report written to " + out);
     System.exit(0);
   }

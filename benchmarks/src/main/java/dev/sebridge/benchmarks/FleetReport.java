@@ -93,17 +93,21 @@ final class FleetReport {
         delay.percentile(99) <= 2000);
   }
 
-  /** The heading of the section a run at this many VMs writes (one per fleet size). */
-  static String heading(int vms) {
-    return String.format("## Fleet at %,d VMs", vms);
+  /**
+   * The heading of the section a run at this many VMs writes (one per fleet size, and one more with
+   * Azure's inventory).
+   */
+  static String heading(int vms, boolean inventory) {
+    return String.format("## Fleet at %,d VMs", vms) + (inventory ? " with Azure's inventory" : "");
   }
 
   /** This run's section of FLEET-REPORT.md (a run at another size has its own beside it). */
-  String markdown(int vms, int steadySeconds, int agents) {
+  String markdown(int vms, int steadySeconds, int agents, boolean inventory) {
     StringBuilder b = new StringBuilder();
-    b.append(heading(vms))
+    b.append(heading(vms, inventory))
         .append("\n\nWritten by `benchmarks/run-fleet.sh --vms ")
         .append(vms)
+        .append(inventory ? " --inventory" : "")
         .append("` on ")
         .append(Instant.now())
         .append(" (")
@@ -116,7 +120,15 @@ final class FleetReport {
         .append(agents)
         .append(
             " real agents. One embedded Kafka broker (KRaft) on loopback; the fleet service as its"
-                + " own process with the launcher's settings (`-XX:+UseG1GC -Xmx512m`).\n\n")
+                + " own process with the launcher's settings (`-XX:+UseG1GC -Xmx512m`).")
+        .append(
+            inventory
+                ? " The service holds an inventory of every generated VM (written to"
+                    + " `sebridge-fleet-inventory` by the benchmark; its own Resource Graph reads"
+                    + " fail, write nothing, and are tried again every 30 s): every view stamped,"
+                    + " the coverage counted."
+                : "")
+        .append("\n\n")
         .append("| measure | target | measured | |\n|---|---|---|---|\n");
     targets.forEach(t -> b.append(t).append('\n'));
     b.append("\n### Results\n\n");
