@@ -79,6 +79,9 @@ public final class CoreApi implements FleetServer.Route {
       call.json(200, ApiInput.found(queries.event(ApiInput.segment(m.group(1))), "event"));
     } else if (path.equals("/api/vms") && method.equals("GET")) {
       Map<String, String> q = ApiInput.query(call, "/api/vms");
+      if (q.containsKey("inventory")) {
+        coverage.requireInventory(); // without one, "no unknown VMs" would be a wrong answer
+      }
       call.json(
           200,
           queries.vms(

@@ -33,6 +33,11 @@ public final class CoverageQueries {
     this.clock = clock;
   }
 
+  /** Throws the 404 every coverage answer is without an inventory. */
+  public void requireInventory() {
+    coverage();
+  }
+
   private Coverage coverage() {
     if (coverage == null) {
       throw new ApiException(

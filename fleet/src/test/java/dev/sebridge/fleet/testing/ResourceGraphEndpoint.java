@@ -9,7 +9,6 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.sebridge.testing.LoopbackTls;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -208,12 +207,7 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
   }
 
   private static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
-    byte[] b = JSON.writeValueAsBytes(body);
-    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
-    ex.sendResponseHeaders(status, b.length);
-    try (OutputStream o = ex.getResponseBody()) {
-      o.write(b);
-    }
+    JsonAnswer.send(ex, status, body);
   }
 
   @Override
