@@ -3,6 +3,7 @@ package dev.sebridge.fleet.api;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
@@ -229,7 +230,9 @@ public final class FleetQueries {
             page.after(),
             v ->
                 (silent == null || v.silent() == silent)
-                    && (known == null || v.inventory() != null && v.notInInventory() != known),
+                    && (known == null
+                        || v.inventory()
+                            == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN)),
             page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * A VM or scale-set instance as Azure Resource Graph lists it: the inventory's record, keyed by its
@@ -50,5 +51,13 @@ public record InventoryVm(
    */
   public static boolean canonical(String vmId) {
     return vmId != null && vmId.equals(key(vmId));
+  }
+
+  /**
+   * The inventory's record of a vmId, read by key from {@code inventory} (null: no inventory), or
+   * null when it does not list the vmId in this spelling ({@link #canonical}).
+   */
+  public static InventoryVm listed(String vmId, Function<String, InventoryVm> inventory) {
+    return inventory != null && canonical(vmId) ? inventory.apply(vmId) : null;
   }
 }

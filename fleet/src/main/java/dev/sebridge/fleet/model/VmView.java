@@ -91,12 +91,6 @@ public record VmView(
         null);
   }
 
-  /** Whether the inventory says this vmId is not one of Azure's VMs it lists. */
-  @com.fasterxml.jackson.annotation.JsonIgnore
-  public boolean notInInventory() {
-    return inventory == InventoryState.UNKNOWN;
-  }
-
   public static VmView unknown(String vmId) {
     return new VmView(
         vmId, null, null, null, null, null, null, null, null, null, null, null, null, null, false,

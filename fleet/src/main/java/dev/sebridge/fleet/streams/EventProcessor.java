@@ -38,7 +38,7 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
 
   /** Whether Azure's inventory lists the VM in this spelling (always, without an inventory). */
   private boolean known(String vmId) {
-    return inventory == null || (InventoryVm.canonical(vmId) && inventory.get(vmId) != null);
+    return inventory == null || InventoryVm.listed(vmId, inventory::get) != null;
   }
 
   @Override

@@ -124,8 +124,7 @@ final class EventViews {
             guess,
             since,
             approval));
-    // Every part, an unknown VM's included: its VM may be a real one the inventory does not list
-    // yet,
+    // Every part, an unknown VM's included: it may be a real VM the inventory does not list yet,
     // down while it says so (the ledger counts it by name until the event is over).
     boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
     Instant closedAt =

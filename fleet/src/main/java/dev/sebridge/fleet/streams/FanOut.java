@@ -37,8 +37,7 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
   @Override
   public void process(Record<String, FleetEnvelope> record) {
     FleetEnvelope e = record.value();
-    InventoryVm listed =
-        inventory != null && InventoryVm.canonical(e.vmId()) ? inventory.get(e.vmId()) : null;
+    InventoryVm listed = inventory == null ? null : InventoryVm.listed(e.vmId(), inventory::get);
     for (VmEventUpdate u : EventViews.updatesOf(e)) {
       if (inventory != null) {
         u =

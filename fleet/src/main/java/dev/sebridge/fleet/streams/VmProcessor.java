@@ -80,9 +80,7 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
     if (inventory != null) {
-      next =
-          VmViews.withInventory(
-              next, InventoryVm.canonical(e.vmId()) ? inventory.get(e.vmId()) : null);
+      next = VmViews.withInventory(next, InventoryVm.listed(e.vmId(), inventory::get));
     }
     store.put(e.vmId(), next);
     watch.wrote(e.vmId(), next);
@@ -128,6 +126,8 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
       }
     }
     for (VmView v : vanished) {
+      // An unknown VM's claimed group reaches no event part (as FanOut's do not).
+      boolean claims = inventory == null || v.inventory() == InventoryState.KNOWN;
       for (String eventKey : v.openEvents()) {
         context.forward(
             new Record<String, Object>(
@@ -136,10 +136,8 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
                     eventKey,
                     v.vmId(),
                     v.name(),
-                    inventory != null && v.inventory() != InventoryState.KNOWN ? null : v.zone(),
-                    inventory != null && v.inventory() != InventoryState.KNOWN
-                        ? null
-                        : v.scaleSet(),
+                    claims ? v.zone() : null,
+                    claims ? v.scaleSet() : null,
                     now,
                     VANISHED,
                     true,
