@@ -81,6 +81,10 @@ resource namespace 'Microsoft.EventHub/namespaces@2024-01-01' = {
     tier: namespaceSku
     capacity: 1
   }
+  // Its own identity: Event Hubs Capture writes the fleet's audit trail with it (fleet.bicep).
+  identity: {
+    type: 'SystemAssigned'
+  }
   properties: {
     minimumTlsVersion: '1.2'
     disableLocalAuth: true // Microsoft Entra ID only: no shared access keys to leak

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.TopologyObserver;
+import dev.sebridge.fleet.testing.FleetTemplate;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.List;
@@ -143,6 +144,53 @@ class FleetTopicsTest {
     assertThat(
             p.get(org.apache.kafka.streams.StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG))
         .isEqualTo(dev.sebridge.fleet.streams.SkipAndCount.class.getName());
+  }
+
+  /**
+   * deploy/azure/fleet.bicep's hubs, made as Event Hubs shows them to Kafka clients (a Compact hub
+   * compacted, a Delete hub keeping its hours), pass the service's own "topics are pre-created"
+   * check with nothing left out; the template's defaults are the service's.
+   */
+  @Test
+  void theDeploymentTemplatesHubsPassThePreCreatedCheck() throws Exception {
+    FleetTemplate template = FleetTemplate.read();
+    assertThat(template.defaultOf("topicPrefix").asText())
+        .isEqualTo(FleetKeys.TOPIC_PREFIX.defaultValue().orElseThrow());
+    assertThat(template.defaultOf("applicationId").asText())
+        .isEqualTo(FleetKeys.APPLICATION_ID.defaultValue().orElseThrow());
+    assertThat(template.defaultOf("approvalsHubName").asText())
+        .isEqualTo(FleetKeys.APPROVALS_TOPIC.defaultValue().orElseThrow());
+    assertThat(template.defaultOf("partitions").asInt())
+        .isEqualTo(FleetKeys.PARTITIONS.defaultValue().orElseThrow());
+    assertThat(template.defaultOf("eventsHubName").asText())
+        .isEqualTo(FleetKeys.ENVELOPES_TOPIC.defaultValue().orElseThrow());
+
+    FleetTopology.Topics t = topics("deployed");
+    listed(t.envelopes(), t.commands());
+    Map<String, FleetTemplate.Topic> hubs =
+        template.topics("deployed", "deployed-app", t.approvals(), 4);
+    try (Admin admin = kafka.admin()) {
+      List<org.apache.kafka.clients.admin.NewTopic> made = new java.util.ArrayList<>();
+      for (FleetTemplate.Topic h : hubs.values()) {
+        made.add(
+            new org.apache.kafka.clients.admin.NewTopic(
+                    h.name(), h.partitions() == null ? 3 : h.partitions(), (short) 1)
+                .configs(
+                    h.compact()
+                        ? Map.of("cleanup.policy", "compact")
+                        : Map.of(
+                            "cleanup.policy",
+                            "delete",
+                            "retention.ms",
+                            Long.toString(h.retention().toMillis()))));
+      }
+      admin.createTopics(made).all().get();
+      listed(hubs.keySet().toArray(String[]::new));
+      dev.sebridge.config.Configuration config =
+          dev.sebridge.config.Configuration.of(
+              Map.of("fleet.topics.pre-created", "true", "fleet.partitions", "4"));
+      FleetTopics.prepare(admin, t, "deployed-app", config, true);
+    }
   }
 
   /** The topics as a template would make them; {@code wrong} replaces some (null: left out). */

@@ -13,6 +13,7 @@ import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.fleet.testing.FleetTemplate;
 import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
 import dev.sebridge.imds.VmIdentity;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
@@ -30,8 +31,10 @@ import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -114,6 +117,42 @@ class InventoryServiceTest {
     fleet.close();
     graph.close();
     kafka.close();
+  }
+
+  /**
+   * deploy/azure/fleet.bicep makes exactly the topics the service makes for itself when it may (the
+   * service running here, every Kafka Streams changelog included), each with the same partitions
+   * and cleanup policy: a store added to the topology without its hub fails here.
+   */
+  @Test
+  void theDeploymentTemplateMakesExactlyTheTopicsTheServiceMakesForItself() throws Exception {
+    Map<String, FleetTemplate.Topic> template =
+        FleetTemplate.read()
+            .topics("sebridge-fleet", "sebridge-fleet", "sebridge-fleet-approvals", 2);
+    try (Admin admin = kafka.admin()) {
+      java.util.Set<String> made = new java.util.TreeSet<>(admin.listTopics().names().get());
+      made.removeIf(t -> t.startsWith("__") || t.equals("envelopes") || t.equals("commands"));
+      assertThat(made).containsExactlyInAnyOrderElementsOf(template.keySet());
+      var described = admin.describeTopics(made).allTopicNames().get();
+      var configs =
+          admin
+              .describeConfigs(
+                  made.stream().map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n)).toList())
+              .all()
+              .get();
+      for (FleetTemplate.Topic hub : template.values()) {
+        assertThat(described.get(hub.name()).partitions())
+            .as(hub.name())
+            .hasSize(hub.partitions() == null ? 2 : hub.partitions());
+        assertThat(
+                configs
+                    .get(new ConfigResource(ConfigResource.Type.TOPIC, hub.name()))
+                    .get("cleanup.policy")
+                    .value())
+            .as(hub.name())
+            .isEqualTo(hub.compact() ? "compact" : "delete");
+      }
+    }
   }
 
   static JsonNode get(String path) throws Exception {

@@ -5,6 +5,8 @@ import static dev.sebridge.sink.loganalytics.DeployDeclarations.TABLE;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code deploy/azure/sebridge.json}: the ARM template of what a fleet needs in Azure, equivalent
@@ -76,21 +78,21 @@ public final class AzureDeployment {
             "Event Hubs tier (see docs/eventhubs.md for the fleet each tier supports). Basic has"
                 + " no consumer group besides $Default, which ingestion and spreading need.");
     sku.putArray("allowedValues").add("Standard").add("Premium");
-    intParam(
+    DeployDeclarations.intParam(
         p,
         "partitionCount",
         32,
         1,
         EventHubTiers.max(EventHubTiers.Tier::partitionCount),
         "Partitions of each hub (Standard: at most 32).");
-    intParam(
+    DeployDeclarations.intParam(
         p,
         "retentionInDays",
         7,
         1,
         EventHubTiers.max(EventHubTiers.Tier::retentionInDays),
         "Event retention of each hub (Standard: at most 7 days).");
-    intParam(
+    DeployDeclarations.intParam(
         p,
         "commandsConsumerGroups",
         1,
@@ -100,7 +102,8 @@ public final class AzureDeployment {
             + " 1: $Default only. $Default counts toward the tier's quota: Standard at most 19.");
     DeployDeclarations.param(
         p, "workspaceName", "string", null, "Existing Log Analytics workspace (same region).");
-    intParam(p, "tableRetentionInDays", 90, 4, 730, "Interactive retention of the table.");
+    DeployDeclarations.intParam(
+        p, "tableRetentionInDays", 90, 4, 730, "Interactive retention of the table.");
     DeployDeclarations.param(
         p, "agentIdentityName", "string", "sebridge-agents", "The agents' managed identity.");
     DeployDeclarations.param(
@@ -123,6 +126,9 @@ public final class AzureDeployment {
         .put("name", "[parameters('namespaceSku')]")
         .put("tier", "[parameters('namespaceSku')]")
         .put("capacity", 1);
+    // The namespace's own identity: Event Hubs Capture writes the fleet's audit trail with it
+    // (fleet.json grants it the storage account).
+    ns.putObject("identity").put("type", "SystemAssigned");
     ns.putObject("properties").put("minimumTlsVersion", "1.2").put("disableLocalAuth", true);
 
     for (String hub : new String[] {EVENTS_HUB, COMMANDS_HUB}) {
@@ -278,14 +284,6 @@ public final class AzureDeployment {
     return DeployDeclarations.write(t);
   }
 
-  private static void intParam(
-      ObjectNode params, String name, int def, int min, int max, String description) {
-    ObjectNode n = DeployDeclarations.param(params, name, "int", null, description);
-    n.put("defaultValue", def);
-    n.put("minValue", min);
-    n.put("maxValue", max);
-  }
-
   /** A role assignment's name: known at the start of the deployment, so never a reference(). */
   private static String roleName(String hub, String role, String seed) {
     return "guid(" + hubId(hub) + ", " + seed + ", '" + role + "')";
@@ -303,23 +301,12 @@ public final class AzureDeployment {
       String seed,
       String dependsOn,
       String condition) {
-    ObjectNode a = r.addObject();
-    if (condition != null) {
-      a.put("condition", condition);
-    }
-    a.put("type", "Microsoft.Authorization/roleAssignments");
-    a.put("apiVersion", "2022-04-01");
-    a.put("scope", hubScope(hub));
-    a.put("name", "[" + roleName(hub, role, seed) + "]");
-    ArrayNode deps = a.putArray("dependsOn").add("[" + hubId(hub) + "]");
+    List<String> deps = new ArrayList<>();
+    deps.add(hubId(hub));
     if (dependsOn != null) {
-      deps.add("[" + dependsOn + "]");
+      deps.add(dependsOn);
     }
-    a.putObject("properties")
-        .put(
-            "roleDefinitionId",
-            "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '" + role + "')]")
-        .put("principalId", "[" + principal + "]")
-        .put("principalType", "ServicePrincipal");
+    DeployDeclarations.role(
+        r, hubScope(hub), roleName(hub, role, seed), role, principal, deps, condition);
   }
 }

@@ -199,6 +199,46 @@ public final class DeployDeclarations {
     outputs.putObject(name).put("type", "string").put("value", value);
   }
 
+  static void intParam(
+      ObjectNode params, String name, int def, int min, int max, String description) {
+    ObjectNode n = param(params, name, "int", null, description);
+    n.put("defaultValue", def);
+    n.put("minValue", min);
+    n.put("maxValue", max);
+  }
+
+  /**
+   * A role assignment at {@code scope} (an ARM expression) for a principal (an expression), named
+   * {@code name} (an expression known at the start of the deployment, so never a reference()),
+   * after {@code dependsOn} (resource id expressions), deployed when {@code condition} (null:
+   * always).
+   */
+  static void role(
+      ArrayNode r,
+      String scope,
+      String name,
+      String role,
+      String principal,
+      java.util.List<String> dependsOn,
+      String condition) {
+    ObjectNode a = r.addObject();
+    if (condition != null) {
+      a.put("condition", condition);
+    }
+    a.put("type", "Microsoft.Authorization/roleAssignments");
+    a.put("apiVersion", "2022-04-01");
+    a.put("scope", scope);
+    a.put("name", "[" + name + "]");
+    ArrayNode deps = a.putArray("dependsOn");
+    dependsOn.forEach(d -> deps.add("[" + d + "]"));
+    a.putObject("properties")
+        .put(
+            "roleDefinitionId",
+            "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '" + role + "')]")
+        .put("principalId", "[" + principal + "]")
+        .put("principalType", "ServicePrincipal");
+  }
+
   static String write(Object node) {
     try {
       return JSON.writeValueAsString(node) + "\n";

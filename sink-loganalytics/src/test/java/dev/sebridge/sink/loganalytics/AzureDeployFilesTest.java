@@ -34,6 +34,8 @@ class AzureDeployFilesTest {
   void transformAndTemplateAreGenerated() throws IOException {
     LogAnalyticsDeployFilesTest.check(DIR, "transform.kql", EventHubTransform.kql());
     LogAnalyticsDeployFilesTest.check(DIR, "sebridge.json", AzureDeployment.armTemplate());
+    LogAnalyticsDeployFilesTest.check(DIR, "fleet-hubs.json", FleetDeployment.hubsJson());
+    LogAnalyticsDeployFilesTest.check(DIR, "fleet.json", FleetDeployment.armTemplate());
   }
 
   @Test
@@ -94,17 +96,17 @@ class AzureDeployFilesTest {
     return out;
   }
 
-  @Test
-  void theBicepFileDeclaresWhatTheArmTemplateDoes() throws IOException {
-    String bicep = Files.readString(DIR.resolve("sebridge.bicep"), StandardCharsets.UTF_8);
-    JsonNode arm = JSON.readTree(DIR.resolve("sebridge.json").toFile());
+  /** The same resources (type and API version, how many), parameters (name and type), outputs. */
+  static void declareTheSame(String bicepFile, String armFile) throws IOException {
+    String bicep = Files.readString(DIR.resolve(bicepFile), StandardCharsets.UTF_8);
+    JsonNode arm = JSON.readTree(DIR.resolve(armFile).toFile());
     Map<String, Integer> armResources = new TreeMap<>();
     arm.get("resources")
         .forEach(
             r ->
                 armResources.merge(
                     r.get("type").asText() + "@" + r.get("apiVersion").asText(), 1, Integer::sum));
-    assertThat(bicepResources(bicep)).isEqualTo(armResources);
+    assertThat(bicepResources(bicep)).as(bicepFile).isEqualTo(armResources);
 
     Set<String> bicepParams = new TreeSet<>();
     Matcher p = Pattern.compile("(?m)^param (\\w+) (\\w+)").matcher(bicep);
@@ -115,8 +117,23 @@ class AzureDeployFilesTest {
     arm.get("parameters")
         .fields()
         .forEachRemaining(e -> armParams.add(e.getKey() + ":" + e.getValue().get("type").asText()));
-    assertThat(bicepParams).isEqualTo(armParams);
+    assertThat(bicepParams).as(bicepFile).isEqualTo(armParams);
 
+    Set<String> outputs = new TreeSet<>();
+    Matcher o = Pattern.compile("(?m)^output (\\w+) ").matcher(bicep);
+    while (o.find()) {
+      outputs.add(o.group(1));
+    }
+    assertThat(outputs)
+        .as(bicepFile)
+        .isEqualTo(new TreeSet<>(iterate(arm.get("outputs").fieldNames())));
+  }
+
+  @Test
+  void theBicepFileDeclaresWhatTheArmTemplateDoes() throws IOException {
+    declareTheSame("sebridge.bicep", "sebridge.json");
+    String bicep = Files.readString(DIR.resolve("sebridge.bicep"), StandardCharsets.UTF_8);
+    JsonNode arm = JSON.readTree(DIR.resolve("sebridge.json").toFile());
     for (String role : List.of(AzureDeployment.DATA_SENDER, AzureDeployment.DATA_RECEIVER)) {
       assertThat(bicep).contains(role);
       assertThat(arm.toString()).contains(role);
@@ -130,12 +147,45 @@ class AzureDeployFilesTest {
         .contains("'" + AzureDeployment.COMMANDS_HUB + "'")
         .contains("'" + AzureDeployment.INGESTION_STREAM + "'")
         .contains("'" + AzureDeployment.INGESTION_CONSUMER_GROUP + "'");
-    Set<String> outputs = new TreeSet<>();
-    Matcher o = Pattern.compile("(?m)^output (\\w+) ").matcher(bicep);
-    while (o.find()) {
-      outputs.add(o.group(1));
+  }
+
+  /**
+   * The fleet's template: the same in both files, the hubs loaded from fleet-hubs.json in both, the
+   * namespace's identity (which Capture writes with) made by sebridge.bicep, and what an operator
+   * relies on spelled the same in both.
+   */
+  @Test
+  void theFleetBicepFileDeclaresWhatItsArmTemplateDoes() throws IOException {
+    declareTheSame("fleet.bicep", "fleet.json");
+    String bicep = Files.readString(DIR.resolve("fleet.bicep"), StandardCharsets.UTF_8);
+    String arm = Files.readString(DIR.resolve("fleet.json"), StandardCharsets.UTF_8);
+    assertThat(bicep).contains("loadJsonContent('fleet-hubs.json')");
+    assertThat(JSON.readTree(arm).get("variables").get("fleetHubs"))
+        .isEqualTo(JSON.readTree(DIR.resolve("fleet-hubs.json").toFile()));
+    for (String both :
+        List.of(
+            AzureDeployment.DATA_SENDER,
+            AzureDeployment.DATA_RECEIVER,
+            FleetDeployment.STORAGE_BLOB_DATA_CONTRIBUTOR,
+            FleetDeployment.TOPIC_TYPE,
+            "'" + FleetDeployment.AUDIT_CONTAINER + "'",
+            "CloudEventSchemaV1_0",
+            "EventHubArchive.AzureBlockBlob",
+            "{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}",
+            "-azure-events",
+            "'global'")) {
+      assertThat(bicep).as("fleet.bicep").contains(both);
+      assertThat(arm.replace('"', '\'')).as("fleet.json").contains(both);
     }
-    assertThat(outputs).isEqualTo(new TreeSet<>(iterate(arm.get("outputs").fieldNames())));
+    assertThat(bicep)
+        .contains("tombstoneRetentionTimeInHours: " + FleetDeployment.TOMBSTONE_HOURS)
+        .contains(": " + FleetDeployment.WEEK_HOURS);
+    // Capture writes with the namespace's own identity, which the agents' template turns on.
+    assertThat(Files.readString(DIR.resolve("sebridge.bicep"), StandardCharsets.UTF_8))
+        .containsPattern("(?s)resource namespace .*identity: \\{\\s*type: 'SystemAssigned'");
+    JsonNode namespace =
+        JSON.readTree(DIR.resolve("sebridge.json").toFile()).get("resources").get(0);
+    assertThat(namespace.at("/identity/type").asText()).isEqualTo("SystemAssigned");
   }
 
   private static List<String> iterate(java.util.Iterator<String> it) {
