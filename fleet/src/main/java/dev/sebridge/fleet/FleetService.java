@@ -171,7 +171,17 @@ public final class FleetService implements AutoCloseable {
                 writes,
                 readiness::problems)
             .route(new RolloutApi(rollouts, views, policies))
-            .route(new FleetPage(auth, views, approvals, rollouts, live, limits, writes))
+            .route(
+                new FleetPage(
+                    auth,
+                    views,
+                    approvals,
+                    rollouts,
+                    live,
+                    limits,
+                    writes,
+                    inventory.coverage(),
+                    inventory::refreshedAt))
             .route(
                 new CoreApi(
                     new FleetQueries(views, clock),

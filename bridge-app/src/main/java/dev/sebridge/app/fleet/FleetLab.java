@@ -177,8 +177,23 @@ public final class FleetLab implements AutoCloseable {
   /** Starts a fleet service instance in this JVM and waits until its streams run. */
   public FleetService startFleet(String instance, Map<String, String> overrides)
       throws InterruptedException {
+    return startFleet(instance, overrides, b -> b);
+  }
+
+  /**
+   * Starts a fleet service instance built with {@code customize} (a local Azure's credential and
+   * HTTP client, for one) and waits until its streams run.
+   */
+  public FleetService startFleet(
+      String instance,
+      Map<String, String> overrides,
+      java.util.function.UnaryOperator<FleetService.Builder> customize)
+      throws InterruptedException {
     FleetService s =
-        FleetService.builder(Configuration.of(fleetConfig(instance, overrides))).build().start();
+        customize
+            .apply(FleetService.builder(Configuration.of(fleetConfig(instance, overrides))))
+            .build()
+            .start();
     services.add(s);
     if (!s.awaitRunning(Duration.ofSeconds(60))) {
       throw new IllegalStateException("the fleet service did not start within 60 s");

@@ -59,12 +59,14 @@ public final class FleetPage implements FleetServer.Route {
   private final CampaignRows campaigns;
   private final PageActions actions;
   private final LiveStream live;
+  private final CoverageSection coverage;
   private final RateLimits writes;
   private final SignIn signIn;
   private final MustacheFactory templates = new DefaultMustacheFactory("dev/sebridge/fleet/web");
 
   /**
    * @param writes the API's write limits (one budget per principal for the API and the page)
+   * @param coverage the inventory's counts; null without an inventory
    */
   public FleetPage(
       Authenticator auth,
@@ -73,7 +75,9 @@ public final class FleetPage implements FleetServer.Route {
       RolloutRequests rollouts,
       LiveStream live,
       HttpLimits limits,
-      RateLimits writes) {
+      RateLimits writes,
+      dev.sebridge.fleet.inventory.Coverage coverage,
+      java.util.function.Supplier<java.time.Instant> inventoryRefreshedAt) {
     this.session = new WebSession(auth, limits.secureCookie());
     this.writes = writes;
     this.signIn = new SignIn(session, limits, this::render);
@@ -81,6 +85,7 @@ public final class FleetPage implements FleetServer.Route {
     this.campaigns = new CampaignRows(views, model);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;
+    this.coverage = new CoverageSection(views, coverage, inventoryRefreshedAt);
   }
 
   /**
@@ -219,6 +224,7 @@ public final class FleetPage implements FleetServer.Route {
       case "rollouts" -> m.put("rollouts", model.rollouts());
       case "silent" -> m.put("silent", model.silent());
       case "approvals" -> m.put("approvals", model.approvals());
+      case "coverage" -> m.putAll(coverage.model());
       default -> throw new ApiException(404, "no such fragment: " + name);
     }
     if (!m.containsKey("empty")) {

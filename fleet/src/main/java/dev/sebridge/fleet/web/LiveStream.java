@@ -198,6 +198,7 @@ public final class LiveStream implements AutoCloseable {
     m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
     m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW));
     m.put("silent", List.of(FleetTopology.VMS_VIEW));
+    m.put("coverage", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
     m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
     return java.util.Collections.unmodifiableMap(m);
   }

@@ -2,6 +2,7 @@ package dev.sebridge.fleet.web;
 
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
@@ -61,7 +62,8 @@ final class PageModel {
               "name", Objects.requireNonNullElse(s.name(), s.vmId()),
               "zone", Objects.requireNonNullElse(s.zone(), "-"),
               "scaleSet", Objects.requireNonNullElse(s.scaleSet(), "-"),
-              "status", status));
+              "status", status,
+              "unknown", v != null && v.inventory() == InventoryState.UNKNOWN));
     }
     m.put("bar", bar(counts, e.vms().size()));
     m.put("zones", breakdown(byZone));
@@ -295,6 +297,7 @@ final class PageModel {
     m.put("lastHeartbeatAt", v.lastHeartbeatAt() == null ? null : v.lastHeartbeatAt().toString());
     m.put("lastSeenAt", v.lastSeenAt() == null ? null : v.lastSeenAt().toString());
     m.put("silent", v.silent());
+    m.put("unknown", v.inventory() == InventoryState.UNKNOWN);
     m.put("openEvents", List.copyOf(v.openEvents()));
     return m;
   }

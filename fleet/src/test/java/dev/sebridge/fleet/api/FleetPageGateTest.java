@@ -81,7 +81,9 @@ class FleetPageGateTest {
                     new RolloutRequests(commands, "rollouts", views, clock),
                     live,
                     limits,
-                    writes))
+                    writes,
+                    null,
+                    () -> null))
             .start();
   }
 
