@@ -1,7 +1,7 @@
 // The sebridge fleet service on Event Hubs Premium: every hub it and its Kafka Streams use, the
-// audit trail kept a year through Event Hubs Capture, the service's identity with Data Sender and
-// Data Receiver (no management role), and central delivery of the subscription's scheduled events
-// through Event Grid (preview).
+// audit trail kept a year through Event Hubs Capture, the service's identity (Data Receiver, Data
+// Sender on its own hubs, no management role), and central delivery of the subscription's scheduled
+// events through Event Grid (preview) to the agentless-events hub.
 //
 //   az deployment group create -g <rg> --template-file deploy/azure/sebridge.bicep \
 //     --parameters namespaceName=<ns> workspaceName=<workspace> namespaceSku=Premium
@@ -11,8 +11,8 @@
 // Then run the service with fleet.topics.pre-created=true: it creates and alters nothing, checks
 // every hub at start and exits 2 naming what differs. fleet.json next to it is the same deployment
 // as an ARM template. The hubs come from fleet-hubs.json (generated): the fleet module's tests hold
-// it against the topics the service creates for itself and against its pre-created check. See
-// docs/azure.md.
+// fleet.json's hubs against the topics the service creates for itself and against its pre-created
+// check. See docs/deploy.md, "The fleet service on Event Hubs Premium".
 
 @description('Region of every resource.')
 param location string = resourceGroup().location
@@ -22,6 +22,9 @@ param namespaceName string
 
 @description('The agents\' events hub.')
 param eventsHubName string = 'scheduled-events'
+
+@description('The agents\' commands hub (the service sends to it).')
+param commandsHubName string = 'sebridge-commands'
 
 @description('fleet.topic.prefix of the service.')
 param topicPrefix string = 'sebridge-fleet'
@@ -37,8 +40,8 @@ param approvalsHubName string = 'sebridge-fleet-approvals'
 @maxValue(100)
 param partitions int = 6
 
-@description('Retention of the audit and rollouts hubs: at least fleet.history-retention (30 days); Premium keeps 90 days at most, Capture keeps the audit trail longer.')
-@minValue(1)
+@description('Retention of the audit and rollouts hubs: at least fleet.history-retention (30 days by default); Premium keeps 90 days at most, Capture keeps the audit trail longer.')
+@minValue(30)
 @maxValue(90)
 param historyRetentionInDays int = 30
 
@@ -67,7 +70,7 @@ var dataSender = '2b629674-e913-4c01-ae53-ef4638d8f975' // Azure Event Hubs Data
 var dataReceiver = 'a638d3c7-ab3a-418d-83e6-5f17a39d4fde' // Azure Event Hubs Data Receiver
 var storageBlobDataContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
 var auditContainerName = 'sebridge-audit'
-var centralHubName = '${topicPrefix}-azure-events'
+var centralHubName = '${topicPrefix}-agentless-events'
 
 resource namespace 'Microsoft.EventHub/namespaces@2024-01-01' existing = {
   name: namespaceName
@@ -76,6 +79,11 @@ resource namespace 'Microsoft.EventHub/namespaces@2024-01-01' existing = {
 resource eventsHub 'Microsoft.EventHub/namespaces/eventhubs@2024-01-01' existing = {
   parent: namespace
   name: eventsHubName
+}
+
+resource commandsHub 'Microsoft.EventHub/namespaces/eventhubs@2024-01-01' existing = {
+  parent: namespace
+  name: commandsHubName
 }
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
@@ -141,8 +149,8 @@ resource auditRetention 'Microsoft.Storage/storageAccounts/managementPolicies@20
 }
 
 resource captureWrites 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  scope: storage
-  name: guid(storage.id, namespace.id, storageBlobDataContributor)
+  scope: auditContainer
+  name: guid(auditContainer.id, namespace.id, storageBlobDataContributor)
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataContributor)
     principalId: namespace.identity.principalId
@@ -190,18 +198,9 @@ resource fleet 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   location: location
 }
 
-// Send and receive on every hub; no management role: the service creates and alters nothing.
-resource fleetSend 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  scope: namespace
-  name: guid(namespace.id, fleet.id, dataSender)
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSender)
-    principalId: fleet.properties.principalId
-    principalType: 'ServicePrincipal'
-  }
-}
-
-resource fleetReceive 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+// Reads every hub; sends to its own hubs and the commands hub only, never as an agent (the events
+// hub) or as Azure (the agentless-events hub); no management role: it creates and alters nothing.
+resource fleetReceives 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   scope: namespace
   name: guid(namespace.id, fleet.id, dataReceiver)
   properties: {
@@ -210,6 +209,28 @@ resource fleetReceive 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
     principalType: 'ServicePrincipal'
   }
 }
+
+resource fleetSendsCommands 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  scope: commandsHub
+  name: guid(commandsHub.id, fleet.id, dataSender)
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSender)
+    principalId: fleet.properties.principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource fleetSends 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for (h, i) in fleetHubs: {
+    scope: hubs[i]
+    name: guid(hubs[i].id, fleet.id, dataSender)
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSender)
+      principalId: fleet.properties.principalId
+      principalType: 'ServicePrincipal'
+    }
+  }
+]
 
 // Central delivery (preview): every event of the subscription's scheduled-events system topic, to
 // a hub of its own. No event-type filter here: Azure's own pages disagree on the types, so the

@@ -168,13 +168,12 @@ class FleetTopicsTest {
     FleetTopology.Topics t = topics("deployed");
     listed(t.envelopes(), t.commands());
     Map<String, FleetTemplate.Topic> hubs =
-        template.topics("deployed", "deployed-app", t.approvals(), 4);
+        template.topics("deployed", "deployed-app", t.approvals(), 4, 3);
     try (Admin admin = kafka.admin()) {
       List<org.apache.kafka.clients.admin.NewTopic> made = new java.util.ArrayList<>();
       for (FleetTemplate.Topic h : hubs.values()) {
         made.add(
-            new org.apache.kafka.clients.admin.NewTopic(
-                    h.name(), h.partitions() == null ? 3 : h.partitions(), (short) 1)
+            new org.apache.kafka.clients.admin.NewTopic(h.name(), h.partitions(), (short) 1)
                 .configs(
                     h.compact()
                         ? Map.of("cleanup.policy", "compact")

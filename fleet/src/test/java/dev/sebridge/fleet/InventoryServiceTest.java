@@ -82,7 +82,9 @@ class InventoryServiceTest {
     c.put("fleet.kafka.bootstrap-servers", kafka.bootstrapServers());
     c.put("fleet.topic.envelopes", "envelopes");
     c.put("fleet.topic.commands", "commands");
-    c.put("fleet.partitions", "2");
+    // Not the envelopes topic's: the hubs that take the events hub's count and those that take
+    // fleet.partitions are told apart.
+    c.put("fleet.partitions", "3");
     c.put("fleet.replication-factor", "1");
     c.put("fleet.state-dir", work.resolve("state").toString());
     c.put("fleet.http.port", "0");
@@ -128,7 +130,7 @@ class InventoryServiceTest {
   void theDeploymentTemplateMakesExactlyTheTopicsTheServiceMakesForItself() throws Exception {
     Map<String, FleetTemplate.Topic> template =
         FleetTemplate.read()
-            .topics("sebridge-fleet", "sebridge-fleet", "sebridge-fleet-approvals", 2);
+            .topics("sebridge-fleet", "sebridge-fleet", "sebridge-fleet-approvals", 3, 2);
     try (Admin admin = kafka.admin()) {
       java.util.Set<String> made = new java.util.TreeSet<>(admin.listTopics().names().get());
       made.removeIf(t -> t.startsWith("__") || t.equals("envelopes") || t.equals("commands"));
@@ -141,9 +143,7 @@ class InventoryServiceTest {
               .all()
               .get();
       for (FleetTemplate.Topic hub : template.values()) {
-        assertThat(described.get(hub.name()).partitions())
-            .as(hub.name())
-            .hasSize(hub.partitions() == null ? 2 : hub.partitions());
+        assertThat(described.get(hub.name()).partitions()).as(hub.name()).hasSize(hub.partitions());
         assertThat(
                 configs
                     .get(new ConfigResource(ConfigResource.Type.TOPIC, hub.name()))

@@ -2,46 +2,42 @@ package dev.sebridge.fleet.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sebridge.sink.loganalytics.ArmExpressions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The hubs {@code deploy/azure/fleet.bicep} and {@code fleet.json} make, read from the files an
- * operator deploys ({@code fleet-hubs.json} and the ARM template's parameter defaults), resolved
- * the way ARM does ({@code format(name, topicPrefix, applicationId, approvalsHubName)}), as the
- * topics Event Hubs' Kafka endpoint shows for them: a {@code Compact} hub is {@code
- * cleanup.policy=compact}, a {@code Delete} hub deletes after its retention in hours.
+ * The hubs {@code deploy/azure/fleet.json} deploys (the copy loop over its {@code fleetHubs}),
+ * evaluated as Resource Manager would with the given parameters ({@link ArmExpressions}), with the
+ * agents' events hub as deployed before it, and read as the topics Event Hubs' Kafka endpoint shows
+ * for them: a {@code Compact} hub is {@code cleanup.policy=compact}, a {@code Delete} hub deletes
+ * after its retention in hours.
  */
 public final class FleetTemplate {
   static final Path DIR = Path.of("..", "deploy", "azure");
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NAMESPACE = "ns";
 
   /**
    * One hub as a topic.
    *
-   * @param partitions its partitions; null: the events hub's
    * @param retention how long a deleting hub keeps records; null for a compacted one
    */
-  public record Topic(String name, Integer partitions, boolean compact, Duration retention) {}
+  public record Topic(String name, int partitions, boolean compact, Duration retention) {}
 
-  private final JsonNode hubs;
-  private final JsonNode parameters;
+  private final JsonNode template;
 
-  private FleetTemplate(JsonNode hubs, JsonNode parameters) {
-    this.hubs = hubs;
-    this.parameters = parameters;
+  private FleetTemplate(JsonNode template) {
+    this.template = template;
   }
 
   public static FleetTemplate read() {
     try {
-      return new FleetTemplate(
-          JSON.readTree(DIR.resolve("fleet-hubs.json").toFile()),
-          JSON.readTree(DIR.resolve("fleet.json").toFile()).get("parameters"));
+      return new FleetTemplate(JSON.readTree(DIR.resolve("fleet.json").toFile()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -49,52 +45,72 @@ public final class FleetTemplate {
 
   /** A parameter's default value in the ARM template. */
   public JsonNode defaultOf(String parameter) {
-    return parameters.get(parameter).get("defaultValue");
+    return template.get("parameters").get(parameter).get("defaultValue");
   }
 
-  /** The hubs with the template's defaults, {@code partitions} as given. */
-  public Map<String, Topic> topics(int partitions) {
-    return topics(
-        defaultOf("topicPrefix").asText(),
-        defaultOf("applicationId").asText(),
-        defaultOf("approvalsHubName").asText(),
-        partitions);
-  }
-
-  /** The hubs as deployed with these parameters, by name, in the file's order. */
+  /**
+   * The hubs as deployed with these parameters (the others their defaults) beside an events hub of
+   * {@code eventsPartitions}, by name, in the template's order.
+   */
   public Map<String, Topic> topics(
-      String topicPrefix, String applicationId, String approvalsHubName, int partitions) {
-    Duration history = Duration.ofDays(defaultOf("historyRetentionInDays").asInt());
+      String topicPrefix,
+      String applicationId,
+      String approvalsHubName,
+      int partitions,
+      int eventsPartitions) {
+    ArmExpressions arm =
+        new ArmExpressions(
+                template,
+                Map.of(
+                    "namespaceName", NAMESPACE,
+                    "storageAccountName", "audit",
+                    "topicPrefix", topicPrefix,
+                    "applicationId", applicationId,
+                    "approvalsHubName", approvalsHubName,
+                    "partitions", partitions))
+            .deployed(
+                Map.of(
+                    "Microsoft.EventHub/namespaces/eventhubs/"
+                        + NAMESPACE
+                        + "/"
+                        + defaultOf("eventsHubName").asText(),
+                    JSON.createObjectNode().put("partitionCount", eventsPartitions)));
+    JsonNode loop = null;
+    for (JsonNode r : template.get("resources")) {
+      if (r.path("copy").path("name").asText().equals("fleetHubs")) {
+        loop = r;
+      }
+    }
+    if (loop == null) {
+      throw new IllegalStateException("fleet.json has no copy loop fleetHubs");
+    }
     Map<String, Topic> out = new LinkedHashMap<>();
-    for (JsonNode h : hubs) {
-      String name =
-          MessageFormat.format(
-              h.get("name").asText().replace("'", "''"),
-              topicPrefix,
-              applicationId,
-              approvalsHubName);
-      Integer n =
-          switch (h.get("partitions").asText()) {
-            case "events" -> null;
-            case "one" -> 1;
-            case "fleet" -> partitions;
-            default -> throw new IllegalStateException("partitions: " + h);
-          };
+    int count = arm.value(loop.at("/copy/count")).asInt();
+    for (int i = 0; i < count; i++) {
+      ArmExpressions hub = arm.at(i);
+      String name = hub.value(loop.get("name")).asText();
+      if (!name.startsWith(NAMESPACE + "/")) {
+        throw new IllegalStateException("a hub outside the namespace: " + name);
+      }
+      name = name.substring(NAMESPACE.length() + 1);
+      JsonNode props = hub.value(loop.get("properties"));
+      String cleanup = props.at("/retentionDescription/cleanupPolicy").asText();
       boolean compact =
-          switch (h.get("cleanup").asText()) {
+          switch (cleanup) {
             case "Compact" -> true;
             case "Delete" -> false;
-            default -> throw new IllegalStateException("cleanup: " + h);
+            default -> throw new IllegalStateException(name + ": cleanupPolicy " + cleanup);
           };
-      Duration retention =
-          compact
-              ? null
-              : switch (h.get("keep").asText()) {
-                case "history" -> history;
-                case "week" -> Duration.ofDays(7);
-                default -> throw new IllegalStateException("keep: " + h);
-              };
-      out.put(name, new Topic(name, n, compact, retention));
+      out.put(
+          name,
+          new Topic(
+              name,
+              props.get("partitionCount").asInt(),
+              compact,
+              compact
+                  ? null
+                  : Duration.ofHours(
+                      props.at("/retentionDescription/retentionTimeInHours").asLong())));
     }
     return out;
   }

@@ -12,12 +12,15 @@ import java.util.Map;
 /**
  * Evaluates an ARM template's expressions ({@code "[...]"} strings) against given parameter values,
  * as Resource Manager does when it validates a deployment, for the functions of the template
- * language that the parameter checks use: {@code parameters}, {@code variables}, {@code if} (only
- * the chosen branch is evaluated), {@code lessOrEquals}, {@code greater}, {@code mul}, {@code
- * format}, {@code fail}, property access and indexing. Any other function is an error, so a check
- * written with something this evaluator does not know is noticed rather than passed.
+ * language that the templates use: {@code parameters}, {@code variables}, {@code if} (only the
+ * chosen branch is evaluated), {@code equals}, {@code lessOrEquals}, {@code less}, {@code greater},
+ * {@code mul}, {@code length}, {@code format}, {@code createObject}, {@code null}, {@code fail},
+ * {@code copyIndex} (of the copy loop being evaluated), {@code resourceId} (the id's type and names
+ * joined with '/'), {@code reference} (of a resource given by that id: what the deployed resource
+ * shows), property access and indexing. Any other function is an error, so a template written with
+ * something this evaluator does not know is noticed rather than passed.
  */
-final class ArmExpressions {
+public final class ArmExpressions {
   /** What {@code fail(message)} raises. */
   static final class DeploymentFailed extends RuntimeException {
     DeploymentFailed(String message) {
@@ -29,17 +32,35 @@ final class ArmExpressions {
 
   private final JsonNode template;
   private final Map<String, Object> parameters;
+  private Map<String, JsonNode> deployed = Map.of();
+  private int copyIndex = -1;
   private String text;
   private int pos;
 
   /** {@code parameters}: values given; the others take their {@code defaultValue}. */
-  ArmExpressions(JsonNode template, Map<String, Object> parameters) {
+  public ArmExpressions(JsonNode template, Map<String, Object> parameters) {
     this.template = template;
     this.parameters = parameters;
   }
 
+  /**
+   * Resources that exist before the deployment, by {@link #resourceId} ({@code
+   * Microsoft.EventHub/namespaces/eventhubs/ns/hub}): what {@code reference()} returns for them.
+   */
+  public ArmExpressions deployed(Map<String, JsonNode> resources) {
+    this.deployed = resources;
+    return this;
+  }
+
+  /** Evaluates as the {@code i}th instance of a copy loop ({@code copyIndex()}). */
+  public ArmExpressions at(int i) {
+    ArmExpressions a = new ArmExpressions(template, parameters).deployed(deployed);
+    a.copyIndex = i;
+    return a;
+  }
+
   /** A template value: an expression is evaluated, objects and arrays member by member. */
-  JsonNode value(JsonNode v) {
+  public JsonNode value(JsonNode v) {
     if (v.isTextual() && v.asText().startsWith("[") && !v.asText().startsWith("[[")) {
       return evaluate(v.asText());
     }
@@ -48,11 +69,17 @@ final class ArmExpressions {
       v.fields().forEachRemaining(e -> out.set(e.getKey(), value(e.getValue())));
       return out;
     }
+    if (v.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode out = JSON.createArrayNode();
+      v.forEach(e -> out.add(value(e)));
+      return out;
+    }
     return v;
   }
 
-  JsonNode evaluate(String expression) {
-    ArmExpressions inner = new ArmExpressions(template, parameters);
+  public JsonNode evaluate(String expression) {
+    ArmExpressions inner = new ArmExpressions(template, parameters).deployed(deployed);
+    inner.copyIndex = copyIndex;
     inner.text = expression.substring(1, expression.length() - 1);
     inner.pos = 0;
     JsonNode result = inner.expr();
@@ -141,6 +168,31 @@ final class ArmExpressions {
         return value(member(member(template.get("parameters"), p), "defaultValue"));
       case "variables":
         return value(member(template.get("variables"), a.get(0).asText()));
+      case "equals":
+        return JSON.getNodeFactory().booleanNode(a.get(0).equals(a.get(1)));
+      case "length":
+        return IntNode.valueOf(a.get(0).size());
+      case "createObject":
+        ObjectNode o = JSON.createObjectNode();
+        for (int i = 0; i + 1 < a.size(); i += 2) {
+          o.set(a.get(i).asText(), a.get(i + 1));
+        }
+        return o;
+      case "null":
+        return JSON.getNodeFactory().nullNode();
+      case "copyIndex":
+        if (copyIndex < 0) {
+          throw new IllegalArgumentException("copyIndex() outside a copy loop");
+        }
+        return IntNode.valueOf(copyIndex);
+      case "resourceId":
+        return TextNode.valueOf(String.join("/", a.stream().map(JsonNode::asText).toList()));
+      case "reference":
+        JsonNode r = deployed.get(a.get(0).asText());
+        if (r == null) {
+          throw new IllegalArgumentException("reference() of a resource not given: " + a.get(0));
+        }
+        return r;
       case "lessOrEquals":
         return JSON.getNodeFactory().booleanNode(a.get(0).asLong() <= a.get(1).asLong());
       case "less":

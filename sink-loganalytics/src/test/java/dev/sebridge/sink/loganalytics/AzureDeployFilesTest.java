@@ -108,15 +108,37 @@ class AzureDeployFilesTest {
                     r.get("type").asText() + "@" + r.get("apiVersion").asText(), 1, Integer::sum));
     assertThat(bicepResources(bicep)).as(bicepFile).isEqualTo(armResources);
 
+    // Each parameter: name, type, default, bounds (the decorators above it).
     Set<String> bicepParams = new TreeSet<>();
-    Matcher p = Pattern.compile("(?m)^param (\\w+) (\\w+)").matcher(bicep);
+    Matcher p =
+        Pattern.compile(
+                "(?m)((?:^@(?:minValue|maxValue)\\(\\d+\\)\\n)*)^param (\\w+) (\\w+)(?: = (.+))?$")
+            .matcher(bicep.replaceAll("(?m)^@description\\(.*\\)\\n", ""));
     while (p.find()) {
-      bicepParams.add(p.group(1) + ":" + p.group(2));
+      bicepParams.add(
+          p.group(2)
+              + ":"
+              + p.group(3)
+              + "="
+              + (p.group(4) == null ? "" : p.group(4).replaceAll("^'(.*)'$", "$1"))
+              + p.group(1).replaceAll("@(minValue|maxValue)\\((\\d+)\\)\\n", " $1=$2"));
     }
     Set<String> armParams = new TreeSet<>();
     arm.get("parameters")
         .fields()
-        .forEachRemaining(e -> armParams.add(e.getKey() + ":" + e.getValue().get("type").asText()));
+        .forEachRemaining(
+            e -> {
+              JsonNode v = e.getValue();
+              String def = v.has("defaultValue") ? v.get("defaultValue").asText() : "";
+              armParams.add(
+                  e.getKey()
+                      + ":"
+                      + v.get("type").asText()
+                      + "="
+                      + def.replaceAll("^\\[(.*)\\]$", "$1")
+                      + (v.has("minValue") ? " minValue=" + v.get("minValue").asInt() : "")
+                      + (v.has("maxValue") ? " maxValue=" + v.get("maxValue").asInt() : ""));
+            });
     assertThat(bicepParams).as(bicepFile).isEqualTo(armParams);
 
     Set<String> outputs = new TreeSet<>();
@@ -172,7 +194,7 @@ class AzureDeployFilesTest {
             "CloudEventSchemaV1_0",
             "EventHubArchive.AzureBlockBlob",
             "{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}",
-            "-azure-events",
+            "-agentless-events",
             "'global'")) {
       assertThat(bicep).as("fleet.bicep").contains(both);
       assertThat(arm.replace('"', '\'')).as("fleet.json").contains(both);
