@@ -400,14 +400,15 @@ class FleetPageBrowserTest {
                   new dev.sebridge.fleet.testing.AgentEnvelopes(java.time.Clock.systemUTC())
                       .heartbeat(
                           dev.sebridge.fleet.testing.AgentEnvelopes.vm(
-                              INVENTED, "web-impostor", "1", "web"),
+                              INVENTED, "web-impostor<b>", "1", "web"),
                           Duration.ofSeconds(60))))
           .get();
     }
     // live, without a reload
     waitUntilText(counts, "1 unknown VMs");
     By unknown = By.cssSelector("[data-testid=unknown-table]");
-    assertThat(waitFor(unknown).getText()).contains("web-impostor").contains("unknown VM");
+    // what it says of itself is shown as text, never as markup
+    assertThat(waitFor(unknown).getText()).contains("web-impostor<b>").contains("unknown VM");
     shot("fleet-page-coverage", By.id("coverage"));
     new WebDriverWait(browser, WAIT)
         .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
@@ -418,7 +419,7 @@ class FleetPageBrowserTest {
             });
     waitFor(By.cssSelector("#panel [data-testid=unknown-vm]"));
     assertThat(browser.findElement(By.id("panel")).getText())
-        .contains("VM web-impostor")
+        .contains("VM web-impostor<b>")
         .contains("counts in no group");
     assertThat(api("GET", "/api/coverage", null).path("unknown").asInt()).isEqualTo(1);
   }

@@ -6,6 +6,11 @@ import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -86,6 +91,45 @@ public final class Coverage implements TopologyObserver {
       }
     }
     return new Counts(inventory, live, silent, without, unknown);
+  }
+
+  /**
+   * The first {@code n} vmIds, in key order, the inventory lists and no agent reports: the same
+   * rule as {@link Counts#withoutAgent()}. Reads the one byte per vmId kept here, no store.
+   */
+  public List<String> firstWithoutAgent(int n) {
+    return first(n, IN_INVENTORY | VIEW, IN_INVENTORY);
+  }
+
+  /**
+   * The first {@code n} vmIds, in key order, whose agents report and the inventory does not list:
+   * the same rule as {@link Counts#unknown()}.
+   */
+  public List<String> firstUnknown(int n) {
+    return first(n, IN_INVENTORY | VIEW, VIEW);
+  }
+
+  /** Whether an agent reports this vmId (as spelt) and the inventory does not list it. */
+  public boolean unknown(String vmId) {
+    Byte s = state.get(vmId);
+    return s != null && (s & (IN_INVENTORY | VIEW)) == VIEW;
+  }
+
+  private List<String> first(int n, int mask, int bits) {
+    // the n smallest keys: a max-heap of at most n
+    PriorityQueue<String> smallest = new PriorityQueue<>(Comparator.reverseOrder());
+    state.forEach(
+        (vmId, s) -> {
+          if ((s & mask) == bits) {
+            smallest.add(vmId);
+            if (smallest.size() > n) {
+              smallest.poll();
+            }
+          }
+        });
+    List<String> out = new ArrayList<>(smallest);
+    Collections.sort(out);
+    return out;
   }
 
   /** Whether an agent of this vmId has a view (live or silent). */

@@ -2,7 +2,6 @@ package dev.sebridge.fleet.web;
 
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
-import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Instant;
@@ -10,15 +9,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
-import org.apache.kafka.streams.KeyValue;
 
 /**
  * The page's coverage section (docs/fleet.md, "Membership from Azure's inventory"): how many VMs
  * Azure lists, how many of them have a live agent, a silent one or none, and how many unknown VMs
- * report; the first {@link #LIMIT} VMs without an agent (the inventory in key order, as the API
- * pages it) and the first unknown VMs. The API ({@code /api/coverage}, {@code /api/vms?inventory=})
- * pages the rest.
+ * report; the first {@link #LIMIT} VMs without an agent and the first unknown VMs, in key order,
+ * chosen by the same rule as the counts ({@link Coverage}, never a scan of the stores). The API
+ * ({@code /api/coverage}, {@code /api/vms?inventory=}) pages the rest.
  */
 final class CoverageSection {
   static final int LIMIT = 20;
@@ -52,15 +51,27 @@ final class CoverageSection {
     m.put("limit", LIMIT);
     Instant at = refreshedAt.get();
     m.put("refreshedAt", at == null ? null : at.toString());
-    List<KeyValue<String, InventoryVm>> without =
-        views.inventoryAfter(null, v -> !coverage.hasAgent(v.vmId()), LIMIT + 1);
-    m.put("withoutList", without.stream().limit(LIMIT).map(kv -> row(kv.value)).toList());
-    m.put("withoutMore", without.size() > LIMIT);
+    // Which VMs: from the counts' own state (one byte per vmId, no store read), so the lists
+    // agree with the counts; then each shown VM read by key.
+    List<String> without = c.withoutAgent() == 0 ? List.of() : coverage.firstWithoutAgent(LIMIT);
+    m.put(
+        "withoutList",
+        without.stream()
+            .map(id -> Optional.ofNullable(views.inventory().get(id)))
+            .flatMap(Optional::stream)
+            .map(CoverageSection::row)
+            .toList());
+    m.put("withoutMore", c.withoutAgent() > LIMIT);
     m.put("hasWithout", !without.isEmpty());
-    List<KeyValue<String, VmView>> unknown =
-        views.vmsAfter(null, v -> v.inventory() == InventoryState.UNKNOWN, LIMIT + 1);
-    m.put("unknownList", unknown.stream().limit(LIMIT).map(kv -> row(kv.value)).toList());
-    m.put("unknownMore", unknown.size() > LIMIT);
+    List<String> unknown = c.unknown() == 0 ? List.of() : coverage.firstUnknown(LIMIT);
+    m.put(
+        "unknownList",
+        unknown.stream()
+            .map(views::vm)
+            .flatMap(Optional::stream)
+            .map(CoverageSection::row)
+            .toList());
+    m.put("unknownMore", c.unknown() > LIMIT);
     m.put("hasUnknown", !unknown.isEmpty());
     return m;
   }
@@ -77,6 +88,7 @@ final class CoverageSection {
   private static Map<String, Object> row(VmView v) {
     return Map.of(
         "vmId", v.vmId(),
+        "vmPath", PageModel.segment(v.vmId()),
         "name", Objects.requireNonNullElse(v.name(), v.vmId()),
         "zone", Objects.requireNonNullElse(v.zone(), "-"),
         "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),

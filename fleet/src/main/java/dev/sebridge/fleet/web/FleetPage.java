@@ -81,7 +81,7 @@ public final class FleetPage implements FleetServer.Route {
     this.session = new WebSession(auth, limits.secureCookie());
     this.writes = writes;
     this.signIn = new SignIn(session, limits, this::render);
-    this.model = new PageModel(views);
+    this.model = new PageModel(views, coverage);
     this.campaigns = new CampaignRows(views, model);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;

@@ -19,12 +19,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The page's Server-Sent Events. Once per {@code tick} (a second), one thread looks at which of
  * this instance's views changed and tells each open page, in one write, the sections it must reload
- * ({@code event: events}, {@code rollouts}, {@code silent}, {@code approvals}): however many
- * changes came, a page hears of a section at most once a tick, and of nothing that did not change.
- * A comment every 15 s keeps proxies from closing an idle stream. Writes are asynchronous: no
- * thread waits on a page, and a page whose write is still pending is skipped until it drains. At
- * most {@code maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more get 503 and
- * htmx retries.
+ * ({@code event: events}, {@code rollouts}, {@code silent}, {@code coverage}, {@code approvals}):
+ * however many changes came, a page hears of a section at most once a tick, and of nothing that did
+ * not change. A comment every 15 s keeps proxies from closing an idle stream. Writes are
+ * asynchronous: no thread waits on a page, and a page whose write is still pending is skipped until
+ * it drains. At most {@code maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more
+ * get 503 and htmx retries.
  */
 public final class LiveStream implements AutoCloseable {
   /** The page's sections and the views each shows. */

@@ -1,8 +1,8 @@
 package dev.sebridge.fleet.web;
 
 import dev.sebridge.fleet.api.FleetViews;
+import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
@@ -28,9 +28,32 @@ final class PageModel {
           .withZone(java.time.ZoneOffset.UTC);
 
   private final FleetViews views;
+  private final Coverage coverage;
 
-  PageModel(FleetViews views) {
+  /**
+   * @param coverage the inventory's counts, which say which VMs are unknown; null without an
+   *     inventory (no VM is marked)
+   */
+  PageModel(FleetViews views, Coverage coverage) {
     this.views = views;
+    this.coverage = coverage;
+  }
+
+  /**
+   * Whether to mark a VM "unknown VM": by the coverage counts' rule (the inventory as it is now),
+   * so the marks agree with the counts.
+   */
+  boolean unknown(String vmId) {
+    return coverage != null && coverage.unknown(vmId);
+  }
+
+  /**
+   * A vmId as one path segment of a page link: an agent chooses its vmId, and a {@code ../} in it
+   * must not lead the link to another page.
+   */
+  static String segment(String vmId) {
+    return java.net.URLEncoder.encode(vmId, java.nio.charset.StandardCharsets.UTF_8)
+        .replace("+", "%20");
   }
 
   Map<String, Object> event(EventView e, Map<String, VmView> vms) {
@@ -59,11 +82,12 @@ final class PageModel {
       rows.add(
           Map.of(
               "vmId", s.vmId(),
+              "vmPath", segment(s.vmId()),
               "name", Objects.requireNonNullElse(s.name(), s.vmId()),
               "zone", Objects.requireNonNullElse(s.zone(), "-"),
               "scaleSet", Objects.requireNonNullElse(s.scaleSet(), "-"),
               "status", status,
-              "unknown", v != null && v.inventory() == InventoryState.UNKNOWN));
+              "unknown", unknown(s.vmId())));
     }
     m.put("bar", bar(counts, e.vms().size()));
     m.put("zones", breakdown(byZone));
@@ -245,6 +269,8 @@ final class PageModel {
             v ->
                 Map.<String, Object>of(
                     "vmId", v.vmId(),
+                    "vmPath", segment(v.vmId()),
+                    "unknown", unknown(v.vmId()),
                     "name", Objects.requireNonNullElse(v.name(), v.vmId()),
                     "zone", Objects.requireNonNullElse(v.zone(), "-"),
                     "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
@@ -297,7 +323,7 @@ final class PageModel {
     m.put("lastHeartbeatAt", v.lastHeartbeatAt() == null ? null : v.lastHeartbeatAt().toString());
     m.put("lastSeenAt", v.lastSeenAt() == null ? null : v.lastSeenAt().toString());
     m.put("silent", v.silent());
-    m.put("unknown", v.inventory() == InventoryState.UNKNOWN);
+    m.put("unknown", unknown(v.vmId()));
     m.put("openEvents", List.copyOf(v.openEvents()));
     return m;
   }
