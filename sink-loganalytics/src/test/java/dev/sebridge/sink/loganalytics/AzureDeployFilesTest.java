@@ -34,7 +34,7 @@ class AzureDeployFilesTest {
   void transformAndTemplateAreGenerated() throws IOException {
     LogAnalyticsDeployFilesTest.check(DIR, "transform.kql", EventHubTransform.kql());
     LogAnalyticsDeployFilesTest.check(DIR, "sebridge.json", AzureDeployment.armTemplate());
-    LogAnalyticsDeployFilesTest.check(DIR, "fleet-hubs.json", FleetDeployment.hubsJson());
+    LogAnalyticsDeployFilesTest.check(DIR, "fleet-hubs.json", FleetHubs.json());
     LogAnalyticsDeployFilesTest.check(DIR, "fleet.json", FleetDeployment.armTemplate());
   }
 
@@ -188,9 +188,9 @@ class AzureDeployFilesTest {
         List.of(
             AzureDeployment.DATA_SENDER,
             AzureDeployment.DATA_RECEIVER,
-            FleetDeployment.STORAGE_BLOB_DATA_CONTRIBUTOR,
-            FleetDeployment.TOPIC_TYPE,
-            "'" + FleetDeployment.AUDIT_CONTAINER + "'",
+            FleetHubs.STORAGE_BLOB_DATA_CONTRIBUTOR,
+            CentralDelivery.TOPIC_TYPE,
+            "'" + FleetHubs.AUDIT_CONTAINER + "'",
             "CloudEventSchemaV1_0",
             "EventHubArchive.AzureBlockBlob",
             "{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}",
@@ -200,8 +200,8 @@ class AzureDeployFilesTest {
       assertThat(arm.replace('"', '\'')).as("fleet.json").contains(both);
     }
     assertThat(bicep)
-        .contains("tombstoneRetentionTimeInHours: " + FleetDeployment.TOMBSTONE_HOURS)
-        .contains(": " + FleetDeployment.WEEK_HOURS);
+        .contains("tombstoneRetentionTimeInHours: " + FleetHubs.TOMBSTONE_HOURS)
+        .contains(": " + FleetHubs.WEEK_HOURS);
     // Capture writes with the namespace's own identity, which the agents' template turns on.
     assertThat(Files.readString(DIR.resolve("sebridge.bicep"), StandardCharsets.UTF_8))
         .containsPattern("(?s)resource namespace .*identity: \\{\\s*type: 'SystemAssigned'");
