@@ -52,14 +52,8 @@ public final class AzureDeployment {
   }
 
   public static String armTemplate() {
-    ObjectNode t = JSON.createObjectNode();
-    t.put(
-        "$schema",
-        "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#");
-    t.put("contentVersion", "1.0.0.0");
-    t.putObject("metadata")
-        .put(
-            "description",
+    ObjectNode t =
+        DeployDeclarations.template(
             "sebridge in Azure: Event Hubs (events and commands hubs), the agents' identity and"
                 + " roles, and Log Analytics ingestion of the events hub into "
                 + TABLE

@@ -47,20 +47,14 @@ public final class DeployDeclarations {
   }
 
   public static String armTemplate() {
-    ObjectNode t = JSON.createObjectNode();
-    t.put(
-        "$schema",
-        "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#");
-    t.put("contentVersion", "1.0.0.0");
-    ObjectNode meta = t.putObject("metadata");
-    meta.put(
-        "description",
-        "sebridge Log Analytics sink: the "
-            + TABLE
-            + " table, a data collection rule taking rows on the "
-            + STREAM
-            + " stream through the Logs Ingestion API, and the role the agents' identity needs."
-            + " Generated from RowMapping by LogAnalyticsDeployFilesTest; do not edit by hand.");
+    ObjectNode t =
+        template(
+            "sebridge Log Analytics sink: the "
+                + TABLE
+                + " table, a data collection rule taking rows on the "
+                + STREAM
+                + " stream through the Logs Ingestion API, and the role the agents' identity needs."
+                + " Generated from RowMapping by LogAnalyticsDeployFilesTest; do not edit by hand.");
 
     ObjectNode params = t.putObject("parameters");
     param(params, "workspaceName", "string", null, "Existing Log Analytics workspace.");
@@ -182,6 +176,17 @@ public final class DeployDeclarations {
     flow.putArray("destinations").add("workspace");
     flow.put("transformKql", transformKql);
     flow.put("outputStream", STREAM);
+  }
+
+  /** An empty ARM template: its schema, content version and description. */
+  static ObjectNode template(String description) {
+    ObjectNode t = JSON.createObjectNode();
+    t.put(
+        "$schema",
+        "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#");
+    t.put("contentVersion", "1.0.0.0");
+    t.putObject("metadata").put("description", description);
+    return t;
   }
 
   static ObjectNode param(
