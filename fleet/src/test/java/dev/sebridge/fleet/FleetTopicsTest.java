@@ -164,6 +164,8 @@ class FleetTopicsTest {
         .isEqualTo(FleetKeys.PARTITIONS.defaultValue().orElseThrow());
     assertThat(template.defaultOf("eventsHubName").asText())
         .isEqualTo(FleetKeys.ENVELOPES_TOPIC.defaultValue().orElseThrow());
+    assertThat(template.defaultOf("commandsHubName").asText())
+        .isEqualTo(FleetKeys.COMMANDS_TOPIC.defaultValue().orElseThrow());
 
     FleetTopology.Topics t = topics("deployed");
     listed(t.envelopes(), t.commands());

@@ -52,6 +52,8 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
   /** The longest vmId or EventId the fleet keeps. */
   public static final int MAX_KEY = 256;
 
+  private static final java.util.Set<String> DOT_SEGMENTS = java.util.Set.of(".", "..");
+
   static FleetEnvelope parse(byte[] bytes) {
     if (bytes == null) {
       throw new InvalidEnvelopeException("empty", "a record without a value");
@@ -89,6 +91,12 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     if (e.vmId().length() > MAX_KEY || e.eventKey().length() > MAX_KEY) {
       throw new InvalidEnvelopeException(
           "invalid " + type, "a vmId or EventId longer than " + MAX_KEY + " characters");
+    }
+    // The page links to a VM and an event by its id as a path segment: "." or ".." there is
+    // resolved by the browser to another page, whatever the encoding.
+    if (DOT_SEGMENTS.contains(e.vmId()) || DOT_SEGMENTS.contains(e.eventKey())) {
+      throw new InvalidEnvelopeException(
+          "invalid " + type, "a vmId or EventId that is \".\" or \"..\"");
     }
     return e;
   }

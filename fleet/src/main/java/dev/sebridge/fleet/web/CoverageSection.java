@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  * The page's coverage section (docs/fleet.md, "Membership from Azure's inventory"): how many VMs
  * Azure lists, how many of them have a live agent, a silent one or none, and how many unknown VMs
  * report; the first {@link #LIMIT} VMs without an agent and the first unknown VMs, in key order,
- * chosen by the same rule as the counts ({@link Coverage}, never a scan of the stores). The API
- * ({@code /api/coverage}, {@code /api/vms?inventory=}) pages the rest.
+ * chosen by the same rule as the counts ({@link Coverage}: its byte per vmId walked, no store
+ * scanned). The API pages the rest: {@code /api/coverage/without-agent} by the same rule, {@code
+ * /api/vms?inventory=unknown} by each view's stamp (see docs/fleet.md).
  */
 final class CoverageSection {
   static final int LIMIT = 20;

@@ -48,8 +48,9 @@ final class PageModel {
   }
 
   /**
-   * A vmId as one path segment of a page link: an agent chooses its vmId, and a {@code ../} in it
-   * must not lead the link to another page.
+   * A vmId or an EventId as one path segment of a page link: an agent chooses both, and a {@code
+   * ../} or {@code ?} in one must not lead the link to another page ("." and ".." themselves never
+   * key a view: {@code EnvelopeSerde} skips them).
    */
   static String segment(String vmId) {
     return java.net.URLEncoder.encode(vmId, java.nio.charset.StandardCharsets.UTF_8)
@@ -59,6 +60,7 @@ final class PageModel {
   Map<String, Object> event(EventView e, Map<String, VmView> vms) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("eventId", e.eventId());
+    m.put("eventPath", segment(e.eventId()));
     m.put("eventType", e.eventType());
     m.put("eventSource", e.eventSource());
     m.put("description", e.description());

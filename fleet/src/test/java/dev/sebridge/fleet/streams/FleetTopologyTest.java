@@ -274,6 +274,24 @@ class FleetTopologyTest {
     assertThat(vm(longId)).isNull();
   }
 
+  /**
+   * The page links to a VM or an event by its id as a path segment; "." and ".." there lead the
+   * browser to another page however they are encoded, so no view is keyed by them.
+   */
+  @Test
+  void aVmIdOrEventIdThatIsADotSegmentIsSkippedAndCounted() throws Exception {
+    for (String id : List.of(".", "..")) {
+      var node =
+          (com.fasterxml.jackson.databind.node.ObjectNode)
+              JsonSerde.JSON.readTree(agents.heartbeat(vm1, Duration.ofSeconds(60)));
+      node.put("partitionkey", id);
+      long before = skipped();
+      envelopes.pipeInput(id, JsonSerde.JSON.writeValueAsBytes(node));
+      assertThat(skipped() - before).as(id).isEqualTo(1);
+      assertThat(vm(id)).isNull();
+    }
+  }
+
   @Test
   void anEnvelopeOfAnUnknownLaterMinorVersionIsApplied() throws Exception {
     var json = JsonSerde.JSON;

@@ -202,6 +202,27 @@ class AzureDeployFilesTest {
     assertThat(bicep)
         .contains("tombstoneRetentionTimeInHours: " + FleetHubs.TOMBSTONE_HOURS)
         .contains(": " + FleetHubs.WEEK_HOURS);
+    // Least privilege: the fleet's identity sends to hubs only (never namespace-wide, where it
+    // could write as an agent or as Azure), and manages nothing.
+    JsonNode fleetArm = JSON.readTree(arm);
+    List<String> sendScopes = new ArrayList<>();
+    for (JsonNode r : fleetArm.get("resources")) {
+      if (r.get("type").asText().equals("Microsoft.Authorization/roleAssignments")) {
+        String role = r.at("/properties/roleDefinitionId").asText();
+        assertThat(role)
+            .containsAnyOf(
+                AzureDeployment.DATA_SENDER,
+                AzureDeployment.DATA_RECEIVER,
+                FleetHubs.STORAGE_BLOB_DATA_CONTRIBUTOR);
+        if (role.contains(AzureDeployment.DATA_SENDER)) {
+          sendScopes.add(r.get("scope").asText());
+        }
+      }
+    }
+    assertThat(sendScopes).hasSize(3).allMatch(scope -> scope.contains("/eventhubs/"));
+    assertThat(bicep)
+        .contains("scope: hubs[i]")
+        .doesNotContain("guid(namespace.id, fleet.id, dataSender)");
     // Capture writes with the namespace's own identity, which the agents' template turns on.
     assertThat(Files.readString(DIR.resolve("sebridge.bicep"), StandardCharsets.UTF_8))
         .containsPattern("(?s)resource namespace .*identity: \\{\\s*type: 'SystemAssigned'");
