@@ -387,6 +387,8 @@ class FleetPageBrowserTest {
         .contains("db-legacy")
         .contains(NO_AGENT);
     assertThat(browser.findElements(By.cssSelector("[data-testid=unknown-table]"))).isEmpty();
+    // the silent section, from the tallies kept as the views change: every agent is live
+    waitUntilText(By.cssSelector("[data-testid=silent]"), "Every agent has been heard from.");
 
     try (var out =
         new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(

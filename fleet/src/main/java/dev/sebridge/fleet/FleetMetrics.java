@@ -1,7 +1,6 @@
 package dev.sebridge.fleet;
 
 import dev.sebridge.fleet.api.FleetViews;
-import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.SkipAndCount;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import io.micrometer.core.instrument.Counter;
@@ -18,7 +17,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,8 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The fleet service's Prometheus metrics ({@code /metrics}): open events, silent agents, approval
  * results by outcome, time from Scheduled to approval, view lag (now minus the newest applied
- * envelope's time), and records skipped by kind. Gauges over the views are computed when scraped,
- * from the same global stores the API reads.
+ * envelope's time), and records skipped by kind. Open events and silent agents are tallied as the
+ * views change ({@link ViewTallies}); the VM count is the store's size; the outcomes are read from
+ * the requests' views when scraped.
  */
 public final class FleetMetrics implements TopologyObserver {
   private final PrometheusMeterRegistry registry =
@@ -43,6 +42,7 @@ public final class FleetMetrics implements TopologyObserver {
   private final Counter misrouted;
   private final Counter threadsReplaced;
   private volatile FleetViews views;
+  private volatile ViewTallies tallies;
 
   public FleetMetrics(Clock clock) {
     this.clock = clock;
@@ -55,13 +55,13 @@ public final class FleetMetrics implements TopologyObserver {
         Counter.builder("sebridge.fleet.stream.threads.replaced")
             .description("Stream threads that failed with an exception nothing handled, replaced")
             .register(registry);
-    Gauge.builder("sebridge.fleet.open.events", this, m -> m.count(true))
+    Gauge.builder("sebridge.fleet.open.events", this, m -> m.tallied(ViewTallies::openEvents))
         .description("Events some VM has not finished")
         .register(registry);
-    Gauge.builder("sebridge.fleet.vms", this, m -> m.vms(false))
+    Gauge.builder("sebridge.fleet.vms", this, FleetMetrics::vms)
         .description("VMs whose agents the fleet service has heard from")
         .register(registry);
-    Gauge.builder("sebridge.fleet.silent.agents", this, m -> m.vms(true))
+    Gauge.builder("sebridge.fleet.silent.agents", this, m -> m.tallied(ViewTallies::silentCount))
         .description("Agents that sent nothing for fleet.silent-after heartbeat intervals")
         .register(registry);
     Gauge.builder(
@@ -137,7 +137,12 @@ public final class FleetMetrics implements TopologyObserver {
   }
 
   /** The views to count (set once the streams run). */
-  public void views(FleetViews views) {
+  /**
+   * The views (the approval outcomes, the VM count) and the tallies kept as they change (open
+   * events, silent agents): a scrape deserialises no VM or event view.
+   */
+  public void views(FleetViews views, ViewTallies tallies) {
+    this.tallies = tallies;
     this.views = views;
   }
 
@@ -226,26 +231,18 @@ public final class FleetMetrics implements TopologyObserver {
     return t == null ? Double.NaN : Duration.between(t, clock.instant()).toMillis() / 1000.0;
   }
 
-  private double count(boolean open) {
-    FleetViews v = views;
-    if (v == null) {
-      return Double.NaN;
-    }
-    try {
-      return v.events().stream().filter(e -> e.open() == open).count();
-    } catch (RuntimeException notReady) {
-      return Double.NaN;
-    }
+  private double tallied(java.util.function.ToIntFunction<ViewTallies> count) {
+    ViewTallies t = tallies;
+    return t == null ? Double.NaN : count.applyAsInt(t);
   }
 
-  private double vms(boolean silentOnly) {
+  private double vms() {
     FleetViews v = views;
     if (v == null) {
       return Double.NaN;
     }
     try {
-      List<VmView> all = v.vms();
-      return silentOnly ? all.stream().filter(VmView::silent).count() : all.size();
+      return v.vmCount();
     } catch (RuntimeException notReady) {
       return Double.NaN;
     }

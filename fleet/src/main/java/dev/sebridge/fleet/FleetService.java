@@ -67,6 +67,7 @@ public final class FleetService implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger();
   private final FleetServer server;
   private final FleetMetrics metrics;
+  private final ViewTallies tallies = new ViewTallies();
   private final FleetReadiness readiness;
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
@@ -91,7 +92,7 @@ public final class FleetService implements AutoCloseable {
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer =
-        TopologyObserver.all(metrics, changes, inventory.coverage(), b.observer);
+        TopologyObserver.all(metrics, changes, inventory.coverage(), tallies, b.observer);
     this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
     List<ConfigProblem> problems = new ArrayList<>();
     Policies policies = FleetKeys.policies(config, problems);
@@ -151,7 +152,7 @@ public final class FleetService implements AutoCloseable {
           }
         });
     this.views = inventory.views(streams);
-    metrics.views(views);
+    metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.readiness = new FleetReadiness(streams, clock);
     this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
@@ -180,6 +181,7 @@ public final class FleetService implements AutoCloseable {
                     live,
                     limits,
                     writes,
+                    tallies,
                     inventory.coverage(),
                     inventory::refreshedAt))
             .route(

@@ -122,6 +122,11 @@ public final class FleetViews {
     return all(vms.get());
   }
 
+  /** How many VM views there are (the in-memory store's size: nothing deserialised). */
+  public long vmCount() {
+    return vms.get().approximateNumEntries();
+  }
+
   /**
    * The views of the VMs these events name, by vmId, each read by its key: an event's page or
    * summary reads its own VMs, not every VM of the fleet.

@@ -66,6 +66,7 @@ public final class FleetPage implements FleetServer.Route {
 
   /**
    * @param writes the API's write limits (one budget per principal for the API and the page)
+   * @param tallies the silent agents, kept as the views change
    * @param coverage the inventory's counts; null without an inventory
    */
   public FleetPage(
@@ -76,12 +77,13 @@ public final class FleetPage implements FleetServer.Route {
       LiveStream live,
       HttpLimits limits,
       RateLimits writes,
+      dev.sebridge.fleet.ViewTallies tallies,
       dev.sebridge.fleet.inventory.Coverage coverage,
       java.util.function.Supplier<java.time.Instant> inventoryRefreshedAt) {
     this.session = new WebSession(auth, limits.secureCookie());
     this.writes = writes;
     this.signIn = new SignIn(session, limits, this::render);
-    this.model = new PageModel(views, coverage);
+    this.model = new PageModel(views, tallies, coverage);
     this.campaigns = new CampaignRows(views, model);
     this.actions = new PageActions(views, model, approvals, rollouts);
     this.live = live;
@@ -222,7 +224,7 @@ public final class FleetPage implements FleetServer.Route {
     switch (name) {
       case "events" -> m.putAll(campaigns.list());
       case "rollouts" -> m.put("rollouts", model.rollouts());
-      case "silent" -> m.put("silent", model.silent());
+      case "silent" -> m.putAll(model.silent());
       case "approvals" -> m.put("approvals", model.approvals());
       case "coverage" -> m.putAll(coverage.model());
       default -> throw new ApiException(404, "no such fragment: " + name);

@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.web;
 
+import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.EventView;
@@ -27,15 +28,20 @@ final class PageModel {
       java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
           .withZone(java.time.ZoneOffset.UTC);
 
+  /** How many silent agents the page lists (the count says how many there are). */
+  static final int SILENT_SHOWN = 50;
+
   private final FleetViews views;
+  private final ViewTallies tallies;
   private final Coverage coverage;
 
   /**
    * @param coverage the inventory's counts, which say which VMs are unknown; null without an
    *     inventory (no VM is marked)
    */
-  PageModel(FleetViews views, Coverage coverage) {
+  PageModel(FleetViews views, ViewTallies tallies, Coverage coverage) {
     this.views = views;
+    this.tallies = tallies;
     this.coverage = coverage;
   }
 
@@ -263,21 +269,34 @@ final class PageModel {
     return v.name() == null ? v.vmId() : v.name();
   }
 
-  List<Map<String, Object>> silent() {
-    return views.vms().stream()
-        .filter(VmView::silent)
-        .sorted(Comparator.comparing(VmView::vmId))
-        .map(
-            v ->
-                Map.<String, Object>of(
-                    "vmId", v.vmId(),
-                    "vmPath", segment(v.vmId()),
-                    "unknown", unknown(v.vmId()),
-                    "name", Objects.requireNonNullElse(v.name(), v.vmId()),
-                    "zone", Objects.requireNonNullElse(v.zone(), "-"),
-                    "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
-                    "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString()))
-        .toList();
+  /**
+   * The first {@link #SILENT_SHOWN} silent agents in key order, each read by key, and how many are
+   * silent: never a scan of the VM views.
+   */
+  Map<String, Object> silent() {
+    List<Map<String, Object>> rows =
+        tallies.firstSilent(SILENT_SHOWN).stream()
+            .map(views::vm)
+            .flatMap(java.util.Optional::stream)
+            .map(
+                v ->
+                    Map.<String, Object>of(
+                        "vmId", v.vmId(),
+                        "vmPath", segment(v.vmId()),
+                        "unknown", unknown(v.vmId()),
+                        "name", Objects.requireNonNullElse(v.name(), v.vmId()),
+                        "zone", Objects.requireNonNullElse(v.zone(), "-"),
+                        "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
+                        "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString()))
+            .toList();
+    int count = tallies.silentCount();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("silent", rows);
+    m.put("empty", rows.isEmpty());
+    m.put("silentCount", count);
+    m.put("silentMore", count > rows.size());
+    m.put("shown", rows.size());
+    return m;
   }
 
   List<Map<String, Object>> approvals() {

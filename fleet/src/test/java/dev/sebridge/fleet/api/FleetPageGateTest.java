@@ -82,6 +82,7 @@ class FleetPageGateTest {
                     live,
                     limits,
                     writes,
+                    new dev.sebridge.fleet.ViewTallies(),
                     null,
                     () -> null))
             .start();

@@ -45,7 +45,8 @@ class SilenceTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "silence-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     List<Instant> applied = new ArrayList<>();
-    TopologyObserver observer =
+    dev.sebridge.fleet.ViewTallies tallies = new dev.sebridge.fleet.ViewTallies();
+    TopologyObserver recorder =
         new TopologyObserver() {
           @Override
           public void applied(Instant envelopeTime) {
@@ -55,6 +56,7 @@ class SilenceTopologyTest {
           @Override
           public void approvedAfter(Duration sinceScheduled) {}
         };
+    TopologyObserver observer = TopologyObserver.all(recorder, tallies);
     try (TopologyTestDriver driver =
         new TopologyTestDriver(
             FleetTopology.build(
@@ -105,6 +107,22 @@ class SilenceTopologyTest {
             assertThat(views.get(kv.key)).isEqualTo(kv.value);
           }
         }
+        // The tallies the page and the metrics read, kept change by change, list what a scan of
+        // the views finds silent.
+        List<String> silentInViews = new ArrayList<>();
+        try (KeyValueIterator<String, VmView> all = views.all()) {
+          all.forEachRemaining(
+              kv -> {
+                if (kv.value.silent()) {
+                  silentInViews.add(kv.key);
+                }
+              });
+        }
+        java.util.Collections.sort(silentInViews);
+        assertThat(tallies.firstSilent(Integer.MAX_VALUE))
+            .as("step %d", step)
+            .isEqualTo(silentInViews);
+        assertThat(tallies.silentCount()).isEqualTo(silentInViews.size());
       }
       // Each envelope newer than its VM's view before counts its view delay once; silences none.
       assertThat(applied).containsExactlyInAnyOrderElementsOf(sent);
