@@ -231,9 +231,13 @@ public final class FleetMetrics implements TopologyObserver {
     return t == null ? Double.NaN : Duration.between(t, clock.instant()).toMillis() / 1000.0;
   }
 
+  /**
+   * A tally, while the views it follows can be read: an instance whose streams stopped shows NaN,
+   * as the gauges read from the stores do, never its last tally as if current.
+   */
   private double tallied(java.util.function.ToIntFunction<ViewTallies> count) {
     ViewTallies t = tallies;
-    return t == null ? Double.NaN : count.applyAsInt(t);
+    return t == null || Double.isNaN(vms()) ? Double.NaN : count.applyAsInt(t);
   }
 
   private double vms() {

@@ -278,6 +278,7 @@ final class PageModel {
         tallies.firstSilent(SILENT_SHOWN).stream()
             .map(views::vm)
             .flatMap(java.util.Optional::stream)
+            .filter(VmView::silent) // the view as read now, should it have changed meanwhile
             .map(
                 v ->
                     Map.<String, Object>of(

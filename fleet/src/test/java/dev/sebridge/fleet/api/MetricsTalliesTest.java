@@ -1,0 +1,59 @@
+package dev.sebridge.fleet.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.FleetMetrics;
+import dev.sebridge.fleet.ViewTallies;
+import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.FleetTopology;
+import java.time.Clock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gauges tallied as the views change show the tallies while the views can be read, and NaN once
+ * they cannot (the streams stopped): never a last tally as if current. A scrape reads no VM view.
+ */
+class MetricsTalliesTest {
+  @Test
+  void talliedGaugesFollowTheViewsAndAreNanOnceTheyCannotBeRead() {
+    MapStore<VmView> vms = new MapStore<>();
+    AtomicBoolean stopped = new AtomicBoolean();
+    FleetViews views =
+        new FleetViews(
+            () -> {
+              if (stopped.get()) {
+                throw new InvalidStateStoreException("the streams are not running");
+              }
+              return vms;
+            },
+            MapStore::new,
+            MapStore::new,
+            MapStore::new,
+            MapStore::new);
+    ViewTallies tallies = new ViewTallies();
+    FleetMetrics metrics = new FleetMetrics(Clock.systemUTC());
+    metrics.views(views, tallies);
+    VmView silent =
+        new VmView(
+            "vm-1", null, null, null, null, null, null, null, null, null, null, null, null, null,
+            true, null, null);
+    vms.map.put("vm-1", silent);
+    vms.map.put("vm-2", VmView.unknown("vm-2"));
+    tallies.keyChanged(FleetTopology.VMS_VIEW, "vm-1", silent);
+    tallies.keyChanged(FleetTopology.VMS_VIEW, "vm-2", VmView.unknown("vm-2"));
+
+    assertThat(metrics.scrape())
+        .contains("sebridge_fleet_vms 2.0")
+        .contains("sebridge_fleet_silent_agents 1.0")
+        .contains("sebridge_fleet_open_events 0.0");
+    assertThat(vms.scans.get()).as("no scan of the VM views").isZero();
+
+    stopped.set(true);
+    assertThat(metrics.scrape())
+        .contains("sebridge_fleet_vms NaN")
+        .contains("sebridge_fleet_silent_agents NaN")
+        .contains("sebridge_fleet_open_events NaN");
+  }
+}
