@@ -53,6 +53,7 @@ class InventoryServiceTest {
   static EmbeddedKafkaBroker kafka;
   static ResourceGraphEndpoint graph;
   static FleetService fleet;
+  static Map<String, String> config;
   static KafkaProducer<String, byte[]> agentsOut;
   static final AgentEnvelopes agents = new AgentEnvelopes(Clock.systemUTC());
   static final HttpClient http = HttpClient.newHttpClient();
@@ -93,24 +94,29 @@ class InventoryServiceTest {
     c.put("fleet.signing.key-file", key.toString());
     c.put("fleet.inventory.subscriptions", "00000000-0000-0000-0000-000000000000");
     c.put("fleet.inventory.endpoint", graph.endpoint().toString());
-    fleet =
-        FleetService.builder(Configuration.of(c))
-            .inventory(
-                request ->
-                    Mono.just(
-                        new AccessToken(
-                            ResourceGraphEndpoint.TOKEN, OffsetDateTime.now().plusHours(1))),
-                new JdkHttpClientBuilder(
-                        HttpClient.newBuilder().sslContext(LoopbackTls.get().clientContext()))
-                    .build())
-            .build()
-            .start();
+    config = Map.copyOf(c);
+    fleet = service(config);
     assertThat(fleet.awaitRunning(Duration.ofSeconds(60))).isTrue();
     agentsOut =
         new KafkaProducer<>(
             Map.of("bootstrap.servers", kafka.bootstrapServers()),
             new StringSerializer(),
             new ByteArraySerializer());
+  }
+
+  /** An instance of the service, reading the local Resource Graph through the Azure SDK. */
+  static FleetService service(Map<String, String> c) throws Exception {
+    return FleetService.builder(Configuration.of(c))
+        .inventory(
+            request ->
+                Mono.just(
+                    new AccessToken(
+                        ResourceGraphEndpoint.TOKEN, OffsetDateTime.now().plusHours(1))),
+            new JdkHttpClientBuilder(
+                    HttpClient.newBuilder().sslContext(LoopbackTls.get().clientContext()))
+                .build())
+        .build()
+        .start();
   }
 
   @AfterAll
@@ -172,6 +178,61 @@ class InventoryServiceTest {
             new ProducerRecord<>(
                 "envelopes", vm.vmId(), agents.heartbeat(vm, Duration.ofSeconds(60))))
         .get();
+  }
+
+  /**
+   * What is counted as the views change (coverage, silent agents, open events) is counted again
+   * when an instance starts: it restores the global views from their topics through the same
+   * updater, so a new or restarted instance shows what a running one does, not zero.
+   */
+  @Test
+  void anInstanceStartedLaterCountsWhatTheRunningOneCounts(@TempDir Path state) throws Exception {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/coverage").get("inventory").asInt() == 5);
+    heartbeat(AgentEnvelopes.vm("vm-1", "web-1", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-2", "web-2", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-3", "web-3", "3", "web"));
+    heartbeat(AgentEnvelopes.vm("invented-1", "web-9", "1", "web"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> gauges(fleet).get("sebridge_fleet_vms").equals("4.0"));
+    Map<String, String> running = gauges(fleet);
+    assertThat(running)
+        .containsEntry("sebridge_fleet_unknown_vms", "1.0")
+        .containsEntry("sebridge_fleet_inventory_without_agent", "2.0")
+        .containsEntry("sebridge_fleet_silent_agents", "0.0");
+
+    Map<String, String> c = new HashMap<>(config);
+    c.put("fleet.state-dir", state.resolve("second").toString());
+    try (FleetService second = service(c)) {
+      assertThat(second.awaitRunning(Duration.ofSeconds(60))).isTrue();
+      // Nothing new is sent: what it counts it restored (were restoring to bypass the updater,
+      // its counts would stay at zero and this would time out).
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(gauges(second)).isEqualTo(running));
+    }
+  }
+
+  /** The coverage, VM, silent and open-event gauges of an instance. */
+  static Map<String, String> gauges(FleetService s) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (String line : s.metrics().scrape().split("\n")) {
+      String[] p = line.split(" ");
+      if (p.length == 2
+          && List.of(
+                  "sebridge_fleet_vms",
+                  "sebridge_fleet_silent_agents",
+                  "sebridge_fleet_open_events",
+                  "sebridge_fleet_unknown_vms",
+                  "sebridge_fleet_inventory_vms",
+                  "sebridge_fleet_inventory_without_agent")
+              .contains(p[0])) {
+        out.put(p[0], p[1]);
+      }
+    }
+    return out;
   }
 
   @Test
