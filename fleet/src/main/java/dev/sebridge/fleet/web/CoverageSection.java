@@ -3,7 +3,6 @@ package dev.sebridge.fleet.web;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.InventoryVm;
-import dev.sebridge.fleet.model.VmView;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +69,7 @@ final class CoverageSection {
         unknown.stream()
             .map(views::vm)
             .flatMap(Optional::stream)
-            .map(CoverageSection::row)
+            .map(v -> PageModel.row(v, true))
             .toList());
     m.put("unknownMore", c.unknown() > LIMIT);
     m.put("hasUnknown", !unknown.isEmpty());
@@ -84,15 +83,5 @@ final class CoverageSection {
         "zone", Objects.requireNonNullElse(v.zone(), "-"),
         "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
         "resourceGroup", Objects.requireNonNullElse(v.resourceGroup(), "-"));
-  }
-
-  private static Map<String, Object> row(VmView v) {
-    return Map.of(
-        "vmId", v.vmId(),
-        "vmPath", PageModel.segment(v.vmId()),
-        "name", Objects.requireNonNullElse(v.name(), v.vmId()),
-        "zone", Objects.requireNonNullElse(v.zone(), "-"),
-        "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
-        "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString());
   }
 }

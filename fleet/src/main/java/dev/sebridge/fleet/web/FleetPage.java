@@ -56,6 +56,7 @@ public final class FleetPage implements FleetServer.Route {
 
   private final WebSession session;
   private final PageModel model;
+  private final RolloutRows rolloutRows;
   private final CampaignRows campaigns;
   private final PageActions actions;
   private final LiveStream live;
@@ -85,7 +86,8 @@ public final class FleetPage implements FleetServer.Route {
     this.signIn = new SignIn(session, limits, this::render);
     this.model = new PageModel(views, tallies, coverage);
     this.campaigns = new CampaignRows(views, model);
-    this.actions = new PageActions(views, model, approvals, rollouts);
+    this.rolloutRows = new RolloutRows(views);
+    this.actions = new PageActions(views, model, rolloutRows, approvals, rollouts);
     this.live = live;
     this.coverage = new CoverageSection(views, coverage, inventoryRefreshedAt);
   }
@@ -223,7 +225,7 @@ public final class FleetPage implements FleetServer.Route {
     m.put("approver", p.role().mayApprove());
     switch (name) {
       case "events" -> m.putAll(campaigns.list());
-      case "rollouts" -> m.put("rollouts", model.rollouts());
+      case "rollouts" -> m.put("rollouts", rolloutRows.rollouts());
       case "silent" -> m.putAll(model.silent());
       case "approvals" -> m.put("approvals", model.approvals());
       case "coverage" -> m.putAll(coverage.model());

@@ -23,13 +23,19 @@ import java.util.Objects;
 final class PageActions {
   private final FleetViews views;
   private final PageModel model;
+  private final RolloutRows rolloutRows;
   private final ApprovalRequests approvals;
   private final RolloutRequests rollouts;
 
   PageActions(
-      FleetViews views, PageModel model, ApprovalRequests approvals, RolloutRequests rollouts) {
+      FleetViews views,
+      PageModel model,
+      RolloutRows rolloutRows,
+      ApprovalRequests approvals,
+      RolloutRequests rollouts) {
     this.views = views;
     this.model = model;
+    this.rolloutRows = rolloutRows;
     this.approvals = approvals;
     this.rollouts = rollouts;
   }
@@ -91,7 +97,7 @@ final class PageActions {
         views
             .rollout(rolloutId)
             .orElseThrow(() -> new ApiException(404, "no rollout " + rolloutId));
-    return model.rollout(r);
+    return rolloutRows.rollout(r);
   }
 
   String onEvent(String eventId, String action, Map<String, String> form, Principal p) {

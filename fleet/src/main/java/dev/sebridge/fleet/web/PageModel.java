@@ -7,8 +7,6 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
-import dev.sebridge.fleet.rollout.Rollout;
-import dev.sebridge.fleet.rollout.RolloutVm;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -24,7 +22,7 @@ final class PageModel {
   static final List<String> STATUSES =
       List.of("scheduled", "approved", "started", "completed", "canceled", "silent");
 
-  private static final java.time.format.DateTimeFormatter TIME =
+  static final java.time.format.DateTimeFormatter TIME =
       java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
           .withZone(java.time.ZoneOffset.UTC);
 
@@ -153,122 +151,6 @@ final class PageModel {
     return out;
   }
 
-  List<Map<String, Object>> rollouts() {
-    return views.rollouts().stream()
-        .sorted(
-            Comparator.comparing((Rollout r) -> !r.active())
-                .thenComparing(Rollout::createdAt, Comparator.reverseOrder()))
-        .limit(20)
-        .map(this::rollout)
-        .toList();
-  }
-
-  Map<String, Object> rollout(Rollout r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", r.id());
-    m.put("state", r.state());
-    m.put("active", r.active());
-    m.put("halted", r.halt() != null);
-    m.put("origin", r.origin());
-    m.put("reason", r.reason());
-    m.put("requestedBy", r.requestedBy());
-    m.put(
-        "spec",
-        "max unavailable "
-            + r.spec().maxUnavailable()
-            + (r.spec().groupBy().isEmpty() ? "" : " per " + String.join(",", r.spec().groupBy()))
-            + ", settle "
-            + r.spec().settle().toSeconds()
-            + " s, timeout "
-            + r.spec().timeout().toSeconds()
-            + " s");
-    m.put("events", String.join(", ", r.spec().eventIds()));
-    if (r.halt() != null) {
-      m.put("halt", r.halt().reason());
-      m.put("haltVm", r.halt().vmId());
-      m.put("haltEvent", r.halt().eventId());
-    }
-    // Per group, distinct VMs: a VM with two events of the rollout is one VM, unavailable once.
-    Map<String, java.util.Set<String>> all = new TreeMap<>();
-    Map<String, java.util.Set<String>> down = new TreeMap<>();
-    Map<String, String> names = new java.util.HashMap<>();
-    for (RolloutVm v : r.vms().values()) {
-      all.computeIfAbsent(v.group(), k -> new java.util.HashSet<>()).add(v.vmId());
-      down.computeIfAbsent(v.group(), k -> new java.util.HashSet<>());
-      if (v.unavailable()) {
-        down.get(v.group()).add(v.vmId());
-      }
-      names.put(v.vmId(), name(v));
-    }
-    Map<String, int[]> groups = new TreeMap<>();
-    all.forEach((g, ids) -> groups.put(g, new int[] {down.get(g).size(), ids.size()}));
-    List<Map<String, Object>> gs = new ArrayList<>();
-    groups.forEach(
-        (g, n) ->
-            gs.add(
-                Map.of(
-                    "group",
-                    g,
-                    "unavailable",
-                    n[0],
-                    "limit",
-                    r.groupLimits().getOrDefault(g, 0),
-                    "vms",
-                    n[1])));
-    m.put("groups", gs);
-    List<Map<String, Object>> waves = new ArrayList<>();
-    for (Rollout.Wave w : r.waves()) {
-      waves.add(
-          Map.of(
-              "number",
-              w.number(),
-              "at",
-              TIME.format(w.at()),
-              "vms",
-              w.vmIds().stream()
-                  .map(id -> names.getOrDefault(id, id))
-                  .collect(Collectors.joining(", "))));
-    }
-    m.put("waves", waves);
-    List<Map<String, Object>> vms = new ArrayList<>();
-    r.vms().values().stream()
-        .sorted(
-            Comparator.comparing(RolloutVm::group)
-                .thenComparing(RolloutVm::vmId)
-                .thenComparing(RolloutVm::eventId))
-        .forEach(
-            v ->
-                vms.add(
-                    Map.of(
-                        "vmId",
-                        v.vmId(),
-                        "name",
-                        name(v),
-                        "eventId",
-                        v.eventId(),
-                        "group",
-                        v.group(),
-                        "phase",
-                        v.phase()
-                            + (v.byPlatform() ? " (by the platform)" : "")
-                            + (v.unavailable() && v.deadline() == null ? " (not waited for)" : ""),
-                        "css",
-                        v.phase(),
-                        "wave",
-                        v.wave() == null ? "" : v.wave().toString())));
-    m.put("vms", vms);
-    m.put(
-        "counts",
-        r.counts().entrySet().stream()
-            .map(e -> e.getValue() + " " + e.getKey())
-            .collect(Collectors.joining(", ")));
-    return m;
-  }
-
-  private static String name(RolloutVm v) {
-    return v.name() == null ? v.vmId() : v.name();
-  }
-
   /**
    * The first {@link #SILENT_SHOWN} silent agents in key order, each read by key, and how many are
    * silent: never a scan of the VM views.
@@ -279,16 +161,7 @@ final class PageModel {
             .map(views::vm)
             .flatMap(java.util.Optional::stream)
             .filter(VmView::silent) // the view as read now, should it have changed meanwhile
-            .map(
-                v ->
-                    Map.<String, Object>of(
-                        "vmId", v.vmId(),
-                        "vmPath", segment(v.vmId()),
-                        "unknown", unknown(v.vmId()),
-                        "name", Objects.requireNonNullElse(v.name(), v.vmId()),
-                        "zone", Objects.requireNonNullElse(v.zone(), "-"),
-                        "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
-                        "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString()))
+            .map(v -> row(v, unknown(v.vmId())))
             .toList();
     int count = tallies.silentCount();
     Map<String, Object> m = new LinkedHashMap<>();
@@ -298,6 +171,18 @@ final class PageModel {
     m.put("silentMore", count > rows.size());
     m.put("shown", rows.size());
     return m;
+  }
+
+  /** A VM in a list of the page (silent agents, unknown VMs): a link to its panel. */
+  static Map<String, Object> row(VmView v, boolean unknown) {
+    return Map.of(
+        "vmId", v.vmId(),
+        "vmPath", segment(v.vmId()),
+        "unknown", unknown,
+        "name", Objects.requireNonNullElse(v.name(), v.vmId()),
+        "zone", Objects.requireNonNullElse(v.zone(), "-"),
+        "scaleSet", Objects.requireNonNullElse(v.scaleSet(), "-"),
+        "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString());
   }
 
   List<Map<String, Object>> approvals() {
