@@ -216,9 +216,9 @@ public final class DeployDeclarations {
    * A role assignment at {@code scope} (an ARM expression) for a principal (an expression), named
    * {@code name} (an expression known at the start of the deployment, so never a reference()),
    * after {@code dependsOn} (resource id expressions), deployed when {@code condition} (null:
-   * always).
+   * always). Returned for what only some assignments have (a copy loop).
    */
-  static void role(
+  static ObjectNode role(
       ArrayNode r,
       String scope,
       String name,
@@ -242,6 +242,7 @@ public final class DeployDeclarations {
             "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '" + role + "')]")
         .put("principalId", "[" + principal + "]")
         .put("principalType", "ServicePrincipal");
+    return a;
   }
 
   static String write(Object node) {

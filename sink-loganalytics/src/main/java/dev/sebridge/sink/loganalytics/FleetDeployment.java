@@ -84,41 +84,33 @@ public final class FleetDeployment {
         fleetPrincipal,
         List.of(IDENTITY_ID),
         null);
-    ObjectNode sends = r.addObject();
+    // One per hub of the copy loop, after all of them.
+    ObjectNode sends =
+        DeployDeclarations.role(
+            r,
+            "[format('Microsoft.EventHub/namespaces/{0}/eventhubs/{1}', "
+                + NS
+                + ", "
+                + FleetHubs.HUB_NAME
+                + ")]",
+            "guid(resourceId('Microsoft.EventHub/namespaces/eventhubs', "
+                + NS
+                + ", "
+                + FleetHubs.HUB_NAME
+                + "), "
+                + IDENTITY_ID
+                + ", '"
+                + AzureDeployment.DATA_SENDER
+                + "')",
+            AzureDeployment.DATA_SENDER,
+            fleetPrincipal,
+            List.of(IDENTITY_ID),
+            null);
     sends
         .putObject("copy")
         .put("name", "fleetSends")
         .put("count", "[length(variables('fleetHubs'))]");
-    sends.put("type", "Microsoft.Authorization/roleAssignments");
-    sends.put("apiVersion", "2022-04-01");
-    sends.put(
-        "scope",
-        "[format('Microsoft.EventHub/namespaces/{0}/eventhubs/{1}', "
-            + NS
-            + ", "
-            + FleetHubs.HUB_NAME
-            + ")]");
-    sends.put(
-        "name",
-        "[guid(resourceId('Microsoft.EventHub/namespaces/eventhubs', "
-            + NS
-            + ", "
-            + FleetHubs.HUB_NAME
-            + "), "
-            + IDENTITY_ID
-            + ", '"
-            + AzureDeployment.DATA_SENDER
-            + "')]");
-    sends.putArray("dependsOn").add("fleetHubs").add("[" + IDENTITY_ID + "]");
-    sends
-        .putObject("properties")
-        .put(
-            "roleDefinitionId",
-            "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '"
-                + AzureDeployment.DATA_SENDER
-                + "')]")
-        .put("principalId", "[" + fleetPrincipal + "]")
-        .put("principalType", "ServicePrincipal");
+    ((ArrayNode) sends.get("dependsOn")).add("fleetHubs");
     CentralDelivery.resources(r);
 
     ObjectNode out = t.putObject("outputs");
