@@ -154,18 +154,19 @@ class FleetTopicsTest {
   @Test
   void theDeploymentTemplatesHubsPassThePreCreatedCheck() throws Exception {
     FleetTemplate template = FleetTemplate.read();
-    assertThat(template.defaultOf("topicPrefix").asText())
-        .isEqualTo(FleetKeys.TOPIC_PREFIX.defaultValue().orElseThrow());
-    assertThat(template.defaultOf("applicationId").asText())
-        .isEqualTo(FleetKeys.APPLICATION_ID.defaultValue().orElseThrow());
-    assertThat(template.defaultOf("approvalsHubName").asText())
-        .isEqualTo(FleetKeys.APPROVALS_TOPIC.defaultValue().orElseThrow());
-    assertThat(template.defaultOf("partitions").asInt())
-        .isEqualTo(FleetKeys.PARTITIONS.defaultValue().orElseThrow());
-    assertThat(template.defaultOf("eventsHubName").asText())
-        .isEqualTo(FleetKeys.ENVELOPES_TOPIC.defaultValue().orElseThrow());
-    assertThat(template.defaultOf("commandsHubName").asText())
-        .isEqualTo(FleetKeys.COMMANDS_TOPIC.defaultValue().orElseThrow());
+    Map<String, dev.sebridge.config.ConfigKey<?>> sameAs =
+        Map.of(
+            "topicPrefix", FleetKeys.TOPIC_PREFIX,
+            "applicationId", FleetKeys.APPLICATION_ID,
+            "approvalsHubName", FleetKeys.APPROVALS_TOPIC,
+            "partitions", FleetKeys.PARTITIONS,
+            "eventsHubName", FleetKeys.ENVELOPES_TOPIC,
+            "commandsHubName", FleetKeys.COMMANDS_TOPIC);
+    sameAs.forEach(
+        (parameter, key) ->
+            assertThat(template.defaultOf(parameter).asText())
+                .as(parameter)
+                .isEqualTo(key.defaultValue().orElseThrow().toString()));
 
     FleetTopology.Topics t = topics("deployed");
     listed(t.envelopes(), t.commands());

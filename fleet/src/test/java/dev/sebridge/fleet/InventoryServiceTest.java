@@ -172,6 +172,20 @@ class InventoryServiceTest {
     return new ObjectMapper().readTree(r.body());
   }
 
+  /**
+   * Once the inventory's five VMs are read: agents on vm-1..3, one of them claiming scale set "web"
+   * Azure does not have it in; and one process heartbeating as a VM that does not exist.
+   */
+  static void agentsReportOnceTheInventoryIsRead() throws Exception {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/coverage").get("inventory").asInt() == 5);
+    heartbeat(AgentEnvelopes.vm("vm-1", "web-1", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-2", "web-2", "1", null));
+    heartbeat(AgentEnvelopes.vm("vm-3", "web-3", "3", "web"));
+    heartbeat(AgentEnvelopes.vm("invented-1", "web-9", "1", "web"));
+  }
+
   static void heartbeat(VmIdentity vm) throws Exception {
     agentsOut
         .send(
@@ -187,13 +201,7 @@ class InventoryServiceTest {
    */
   @Test
   void anInstanceStartedLaterCountsWhatTheRunningOneCounts(@TempDir Path state) throws Exception {
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> get("/api/coverage").get("inventory").asInt() == 5);
-    heartbeat(AgentEnvelopes.vm("vm-1", "web-1", "1", null));
-    heartbeat(AgentEnvelopes.vm("vm-2", "web-2", "1", null));
-    heartbeat(AgentEnvelopes.vm("vm-3", "web-3", "3", "web"));
-    heartbeat(AgentEnvelopes.vm("invented-1", "web-9", "1", "web"));
+    agentsReportOnceTheInventoryIsRead();
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> gauges(fleet).get("sebridge_fleet_vms").equals("4.0"));
@@ -237,15 +245,7 @@ class InventoryServiceTest {
 
   @Test
   void theInventorysVmsAreCountedAndAnInventedVmIdIsUnknown() throws Exception {
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> get("/api/coverage").get("inventory").asInt() == 5);
-    // Agents on vm-1..3, one of them claiming scale set "web" Azure does not have it in; and one
-    // process heartbeating as a VM that does not exist.
-    heartbeat(AgentEnvelopes.vm("vm-1", "web-1", "1", null));
-    heartbeat(AgentEnvelopes.vm("vm-2", "web-2", "1", null));
-    heartbeat(AgentEnvelopes.vm("vm-3", "web-3", "3", "web"));
-    heartbeat(AgentEnvelopes.vm("invented-1", "web-9", "1", "web"));
+    agentsReportOnceTheInventoryIsRead();
 
     await()
         .atMost(Duration.ofSeconds(30))
