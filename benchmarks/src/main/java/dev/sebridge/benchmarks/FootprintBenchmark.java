@@ -38,6 +38,10 @@ final class FootprintBenchmark {
           "-XX:TrimNativeHeapInterval=2000",
           "-Xshare:off");
 
+  /** The floor the agent's own memory is measured against (FootprintReport). */
+  private static final String PRODUCER_FLOOR =
+      "the JVM and one Kafka producer sending a record a second";
+
   private final Benchmarks harness;
   private final FootprintReport out;
 
@@ -138,7 +142,7 @@ final class FootprintBenchmark {
         AgentProcessHandle tried = floor("floor-tried.log", EVERY_SETTING_TRIED, producer);
         AgentProcessHandle noJit = floor("floor-xint.log", interpreted(), producer)) {
       processes.put("the JVM alone: an idle `main`", jvm);
-      processes.put("the JVM and one Kafka producer sending a record a second", plain);
+      processes.put(PRODUCER_FLOOR, plain);
       processes.put(
           "the same, with every footprint setting tried and not kept: `"
               + String.join(" ", EVERY_SETTING_TRIED)
@@ -160,7 +164,7 @@ final class FootprintBenchmark {
           max[1] = Math.max(max[1], ProcStat.pssKib(p.getValue().pid()));
         }
       }
-      out.footprintFloor(seconds, floors);
+      out.footprintFloor(seconds, floors, floors.get(PRODUCER_FLOOR));
     }
   }
 

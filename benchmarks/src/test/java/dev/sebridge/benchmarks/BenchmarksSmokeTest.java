@@ -32,7 +32,10 @@ class BenchmarksSmokeTest {
         .contains("| approval p99 |")
         .contains("| rejections per second on one core |")
         .contains("garbage records | <= 10 s |")
-        .contains("| RSS (max) |")
+        .containsPattern(
+            "\\| RSS \\(max\\) above the JVM-and-Kafka-producer floor of the same run \\| <= 8 MiB"
+                + " \\| [+-][0-9.]+ MiB \\(agent [1-9][0-9.]*, floor [1-9][0-9.]*; PSS [+-][0-9.]+"
+                + " MiB")
         .containsPattern("\\| the JVM alone: an idle `main` \\| [1-9]")
         .containsPattern("\\| the JVM and one Kafka producer sending a record a second \\| [1-9]")
         .containsPattern(

@@ -308,6 +308,24 @@ class CliTest {
   }
 
   @Test
+  void theAgentsCommandLineBuildsOnlyTheCommandItRuns() {
+    // What the agent does not run, it does not load (benchmarks/FOOTPRINT.md): `run` alone.
+    assertThat(Main.commandLine("run", "--set", "imds.poll-interval=1s").getSubcommands())
+        .containsOnlyKeys("run");
+    assertThat(Main.commandLine("fleet", "vms").getSubcommands()).containsOnlyKeys("fleet");
+    // Help, version and usage errors see every command.
+    for (String[] args : new String[][] {{}, {"--help"}, {"help", "run"}, {"frobnicate"}}) {
+      assertThat(Main.commandLine(args).getSubcommands())
+          .hasSize(Main.SUBCOMMANDS.size())
+          .containsKeys("run", "fleet", "help", "demo");
+    }
+    assertThat(run("help", "run")).isZero();
+    assertThat(out.toString()).contains("Runs the agent until SIGTERM/SIGINT.");
+    assertThat(run("frobnicate")).isEqualTo(2);
+    assertThat(err.toString()).contains("Unmatched argument").contains("frobnicate");
+  }
+
+  @Test
   void fleetServeExitsTwoNamingEachBadKey() throws Exception {
     assertThat(run("fleet", "serve", "--set", "fleet.http.port=70000", "--set", "fleet.bogus=1"))
         .isEqualTo(2);
