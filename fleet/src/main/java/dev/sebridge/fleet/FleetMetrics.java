@@ -18,16 +18,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The fleet service's Prometheus metrics ({@code /metrics}): open events, silent agents, approval
  * results by outcome, time from Scheduled to approval, view lag (now minus the newest applied
- * envelope's time), and records skipped by kind. Open events and silent agents are tallied as the
- * views change ({@link ViewTallies}); the VM count is the store's size; the outcomes are read from
- * the requests' views when scraped.
+ * envelope's time), and records skipped by kind. Open events, silent agents and the outcomes are
+ * tallied as the views change ({@link ViewTallies}); the VM count is the store's size.
  */
 public final class FleetMetrics implements TopologyObserver {
   private final PrometheusMeterRegistry registry =
@@ -136,10 +134,9 @@ public final class FleetMetrics implements TopologyObserver {
         .register(registry);
   }
 
-  /** The views to count (set once the streams run). */
   /**
-   * The views (the approval outcomes, the VM count) and the tallies kept as they change (open
-   * events, silent agents): a scrape deserialises no VM or event view.
+   * The views (the VM count, and whether they can be read) and the tallies kept as they change
+   * (open events, silent agents, approval outcomes): a scrape deserialises no view.
    */
   public void views(FleetViews views, ViewTallies tallies) {
     this.tallies = tallies;
@@ -199,26 +196,11 @@ public final class FleetMetrics implements TopologyObserver {
                     .description("Records the fleet service could not read or apply, by kind")
                     .tag("kind", kind)
                     .register(registry));
-    Map<String, Long> byOutcome = new TreeMap<>();
-    FleetViews v = views;
-    if (v != null) {
-      try {
-        v.requests()
-            .forEach(
-                r ->
-                    r.vms()
-                        .values()
-                        .forEach(
-                            vm ->
-                                byOutcome.merge(
-                                    vm.outcome() == null ? "waiting" : vm.outcome(),
-                                    1L,
-                                    Long::sum)));
-      } catch (RuntimeException notReady) {
-        // the stores are not queryable while the streams rebalance: keep the last values
-        return;
-      }
+    ViewTallies t = tallies;
+    if (t == null || Double.isNaN(vms())) {
+      return; // the views cannot be read (the streams rebalance or stopped): keep the last values
     }
+    Map<String, Long> byOutcome = t.outcomes();
     outcomes.register(
         byOutcome.entrySet().stream()
             .map(e -> MultiGauge.Row.of(Tags.of("outcome", e.getKey()), e.getValue()))

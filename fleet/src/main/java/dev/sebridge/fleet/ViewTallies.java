@@ -1,15 +1,20 @@
 package dev.sebridge.fleet;
 
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The silent agents and the open events, kept change by change as the global views apply them
@@ -18,11 +23,29 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * one. Only the silent VMs' and the open events' ids are kept, so its size follows what is silent
  * and open, not the fleet.
  *
+ * <p>The agents' results by outcome over every request the views hold ({@code
+ * sebridge_fleet_approval_results}) are kept the same way: per request only its counts, an {@code
+ * int} per outcome, dropped with the request's view ({@code fleet.history-retention}); at 100,000
+ * requests a few MiB, where a scrape read 100,000 requests of up to thousands of VMs each.
+ *
  * <p>Written by the global thread only; read by any.
  */
 public final class ViewTallies implements TopologyObserver {
   private final ConcurrentSkipListSet<String> silent = new ConcurrentSkipListSet<>();
   private final Set<String> open = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Outcomes seen, in the order first seen: an index into {@link #totals} and each request's
+   * counts. The agents' results are validated against an enum of four and the fleet adds a few of
+   * its own; anything past {@link #MAX_OUTCOMES} is counted as {@link #OTHER}.
+   */
+  static final int MAX_OUTCOMES = 16;
+
+  static final String WAITING = "waiting";
+  static final String OTHER = "other";
+  private final List<String> outcomes = new CopyOnWriteArrayList<>(List.of(WAITING, OTHER));
+  private final AtomicLongArray totals = new AtomicLongArray(MAX_OUTCOMES);
+  private final Map<String, int[]> byRequest = new ConcurrentHashMap<>();
 
   @Override
   public void keyChanged(String store, String key, Object value) {
@@ -40,6 +63,12 @@ public final class ViewTallies implements TopologyObserver {
         } else {
           open.remove(key);
         }
+      }
+      case FleetTopology.REQUESTS_VIEW -> {
+        int[] now = value instanceof RequestView r ? counts(r) : null;
+        int[] before = now == null ? byRequest.remove(key) : byRequest.put(key, now);
+        add(before, -1);
+        add(now, 1);
       }
       default -> {
         // not counted
@@ -60,6 +89,59 @@ public final class ViewTallies implements TopologyObserver {
   /** Events some VM has not finished. */
   public int openEvents() {
     return open.size();
+  }
+
+  /**
+   * The agents' results for the commands of every request the views hold, by outcome ({@code
+   * waiting} until one arrives); outcomes never seen, or no longer held, are left out.
+   */
+  public Map<String, Long> outcomes() {
+    Map<String, Long> by = new TreeMap<>();
+    for (int i = 0; i < outcomes.size(); i++) {
+      long n = totals.get(i);
+      if (n > 0) {
+        by.put(outcomes.get(i), n);
+      }
+    }
+    return by;
+  }
+
+  /** Requests whose counts are held (each dropped with its view). */
+  int requestsCounted() {
+    return byRequest.size();
+  }
+
+  private int[] counts(RequestView r) {
+    int[] c = new int[MAX_OUTCOMES];
+    int highest = 0;
+    for (RequestView.VmResult vm : r.vms().values()) {
+      int i = index(vm.outcome() == null ? WAITING : vm.outcome());
+      c[i]++;
+      highest = Math.max(highest, i);
+    }
+    return java.util.Arrays.copyOf(c, highest + 1);
+  }
+
+  private int index(String outcome) {
+    int i = outcomes.indexOf(outcome);
+    if (i >= 0) {
+      return i;
+    }
+    if (outcomes.size() == MAX_OUTCOMES) {
+      return outcomes.indexOf(OTHER);
+    }
+    outcomes.add(outcome);
+    return outcomes.size() - 1;
+  }
+
+  private void add(int[] counts, int sign) {
+    if (counts != null) {
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] != 0) {
+          totals.addAndGet(i, sign * (long) counts[i]);
+        }
+      }
+    }
   }
 
   @Override

@@ -2,13 +2,25 @@ package dev.sebridge.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.FleetTopology;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /** The tallies follow each key's newest value: silent agents in key order, open events counted. */
-class ViewTalliesTest {
+public class ViewTalliesTest {
   static VmView silent(String vmId, boolean silent) {
     return new VmView(
         vmId, null, null, null, null, null, null, null, null, null, null, null, null, null, silent,
@@ -51,5 +63,76 @@ class ViewTalliesTest {
     // other views are not counted
     t.keyChanged(FleetTopology.REQUESTS_VIEW, "r1", event(true));
     assertThat(t.openEvents()).isZero();
+  }
+
+  public static RequestView request(String id, List<String> outcomes) {
+    Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
+    List<String> vmIds = new ArrayList<>();
+    for (int i = 0; i < outcomes.size(); i++) {
+      vmIds.add("vm-" + i);
+      vms.put(
+          "vm-" + i, new RequestView.VmResult(id + ":vm-" + i, outcomes.get(i), null, null, null));
+    }
+    return new RequestView(
+        new ApprovalRequest(id, "e", vmIds, "r", "sre", Instant.EPOCH, "api", null, null, null),
+        Instant.EPOCH,
+        vms);
+  }
+
+  /**
+   * Any history of request views (results arriving, requests retried under the same id, deleted by
+   * retention, deleted twice): the outcome counts are a recount of the newest value of each key.
+   */
+  @Property(tries = 200)
+  void outcomeCountsAreARecountOfTheNewestRequestViews(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    List<String> kinds =
+        java.util.Arrays.asList(null, "accepted", "rejected", "failed", "dry-run", "refused");
+    ViewTallies t = new ViewTallies();
+    Map<String, RequestView> newest = new HashMap<>();
+    for (int step = 0; step < 60; step++) {
+      String key = "r" + rnd.nextInt(8);
+      if (rnd.nextInt(4) == 0) {
+        newest.remove(key);
+        t.keyChanged(FleetTopology.REQUESTS_VIEW, key, null);
+      } else {
+        List<String> outcomes = new ArrayList<>();
+        for (int v = rnd.nextInt(6); v >= 0; v--) {
+          outcomes.add(kinds.get(rnd.nextInt(kinds.size())));
+        }
+        RequestView r = request(key, outcomes);
+        newest.put(key, r);
+        t.keyChanged(FleetTopology.REQUESTS_VIEW, key, r);
+      }
+      Map<String, Long> recount = new TreeMap<>();
+      newest
+          .values()
+          .forEach(
+              r ->
+                  r.vms()
+                      .values()
+                      .forEach(
+                          vm ->
+                              recount.merge(
+                                  vm.outcome() == null ? "waiting" : vm.outcome(), 1L, Long::sum)));
+      assertThat(t.outcomes()).as("step %d", step).isEqualTo(recount);
+      assertThat(t.requestsCounted()).isEqualTo(newest.size());
+    }
+  }
+
+  @Test
+  void outcomesPastTheCapAreCountedAsOtherAndNothingIsLost() {
+    ViewTallies t = new ViewTallies();
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < ViewTallies.MAX_OUTCOMES + 5; i++) {
+      many.add("outcome-" + i);
+    }
+    t.keyChanged(FleetTopology.REQUESTS_VIEW, "r1", request("r1", many));
+    Map<String, Long> by = t.outcomes();
+    assertThat(by.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(many.size());
+    assertThat(by).containsKey("other").hasSize(ViewTallies.MAX_OUTCOMES - 1);
+    t.keyChanged(FleetTopology.REQUESTS_VIEW, "r1", null);
+    assertThat(t.outcomes()).isEmpty();
+    assertThat(t.requestsCounted()).isZero();
   }
 }

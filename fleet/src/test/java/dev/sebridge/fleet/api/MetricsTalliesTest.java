@@ -19,6 +19,7 @@ class MetricsTalliesTest {
   @Test
   void talliedGaugesFollowTheViewsAndAreNanOnceTheyCannotBeRead() {
     MapStore<VmView> vms = new MapStore<>();
+    MapStore<dev.sebridge.fleet.model.RequestView> requests = new MapStore<>();
     AtomicBoolean stopped = new AtomicBoolean();
     FleetViews views =
         new FleetViews(
@@ -29,7 +30,7 @@ class MetricsTalliesTest {
               return vms;
             },
             MapStore::new,
-            MapStore::new,
+            () -> requests,
             MapStore::new,
             MapStore::new);
     ViewTallies tallies = new ViewTallies();
@@ -44,16 +45,27 @@ class MetricsTalliesTest {
     tallies.keyChanged(FleetTopology.VMS_VIEW, "vm-1", silent);
     tallies.keyChanged(FleetTopology.VMS_VIEW, "vm-2", VmView.unknown("vm-2"));
 
+    var request =
+        dev.sebridge.fleet.ViewTalliesTest.request(
+            "r1", java.util.Arrays.asList("accepted", "accepted", null));
+    requests.map.put("r1", request);
+    tallies.keyChanged(FleetTopology.REQUESTS_VIEW, "r1", request);
+
     assertThat(metrics.scrape())
         .contains("sebridge_fleet_vms 2.0")
         .contains("sebridge_fleet_silent_agents 1.0")
-        .contains("sebridge_fleet_open_events 0.0");
+        .contains("sebridge_fleet_open_events 0.0")
+        .contains("sebridge_fleet_approval_results{outcome=\"accepted\"} 2.0")
+        .contains("sebridge_fleet_approval_results{outcome=\"waiting\"} 1.0");
     assertThat(vms.scans.get()).as("no scan of the VM views").isZero();
+    assertThat(requests.scans.get()).as("no scan of the requests").isZero();
 
     stopped.set(true);
     assertThat(metrics.scrape())
         .contains("sebridge_fleet_vms NaN")
         .contains("sebridge_fleet_silent_agents NaN")
-        .contains("sebridge_fleet_open_events NaN");
+        .contains("sebridge_fleet_open_events NaN")
+        // the outcomes keep their last values
+        .contains("sebridge_fleet_approval_results{outcome=\"accepted\"} 2.0");
   }
 }
