@@ -6,19 +6,19 @@ import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
+import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * How much of Azure's inventory the agents cover, counted change by change as the global stores
  * apply the VM views and the inventory (never by scanning them): VMs with a live agent, with a
  * silent one, without one, and VMs whose agents report a vmId the inventory does not list
- * (unknown). Each vmId keeps one byte of state; only a service with an inventory keeps any.
+ * (unknown). Each vmId keeps one byte of state; only a service with an inventory keeps any. The VMs
+ * without an agent and the unknown ones are also kept in key order, so that the page's first few of
+ * each are read without walking every vmId.
  *
  * <p>Written by the global thread only; read by any.
  */
@@ -29,6 +29,8 @@ public final class Coverage implements TopologyObserver {
 
   private final ConcurrentHashMap<String, Byte> state = new ConcurrentHashMap<>();
   private final AtomicIntegerArray byState = new AtomicIntegerArray(8);
+  private final NavigableSet<String> withoutAgent = new ConcurrentSkipListSet<>();
+  private final NavigableSet<String> unknown = new ConcurrentSkipListSet<>();
 
   /**
    * The counts.
@@ -65,8 +67,18 @@ public final class Coverage implements TopologyObserver {
           int after = (before & ~mask) | bits;
           byState.decrementAndGet(before);
           byState.incrementAndGet(after);
+          keep(withoutAgent, k, (after & (IN_INVENTORY | VIEW)) == IN_INVENTORY);
+          keep(unknown, k, (after & (IN_INVENTORY | VIEW)) == VIEW);
           return after == 0 ? null : (byte) after;
         });
+  }
+
+  private static void keep(NavigableSet<String> set, String vmId, boolean member) {
+    if (member) {
+      set.add(vmId);
+    } else {
+      set.remove(vmId);
+    }
   }
 
   public Counts counts() {
@@ -95,10 +107,10 @@ public final class Coverage implements TopologyObserver {
 
   /**
    * The first {@code n} vmIds, in key order, the inventory lists and no agent reports: the same
-   * rule as {@link Counts#withoutAgent()}. Reads the one byte per vmId kept here, no store.
+   * rule as {@link Counts#withoutAgent()}, kept with the counts; reads no store.
    */
   public List<String> firstWithoutAgent(int n) {
-    return first(n, IN_INVENTORY | VIEW, IN_INVENTORY);
+    return withoutAgent.stream().limit(n).toList();
   }
 
   /**
@@ -106,30 +118,13 @@ public final class Coverage implements TopologyObserver {
    * the same rule as {@link Counts#unknown()}.
    */
   public List<String> firstUnknown(int n) {
-    return first(n, IN_INVENTORY | VIEW, VIEW);
+    return unknown.stream().limit(n).toList();
   }
 
   /** Whether an agent reports this vmId (as spelt) and the inventory does not list it. */
   public boolean unknown(String vmId) {
     Byte s = state.get(vmId);
     return s != null && (s & (IN_INVENTORY | VIEW)) == VIEW;
-  }
-
-  private List<String> first(int n, int mask, int bits) {
-    // the n smallest keys: a max-heap of at most n
-    PriorityQueue<String> smallest = new PriorityQueue<>(Comparator.reverseOrder());
-    state.forEach(
-        (vmId, s) -> {
-          if ((s & mask) == bits) {
-            smallest.add(vmId);
-            if (smallest.size() > n) {
-              smallest.poll();
-            }
-          }
-        });
-    List<String> out = new ArrayList<>(smallest);
-    Collections.sort(out);
-    return out;
   }
 
   /** Whether an agent of this vmId has a view (live or silent). */

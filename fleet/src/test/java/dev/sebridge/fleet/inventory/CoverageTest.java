@@ -44,22 +44,45 @@ class CoverageTest {
   }
 
   @Test
-  void theListsAgreeWithTheCountsWhateverTheOrderOfChanges() {
+  void theListsAndCountsAreWhatTheChangesLeftWhateverTheirOrder() {
     Coverage c = new Coverage();
     Random random = new Random(28);
+    // The truth: what the inventory lists and which views exist, as the changes left them.
+    java.util.Set<String> inInventory = new java.util.TreeSet<>();
+    java.util.Set<String> withView = new java.util.TreeSet<>();
     for (int step = 0; step < 20_000; step++) {
       String id = Integer.toString(random.nextInt(300));
       switch (random.nextInt(4)) {
-        case 0 -> c.keyChanged(FleetTopology.INVENTORY_VIEW, id, listed(id));
-        case 1 -> c.keyChanged(FleetTopology.INVENTORY_VIEW, id, null);
-        case 2 -> c.keyChanged(FleetTopology.VMS_VIEW, id, VmView.unknown(id));
-        default -> c.keyChanged(FleetTopology.VMS_VIEW, id, null);
+        case 0 -> {
+          c.keyChanged(FleetTopology.INVENTORY_VIEW, id, listed(id));
+          inInventory.add(id);
+        }
+        case 1 -> {
+          c.keyChanged(FleetTopology.INVENTORY_VIEW, id, null);
+          inInventory.remove(id);
+        }
+        case 2 -> {
+          c.keyChanged(FleetTopology.VMS_VIEW, id, VmView.unknown(id));
+          withView.add(id);
+        }
+        default -> {
+          c.keyChanged(FleetTopology.VMS_VIEW, id, null);
+          withView.remove(id);
+        }
       }
       if (step % 500 == 0) {
+        java.util.List<String> without =
+            inInventory.stream().filter(v -> !withView.contains(v)).toList();
+        java.util.List<String> unknown =
+            withView.stream().filter(v -> !inInventory.contains(v)).toList();
         Coverage.Counts n = c.counts();
-        assertThat(c.firstWithoutAgent(Integer.MAX_VALUE)).hasSize(n.withoutAgent()).isSorted();
-        assertThat(c.firstUnknown(Integer.MAX_VALUE)).hasSize(n.unknown()).isSorted();
-        assertThat(c.firstUnknown(Integer.MAX_VALUE)).allMatch(c::unknown);
+        assertThat(c.firstWithoutAgent(Integer.MAX_VALUE)).isEqualTo(without);
+        assertThat(c.firstWithoutAgent(5))
+            .isEqualTo(without.subList(0, Math.min(5, without.size())));
+        assertThat(n.withoutAgent()).isEqualTo(without.size());
+        assertThat(c.firstUnknown(Integer.MAX_VALUE)).isEqualTo(unknown);
+        assertThat(n.unknown()).isEqualTo(unknown.size());
+        assertThat(unknown).allMatch(c::unknown);
       }
     }
   }
