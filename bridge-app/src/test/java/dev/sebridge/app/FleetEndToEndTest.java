@@ -189,6 +189,7 @@ class FleetEndToEndTest {
                 fleet.views().event(reboot).map(e -> e.counts().get("scheduled")).orElse(0)
                     == vms.size());
     List<SimVm> chosen = List.of(vms.get(0), vms.get(4), vms.get(8), vms.get(11));
+    double acceptedBefore = approvalResults("accepted");
     HttpResponse<String> resp =
         approve(reboot, chosen.stream().map(SimVm::vmId).toList(), FleetLab.APPROVER_TOKEN);
     assertThat(resp.statusCode()).as(resp.body()).isEqualTo(202);
@@ -202,6 +203,10 @@ class FleetEndToEndTest {
                 r -> r.path("complete").asBoolean());
     assertThat(request.path("outcomes").path("accepted").asInt()).isEqualTo(4);
     assertThat(request.path("request").path("requestedBy").asText()).isEqualTo("sre-oncall@demo");
+    // The metric counts them too, tallied as the request's view changed (ViewTallies).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> approvalResults("accepted") >= acceptedBefore + 4);
 
     Map<String, List<StartRequestRecord>> posts =
         sim.startRequests().stream()
@@ -383,6 +388,20 @@ class FleetEndToEndTest {
 
   String base() {
     return "http://127.0.0.1:" + fleet.port();
+  }
+
+  /**
+   * {@code sebridge_fleet_approval_results{outcome}} as this instance's scrape gives it, 0 if
+   * absent.
+   */
+  private double approvalResults(String outcome) {
+    String prefix = "sebridge_fleet_approval_results{outcome=\"" + outcome + "\"} ";
+    for (String line : fleet.metrics().scrape().split("\n")) {
+      if (line.startsWith(prefix)) {
+        return Double.parseDouble(line.substring(prefix.length()));
+      }
+    }
+    return 0;
   }
 
   HttpResponse<String> approve(String eventId, List<String> vmIds, String token) throws Exception {
