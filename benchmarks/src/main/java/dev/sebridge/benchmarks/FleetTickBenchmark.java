@@ -15,6 +15,7 @@ import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Retention;
+import dev.sebridge.fleet.streams.Topics;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,8 +59,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
  */
 public final class FleetTickBenchmark implements AutoCloseable {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
-  static final FleetTopology.Topics TOPICS =
-      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final String HEADING = "## Tick at scale";
 
   record Result(

@@ -68,7 +68,8 @@ class FleetEndToEndTest {
     work = Files.createTempDirectory("fleet-e2e-");
     lab = FleetLab.start(work, new FleetLab.Options(12, 3, 1, Duration.ofSeconds(3)));
     sim = lab.simulator();
-    fleet = lab.startFleet("a", Map.of());
+    // Azure's central deliveries too: nothing in the other tests writes them.
+    fleet = lab.startFleet("a", Map.of("fleet.central-events", "true"));
     lab.startAgents(Duration.ofMillis(250), Duration.ofSeconds(5));
     // What the view shows, and since when: every (event, VM, status) the first time it is seen.
     watcher = Executors.newSingleThreadScheduledExecutor();
@@ -388,6 +389,87 @@ class FleetEndToEndTest {
 
   String base() {
     return "http://127.0.0.1:" + fleet.port();
+  }
+
+  @Test
+  void azuresCentralDeliveryJoinsTheAgentsViewAndShowsEventsOfVmsWithoutAnAgent() throws Exception {
+    // An event the agents report first, then Azure delivers.
+    SimVm vm = sim.vms().get(2);
+    String reboot = sim.addEvent(EventSpec.scheduled("Reboot", List.of(vm.name())).withNotice(900));
+    await().atMost(Duration.ofSeconds(10)).until(() -> fleet.views().event(reboot).isPresent());
+    deliverCentral("d-1", reboot, "Scheduled", vm.name());
+    JsonNode both =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> get("/api/events/" + reboot, FleetLab.READER_TOKEN),
+                e -> e.path("central").path("status").asText().equals("Scheduled"));
+    assertThat(both.path("firstSeenBy").asText()).isEqualTo("agent");
+    assertThat(both.path("vms").findValuesAsText("vmId")).containsExactly(vm.vmId());
+    assertThat(fleet.metrics().scrape()).contains("sebridge_fleet_first_seen_total{by=\"agent\"}");
+
+    // An event of a VM no agent runs on: only Azure reports it, open until Azure says it is over.
+    String legacy = java.util.UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
+    deliverCentral("d-2", legacy, "Scheduled", "db-legacy");
+    deliverCentral("d-2", legacy, "Scheduled", "db-legacy"); // delivered twice
+    JsonNode alone =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> get("/api/events/" + legacy, FleetLab.READER_TOKEN),
+                e -> e.path("open").asBoolean());
+    assertThat(alone.path("firstSeenBy").asText()).isEqualTo("azure");
+    assertThat(alone.path("vms").size()).isZero();
+    assertThat(alone.path("unreported").get(0).asText()).isEqualTo("db-legacy");
+    deliverCentral("d-3", legacy, "Completed", "db-legacy");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> get("/api/events/" + legacy, FleetLab.READER_TOKEN),
+            e ->
+                !e.path("open").asBoolean()
+                    && e.path("central").path("status").asText().equals("Completed"));
+  }
+
+  /** One Event Grid delivery (CloudEvents 1.0), as the subscription writes it to the hub. */
+  private void deliverCentral(String deliveryId, String eventId, String status, String vmName)
+      throws Exception {
+    String id =
+        "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/"
+            + vmName
+            + "/providers/microsoft.maintenance/scheduledevents/"
+            + eventId;
+    var props = JSON.createObjectNode();
+    props.put("EventId", eventId);
+    props.put("EventType", "Reboot");
+    props.put("ResourceType", "VirtualMachine");
+    props.putArray("Resources").add(vmName);
+    props.put("EventStatus", status);
+    props.put("NotBefore", "");
+    props.put("EventSource", "Platform");
+    props.put("DurationInSeconds", -1);
+    var e = JSON.createObjectNode();
+    e.put("specversion", "1.0");
+    e.put("id", deliveryId);
+    e.put("type", "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted");
+    e.put("source", "/subscriptions/s");
+    e.put("time", Instant.now().toString());
+    var info = e.putObject("data").putObject("resourceInfo");
+    info.put("id", id);
+    info.put("name", eventId);
+    info.put("type", "Microsoft.Maintenance/scheduledEvents");
+    info.set("properties", props);
+    try (var producer =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(
+            Map.<String, Object>of("bootstrap.servers", lab.broker().bootstrapServers()),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      producer
+          .send(
+              new org.apache.kafka.clients.producer.ProducerRecord<>(
+                  "sebridge-fleet-agentless-events", deliveryId, JSON.writeValueAsBytes(e)))
+          .get(30, TimeUnit.SECONDS);
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Membership;
+import dev.sebridge.fleet.streams.Topics;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
@@ -61,7 +62,7 @@ final class FleetInventory implements AutoCloseable {
   /** Starts refreshing the inventory (nothing without one). */
   void start(
       Map<String, Object> kafka,
-      FleetTopology.Topics topics,
+      Topics topics,
       FleetViews views,
       Supplier<Access> access,
       Clock clock) {

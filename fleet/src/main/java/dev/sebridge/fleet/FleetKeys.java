@@ -57,6 +57,18 @@ public final class FleetKeys {
           .doc("Prefix of the topics the service creates for itself (views, repartitioning).")
           .build();
 
+  public static final ConfigKey<Boolean> CENTRAL_EVENTS =
+      ConfigKey.builder("fleet.central-events", ConfigType.BOOLEAN)
+          .defaultValue(false)
+          .doc(
+              "Read Azure's central scheduled events (preview: Event Grid's"
+                  + " Microsoft.ResourceNotifications.MaintenanceResources system topic delivered"
+                  + " to <fleet.topic.prefix>-agentless-events, as deploy/azure/fleet.bicep sets it"
+                  + " up): events of VMs without an agent, and beside each event the agents"
+                  + " report, Azure's status and who saw it first. docs/fleet.md, \"VMs without an"
+                  + " agent\".")
+          .build();
+
   public static final ConfigKey<Integer> PARTITIONS =
       ConfigKey.builder("fleet.partitions", ConfigType.INT)
           .defaultValue(6)
@@ -253,6 +265,7 @@ public final class FleetKeys {
             COMMANDS_TOPIC,
             APPROVALS_TOPIC,
             TOPIC_PREFIX,
+            CENTRAL_EVENTS,
             PARTITIONS,
             REPLICATION,
             TOPICS_PRE_CREATED,

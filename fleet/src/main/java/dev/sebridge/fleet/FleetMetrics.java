@@ -155,6 +155,29 @@ public final class FleetMetrics implements TopologyObserver {
     approvalDelay.record(sinceScheduled.isNegative() ? Duration.ZERO : sinceScheduled);
   }
 
+  /**
+   * An event both sources now reported: counted by who was first ({@code
+   * sebridge_fleet_first_seen_total{by}}) and by how much ({@code
+   * sebridge_fleet_seen_first_lead_seconds{by}}; clocks that disagree give 0, not a negative lead).
+   */
+  @Override
+  public void seenByBoth(dev.sebridge.fleet.model.Source first, Duration lead) {
+    String by = first.json();
+    Counter.builder("sebridge.fleet.first.seen")
+        .description("Events both agents and Azure's central delivery reported, by who was first")
+        .tag("by", by)
+        .register(registry)
+        .increment();
+    Timer.builder("sebridge.fleet.seen.first.lead")
+        .description(
+            "How long before the other source the first one reported an event (agents: their"
+                + " lead over Azure's central delivery)")
+        .tag("by", by)
+        .publishPercentiles(0.5, 0.99)
+        .register(registry)
+        .record(lead.isNegative() ? Duration.ZERO : lead);
+  }
+
   @Override
   public void misrouted() {
     misrouted.increment();

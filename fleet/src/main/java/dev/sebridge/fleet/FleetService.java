@@ -23,6 +23,7 @@ import dev.sebridge.fleet.signing.KeyVaultJwsSigner;
 import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.streams.Topics;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import dev.sebridge.fleet.web.FleetPage;
 import dev.sebridge.fleet.web.LiveStream;
@@ -55,7 +56,7 @@ public final class FleetService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetService.class);
 
   private final Configuration config;
-  private final FleetTopology.Topics topics;
+  private final Topics topics;
   private final Map<String, Object> kafka;
   private final KafkaStreams streams;
   private final Admin admin;
@@ -82,11 +83,12 @@ public final class FleetService implements AutoCloseable {
     this.inventory = new FleetInventory(config);
     this.inventoryAccess = b::inventoryAccess;
     this.topics =
-        new FleetTopology.Topics(
+        new Topics(
             config.get(FleetKeys.TOPIC_PREFIX),
             config.get(FleetKeys.ENVELOPES_TOPIC),
             config.get(FleetKeys.COMMANDS_TOPIC),
-            config.get(FleetKeys.APPROVALS_TOPIC));
+            config.get(FleetKeys.APPROVALS_TOPIC),
+            config.get(FleetKeys.CENTRAL_EVENTS));
     this.kafka = kafkaClientConfig(config);
     Authenticator auth = FleetAuthenticators.of(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);

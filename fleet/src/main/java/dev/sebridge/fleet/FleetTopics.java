@@ -3,6 +3,7 @@ package dev.sebridge.fleet;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +29,7 @@ final class FleetTopics {
    * before rollouts were stored in parts) raised to take the largest record.
    */
   static void prepare(
-      Admin admin,
-      FleetTopology.Topics topics,
-      String applicationId,
-      Configuration config,
-      boolean inventory)
+      Admin admin, Topics topics, String applicationId, Configuration config, boolean inventory)
       throws InterruptedException {
     if (config.get(FleetKeys.TOPICS_PRE_CREATED)) {
       Map<String, PreCreatedTopics.Expected> expected =
@@ -42,6 +39,12 @@ final class FleetTopics {
               null,
               config.get(FleetKeys.PARTITIONS),
               config.get(FleetKeys.HISTORY_RETENTION));
+      if (topics.centralEvents()) {
+        expected.put(
+            topics.of(FleetTopology.AGENTLESS_EVENTS),
+            new PreCreatedTopics.Expected(
+                null, false, null, "Azure's central scheduled events (fleet.central-events)"));
+      }
       if (inventory) {
         expected.put(
             topics.of(FleetTopology.INVENTORY),
@@ -66,7 +69,7 @@ final class FleetTopics {
     }
   }
 
-  static void ensure(Admin admin, FleetTopology.Topics topics, int partitions, short replication)
+  static void ensure(Admin admin, Topics topics, int partitions, short replication)
       throws InterruptedException {
     Set<String> existing;
     try {
@@ -122,6 +125,17 @@ final class FleetTopics {
         replication,
         Map.of("retention.ms", Long.toString(Duration.ofDays(365).toMillis())));
     add(create, existing, topics.of(FleetTopology.BY_EVENT), partitions, replication, week);
+    if (topics.centralEvents()) {
+      // Azure writes it (Event Grid); made here where the service manages its topics, as a
+      // week's buffer like the repartition topics.
+      add(
+          create,
+          existing,
+          topics.of(FleetTopology.AGENTLESS_EVENTS),
+          partitions,
+          replication,
+          week);
+    }
     add(create, existing, topics.of(FleetTopology.BY_REQUEST), partitions, replication, week);
     add(
         create,
@@ -186,8 +200,7 @@ final class FleetTopics {
    * and operator's approval is decided by the one task of the single-partition rollouts topic (the
    * fleet-wide ledger has one writer).
    */
-  static void checkPartitions(
-      Admin admin, FleetTopology.Topics topics, Map<String, Integer> created)
+  static void checkPartitions(Admin admin, Topics topics, Map<String, Integer> created)
       throws InterruptedException {
     int audit = partitions(admin, topics.approvals(), created);
     String byRequest = topics.of(FleetTopology.BY_REQUEST);

@@ -3,6 +3,7 @@ package dev.sebridge.fleet;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ final class PreCreatedTopics {
    * envelopePartitions} null: the envelopes topic's, as found. The envelopes topic comes first.
    */
   static Map<String, Expected> expected(
-      FleetTopology.Topics topics,
+      Topics topics,
       String applicationId,
       Integer envelopePartitions,
       int partitions,

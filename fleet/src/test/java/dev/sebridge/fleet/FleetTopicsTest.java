@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.Topics;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import dev.sebridge.fleet.testing.FleetTemplate;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
@@ -34,11 +35,10 @@ class FleetTopicsTest {
     kafka.close();
   }
 
-  static FleetTopology.Topics topics(String prefix) {
+  static Topics topics(String prefix) {
     kafka.createTopic(prefix + "-envelopes", 3);
     kafka.createTopic(prefix + "-commands", 3);
-    return new FleetTopology.Topics(
-        prefix, prefix + "-envelopes", prefix + "-commands", prefix + "-approvals");
+    return new Topics(prefix, prefix + "-envelopes", prefix + "-commands", prefix + "-approvals");
   }
 
   /** Until the broker lists these topics (a new topic's metadata reaches it a moment later). */
@@ -56,8 +56,8 @@ class FleetTopicsTest {
    */
   @Test
   void preCreatedTopicsAreCheckedAndEveryDifferenceIsNamed() throws Exception {
-    FleetTopology.Topics good = topics("made");
-    FleetTopology.Topics bad = topics("botched");
+    Topics good = topics("made");
+    Topics bad = topics("botched");
     listed(good.envelopes(), good.commands(), bad.envelopes(), bad.commands());
     Duration history = Duration.ofDays(30);
     Map<String, PreCreatedTopics.Expected> goodSpec =
@@ -168,7 +168,7 @@ class FleetTopicsTest {
                 .as(parameter)
                 .isEqualTo(key.defaultValue().orElseThrow().toString()));
 
-    FleetTopology.Topics t = topics("deployed");
+    Topics t = topics("deployed");
     listed(t.envelopes(), t.commands());
     Map<String, FleetTemplate.Topic> hubs =
         template.topics("deployed", "deployed-app", t.approvals(), 4, 3);
@@ -226,7 +226,7 @@ class FleetTopicsTest {
 
   @Test
   void freshTopicsAreCreatedAlignedAndTheRolloutsTopicHasOnePartition() throws Exception {
-    FleetTopology.Topics t = topics("fresh");
+    Topics t = topics("fresh");
     listed(t.envelopes(), t.commands());
     try (Admin admin = kafka.admin()) {
       FleetTopics.ensure(admin, t, 6, (short) 1);
@@ -240,7 +240,7 @@ class FleetTopicsTest {
   @Test
   void anAuditTopicWithOtherPartitionsThanTheResultsTopicStopsTheServiceNamingBoth()
       throws Exception {
-    FleetTopology.Topics t = topics("skewed");
+    Topics t = topics("skewed");
     kafka.createTopic(t.approvals(), 3); // created by hand, before the service
     listed(t.envelopes(), t.commands(), t.approvals());
     try (Admin admin = kafka.admin()) {
@@ -254,7 +254,7 @@ class FleetTopicsTest {
 
   @Test
   void aRolloutsTopicWithMoreThanOnePartitionStopsTheService() throws Exception {
-    FleetTopology.Topics t = topics("split");
+    Topics t = topics("split");
     kafka.createTopic(t.of(FleetTopology.ROLLOUTS), 2);
     listed(t.envelopes(), t.commands(), t.of(FleetTopology.ROLLOUTS));
     try (Admin admin = kafka.admin()) {
@@ -356,7 +356,7 @@ class FleetTopicsTest {
   @Test
   void readinessCountsTheGlobalViewsLagAsTheGlobalConsumerReportsIt(
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path stateDir) throws Exception {
-    FleetTopology.Topics t = topics("ready");
+    Topics t = topics("ready");
     listed(t.envelopes(), t.commands());
     try (Admin admin = kafka.admin()) {
       FleetTopics.ensure(admin, t, 1, (short) 1);
@@ -434,7 +434,7 @@ class FleetTopicsTest {
    */
   @Test
   void aRolloutRecordOfTheLargestSizeGoesThroughWithTheServicesSettings() throws Exception {
-    FleetTopology.Topics t = topics("large");
+    Topics t = topics("large");
     // Made before rollouts could be large (the broker's default limit): raised at start.
     kafka.createTopic(t.of(FleetTopology.VIEWS_ROLLOUTS), 1);
     listed(t.envelopes(), t.commands(), t.of(FleetTopology.VIEWS_ROLLOUTS));

@@ -27,6 +27,11 @@ public enum AzureEventStatus {
     };
   }
 
+  /** As Azure spells it: Scheduled, Started, Completed, Canceled. */
+  public String azureName() {
+    return name().charAt(0) + name().substring(1).toLowerCase(Locale.ROOT);
+  }
+
   /** True once the event is over (Completed or Canceled). */
   public boolean over() {
     return this == COMPLETED || this == CANCELED;

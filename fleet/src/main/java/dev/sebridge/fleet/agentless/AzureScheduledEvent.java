@@ -41,6 +41,37 @@ public record AzureScheduledEvent(
 
   public AzureScheduledEvent {
     resources = List.copyOf(resources);
+    if (!isScheduledEventId(resourceId, eventId)) {
+      throw new IllegalArgumentException(resourceId + " is not the scheduled event " + eventId);
+    }
+  }
+
+  /**
+   * Whether {@code id} is the ARM id of scheduled event {@code eventId} on a VM, scale set or
+   * availability set: {@code /subscriptions/.../providers/Microsoft.Compute/<type>/<name>} followed
+   * by {@code /providers/microsoft.maintenance/scheduledevents/<eventId>}, any case.
+   */
+  static boolean isScheduledEventId(String id, String eventId) {
+    if (id == null || eventId == null || eventId.isEmpty()) {
+      return false;
+    }
+    int at = id.length() - SCHEDULED_EVENTS.length() - eventId.length();
+    if (at <= 0
+        || !id.regionMatches(true, at, SCHEDULED_EVENTS, 0, SCHEDULED_EVENTS.length())
+        || !id.regionMatches(true, at + SCHEDULED_EVENTS.length(), eventId, 0, eventId.length())) {
+      return false;
+    }
+    String[] parent = id.substring(0, at).split("/", -1);
+    // "", subscriptions, s, resourceGroups, rg, providers, Microsoft.Compute, type, name
+    return parent.length == 9
+        && parent[0].isEmpty()
+        && parent[1].equalsIgnoreCase("subscriptions")
+        && parent[3].equalsIgnoreCase("resourceGroups")
+        && parent[5].equalsIgnoreCase("providers")
+        && parent[6].equalsIgnoreCase("Microsoft.Compute")
+        && List.of("virtualmachines", "virtualmachinescalesets", "availabilitysets")
+            .contains(parent[7].toLowerCase(Locale.ROOT))
+        && java.util.Arrays.stream(parent).skip(1).noneMatch(String::isBlank);
   }
 
   /** The EventId in lower case: the identity of an event, as the fleet keys it. */
@@ -53,7 +84,7 @@ public record AzureScheduledEvent(
    * without its {@code /providers/microsoft.maintenance/scheduledevents/{EventId}}.
    */
   public String parentResourceId() {
-    int at = resourceId.toLowerCase(Locale.ROOT).lastIndexOf(SCHEDULED_EVENTS);
-    return resourceId.substring(0, at);
+    return resourceId.substring(
+        0, resourceId.length() - SCHEDULED_EVENTS.length() - eventId.length());
   }
 }

@@ -45,8 +45,23 @@ public final class CentralEventParser {
     this.mapper = mapper;
   }
 
+  /** At most this many events in one record; more is malformed (nothing Azure sends). */
+  static final int MAX_EVENTS_PER_RECORD = 1000;
+
+  /** Reasons quote the input at most this long. */
+  static final int MAX_QUOTE = 200;
+
   /** Every delivery in one record (Event Grid may put several events in one array). */
   public List<Delivery> parse(byte[] record) {
+    return parse(record, name -> null);
+  }
+
+  /**
+   * Every delivery in one record; {@code header} gives the record's headers by name, for a
+   * CloudEvent in binary mode (its attributes in headers, the body its data only: the id is then
+   * {@code ce_id}, or {@code cloudEvents:id} as AMQP names it).
+   */
+  public List<Delivery> parse(byte[] record, java.util.function.Function<String, String> header) {
     JsonNode root;
     try {
       root = mapper.readTree(record);
@@ -58,6 +73,12 @@ public final class CentralEventParser {
     if (root == null || root.isMissingNode()) {
       return List.of(new Delivery.Malformed(null, "empty record"));
     }
+    if (root.isArray() && root.size() > MAX_EVENTS_PER_RECORD) {
+      return List.of(new Delivery.Malformed(null, root.size() + " events in one record"));
+    }
+    if (root.isObject() && field(root, "resourceInfo") != null && !root.has("data")) {
+      return List.of(one(binaryMode(root, header)));
+    }
     if (root.isArray()) {
       List<Delivery> all = new ArrayList<>();
       root.forEach(e -> all.add(one(e)));
@@ -68,13 +89,32 @@ public final class CentralEventParser {
     return List.of(one(root));
   }
 
+  /** A CloudEvent in binary mode: the body is the data, the attributes are headers. */
+  private JsonNode binaryMode(JsonNode data, java.util.function.Function<String, String> header) {
+    String id = header.apply("ce_id");
+    com.fasterxml.jackson.databind.node.ObjectNode e = mapper.createObjectNode();
+    e.put("specversion", "1.0");
+    e.put("id", id != null ? id : header.apply("cloudEvents:id"));
+    e.put("type", header.apply("ce_type"));
+    e.put("time", header.apply("ce_time"));
+    e.set("data", data);
+    return e;
+  }
+
   /** One event in either schema. */
   Delivery one(JsonNode e) {
     if (!e.isObject()) {
       return new Delivery.Malformed(null, "an event is not a JSON object");
     }
-    String id = text(e, "id");
+    String id = quote(text(e, "id"));
     JsonNode data = e.get("data");
+    if (data != null && data.isTextual()) {
+      try {
+        data = mapper.readTree(data.asText());
+      } catch (JsonProcessingException notJson) {
+        return new Delivery.Malformed(id, "data is a string that is not JSON");
+      }
+    }
     if (data == null || !data.isObject()) {
       return e.has("data_base64")
           ? new Delivery.Malformed(id, "binary data (data_base64) is not a scheduled event")
@@ -82,11 +122,13 @@ public final class CentralEventParser {
     }
     JsonNode info = field(data, "resourceInfo");
     if (info == null || !info.isObject()) {
-      return new Delivery.Ignored(id, "no data.resourceInfo: " + kind(e));
+      return kind(e).toLowerCase(Locale.ROOT).contains("scheduledevent")
+          ? new Delivery.Malformed(id, "a " + kind(e) + " without data.resourceInfo")
+          : new Delivery.Ignored(id, "no data.resourceInfo: " + kind(e));
     }
     String type = text(info, "type");
     if (type == null || !type.trim().equalsIgnoreCase(SCHEDULED_EVENTS_TYPE)) {
-      return new Delivery.Ignored(id, "resourceInfo.type " + type + ": " + kind(e));
+      return new Delivery.Ignored(id, "resourceInfo.type " + quote(type) + ": " + kind(e));
     }
     JsonNode p = field(info, "properties");
     if (p == null || !p.isObject()) {
@@ -97,7 +139,7 @@ public final class CentralEventParser {
       return new Delivery.Malformed(id, "no ResourceType");
     }
     if (!resourceType.trim().equalsIgnoreCase(VIRTUAL_MACHINE)) {
-      return new Delivery.Ignored(id, "ResourceType " + resourceType);
+      return new Delivery.Ignored(id, "ResourceType " + quote(resourceType));
     }
     return event(id, e, info, p);
   }
@@ -110,21 +152,23 @@ public final class CentralEventParser {
     }
     if (name != null && !name.isBlank() && !name.trim().equalsIgnoreCase(eventId.trim())) {
       return new Delivery.Malformed(
-          id, "resourceInfo.name " + name + " is not the EventId " + eventId);
+          id, "resourceInfo.name " + quote(name) + " is not the EventId " + quote(eventId));
     }
     String resourceId = text(info, "id");
-    if (resourceId == null
-        || !resourceId
-            .toLowerCase(Locale.ROOT)
-            .endsWith(
-                AzureScheduledEvent.SCHEDULED_EVENTS + eventId.trim().toLowerCase(Locale.ROOT))) {
+    resourceId = resourceId == null ? null : resourceId.trim();
+    if (!AzureScheduledEvent.isScheduledEventId(resourceId, eventId.trim())) {
       return new Delivery.Malformed(
-          id, "resourceInfo.id " + resourceId + " is not the scheduled event " + eventId);
+          id,
+          "resourceInfo.id "
+              + quote(resourceId)
+              + " is not the scheduled event "
+              + quote(eventId)
+              + " of a VM, scale set or availability set");
     }
     String statusText = text(p, "EventStatus");
     var status = AzureEventStatus.of(statusText);
     if (status.isEmpty()) {
-      return new Delivery.Malformed(id, "EventStatus " + statusText + " is not known");
+      return new Delivery.Malformed(id, "EventStatus " + quote(statusText) + " is not known");
     }
     String eventType = text(p, "EventType");
     if (eventType == null || eventType.isBlank()) {
@@ -137,14 +181,19 @@ public final class CentralEventParser {
     List<String> names = new ArrayList<>();
     for (JsonNode r : resources) {
       if (!r.isTextual() || r.asText().isBlank()) {
-        return new Delivery.Malformed(id, "Resources holds " + r + ", not a VM name");
+        return new Delivery.Malformed(
+            id, "Resources holds " + quote(r.toString()) + ", not a VM name");
       }
       names.add(r.asText().trim());
     }
-    Integer duration = duration(field(p, "DurationInSeconds"));
-    if (duration == null) {
+    if (names.isEmpty() && !status.get().over()) {
+      return new Delivery.Malformed(id, "a " + status.get() + " event that lists no VM");
+    }
+    String notBeforeText = text(p, "NotBefore");
+    java.time.Instant notBefore = NotBefore.parse(notBeforeText).orElse(null);
+    if (notBefore == null && notBeforeText != null && !notBeforeText.isBlank()) {
       return new Delivery.Malformed(
-          id, "DurationInSeconds " + field(p, "DurationInSeconds") + " is not a number");
+          id, "NotBefore " + quote(notBeforeText) + " is not a date any producer writes");
     }
     return new Delivery.Event(
         new AzureScheduledEvent(
@@ -154,30 +203,34 @@ public final class CentralEventParser {
             status.get(),
             eventType.trim(),
             text(p, "EventSource"),
-            NotBefore.parse(text(p, "NotBefore")).orElse(null),
-            duration,
+            notBefore,
+            duration(field(p, "DurationInSeconds")),
             text(p, "Description"),
             names,
             text(info, "location"),
             time(e)));
   }
 
-  /** -1 when not given; null when given and not a whole number. */
-  private static Integer duration(JsonNode d) {
-    if (d == null || d.isNull() || (d.isTextual() && d.asText().isBlank())) {
+  /**
+   * -1 when not given or not a whole number of seconds (the duration is advisory: an event is not
+   * lost over it); {@code 5.0} and {@code "5"} are 5.
+   */
+  private static int duration(JsonNode d) {
+    if (d == null || d.isNull()) {
       return -1;
     }
-    if (d.isIntegralNumber() && d.canConvertToInt()) {
+    if (d.isNumber() && d.canConvertToExactIntegral() && d.canConvertToInt()) {
       return d.intValue();
     }
     if (d.isTextual()) {
       try {
-        return Integer.parseInt(d.asText().trim());
-      } catch (NumberFormatException notANumber) {
-        return null;
+        java.math.BigDecimal n = new java.math.BigDecimal(d.asText().trim());
+        return n.stripTrailingZeros().scale() <= 0 ? n.intValueExact() : -1;
+      } catch (NumberFormatException | ArithmeticException notWhole) {
+        return -1;
       }
     }
-    return null;
+    return -1;
   }
 
   /** The delivery's time: {@code eventTime} (Event Grid) or {@code time} (CloudEvents). */
@@ -195,7 +248,12 @@ public final class CentralEventParser {
 
   private static String kind(JsonNode e) {
     String t = text(e, e.has("specversion") ? "type" : "eventType");
-    return t == null ? "an event without a type" : t;
+    return t == null ? "an event without a type" : quote(t);
+  }
+
+  /** Input quoted in a reason: at most {@link #MAX_QUOTE} characters. */
+  static String quote(String s) {
+    return s == null || s.length() <= MAX_QUOTE ? s : s.substring(0, MAX_QUOTE) + "...";
   }
 
   /** A field by its name in any case (the exact spelling first). */

@@ -2,9 +2,11 @@ package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.model.CentralReport;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
@@ -168,6 +170,17 @@ public final class FleetQueries {
     n.put("firstSeenAt", str(e.firstSeenAt()));
     n.put("lastSeenAt", str(e.lastSeenAt()));
     n.put("closedAt", str(e.closedAt()));
+    n.put("firstSeenBy", (e.firstSeenBy() == null ? Source.AGENT : e.firstSeenBy()).json());
+    CentralReport central = e.central();
+    if (central != null) {
+      ObjectNode c = n.putObject("central");
+      c.put("status", central.status().azureName());
+      c.put("resourceId", central.resourceId());
+      ArrayNode names = c.putArray("resources");
+      central.resources().forEach(names::add);
+      c.put("firstSeenAt", str(central.firstSeenAt()));
+      c.put("lastSeenAt", str(central.lastSeenAt()));
+    }
     n.put("vmCount", vmsOfInterest.size());
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Integer> zones = new TreeMap<>();

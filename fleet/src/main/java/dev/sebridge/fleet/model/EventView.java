@@ -22,6 +22,10 @@ import java.util.TreeMap;
  * @param lastSeenAt the newest envelope about it
  * @param closedAt when every VM that reported it was done with it, or null while open
  * @param vms each reporting VM's part, by vmId
+ * @param central what Azure's central delivery says of it, or null (none configured, or none
+ *     delivered yet)
+ * @param firstSeenBy who reported it first; null in views written before central delivery (an
+ *     agent)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EventView(
@@ -35,11 +39,60 @@ public record EventView(
     Instant firstSeenAt,
     Instant lastSeenAt,
     Instant closedAt,
-    Map<String, VmEventState> vms) {
+    Map<String, VmEventState> vms,
+    CentralReport central,
+    Source firstSeenBy) {
 
   public EventView {
     resources = resources == null ? List.of() : List.copyOf(resources);
     vms = vms == null ? Map.of() : new TreeMap<>(vms);
+  }
+
+  /** An event only agents reported (so far). */
+  public EventView(
+      String eventId,
+      String eventType,
+      String eventSource,
+      Instant notBefore,
+      Integer durationInSeconds,
+      String description,
+      List<String> resources,
+      Instant firstSeenAt,
+      Instant lastSeenAt,
+      Instant closedAt,
+      Map<String, VmEventState> vms) {
+    this(
+        eventId,
+        eventType,
+        eventSource,
+        notBefore,
+        durationInSeconds,
+        description,
+        resources,
+        firstSeenAt,
+        lastSeenAt,
+        closedAt,
+        vms,
+        null,
+        null);
+  }
+
+  /** The same event with Azure's report and who saw it first as given. */
+  public EventView withCentral(CentralReport central, Source firstSeenBy) {
+    return new EventView(
+        eventId,
+        eventType,
+        eventSource,
+        notBefore,
+        durationInSeconds,
+        description,
+        resources,
+        firstSeenAt,
+        lastSeenAt,
+        closedAt,
+        vms,
+        central,
+        firstSeenBy);
   }
 
   public boolean open() {

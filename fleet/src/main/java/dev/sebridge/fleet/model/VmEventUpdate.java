@@ -17,6 +17,8 @@ import java.time.Instant;
  * @param inferred a removal the agent could not observe live
  * @param event the IMDS event (transitions), else null
  * @param approval the result (approval results), else null
+ * @param central Azure's central delivery of the event (then {@code vmId} is null and {@code
+ *     transition} is {@code central}), else null
  */
 public record VmEventUpdate(
     String eventKey,
@@ -28,4 +30,30 @@ public record VmEventUpdate(
     String transition,
     boolean inferred,
     JsonNode event,
-    VmEventState.ApprovalInfo approval) {}
+    VmEventState.ApprovalInfo approval,
+    dev.sebridge.fleet.agentless.AzureScheduledEvent central) {
+  /** The transition of an update from Azure's central delivery. */
+  public static final String CENTRAL = "central";
+
+  /** An agent's report. */
+  public VmEventUpdate(
+      String eventKey,
+      String vmId,
+      String name,
+      String zone,
+      String scaleSet,
+      Instant time,
+      String transition,
+      boolean inferred,
+      JsonNode event,
+      VmEventState.ApprovalInfo approval) {
+    this(eventKey, vmId, name, zone, scaleSet, time, transition, inferred, event, approval, null);
+  }
+
+  /** Azure's central delivery of an event, at {@code time}. */
+  public static VmEventUpdate central(
+      dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time) {
+    return new VmEventUpdate(
+        event.key(), null, null, null, null, time, CENTRAL, false, null, null, event);
+  }
+}

@@ -2,6 +2,7 @@ package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryVm;
+import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,8 +31,20 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
   private ProcessorContext<String, EventView> context;
   private KeyValueStore<String, EventView> store;
 
+  /** How long an event only Azure reported stays open without a delivery (a lost Completed). */
+  private final Duration centralSilence;
+
   EventProcessor(Duration retention, TopologyObserver observer, Membership membership) {
+    this(retention, Retention.VMS, observer, membership);
+  }
+
+  EventProcessor(
+      Duration retention,
+      Duration centralSilence,
+      TopologyObserver observer,
+      Membership membership) {
     this.retention = retention;
+    this.centralSilence = centralSilence;
     this.observer = observer;
     this.inventoried = membership == Membership.INVENTORY;
   }
@@ -61,9 +74,11 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
       return; // a gone VM's part that is already over (or an event already forgotten)
     }
     EventView next = EventViews.apply(old, u, this::known);
-    var before = old == null ? null : old.vms().get(u.vmId());
-    var after = next.vms().get(u.vmId());
+    bothSources(old, u);
+    var before = old == null || u.vmId() == null ? null : old.vms().get(u.vmId());
+    var after = u.vmId() == null ? null : next.vms().get(u.vmId());
     if (before != null
+        && after != null
         && before.status().equals("scheduled")
         && after.status().equals("approved")) {
       observer.approvedAfter(Duration.between(before.since(), u.time()));
@@ -72,16 +87,60 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     context.forward(new Record<>(u.eventKey(), next, record.timestamp()));
   }
 
+  /** The second source's first report of an event: who was first, and by how much. */
+  private void bothSources(EventView old, VmEventUpdate u) {
+    if (old == null) {
+      return;
+    }
+    if (u.central() != null && old.central() == null && !old.vms().isEmpty()) {
+      observer.seenByBoth(Source.AGENT, Duration.between(old.firstSeenAt(), u.time()));
+    } else if (u.central() == null && old.central() != null && old.vms().isEmpty()) {
+      observer.seenByBoth(Source.AZURE, Duration.between(old.central().firstSeenAt(), u.time()));
+    }
+  }
+
   private void forgetClosed(long wallClockMs) {
-    Instant horizon = Instant.ofEpochMilli(wallClockMs).minus(retention);
+    Instant now = Instant.ofEpochMilli(wallClockMs);
+    Instant horizon = now.minus(retention);
+    Instant silent = now.minus(centralSilence);
     List<String> expired = new ArrayList<>();
+    List<KeyValue<String, EventView>> lost = new ArrayList<>();
     try (KeyValueIterator<String, EventView> all = store.all()) {
       while (all.hasNext()) {
         KeyValue<String, EventView> kv = all.next();
-        if (kv.value.closedAt() != null && kv.value.closedAt().isBefore(horizon)) {
+        EventView e = kv.value;
+        if (e.closedAt() != null && e.closedAt().isBefore(horizon)) {
           expired.add(kv.key);
+        } else if (e.closedAt() == null
+            && e.vms().isEmpty()
+            && e.central() != null
+            && e.central().lastSeenAt().isBefore(silent)) {
+          lost.add(kv);
         }
       }
+    }
+    // An event only Azure reported, nothing delivered for it for so long: its Completed or
+    // Canceled was lost. It closes (and is forgotten after the retention), so nothing stays open
+    // for ever.
+    for (KeyValue<String, EventView> kv : lost) {
+      EventView e = kv.value;
+      EventView closed =
+          new EventView(
+              e.eventId(),
+              e.eventType(),
+              e.eventSource(),
+              e.notBefore(),
+              e.durationInSeconds(),
+              e.description(),
+              e.resources(),
+              e.firstSeenAt(),
+              e.lastSeenAt(),
+              now,
+              e.vms(),
+              e.central(),
+              e.firstSeenBy());
+      store.put(kv.key, closed);
+      context.forward(new Record<>(kv.key, closed, wallClockMs));
     }
     for (String key : expired) {
       store.delete(key);

@@ -2,6 +2,7 @@ package dev.sebridge.fleet.streams;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.imds.NotBefore;
@@ -78,6 +79,19 @@ final class EventViews {
    *     unknown one set, those it does not give included
    */
   static EventView apply(
+      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
+    if (u.central() != null) {
+      return CentralReports.apply(old, u.central(), u.time());
+    }
+    EventView next = applyAgents(old, u, known);
+    // Azure's report, and who saw the event first, stay as they were.
+    return old == null
+        ? next.withCentral(null, Source.AGENT)
+        : next.withCentral(
+            old.central(), old.firstSeenBy() == null ? Source.AGENT : old.firstSeenBy());
+  }
+
+  private static EventView applyAgents(
       EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
     Map<String, VmEventState> vms = new LinkedHashMap<>(old == null ? Map.of() : old.vms());
     boolean knownBefore = vms.keySet().stream().anyMatch(known);
@@ -185,11 +199,11 @@ final class EventViews {
     return current == null || current.equals("inferred") ? otherwise : current;
   }
 
-  private static Instant later(Instant a, Instant b) {
+  static Instant later(Instant a, Instant b) {
     return a == null || (b != null && b.isAfter(a)) ? b : a;
   }
 
-  private static Instant earlier(Instant a, Instant b) {
+  static Instant earlier(Instant a, Instant b) {
     return a == null || (b != null && b.isBefore(a)) ? b : a;
   }
 }

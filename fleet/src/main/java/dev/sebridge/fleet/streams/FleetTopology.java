@@ -12,6 +12,8 @@ import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -99,6 +101,13 @@ public final class FleetTopology {
 
   // Topic names (suffixes of the prefix): internal ones, then the views.
   public static final String BY_EVENT = "by-event";
+
+  /**
+   * Azure's central scheduled events, as the Event Grid subscription delivers them
+   * (deploy/azure/fleet.bicep); read when {@link Topics#centralEvents()}.
+   */
+  public static final String AGENTLESS_EVENTS = "agentless-events";
+
   public static final String BY_REQUEST = "by-request";
 
   public static final String VIEWS_VMS = "views-vms";
@@ -122,13 +131,6 @@ public final class FleetTopology {
    * Records are compressed (zstd) on the wire.
    */
   public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
-
-  /** The topics a topology reads and writes. */
-  public record Topics(String prefix, String envelopes, String commands, String approvals) {
-    public String of(String name) {
-      return prefix + "-" + name;
-    }
-  }
 
   private FleetTopology() {}
 
@@ -202,13 +204,14 @@ public final class FleetTopology {
         untyped(vmViews.serializer()),
         "vms");
     t.addProcessor("fan-out", () -> new FanOut(membership), "envelopes");
+    List<String> toEvents = new ArrayList<>(List.of("fan-out", "vms"));
+    CentralFanOut.addTo(t, topics).ifPresent(toEvents::add);
     t.addSink(
         BY_EVENT_SINK,
         topics.of(BY_EVENT),
         new StringSerializer(),
         untyped(updates.serializer()),
-        "fan-out",
-        "vms");
+        toEvents.toArray(String[]::new));
     t.addSink(
         BY_REQUEST_SINK,
         topics.of(BY_REQUEST),
@@ -220,7 +223,7 @@ public final class FleetTopology {
     t.addSource("by-event", new StringDeserializer(), updates.deserializer(), topics.of(BY_EVENT));
     t.addProcessor(
         "events",
-        () -> new EventProcessor(retention.closedEvents(), observer, membership),
+        () -> new EventProcessor(retention.closedEvents(), retention.vms(), observer, membership),
         "by-event");
     t.addStateStore(store(EVENT_STATE, eventViews), "events");
     t.addSink(

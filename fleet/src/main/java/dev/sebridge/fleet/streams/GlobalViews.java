@@ -19,7 +19,7 @@ final class GlobalViews {
 
   static void add(
       Topology t,
-      FleetTopology.Topics topics,
+      Topics topics,
       TopologyObserver observer,
       ViewIndex index,
       Membership membership) {

@@ -33,6 +33,12 @@ public interface TopologyObserver {
    */
   default void rolloutsReplaying(boolean replaying) {}
 
+  /**
+   * An event both an agent and Azure's central delivery have now reported: {@code first} reported
+   * it {@code lead} before the other (their own clocks: the envelope's and the delivery's time).
+   */
+  default void seenByBoth(dev.sebridge.fleet.model.Source first, Duration lead) {}
+
   /** Tells every one of these (nulls left out). */
   static TopologyObserver all(TopologyObserver... observers) {
     java.util.List<TopologyObserver> list =
@@ -66,6 +72,11 @@ public interface TopologyObserver {
       @Override
       public void rolloutsReplaying(boolean replaying) {
         list.forEach(o -> o.rolloutsReplaying(replaying));
+      }
+
+      @Override
+      public void seenByBoth(dev.sebridge.fleet.model.Source first, Duration lead) {
+        list.forEach(o -> o.seenByBoth(first, lead));
       }
     };
   }

@@ -185,8 +185,6 @@ class CentralEventParserTest {
                 eventGrid(
                     "d", "x", type, good.replace("[\"web-1\", \"web-2\"]", "[\"web-1\", 7]"))))
         .isEqualTo("Resources holds 7, not a VM name");
-    assertThat(malformed(eventGrid("d", "x", type, good.replace("-1}", "\"soon\"}"))))
-        .isEqualTo("DurationInSeconds \"soon\" is not a number");
     assertThat(
             malformed(
                 eventGrid("d", "x", type, good)
@@ -194,7 +192,9 @@ class CentralEventParserTest {
                         "scheduledevents/AB5C6A36-1E5A-4D5C-8B3E-6E2A9E3F1C01\", \"name\"",
                         "scheduledevents/other\", \"name\"")))
         .startsWith("resourceInfo.id ")
-        .endsWith("is not the scheduled event AB5C6A36-1E5A-4D5C-8B3E-6E2A9E3F1C01");
+        .endsWith(
+            "is not the scheduled event AB5C6A36-1E5A-4D5C-8B3E-6E2A9E3F1C01"
+                + " of a VM, scale set or availability set");
     assertThat(
             malformed(
                 eventGrid("d", "x", type, good)
@@ -203,6 +203,72 @@ class CentralEventParserTest {
                         "\"name\": \"other\"")))
         .isEqualTo(
             "resourceInfo.name other is not the EventId AB5C6A36-1E5A-4D5C-8B3E-6E2A9E3F1C01");
+  }
+
+  @Test
+  void whatAzureMaySendOtherwiseIsReadAndWhatCannotBeTrustedIsMalformed() {
+    String type = "microsoft.maintenance/scheduledevents";
+    String good = properties("Scheduled", "Mon, 19 Sep 2025 18:29:47 GMT");
+    // a whole number of seconds written as 5.0 or "5.0"; anything else is unknown (-1), the
+    // event is kept
+    assertThat(event(eventGrid("d", "x", type, good.replace("-1}", "5.0}"))).durationInSeconds())
+        .isEqualTo(5);
+    assertThat(
+            event(eventGrid("d", "x", type, good.replace("-1}", "\"5.0\"}"))).durationInSeconds())
+        .isEqualTo(5);
+    assertThat(
+            event(eventGrid("d", "x", type, good.replace("-1}", "\"soon\"}"))).durationInSeconds())
+        .isEqualTo(-1);
+    // data as a JSON string
+    String grid = eventGrid("d-5", "x", type, good);
+    int at = grid.indexOf("\"data\": ") + 8;
+    String data = grid.substring(at, grid.length() - 1);
+    String stringData =
+        grid.substring(0, at) + new ObjectMapper().valueToTree(data).toString() + "}";
+    assertThat(event(stringData).deliveryId()).isEqualTo("d-5");
+    // a CloudEvent in binary mode: the body is the data, the id a header
+    AzureScheduledEvent binary =
+        parser
+            .parse(
+                data.getBytes(StandardCharsets.UTF_8),
+                h ->
+                    switch (h) {
+                      case "ce_id" -> "d-6";
+                      case "ce_time" -> "2025-09-19T18:00:00Z";
+                      default -> null;
+                    })
+            .stream()
+            .map(d -> ((Delivery.Event) d).event())
+            .findFirst()
+            .orElseThrow();
+    assertThat(binary.deliveryId()).isEqualTo("d-6");
+    assertThat(binary.deliveredAt()).isEqualTo(Instant.parse("2025-09-19T18:00:00Z"));
+    // a scale set's event
+    String vmss = VM_EVENT_ID.replace("virtualMachines/web-1", "virtualMachineScaleSets/web");
+    assertThat(event(eventGrid("d", "x", type, good).replace(VM_EVENT_ID, vmss)).parentResourceId())
+        .endsWith("/virtualMachineScaleSets/web");
+
+    assertThat(malformed(eventGrid("d", "x", type, properties("Scheduled", "Mon, 19 Sep"))))
+        .isEqualTo("NotBefore Mon, 19 Sep is not a date any producer writes");
+    assertThat(malformed(eventGrid("d", "x", type, good.replace("[\"web-1\", \"web-2\"]", "[]"))))
+        .isEqualTo("a SCHEDULED event that lists no VM");
+    assertThat(
+            malformed(
+                eventGrid("d", "x", type, good)
+                    .replace(
+                        "Microsoft.Compute/virtualMachines", "Microsoft.Network/loadBalancers")))
+        .contains("of a VM, scale set or availability set");
+    assertThat(
+            malformed(
+                "{\"id\": \"d\", \"eventType\":"
+                    + " \"Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted\","
+                    + " \"data\": {}}"))
+        .contains("without data.resourceInfo");
+    assertThat(malformed(eventGrid("d", "x", type, properties("X".repeat(5000), ""))))
+        .hasSizeLessThan(300);
+    // nothing Azure sends: more events in one record than the parser takes
+    assertThat(malformed("[" + "{},".repeat(CentralEventParser.MAX_EVENTS_PER_RECORD) + "{}]"))
+        .endsWith("events in one record");
   }
 
   private String malformed(String json) {

@@ -43,8 +43,7 @@ import org.junit.jupiter.api.Test;
 
 /** The fleet topology, driven record by record ({@link TopologyTestDriver}, no broker). */
 class FleetTopologyTest {
-  static final FleetTopology.Topics TOPICS =
-      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
   static final String REBOOT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
 

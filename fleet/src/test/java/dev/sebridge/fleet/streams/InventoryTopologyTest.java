@@ -45,8 +45,7 @@ import org.junit.jupiter.api.Test;
  * the test can fail).
  */
 class InventoryTopologyTest {
-  static final FleetTopology.Topics TOPICS =
-      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
 
   final MutableClock clock = new MutableClock(T0);

@@ -45,8 +45,7 @@ import org.junit.jupiter.api.Test;
  * clock: what each policy action sends, and a rollout that waits for a VM to be back.
  */
 class PolicyAndRolloutTopologyTest {
-  static final FleetTopology.Topics TOPICS =
-      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
 
   final MutableClock clock = new MutableClock(T0);

@@ -43,8 +43,7 @@ import org.junit.jupiter.api.Test;
  * recent, and an event whose VM is gone closes as inferred (vanished).
  */
 class RetentionTopologyTest {
-  static final FleetTopology.Topics TOPICS =
-      new FleetTopology.Topics("fleet", "envelopes", "commands", "approvals");
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules();
 

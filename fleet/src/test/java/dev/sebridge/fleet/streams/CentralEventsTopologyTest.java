@@ -1,0 +1,240 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.command.CommandSigner;
+import dev.sebridge.fleet.agentless.AzureEventStatus;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.Source;
+import dev.sebridge.fleet.testing.AgentEnvelopes;
+import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.testing.MutableClock;
+import dev.sebridge.track.TransitionType;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Azure's central deliveries in the fleet's topology: one view per EventId holds the agents' parts
+ * and Azure's report side by side, says who saw the event first, and an event only Azure reported
+ * (VMs without an agent) opens and closes as Azure says.
+ */
+class CentralEventsTopologyTest {
+  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals", true);
+  static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+  static final String EVENT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
+  static final String RESOURCE =
+      "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-1"
+          + "/providers/microsoft.maintenance/scheduledevents/"
+          + EVENT;
+
+  final MutableClock clock = new MutableClock(T0);
+  final AgentEnvelopes agents = new AgentEnvelopes(clock);
+  final VmIdentity vm1 = AgentEnvelopes.vm("vm-1", "web-1", "1", "web");
+  final List<String> firsts = new ArrayList<>();
+  TopologyTestDriver driver;
+  TestInputTopic<String, byte[]> envelopes;
+  TestInputTopic<String, byte[]> central;
+
+  @BeforeEach
+  void start() throws Exception {
+    TopologyObserver observer =
+        new TopologyObserver() {
+          @Override
+          public void applied(Instant envelopeTime) {}
+
+          @Override
+          public void approvedAfter(Duration sinceScheduled) {}
+
+          @Override
+          public void seenByBoth(Source first, Duration lead) {
+            firsts.add(first + " " + lead);
+          }
+        };
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "central-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, SkipAndCount.class.getName());
+    driver =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                TOPICS,
+                new CommandIssuer(
+                    new CommandSigner(
+                        new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Duration.ofHours(24),
+                observer),
+            p,
+            T0);
+    envelopes =
+        driver.createInputTopic(
+            TOPICS.envelopes(), new StringSerializer(), new ByteArraySerializer());
+    central =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.AGENTLESS_EVENTS),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  @AfterEach
+  void stop() {
+    driver.close();
+  }
+
+  /**
+   * One Event Grid delivery (CloudEvents schema) of the event, as Azure's clock says {@code at}.
+   */
+  void deliver(String deliveryId, String status, Instant at, String... resources) {
+    String json =
+        """
+        {"specversion": "1.0", "id": "%s", "source": "/subscriptions/s", "time": "%s",
+         "type": "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
+         "data": {"resourceInfo": {"id": "%s", "name": "%s",
+           "type": "Microsoft.Maintenance/scheduledEvents", "location": "westeurope",
+           "properties": {"EventId": "%s", "EventType": "Reboot", "ResourceType": "VirtualMachine",
+             "Resources": [%s], "EventStatus": "%s", "NotBefore": "%s",
+             "Description": "Host update", "EventSource": "Platform", "DurationInSeconds": -1}}}}"""
+            .formatted(
+                deliveryId,
+                at,
+                RESOURCE,
+                EVENT,
+                EVENT,
+                String.join(", ", List.of(resources).stream().map(r -> "\"" + r + "\"").toList()),
+                status,
+                status.equals("Scheduled") ? "Sun, 23 Nov 2026 10:15:00 GMT" : "");
+    central.pipeInput("any-key", json.getBytes(StandardCharsets.UTF_8), clock.instant());
+  }
+
+  EventView event() {
+    KeyValueStore<String, EventView> s = driver.getKeyValueStore(FleetTopology.EVENTS_VIEW);
+    return s.get(EVENT.toLowerCase(java.util.Locale.ROOT));
+  }
+
+  void advance(Duration d) {
+    clock.advance(d);
+    driver.advanceWallClockTime(d);
+  }
+
+  @Test
+  void anEventOfVmsWithoutAnAgentOpensAndClosesAsAzureSaysAndLateDeliveriesChangeNothing() {
+    deliver("d-1", "Scheduled", T0, "db-1", "db-2");
+    EventView e = event();
+    assertThat(e.open()).isTrue();
+    assertThat(e.vms()).isEmpty();
+    assertThat(e.resources()).containsExactly("db-1", "db-2");
+    assertThat(e.eventType()).isEqualTo("Reboot");
+    assertThat(e.notBefore()).isEqualTo(Instant.parse("2026-11-23T10:15:00Z"));
+    assertThat(e.firstSeenBy()).isEqualTo(Source.AZURE);
+    assertThat(e.central().status()).isEqualTo(AzureEventStatus.SCHEDULED);
+    assertThat(e.central().resourceId()).isEqualTo(RESOURCE);
+
+    deliver("d-2", "Started", T0.plusSeconds(900), "db-1", "db-2");
+    deliver("d-1", "Scheduled", T0, "db-1", "db-2"); // the first again, late and repeated
+    e = event();
+    assertThat(e.central().status()).isEqualTo(AzureEventStatus.STARTED);
+    assertThat(e.notBefore()).as("empty once Started, not brought back").isNull();
+    assertThat(e.central().firstSeenAt()).isEqualTo(T0);
+    assertThat(e.central().lastSeenAt()).isEqualTo(T0.plusSeconds(900));
+    assertThat(e.open()).isTrue();
+
+    deliver("d-3", "Completed", T0.plusSeconds(1000), "db-1", "db-2");
+    deliver("d-4", "Canceled", T0.plusSeconds(1100), "db-1", "db-2"); // the first final stands
+    e = event();
+    assertThat(e.central().status()).isEqualTo(AzureEventStatus.COMPLETED);
+    assertThat(e.closedAt()).isEqualTo(T0.plusSeconds(1000));
+    assertThat(firsts).as("no agent ever reported it").isEmpty();
+  }
+
+  @Test
+  void whoSawItFirstAndByHowMuchWhenAnAgentWasFirst() {
+    envelopes.pipeInput(
+        vm1.vmId(),
+        agents.transition(
+            TransitionType.SCHEDULED,
+            vm1,
+            AgentEnvelopes.imdsEvent(
+                EVENT, "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(900)),
+            false),
+        clock.instant());
+    deliver("d-1", "Scheduled", T0.plusSeconds(42), "web-1");
+    EventView e = event();
+    assertThat(e.firstSeenBy()).isEqualTo(Source.AGENT);
+    assertThat(e.vms()).containsOnlyKeys("vm-1");
+    assertThat(e.central().status()).isEqualTo(AzureEventStatus.SCHEDULED);
+    assertThat(firsts).containsExactly("AGENT PT42S");
+    // Azure's report never closes an event an agent still reports open: the agent's part decides
+    deliver("d-2", "Completed", T0.plusSeconds(60), "web-1");
+    assertThat(event().open()).isTrue();
+    assertThat(event().vms().get("vm-1").status()).isEqualTo("scheduled");
+  }
+
+  @Test
+  void whoSawItFirstAndByHowMuchWhenAzureWasFirst() {
+    deliver("d-1", "Scheduled", T0, "web-1");
+    clock.advance(Duration.ofSeconds(3));
+    envelopes.pipeInput(
+        vm1.vmId(),
+        agents.transition(
+            TransitionType.SCHEDULED,
+            vm1,
+            AgentEnvelopes.imdsEvent(
+                EVENT, "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(900)),
+            false),
+        clock.instant());
+    EventView e = event();
+    assertThat(e.firstSeenBy()).isEqualTo(Source.AZURE);
+    assertThat(e.firstSeenAt()).isEqualTo(T0);
+    assertThat(e.vms()).containsOnlyKeys("vm-1");
+    assertThat(e.central()).isNotNull();
+    assertThat(firsts).containsExactly("AZURE PT3S");
+  }
+
+  @Test
+  void anEventOnlyAzureReportedWhoseEndWasNeverDeliveredClosesAndIsForgotten() {
+    deliver("d-1", "Started", T0, "db-1");
+    advance(Retention.VMS.minusMinutes(5));
+    assertThat(event().open()).isTrue();
+    advance(Duration.ofMinutes(10));
+    assertThat(event().open()).as("nothing delivered for fleet.vm-retention").isFalse();
+    advance(Duration.ofHours(25));
+    assertThat(event()).as("forgotten after the closed retention").isNull();
+  }
+
+  @Test
+  void aDeliveryThatCannotBeReadIsCountedAndStopsNothing() {
+    long before =
+        SkipAndCount.counts()
+            .getOrDefault(CentralFanOut.MALFORMED, new java.util.concurrent.atomic.AtomicLong())
+            .get();
+    central.pipeInput("k", "not json".getBytes(StandardCharsets.UTF_8), clock.instant());
+    central.pipeInput(
+        "k",
+        ("{\"specversion\": \"1.0\", \"id\": \"x\", \"type\": \"t\", \"data\": {\"resourceInfo\":"
+                + " {\"type\": \"microsoft.maintenance/scheduledevents\", \"properties\":"
+                + " {\"ResourceType\": \"VirtualMachine\"}}}}")
+            .getBytes(StandardCharsets.UTF_8),
+        clock.instant());
+    assertThat(SkipAndCount.counts().get(CentralFanOut.MALFORMED).get()).isEqualTo(before + 2);
+    deliver("d-1", "Scheduled", T0, "db-1");
+    assertThat(event()).isNotNull();
+  }
+}
