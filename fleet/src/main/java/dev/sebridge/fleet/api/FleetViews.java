@@ -95,12 +95,6 @@ public final class FleetViews {
     return inventory.get();
   }
 
-  /** Up to {@code n} inventory VMs after the key {@code after}, that {@code keep} accepts. */
-  public List<KeyValue<String, InventoryVm>> inventoryAfter(
-      String after, Predicate<InventoryVm> keep, int n) {
-    return after(inventory.get(), after, keep, n);
-  }
-
   private static <V> ReadOnlyKeyValueStore<String, V> store(KafkaStreams streams, String name) {
     return streams.store(
         StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));

@@ -114,6 +114,14 @@ public final class Coverage implements TopologyObserver {
   }
 
   /**
+   * Up to {@code n} vmIds without an agent after {@code after} (null: from the first), in order.
+   */
+  public List<String> withoutAgentAfter(String after, int n) {
+    return (after == null ? withoutAgent : withoutAgent.tailSet(after, false))
+        .stream().limit(n).toList();
+  }
+
+  /**
    * The first {@code n} vmIds, in key order, whose agents report and the inventory does not list:
    * the same rule as {@link Counts#unknown()}.
    */

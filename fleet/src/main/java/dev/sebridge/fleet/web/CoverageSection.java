@@ -15,8 +15,8 @@ import java.util.function.Supplier;
  * The page's coverage section (docs/fleet.md, "Membership from Azure's inventory"): how many VMs
  * Azure lists, how many of them have a live agent, a silent one or none, and how many unknown VMs
  * report; the first {@link #LIMIT} VMs without an agent and the first unknown VMs, in key order,
- * chosen by the same rule as the counts ({@link Coverage}: its byte per vmId walked, no store
- * scanned). The API pages the rest: {@code /api/coverage/without-agent} by the same rule, {@code
+ * chosen by the same rule as the counts ({@link Coverage}: its key-ordered sets, no store scanned).
+ * The API pages the rest: {@code /api/coverage/without-agent} by the same rule, {@code
  * /api/vms?inventory=unknown} by each view's stamp (see docs/fleet.md).
  */
 final class CoverageSection {
@@ -51,8 +51,8 @@ final class CoverageSection {
     m.put("limit", LIMIT);
     Instant at = refreshedAt.get();
     m.put("refreshedAt", at == null ? null : at.toString());
-    // Which VMs: from the counts' own state (one byte per vmId, no store read), so the lists
-    // agree with the counts; then each shown VM read by key.
+    // Which VMs: from the counts' own key-ordered sets (no store read), so the lists agree with
+    // the counts; then each shown VM read by key.
     List<String> without = c.withoutAgent() == 0 ? List.of() : coverage.firstWithoutAgent(LIMIT);
     m.put(
         "withoutList",

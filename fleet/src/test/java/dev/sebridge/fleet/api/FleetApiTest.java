@@ -301,6 +301,34 @@ class FleetApiTest {
             call("GET", "/api/coverage/without-agent", READER, null, "/api/coverage/without-agent")
                 .body());
     assertThat(without.get("vms")).extracting(v -> v.get("vmId").asText()).containsExactly("vm-4");
+    // Paged from the coverage's own ordered set, each VM read by key: no walk of the inventory.
+    for (String id : List.of("vm-5", "vm-6")) {
+      inventory.map.put(
+          id,
+          new dev.sebridge.fleet.model.InventoryVm(
+              id, null, id, "sub-1", "rg", "westeurope", "1", null, null, Map.of()));
+      coverage.keyChanged(
+          dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, id, inventory.map.get(id));
+    }
+    int scans = inventory.scans.get();
+    List<String> paged = new ArrayList<>();
+    String path = "/api/coverage/without-agent?limit=2";
+    for (int page = 0; page < 5 && path != null; page++) {
+      JsonNode p =
+          JsonSerde.JSON.readTree(
+              call("GET", path, READER, null, "/api/coverage/without-agent").body());
+      p.get("vms").forEach(v -> paged.add(v.get("vmId").asText()));
+      path =
+          p.has("next")
+              ? "/api/coverage/without-agent?limit=2&cursor=" + p.get("next").asText()
+              : null;
+    }
+    assertThat(paged).containsExactly("vm-4", "vm-5", "vm-6");
+    assertThat(inventory.scans.get()).as("no scan of the inventory").isEqualTo(scans);
+    for (String id : List.of("vm-5", "vm-6")) {
+      inventory.map.remove(id);
+      coverage.keyChanged(dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, id, null);
+    }
 
     // Agents reporting a vmId Azure does not list, or a listed one spelt otherwise: unknown.
     coverage.keyChanged(
