@@ -48,6 +48,11 @@ public final class Campaigns {
   public static List<Campaign> of(Collection<EventView> events) {
     Map<List<String>, List<EventView>> kinds = new LinkedHashMap<>();
     for (EventView e : events) {
+      if (e.vms().isEmpty()) {
+        // Only Azure's central delivery reported it (VMs without an agent): nothing to roll out
+        // through agents, and it must not change the id of a campaign operators already use.
+        continue;
+      }
       kinds
           .computeIfAbsent(
               List.of(

@@ -297,9 +297,19 @@ public final class Ledger {
                 .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant)));
   }
 
-  /** Whether the views show the event released for any VM (approved, started or over). */
+  /**
+   * Whether the views show the event released for any VM (approved, started or over), or Azure's
+   * central delivery says it started or completed.
+   */
   static boolean released(String eventId, World w) {
-    return released(w.eventVms(eventId).values());
+    return released(w.eventVms(eventId).values()) || w.releasedByAzure(eventId);
+  }
+
+  /** Whether Azure's central delivery says the event started or completed. */
+  public static boolean releasedByAzure(dev.sebridge.fleet.model.CentralReport central) {
+    return central != null
+        && (central.status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED
+            || central.status() == dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
   }
 
   /** Whether these VMs' states show their event released (approved, started or over). */

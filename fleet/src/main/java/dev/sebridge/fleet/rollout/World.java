@@ -30,9 +30,15 @@ public interface World {
    * events change; this answer filters every open event.
    */
   default Collection<String> releasedOpenEvents() {
-    return openEvents().stream()
-        .filter(e -> e != null && Ledger.released(eventVms(e).values()))
-        .toList();
+    return openEvents().stream().filter(e -> e != null && Ledger.released(e, this)).toList();
+  }
+
+  /**
+   * Whether Azure's central delivery says the event started or completed (fleet.central-events):
+   * released for every VM it lists, whatever the agents said (a VM without an agent says nothing).
+   */
+  default boolean releasedByAzure(String eventId) {
+    return false;
   }
 
   /**

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 final class CentralFanOut implements Processor<String, byte[], String, Object> {
   private static final Logger LOG = LoggerFactory.getLogger(CentralFanOut.class);
   static final String MALFORMED = "central-malformed";
+  static final String SOURCE = "envelopes-central";
+  static final String PROCESSOR = "envelopes-central-fan-out";
 
   private final CentralEventParser parser = new CentralEventParser(JsonSerde.JSON);
   private ProcessorContext<String, Object> context;
@@ -35,13 +37,15 @@ final class CentralFanOut implements Processor<String, byte[], String, Object> {
     if (!topics.centralEvents()) {
       return java.util.Optional.empty();
     }
+    // Named after the envelopes source so that turning this on or off keeps every sub-topology's
+    // number (Streams numbers them in node-name order): the tasks, and their stores, stay theirs.
     t.addSource(
-        "agentless-events",
+        SOURCE,
         new org.apache.kafka.common.serialization.StringDeserializer(),
         new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
         topics.of(FleetTopology.AGENTLESS_EVENTS));
-    t.addProcessor("central", CentralFanOut::new, "agentless-events");
-    return java.util.Optional.of("central");
+    t.addProcessor(PROCESSOR, CentralFanOut::new, SOURCE);
+    return java.util.Optional.of(PROCESSOR);
   }
 
   @Override
@@ -56,10 +60,11 @@ final class CentralFanOut implements Processor<String, byte[], String, Object> {
     }
     for (Delivery d : parser.parse(record.value(), name -> header(record.headers(), name))) {
       if (d instanceof Delivery.Event e) {
-        Instant at =
-            e.event().deliveredAt() != null
-                ? e.event().deliveredAt()
-                : Instant.ofEpochMilli(record.timestamp());
+        // The delivery's own time, never later than the record's (a time in the future would
+        // keep an event open for good; one in the past is as early as Azure said).
+        Instant written = Instant.ofEpochMilli(record.timestamp());
+        Instant said = e.event().deliveredAt();
+        Instant at = said != null && said.isBefore(written) ? said : written;
         VmEventUpdate u = VmEventUpdate.central(e.event(), at);
         context.forward(
             new Record<String, Object>(u.eventKey(), u, record.timestamp()),

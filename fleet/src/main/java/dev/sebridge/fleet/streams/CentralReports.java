@@ -15,19 +15,24 @@ import java.util.Map;
  * from Azure, and is over when Azure says Completed or Canceled.
  *
  * <p>Deliveries may repeat (the same Event Grid id) and arrive out of order: the status only moves
- * forward (Scheduled, Started, then Completed or Canceled, the first of those two final), so a
- * repeated or late delivery changes nothing but the last-seen time.
+ * forward (Scheduled, Started, then Completed or Canceled, the first of those two final), and the
+ * event's fields come only from the newest delivery of that status, so a repeated or late delivery
+ * changes nothing but the first and last times.
  */
 final class CentralReports {
   private CentralReports() {}
 
   static EventView apply(EventView old, AzureScheduledEvent e, Instant at) {
     CentralReport was = old == null ? null : old.central();
+    AzureEventStatus status = was == null ? e.status() : furthest(was.status(), e.status());
+    // Only the newest delivery of the furthest status says what the event is now: a late one
+    // (Event Grid delivers out of order, through any partition) moves nothing but the times.
+    boolean newest = was == null || (e.status() == status && !at.isBefore(was.lastSeenAt()));
     CentralReport now =
         new CentralReport(
-            was == null ? e.status() : furthest(was.status(), e.status()),
-            e.resourceId(),
-            e.resources(),
+            status,
+            newest ? e.resourceId() : was.resourceId(),
+            newest ? e.resources() : was.resources(),
             was == null ? at : EventViews.earlier(was.firstSeenAt(), at),
             was == null ? at : EventViews.later(was.lastSeenAt(), at));
     if (old == null) {
@@ -35,9 +40,28 @@ final class CentralReports {
     }
     Source first = old.firstSeenBy() == null ? Source.AGENT : old.firstSeenBy();
     if (old.vms().isEmpty()) {
-      return azureOnly(old, e, now, at, first);
+      return newest ? azureOnly(old, e, now, at, first) : late(old, now, at, first);
     }
     return old.withCentral(now, first);
+  }
+
+  /** A late delivery of an event only Azure reported: its times and status, nothing else. */
+  private static EventView late(EventView old, CentralReport report, Instant at, Source first) {
+    boolean over = report.status().over();
+    return new EventView(
+        old.eventId(),
+        old.eventType(),
+        old.eventSource(),
+        old.notBefore(),
+        old.durationInSeconds(),
+        old.description(),
+        old.resources(),
+        EventViews.earlier(old.firstSeenAt(), at),
+        EventViews.later(old.lastSeenAt(), at),
+        over ? (old.closedAt() != null ? old.closedAt() : at) : null,
+        Map.of(),
+        report,
+        first);
   }
 
   /** An event only Azure reported: its fields as Azure's newest delivery gives them. */
@@ -45,13 +69,11 @@ final class CentralReports {
       EventView old, AzureScheduledEvent e, CentralReport report, Instant at, Source first) {
     boolean over = report.status().over();
     Instant closedAt = over ? (old != null && old.closedAt() != null ? old.closedAt() : at) : null;
-    // A late delivery of an earlier status does not bring back what a later one cleared.
-    boolean newest = old == null || report.status() == e.status();
     return new EventView(
         e.eventId(),
         e.eventType(),
         e.eventSource(),
-        newest ? e.notBefore() : old.notBefore(),
+        e.notBefore(),
         e.durationInSeconds(),
         e.description(),
         e.resources(),

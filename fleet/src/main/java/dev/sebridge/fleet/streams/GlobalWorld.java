@@ -59,6 +59,12 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean releasedByAzure(String eventId) {
+    EventView e = index.event(eventId);
+    return e != null && dev.sebridge.fleet.rollout.Ledger.releasedByAzure(e.central());
+  }
+
+  @Override
   public boolean open(String eventId) {
     EventView e = index.event(eventId);
     return e != null && e.open();

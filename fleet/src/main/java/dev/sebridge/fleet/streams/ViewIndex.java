@@ -241,7 +241,8 @@ final class ViewIndex {
       case FleetTopology.EVENTS_VIEW -> {
         EventView e = kept instanceof EventView v ? v : null;
         boolean open = e != null && e.open();
-        boolean released = open && Ledger.released(e.vms().values());
+        boolean released =
+            open && (Ledger.released(e.vms().values()) || Ledger.releasedByAzure(e.central()));
         put(events, key, e);
         put(openEvents, key, open ? e : null);
         put(releasedOpen, key, released ? e : null);

@@ -610,6 +610,32 @@ class FleetLedgerTest {
   }
 
   @Test
+  void aVmWithoutAnAgentThatAzureSaysStartedTakesRoomInEveryGroupUntilAzureSaysItIsOver() {
+    // E0 lists only db-1, which runs no agent: no agent reports it; Azure's central delivery says
+    // it started (the platform started it at NotBefore).
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-b", "2")
+            .vm("vm-d", "2")
+            .event("E0", "db-1")
+            .azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.STARTED)
+            .event("E1", "vm-b")
+            .report("E1", "vm-b", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    assertThat(ledger.entries()).containsKey("name:db-1|e0");
+    ledger.constrain(rollout("r", "1", "E1"));
+    assertThat(ledger.refusal("E1", w, at(2)))
+        .as("db-1 may be in zone 2")
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+    // Azure says it completed: db-1 stops holding the groups 10 minutes after the event closed
+    w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
+    ledger.observe(w, at(3));
+    ledger.observe(w, at(3 + 601));
+    assertThat(ledger.refusal("E1", w, at(3 + 601))).isEmpty();
+  }
+
+  @Test
   void anEventOfAVmAlreadyDownIsNotReleasedIntoAGroupOverItsLimit() {
     // vm-3 is down from a platform start (E2), vm-6 from an approval (E3): zone 1 is over a
     // limit of 1 already. E8 lists only vm-3, but would keep it down after E2 is over.

@@ -18,6 +18,20 @@ final class TestWorld implements World {
   private final Map<String, Instant> heartbeats = new HashMap<>();
   private final List<String> requested = new ArrayList<>();
   private final java.util.Set<String> unknown = new java.util.HashSet<>();
+  private final Map<String, dev.sebridge.fleet.agentless.AzureEventStatus> azure = new HashMap<>();
+
+  /** Azure's central delivery says the event is in this status (fleet.central-events). */
+  TestWorld azure(String eventId, dev.sebridge.fleet.agentless.AzureEventStatus status) {
+    azure.put(eventId, status);
+    return this;
+  }
+
+  @Override
+  public boolean releasedByAzure(String eventId) {
+    var s = azure.get(eventId);
+    return s == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED
+        || s == dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED;
+  }
 
   /** A VM with an agent, named as its id. */
   TestWorld vm(String id, String zone) {
@@ -88,7 +102,10 @@ final class TestWorld implements World {
 
   @Override
   public boolean open(String eventId) {
-    return eventVms(eventId).values().stream().anyMatch(s -> !s.closed());
+    // as the view: by its parts, or, with none (no agent reported it), as Azure says
+    var s = azure.get(eventId);
+    return eventVms(eventId).values().stream().anyMatch(v -> !v.closed())
+        || (eventVms(eventId).isEmpty() && s != null && !s.over());
   }
 
   @Override

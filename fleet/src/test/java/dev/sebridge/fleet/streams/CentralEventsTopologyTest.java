@@ -49,6 +49,8 @@ class CentralEventsTopologyTest {
   TopologyTestDriver driver;
   TestInputTopic<String, byte[]> envelopes;
   TestInputTopic<String, byte[]> central;
+  TestInputTopic<String, dev.sebridge.fleet.rollout.RolloutCommand> rollouts;
+  org.apache.kafka.streams.TestOutputTopic<String, byte[]> commands;
 
   @BeforeEach
   void start() throws Exception {
@@ -92,6 +94,16 @@ class CentralEventsTopologyTest {
             TOPICS.of(FleetTopology.AGENTLESS_EVENTS),
             new StringSerializer(),
             new ByteArraySerializer());
+    rollouts =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.ROLLOUTS),
+            new StringSerializer(),
+            new JsonSerde<>(dev.sebridge.fleet.rollout.RolloutCommand.class).serializer());
+    commands =
+        driver.createOutputTopic(
+            TOPICS.commands(),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer());
   }
 
   @AfterEach
@@ -103,26 +115,54 @@ class CentralEventsTopologyTest {
    * One Event Grid delivery (CloudEvents schema) of the event, as Azure's clock says {@code at}.
    */
   void deliver(String deliveryId, String status, Instant at, String... resources) {
+    deliver(EVENT, deliveryId, status, at, resources);
+  }
+
+  void deliver(String eventId, String deliveryId, String status, Instant at, String... resources) {
+    deliverAs(
+        eventId,
+        deliveryId,
+        status,
+        at,
+        "Reboot",
+        status.equals("Scheduled") ? "Sun, 23 Nov 2026 10:15:00 GMT" : "",
+        resources);
+  }
+
+  void deliverAs(
+      String eventId,
+      String deliveryId,
+      String status,
+      Instant at,
+      String type,
+      String notBefore,
+      String... resources) {
     String json =
         """
         {"specversion": "1.0", "id": "%s", "source": "/subscriptions/s", "time": "%s",
          "type": "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted",
          "data": {"resourceInfo": {"id": "%s", "name": "%s",
            "type": "Microsoft.Maintenance/scheduledEvents", "location": "westeurope",
-           "properties": {"EventId": "%s", "EventType": "Reboot", "ResourceType": "VirtualMachine",
+           "properties": {"EventId": "%s", "EventType": "%s", "ResourceType": "VirtualMachine",
              "Resources": [%s], "EventStatus": "%s", "NotBefore": "%s",
              "Description": "Host update", "EventSource": "Platform", "DurationInSeconds": -1}}}}"""
             .formatted(
                 deliveryId,
                 at,
-                RESOURCE,
-                EVENT,
-                EVENT,
+                RESOURCE.replace(EVENT, eventId),
+                eventId,
+                eventId,
+                type,
                 String.join(", ", List.of(resources).stream().map(r -> "\"" + r + "\"").toList()),
                 status,
-                status.equals("Scheduled") ? "Sun, 23 Nov 2026 10:15:00 GMT" : "");
-    central.pipeInput("any-key", json.getBytes(StandardCharsets.UTF_8), clock.instant());
+                notBefore);
+    // written to the hub as Azure sent it, unless the test says otherwise
+    central.pipeInput(
+        "any-key", json.getBytes(StandardCharsets.UTF_8), written == null ? at : written);
   }
+
+  /** When the next delivery reaches the hub (null: at the time it carries). */
+  Instant written;
 
   EventView event() {
     KeyValueStore<String, EventView> s = driver.getKeyValueStore(FleetTopology.EVENTS_VIEW);
@@ -149,7 +189,12 @@ class CentralEventsTopologyTest {
 
     deliver("d-2", "Started", T0.plusSeconds(900), "db-1", "db-2");
     deliver("d-1", "Scheduled", T0, "db-1", "db-2"); // the first again, late and repeated
+    // a late one that says something else: nothing but the times moves
+    deliverAs(EVENT, "d-0", "Started", T0.plusSeconds(1), "Freeze", "", "db-9");
     e = event();
+    assertThat(e.resources()).containsExactly("db-1", "db-2");
+    assertThat(e.central().resources()).containsExactly("db-1", "db-2");
+    assertThat(e.eventType()).isEqualTo("Reboot");
     assertThat(e.central().status()).isEqualTo(AzureEventStatus.STARTED);
     assertThat(e.notBefore()).as("empty once Started, not brought back").isNull();
     assertThat(e.central().firstSeenAt()).isEqualTo(T0);
@@ -175,8 +220,21 @@ class CentralEventsTopologyTest {
                 EVENT, "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(900)),
             false),
         clock.instant());
-    deliver("d-1", "Scheduled", T0.plusSeconds(42), "web-1");
+    // Azure says something else of it (or someone writes to the hub): the agents' fields stand.
+    deliverAs(
+        EVENT,
+        "d-1",
+        "Scheduled",
+        T0.plusSeconds(42),
+        "Terminate",
+        "Mon, 24 Nov 2026 09:00:00 GMT",
+        "web-1",
+        "web-7");
     EventView e = event();
+    assertThat(e.eventType()).isEqualTo("Reboot");
+    assertThat(e.notBefore()).isEqualTo(T0.plusSeconds(900));
+    assertThat(e.resources()).containsExactly("web-1");
+    assertThat(e.central().resources()).containsExactly("web-1", "web-7");
     assertThat(e.firstSeenBy()).isEqualTo(Source.AGENT);
     assertThat(e.vms()).containsOnlyKeys("vm-1");
     assertThat(e.central().status()).isEqualTo(AzureEventStatus.SCHEDULED);
@@ -209,6 +267,15 @@ class CentralEventsTopologyTest {
   }
 
   @Test
+  void aDeliveryDatedInTheFutureCountsFromWhenItWasWrittenSoItCannotStayOpenForGood() {
+    written = T0;
+    deliver("d-1", "Started", T0.plus(Duration.ofDays(365)), "db-1");
+    assertThat(event().central().lastSeenAt()).isEqualTo(T0);
+    advance(Retention.VMS.plusMinutes(5));
+    assertThat(event().open()).isFalse();
+  }
+
+  @Test
   void anEventOnlyAzureReportedWhoseEndWasNeverDeliveredClosesAndIsForgotten() {
     deliver("d-1", "Started", T0, "db-1");
     advance(Retention.VMS.minusMinutes(5));
@@ -217,6 +284,120 @@ class CentralEventsTopologyTest {
     assertThat(event().open()).as("nothing delivered for fleet.vm-retention").isFalse();
     advance(Duration.ofHours(25));
     assertThat(event()).as("forgotten after the closed retention").isNull();
+  }
+
+  /**
+   * The ledger hears Azure: an event of a VM without an agent that Azure says started takes room in
+   * every group of an active rollout (the VM could be in any), so the rollout releases nothing into
+   * a group at its limit until Azure says that event is over.
+   */
+  @Test
+  void aRolloutWaitsWhileAzureSaysAVmWithoutAnAgentIsDown() {
+    String other = "B1B2C3D4-0000-4000-8000-00000000BBBB";
+    deliver(other, "d-1", "Started", T0, "db-1");
+    envelopes.pipeInput(
+        vm1.vmId(),
+        agents.transition(
+            TransitionType.SCHEDULED,
+            vm1,
+            AgentEnvelopes.imdsEvent(
+                EVENT, "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(900)),
+            false),
+        clock.instant());
+    rollouts.pipeInput(
+        "r1",
+        new dev.sebridge.fleet.rollout.RolloutCommand(
+            "r1",
+            dev.sebridge.fleet.rollout.RolloutCommand.CREATE,
+            new dev.sebridge.fleet.rollout.RolloutSpec(
+                List.of(EVENT), "1", List.of("zone"), Duration.ZERO, Duration.ofMinutes(5)),
+            null,
+            null,
+            "patch",
+            "alice",
+            clock.instant(),
+            "api"));
+    advance(Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+    assertThat(commands.isEmpty()).as("db-1 may be in zone 1: nothing released").isTrue();
+
+    deliver(other, "d-2", "Completed", T0.plusSeconds(5), "db-1");
+    advance(Duration.ofSeconds(1)); // the ledger sees it over
+    advance(Duration.ofMinutes(9));
+    assertThat(commands.isEmpty()).as("db-1 counts until 10 minutes after").isTrue();
+    advance(Duration.ofMinutes(1));
+    assertThat(commands.readKeyValuesToList())
+        .extracting(kv -> kv.key)
+        .as("10 minutes after the fleet saw Azure say it was over")
+        .containsExactly("vm-1");
+  }
+
+  /**
+   * Turning fleet.central-events on or off keeps every sub-topology's number and nodes: the tasks,
+   * and the stores they hold, stay the same tasks.
+   */
+  @Test
+  void theCentralSourceJoinsTheEnvelopesSubTopologyAndMovesNoOther() {
+    CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(assertDoesNotThrowKey(), "sebridge-fleet"), Duration.ofMinutes(5));
+    var off =
+        FleetTopology.build(
+                new Topics("fleet", "envelopes", "commands", "approvals", false),
+                issuer,
+                3,
+                Duration.ofHours(24),
+                new TopologyObserver() {
+                  @Override
+                  public void applied(Instant envelopeTime) {}
+
+                  @Override
+                  public void approvedAfter(Duration sinceScheduled) {}
+                })
+            .describe();
+    var on =
+        FleetTopology.build(
+                TOPICS,
+                issuer,
+                3,
+                Duration.ofHours(24),
+                new TopologyObserver() {
+                  @Override
+                  public void applied(Instant envelopeTime) {}
+
+                  @Override
+                  public void approvedAfter(Duration sinceScheduled) {}
+                })
+            .describe();
+    java.util.Map<Integer, java.util.Set<String>> before = nodes(off);
+    java.util.Map<Integer, java.util.Set<String>> after = nodes(on);
+    after
+        .values()
+        .forEach(n -> n.removeAll(List.of(CentralFanOut.SOURCE, CentralFanOut.PROCESSOR)));
+    assertThat(after).isEqualTo(before);
+    assertThat(nodes(on).values())
+        .anySatisfy(n -> assertThat(n).contains("envelopes", CentralFanOut.SOURCE));
+  }
+
+  private static com.nimbusds.jose.jwk.ECKey assertDoesNotThrowKey() {
+    try {
+      return new ECKeyGenerator(Curve.P_256).keyID("k").generate();
+    } catch (com.nimbusds.jose.JOSEException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static java.util.Map<Integer, java.util.Set<String>> nodes(
+      org.apache.kafka.streams.TopologyDescription d) {
+    java.util.Map<Integer, java.util.Set<String>> out = new java.util.TreeMap<>();
+    d.subtopologies()
+        .forEach(
+            st -> {
+              java.util.Set<String> names = new java.util.TreeSet<>();
+              st.nodes().forEach(n -> names.add(n.name()));
+              out.put(st.id(), names);
+            });
+    return out;
   }
 
   @Test
