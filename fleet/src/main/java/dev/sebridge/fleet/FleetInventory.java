@@ -4,11 +4,14 @@ import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
 import dev.sebridge.azure.AzureTokens;
 import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.agentless.CentralEventParser;
+import dev.sebridge.fleet.agentless.CentralReconciler;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.inventory.InventoryPublisher;
 import dev.sebridge.fleet.inventory.ResourceGraphInventory;
 import dev.sebridge.fleet.model.InventoryVm;
+import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Membership;
@@ -34,6 +37,7 @@ final class FleetInventory implements AutoCloseable {
   private final Configuration config;
   private final Coverage coverage;
   private InventoryPublisher publisher;
+  private CentralReconciler reconciler;
 
   FleetInventory(Configuration config) {
     this.config = config;
@@ -88,6 +92,31 @@ final class FleetInventory implements AutoCloseable {
                 p, new StringSerializer(), new JsonSerde<>(InventoryVm.class).serializer()),
             topics.of(FleetTopology.INVENTORY),
             clock);
+    if (topics.centralEvents()) {
+      Map<String, Object> c = new HashMap<>(p);
+      c.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-central-events");
+      CentralReconciler r =
+          new CentralReconciler(
+              graph::maintenanceEvents,
+              new KafkaProducer<>(
+                  c, new StringSerializer(), new JsonSerde<>(VmEventUpdate.class).serializer()),
+              topics.of(FleetTopology.BY_EVENT),
+              clock,
+              new CentralEventParser(JsonSerde.JSON));
+      publisher.alsoEachRefresh(
+          new Runnable() {
+            @Override
+            public void run() {
+              r.reconcile();
+            }
+
+            @Override
+            public String toString() {
+              return "the reconciliation of Azure's scheduled events";
+            }
+          });
+      reconciler = r;
+    }
     publisher.start(config.get(InventoryKeys.REFRESH));
   }
 
@@ -107,6 +136,9 @@ final class FleetInventory implements AutoCloseable {
   public void close() {
     if (publisher != null) {
       publisher.close();
+    }
+    if (reconciler != null) {
+      reconciler.close();
     }
   }
 }

@@ -89,6 +89,20 @@ public final class CentralEventParser {
     return List.of(one(root));
   }
 
+  /**
+   * A row of Resource Graph's {@code maintenanceresources} (id, name, type, location, properties:
+   * what Event Grid's {@code resourceInfo} carries), read as of {@code at} by the same rules.
+   */
+  public Delivery row(JsonNode row, java.time.Instant at) {
+    com.fasterxml.jackson.databind.node.ObjectNode e = mapper.createObjectNode();
+    e.put("specversion", "1.0");
+    e.put("id", "resource-graph");
+    e.put("type", "maintenanceresources");
+    e.put("time", at.toString());
+    e.putObject("data").set("resourceInfo", row);
+    return one(e);
+  }
+
   /** A CloudEvent in binary mode: the body is the data, the attributes are headers. */
   private JsonNode binaryMode(JsonNode data, java.util.function.Function<String, String> header) {
     String id = header.apply("ce_id");

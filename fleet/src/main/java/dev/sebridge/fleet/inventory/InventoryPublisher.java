@@ -59,6 +59,7 @@ public final class InventoryPublisher implements AutoCloseable {
   private final Clock clock;
   private final AtomicReference<Instant> refreshedAt = new AtomicReference<>();
   private ScheduledExecutorService scheduler;
+  private final List<Runnable> alsoEachRefresh = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
    * @param source reads the inventory whole (throws when it cannot)
@@ -150,6 +151,15 @@ public final class InventoryPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code task} after each refresh, on the same thread, whether the refresh succeeded or not
+   * (a task that throws is logged and tried again at the next refresh): another read of Resource
+   * Graph with the same identity and scope.
+   */
+  public void alsoEachRefresh(Runnable task) {
+    alsoEachRefresh.add(task);
+  }
+
   /** Refreshes now and every {@code period} after, on a thread of its own. */
   public synchronized void start(Duration period) {
     scheduler =
@@ -169,6 +179,13 @@ public final class InventoryPublisher implements AutoCloseable {
     } catch (RuntimeException e) {
       next = RETRY_AFTER.compareTo(period) < 0 ? RETRY_AFTER : period;
       LOG.error("inventory: refresh failed; nothing written, next try in {}", next, e);
+    }
+    for (Runnable task : alsoEachRefresh) {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.error("after the inventory refresh: {} failed; tried again at the next", task, e);
+      }
     }
     synchronized (this) {
       if (scheduler != null && !scheduler.isShutdown()) {

@@ -56,6 +56,11 @@ public final class ResourceGraphInventory {
           + " availabilitySet = tostring(split(tostring(properties.availabilitySet.id), '/')[8])";
 
   /** Instances of uniform scale sets. */
+  /** Scheduled events as Azure keeps them (central delivery, preview). */
+  static final String MAINTENANCE =
+      "maintenanceresources | where type =~ 'microsoft.maintenance/scheduledevents'"
+          + " | project id, name, type, location, properties";
+
   static final String SCALE_SET_VMS =
       "computeresources | where type =~ 'microsoft.compute/virtualmachinescalesets/virtualmachines'%s"
           + PROJECT
@@ -103,15 +108,28 @@ public final class ResourceGraphInventory {
     Map<String, InventoryVm> out = new TreeMap<>();
     String filter = scope.tag() == null ? "" : scope.tag().filter();
     for (String query : List.of(VMS, SCALE_SET_VMS)) {
-      for (InventoryVm vm : query(String.format(query, filter))) {
+      for (InventoryVm vm : query(String.format(query, filter), ResourceGraphInventory::vm)) {
         out.put(InventoryVm.key(vm.vmId()), vm);
       }
     }
     return out;
   }
 
-  private List<InventoryVm> query(String kql) {
-    List<InventoryVm> out = new ArrayList<>();
+  /**
+   * Every scheduled event Azure keeps for the VMs in scope ({@code maintenanceresources}, with
+   * central delivery turned on for them): rows of id, name (the EventId), type, location and
+   * properties, as Event Grid's {@code resourceInfo} carries them. The whole list, or an exception.
+   */
+  public List<JsonNode> maintenanceEvents() {
+    return query(MAINTENANCE, row -> row);
+  }
+
+  /**
+   * Every row of a query, page by page, each read by {@code row} (null: left out, counted in a
+   * warning); an exception when a page fails or the answer cannot be complete.
+   */
+  private <T> List<T> query(String kql, java.util.function.Function<JsonNode, T> row) {
+    List<T> out = new ArrayList<>();
     String token = null;
     int skipped = 0;
     for (int page = 0; page < MOST_PAGES; page++) {
@@ -136,11 +154,11 @@ public final class ResourceGraphInventory {
             "Resource Graph answered a page without a list of rows: " + abbreviated(rows));
       }
       for (Iterator<JsonNode> it = rows.elements(); it.hasNext(); ) {
-        InventoryVm vm = vm(it.next());
-        if (vm == null) {
+        T t = row.apply(it.next());
+        if (t == null) {
           skipped++;
         } else {
-          out.add(vm);
+          out.add(t);
         }
       }
       token = r.skipToken();

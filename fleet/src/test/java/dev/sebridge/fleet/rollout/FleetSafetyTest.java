@@ -36,7 +36,9 @@ import net.jqwik.api.Provide;
  * starts approving mid-run (both through the ledger, as the rollout processor runs them), operators
  * resuming and skipping pending VMs or whole events, groups shrinking (scale-in), instances killed
  * mid-step under exactly-once (the step's state and approvals lost together) and under
- * at-least-once (its approvals out, its state lost), and agents that reject.
+ * at-least-once (its approvals out, its state lost), agents that reject, and Azure's central
+ * delivery (fleet.central-events) telling of an event late or never, the only word on VMs without
+ * an agent.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -166,6 +168,10 @@ class FleetSafetyTest {
       int at;
       List<String> members;
       Integer notBefore;
+
+      /** Ticks Azure's central delivery lags the truth; null: never delivered. */
+      Integer centralDelay;
+
       final Map<String, Release> released = new HashMap<>();
     }
 
@@ -216,6 +222,9 @@ class FleetSafetyTest {
         e.members = members; // a VM may be in several events: its repeat maintenance
         if (rnd.nextInt(5) == 0) {
           e.notBefore = e.at + 20 + rnd.nextInt(150);
+        }
+        if (rnd.nextInt(3) != 0) {
+          e.centralDelay = rnd.nextInt(4) == 0 ? 10 + rnd.nextInt(20) : rnd.nextInt(3);
         }
         events.put(e.id, e);
       }
@@ -369,6 +378,29 @@ class FleetSafetyTest {
       return open.isEmpty() ? Optional.empty() : Optional.of(open.get(rnd.nextInt(open.size())));
     }
 
+    /**
+     * Whether Azure's central delivery, {@code centralDelay} behind the truth, has said by {@code
+     * tick} that the event started for one of its VMs ({@code completed} false) or completed for
+     * all of them ({@code completed} true).
+     */
+    boolean azureSays(Event e, int tick, boolean completed) {
+      if (e.centralDelay == null) {
+        return false;
+      }
+      int by = tick - e.centralDelay;
+      if (!completed) {
+        return e.released.entrySet().stream()
+            .anyMatch(r -> by >= startAt(vms.get(r.getKey()), r.getValue()));
+      }
+      return e.released.size() == e.members.size()
+          && e.released.entrySet().stream()
+              .allMatch(
+                  r -> {
+                    Integer c = completeAt(vms.get(r.getKey()), r.getValue());
+                    return c != null && by >= c;
+                  });
+    }
+
     /** What the fleet's views show as of {@code tick}. */
     World view(int tick) {
       Instant at = T0.plusSeconds(tick);
@@ -408,7 +440,21 @@ class FleetSafetyTest {
         @Override
         public boolean open(String eventId) {
           Map<String, VmEventState> m = eventVms(eventId);
-          return !m.isEmpty() && m.values().stream().anyMatch(s -> !s.closed());
+          if (m.isEmpty()) {
+            // no agent reported it: open while Azure's delivery says so (as the view keeps it)
+            Event e = events.get(eventId);
+            return e != null
+                && e.centralDelay != null
+                && tick >= e.at + e.centralDelay
+                && !azureSays(e, tick, true);
+          }
+          return m.values().stream().anyMatch(s -> !s.closed());
+        }
+
+        @Override
+        public boolean releasedByAzure(String eventId) {
+          Event e = events.get(eventId);
+          return e != null && azureSays(e, tick, false);
         }
 
         @Override

@@ -266,6 +266,41 @@ class CentralEventsTopologyTest {
     assertThat(firsts).containsExactly("AZURE PT3S");
   }
 
+  /**
+   * Event Grid lost the Completed: the reconciliation read of Resource Graph ({@link
+   * dev.sebridge.fleet.agentless.CentralReconciler}) sends Azure's report to the event's partition,
+   * and the view closes as if it had been delivered.
+   */
+  @Test
+  void theReconciliationReadRepairsALostDelivery() {
+    deliver("d-1", "Started", T0, "db-1");
+    var reconciled =
+        new dev.sebridge.fleet.agentless.AzureScheduledEvent(
+            "resource-graph",
+            EVENT,
+            RESOURCE,
+            AzureEventStatus.COMPLETED,
+            "Reboot",
+            "Platform",
+            null,
+            -1,
+            "Host update",
+            List.of("db-1"),
+            "westeurope",
+            null);
+    driver
+        .createInputTopic(
+            TOPICS.of(FleetTopology.BY_EVENT),
+            new StringSerializer(),
+            new JsonSerde<>(dev.sebridge.fleet.model.VmEventUpdate.class).serializer())
+        .pipeInput(
+            EVENT.toLowerCase(java.util.Locale.ROOT),
+            dev.sebridge.fleet.model.VmEventUpdate.central(reconciled, T0.plusSeconds(300)),
+            T0.plusSeconds(300));
+    assertThat(event().central().status()).isEqualTo(AzureEventStatus.COMPLETED);
+    assertThat(event().open()).isFalse();
+  }
+
   @Test
   void aDeliveryDatedInTheFutureCountsFromWhenItWasWrittenSoItCannotStayOpenForGood() {
     written = T0;

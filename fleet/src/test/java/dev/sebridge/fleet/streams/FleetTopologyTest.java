@@ -41,7 +41,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The fleet topology, driven record by record ({@link TopologyTestDriver}, no broker). */
+/**
+ * The fleet topology, driven record by record ({@link TopologyTestDriver}, no broker). Isolated: it
+ * counts skipped records across every kind ({@link SkipAndCount} is JVM-wide), so another class
+ * skipping records at the same time (CentralEventsTopologyTest's malformed deliveries) would be
+ * counted here.
+ */
+@org.junit.jupiter.api.parallel.Isolated
 class FleetTopologyTest {
   static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");

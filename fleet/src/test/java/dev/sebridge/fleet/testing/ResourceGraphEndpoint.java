@@ -53,6 +53,7 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
 
   private final HttpsServer server;
   private final List<Row> rows = new CopyOnWriteArrayList<>();
+  private final List<ObjectNode> maintenance = new CopyOnWriteArrayList<>();
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private volatile Fault fault;
   private final AtomicInteger faults = new AtomicInteger();
@@ -100,8 +101,14 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     rows.add(new Row(row, scaleSetInstance));
   }
 
+  /** A row of {@code maintenanceresources} (a scheduled event, as Azure keeps it). */
+  public void addMaintenance(ObjectNode row) {
+    maintenance.add(row);
+  }
+
   public void clear() {
     rows.clear();
+    maintenance.clear();
   }
 
   public void pageSize(int n) {
@@ -147,7 +154,10 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
       boolean scaleSets = query.startsWith("computeresources");
       Matcher tag = TAG.matcher(query);
       List<ObjectNode> matching = new ArrayList<>();
-      for (Row r : rows) {
+      if (query.startsWith("maintenanceresources")) {
+        matching.addAll(maintenance);
+      }
+      for (Row r : query.startsWith("maintenanceresources") ? List.<Row>of() : rows) {
         if (r.scaleSetInstance() == scaleSets
             && (!tag.find(0)
                 || r.row()
