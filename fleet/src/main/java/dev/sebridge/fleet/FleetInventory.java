@@ -102,7 +102,10 @@ final class FleetInventory implements AutoCloseable {
                   c, new StringSerializer(), new JsonSerde<>(VmEventUpdate.class).serializer()),
               topics.of(FleetTopology.BY_EVENT),
               clock,
-              new CentralEventParser(JsonSerde.JSON));
+              new CentralEventParser(JsonSerde.JSON),
+              row ->
+                  CentralReconciler.news(
+                      row, views.event(row.key()).map(e -> e.central()).orElse(null)));
       publisher.alsoEachRefresh(
           new Runnable() {
             @Override

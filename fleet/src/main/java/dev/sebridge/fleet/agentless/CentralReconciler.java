@@ -41,17 +41,23 @@ public final class CentralReconciler implements AutoCloseable {
   private final String topic;
   private final Clock clock;
   private final CentralEventParser parser;
+  private final java.util.function.Predicate<AzureScheduledEvent> news;
 
   /**
    * @param rows reads {@code maintenanceresources} whole (throws when it cannot)
    * @param topic the events' partitions ({@code <prefix>-by-event})
+   * @param news whether a row says what the views do not: a status ahead of theirs, or an event
+   *     they do not have that is not over (sending only those keeps the views from being rewritten
+   *     every read, and never brings back an event retention removed)
    */
   public CentralReconciler(
       Supplier<List<JsonNode>> rows,
       Producer<String, VmEventUpdate> producer,
       String topic,
       Clock clock,
-      CentralEventParser parser) {
+      CentralEventParser parser,
+      java.util.function.Predicate<AzureScheduledEvent> news) {
+    this.news = news;
     this.rows = rows;
     this.producer = producer;
     this.topic = topic;
@@ -75,7 +81,10 @@ public final class CentralReconciler implements AutoCloseable {
       for (JsonNode row : listed) {
         Delivery d = parser.row(row, now);
         if (d instanceof Delivery.Event e) {
-          VmEventUpdate u = VmEventUpdate.central(e.event(), now);
+          if (!news.test(e.event())) {
+            continue; // the views already say so, or an event over that they forgot
+          }
+          VmEventUpdate u = VmEventUpdate.reconciled(e.event(), now);
           sent.add(producer.send(new ProducerRecord<>(topic, u.eventKey(), u)));
         } else if (d instanceof Delivery.Malformed m) {
           malformed++;
@@ -101,6 +110,17 @@ public final class CentralReconciler implements AutoCloseable {
     }
     LOG.info("central events: {} listed by Resource Graph, {} sent", listed.size(), sent.size());
     return new Result(listed.size(), sent.size(), malformed, first);
+  }
+
+  /**
+   * Whether a row of Resource Graph tells the views something: a status ahead of Azure's report
+   * they hold ({@code held}, null: none), or an event they do not have that is not over.
+   */
+  public static boolean news(AzureScheduledEvent row, dev.sebridge.fleet.model.CentralReport held) {
+    if (held == null) {
+      return !row.status().over();
+    }
+    return !held.status().over() && row.status().ordinal() > held.status().ordinal();
   }
 
   @Override

@@ -198,6 +198,12 @@ public final class InventoryPublisher implements AutoCloseable {
   public synchronized void close() {
     if (scheduler != null) {
       scheduler.shutdownNow();
+      try {
+        // a refresh (or a task after it) under way finishes before its producers close
+        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     producer.close(Duration.ofSeconds(5));
   }

@@ -55,12 +55,12 @@ public final class ResourceGraphInventory {
           + "scaleSet = tostring(split(tostring(properties.virtualMachineScaleSet.id), '/')[8]),"
           + " availabilitySet = tostring(split(tostring(properties.availabilitySet.id), '/')[8])";
 
-  /** Instances of uniform scale sets. */
   /** Scheduled events as Azure keeps them (central delivery, preview). */
   static final String MAINTENANCE =
       "maintenanceresources | where type =~ 'microsoft.maintenance/scheduledevents'"
           + " | project id, name, type, location, properties";
 
+  /** Instances of uniform scale sets. */
   static final String SCALE_SET_VMS =
       "computeresources | where type =~ 'microsoft.compute/virtualmachinescalesets/virtualmachines'%s"
           + PROJECT

@@ -35,6 +35,9 @@ public record VmEventUpdate(
   /** The transition of an update from Azure's central delivery. */
   public static final String CENTRAL = "central";
 
+  /** The transition of Azure's report read from Resource Graph (the reconciliation read). */
+  public static final String RECONCILED = "reconciled";
+
   /** An agent's report. */
   public VmEventUpdate(
       String eventKey,
@@ -55,5 +58,17 @@ public record VmEventUpdate(
       dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time) {
     return new VmEventUpdate(
         event.key(), null, null, null, null, time, CENTRAL, false, null, null, event);
+  }
+
+  /** Azure's report of an event read from Resource Graph at {@code time}. */
+  public static VmEventUpdate reconciled(
+      dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time) {
+    return new VmEventUpdate(
+        event.key(), null, null, null, null, time, RECONCILED, false, null, null, event);
+  }
+
+  /** Whether Azure's report was read from Resource Graph (not a delivery). */
+  public boolean isReconciled() {
+    return RECONCILED.equals(transition);
   }
 }

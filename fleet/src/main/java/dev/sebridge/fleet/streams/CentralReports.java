@@ -22,12 +22,25 @@ import java.util.Map;
 final class CentralReports {
   private CentralReports() {}
 
-  static EventView apply(EventView old, AzureScheduledEvent e, Instant at) {
+  /**
+   * @param reconciled Azure's report read from Resource Graph (its time is the read's): it says
+   *     what the event is only when it is the first word on it or moves its status on, as Resource
+   *     Graph may lag the deliveries
+   * @return the view, or null for an event the views do not have whose first word is that it is
+   *     over (nothing to show or count; and never an event retention removed brought back)
+   */
+  static EventView apply(EventView old, AzureScheduledEvent e, Instant at, boolean reconciled) {
+    if (old == null && e.status().over()) {
+      return null;
+    }
     CentralReport was = old == null ? null : old.central();
     AzureEventStatus status = was == null ? e.status() : furthest(was.status(), e.status());
     // Only the newest delivery of the furthest status says what the event is now: a late one
-    // (Event Grid delivers out of order, through any partition) moves nothing but the times.
-    boolean newest = was == null || (e.status() == status && !at.isBefore(was.lastSeenAt()));
+    // (Event Grid delivers out of order, through any partition) moves nothing but the times. A
+    // status moving on is news whatever its time.
+    boolean advanced = was == null || status != was.status();
+    boolean newest =
+        advanced || (!reconciled && e.status() == status && !at.isBefore(was.lastSeenAt()));
     CentralReport now =
         new CentralReport(
             status,

@@ -74,6 +74,9 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
       return; // a gone VM's part that is already over (or an event already forgotten)
     }
     EventView next = EventViews.apply(old, u, this::known);
+    if (next == null) {
+      return; // Azure's first word on an event the views do not have: it is over
+    }
     bothSources(old, u);
     var before = old == null || u.vmId() == null ? null : old.vms().get(u.vmId());
     var after = u.vmId() == null ? null : next.vms().get(u.vmId());
@@ -91,6 +94,9 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
   private void bothSources(EventView old, VmEventUpdate u) {
     if (old == null) {
       return;
+    }
+    if (u.central() != null && u.isReconciled()) {
+      return; // its time is the read's, not when Azure told
     }
     if (u.central() != null && old.central() == null && !old.vms().isEmpty()) {
       observer.seenByBoth(Source.AGENT, Duration.between(old.firstSeenAt(), u.time()));

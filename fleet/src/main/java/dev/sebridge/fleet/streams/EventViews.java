@@ -81,7 +81,7 @@ final class EventViews {
   static EventView apply(
       EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
     if (u.central() != null) {
-      return CentralReports.apply(old, u.central(), u.time());
+      return CentralReports.apply(old, u.central(), u.time(), u.isReconciled());
     }
     EventView next = applyAgents(old, u, known);
     // Azure's report, and who saw the event first, stay as they were.

@@ -27,7 +27,11 @@ final class GlobalWorld implements World {
       ReadOnlyKeyValueStore<String, EventView> events,
       ReadOnlyKeyValueStore<String, RequestView> requests,
       ViewIndex index) {
-    this.stores = new ViewIndex.Stores(vms, events, requests);
+    this(new ViewIndex.Stores(vms, events, requests), index);
+  }
+
+  GlobalWorld(ViewIndex.Stores stores, ViewIndex index) {
+    this.stores = stores;
     this.index = index;
   }
 
@@ -61,7 +65,7 @@ final class GlobalWorld implements World {
   @Override
   public boolean releasedByAzure(String eventId) {
     EventView e = index.event(eventId);
-    return e != null && dev.sebridge.fleet.rollout.Ledger.releasedByAzure(e.central());
+    return index.releasedByAzure(e);
   }
 
   @Override

@@ -20,6 +20,12 @@ final class IndexedViews {
       case FleetTopology.VMS_VIEW ->
           value instanceof VmView v ? VmFacts.of(v, membership) : ViewIndex.NONE;
       case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : ViewIndex.NONE;
+      case FleetTopology.INVENTORY_VIEW ->
+          membership != Membership.INVENTORY
+              ? null
+              : value instanceof dev.sebridge.fleet.model.InventoryVm v && v.name() != null
+                  ? v.name().toLowerCase(java.util.Locale.ROOT)
+                  : ViewIndex.NONE;
       case FleetTopology.REQUESTS_VIEW ->
           value instanceof RequestView r
               ? Objects.requireNonNullElse(RequestFacts.of(r), ViewIndex.NONE)

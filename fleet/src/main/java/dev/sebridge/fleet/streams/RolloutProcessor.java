@@ -82,9 +82,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     this.ledgerStore = new LedgerStore(context.getStateStore(FleetTopology.LEDGER_STATE));
     this.world =
         new GlobalWorld(
-            context.getStateStore(FleetTopology.VMS_VIEW),
-            context.getStateStore(FleetTopology.EVENTS_VIEW),
-            context.getStateStore(FleetTopology.REQUESTS_VIEW),
+            new ViewIndex.Stores(
+                context.getStateStore(FleetTopology.VMS_VIEW),
+                context.getStateStore(FleetTopology.EVENTS_VIEW),
+                context.getStateStore(FleetTopology.REQUESTS_VIEW),
+                index.inventoried() ? context.getStateStore(FleetTopology.INVENTORY_VIEW) : null),
             index);
     index.attach();
     this.policyPass =

@@ -55,7 +55,16 @@ final class ViewIndex {
   record Stores(
       ReadOnlyKeyValueStore<String, VmView> vms,
       ReadOnlyKeyValueStore<String, EventView> events,
-      ReadOnlyKeyValueStore<String, RequestView> requests) {}
+      ReadOnlyKeyValueStore<String, RequestView> requests,
+      ReadOnlyKeyValueStore<String, dev.sebridge.fleet.model.InventoryVm> inventory) {
+    /** Without an inventory. */
+    Stores(
+        ReadOnlyKeyValueStore<String, VmView> vms,
+        ReadOnlyKeyValueStore<String, EventView> events,
+        ReadOnlyKeyValueStore<String, RequestView> requests) {
+      this(vms, events, requests, null);
+    }
+  }
 
   /** A key of one of the views. */
   record Key(String store, String key) {}
@@ -76,6 +85,9 @@ final class ViewIndex {
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   private final GroupCounts groups = new GroupCounts();
+  // With an inventory: each listed VM's name in lower case, by vmId, and how many VMs bear it.
+  private final Map<String, String> inventoryNames = new HashMap<>();
+  private final Map<String, Integer> namesListed = new HashMap<>();
   private final Membership membership;
   private Instant builtAt;
   private Instant failedAt;
@@ -83,6 +95,11 @@ final class ViewIndex {
 
   ViewIndex(Membership membership) {
     this.membership = membership;
+  }
+
+  /** Whether membership comes from Azure's inventory (its store is then read too). */
+  boolean inventoried() {
+    return membership == Membership.INVENTORY;
   }
 
   /**
@@ -185,6 +202,12 @@ final class ViewIndex {
     scan(stores.vms(), FleetTopology.VMS_VIEW);
     scan(stores.events(), FleetTopology.EVENTS_VIEW);
     scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
+    if (stores.inventory() != null && membership == Membership.INVENTORY) {
+      scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
+      // the events read before the names: who Azure's word counts for, again
+      new ArrayList<>(events.entrySet())
+          .forEach(e -> apply(FleetTopology.EVENTS_VIEW, e.getKey(), e.getValue()));
+    }
     if (check) {
       // A key that changed while the stores were read is not a difference.
       moving.addAll(pending.keySet());
@@ -222,6 +245,8 @@ final class ViewIndex {
     requests.clear();
     sentByEvent.clear();
     groups.reset();
+    inventoryNames.clear();
+    namesListed.clear();
   }
 
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
@@ -241,11 +266,30 @@ final class ViewIndex {
       case FleetTopology.EVENTS_VIEW -> {
         EventView e = kept instanceof EventView v ? v : null;
         boolean open = e != null && e.open();
-        boolean released =
-            open && (Ledger.released(e.vms().values()) || Ledger.releasedByAzure(e.central()));
+        boolean released = open && (Ledger.released(e.vms().values()) || releasedByAzure(e));
         put(events, key, e);
         put(openEvents, key, open ? e : null);
         put(releasedOpen, key, released ? e : null);
+      }
+      case FleetTopology.INVENTORY_VIEW -> {
+        String name = kept instanceof String n ? n : null;
+        String old = name == null ? inventoryNames.remove(key) : inventoryNames.put(key, name);
+        if (old != null) {
+          namesListed.computeIfPresent(old, (n, c) -> c > 1 ? c - 1 : null);
+        }
+        if (name != null) {
+          namesListed.merge(name, 1, Integer::sum);
+        }
+        // Azure's word on an open event may now count, or no longer (a few events: those only
+        // Azure's delivery says started).
+        for (EventView e : new ArrayList<>(openEvents.values())) {
+          if (e.central() != null) {
+            put(
+                releasedOpen,
+                EventIds.lower(e.eventId()),
+                Ledger.released(e.vms().values()) || releasedByAzure(e) ? e : null);
+          }
+        }
       }
       case FleetTopology.REQUESTS_VIEW -> {
         RequestFacts r = kept instanceof RequestFacts f ? f : null;
@@ -285,6 +329,20 @@ final class ViewIndex {
   /** The open events' views, in the store's key order. */
   Collection<EventView> openEvents() {
     return openEvents.values();
+  }
+
+  /**
+   * Whether Azure's central delivery says the event started or completed for VMs of this fleet: a
+   * name it lists is a VM Azure's inventory lists (with an inventory only: without one, Event
+   * Grid's word covers every VM of the subscription, and an event of a VM outside the fleet would
+   * hold every group of every rollout).
+   */
+  boolean releasedByAzure(EventView e) {
+    return e != null
+        && membership == Membership.INVENTORY
+        && Ledger.releasedByAzure(e.central())
+        && e.central().resources().stream()
+            .anyMatch(n -> namesListed.containsKey(n.toLowerCase(java.util.Locale.ROOT)));
   }
 
   /** The open events the views show released for any VM ({@link Ledger#released}). */

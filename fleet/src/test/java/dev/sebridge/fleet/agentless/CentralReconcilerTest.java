@@ -102,27 +102,45 @@ class CentralReconcilerTest {
             producer,
             "fleet-by-event",
             new MutableClock(T0),
-            new CentralEventParser(JSON));
+            new CentralEventParser(JSON),
+            row -> CentralReconciler.news(row, null));
 
     CentralReconciler.Result result = r.reconcile();
 
     assertThat(result.listed()).isEqualTo(5);
-    assertThat(result.sent()).isEqualTo(4);
+    // what the views do not have and is over is not news: never brought back
+    assertThat(result.sent()).isEqualTo(2);
     assertThat(result.malformed()).isEqualTo(1);
     assertThat(result.firstMalformed()).isEqualTo("EventStatus Paused is not known");
     List<ProducerRecord<String, VmEventUpdate>> sent = producer.history();
     assertThat(sent).extracting(ProducerRecord::topic).containsOnly("fleet-by-event");
-    assertThat(sent)
-        .extracting(ProducerRecord::key)
-        .containsExactly("aaaa-1", "bbbb-2", "dddd-4", "eeee-5");
+    assertThat(sent).extracting(ProducerRecord::key).containsExactly("aaaa-1", "bbbb-2");
     VmEventUpdate first = sent.get(0).value();
-    assertThat(first.transition()).isEqualTo(VmEventUpdate.CENTRAL);
+    assertThat(first.transition()).isEqualTo(VmEventUpdate.RECONCILED);
     assertThat(first.time()).isEqualTo(T0);
     assertThat(first.central().status()).isEqualTo(AzureEventStatus.STARTED);
     assertThat(first.central().resources()).containsExactly("db-1");
     assertThat(graph.calls())
         .extracting(ResourceGraphEndpoint.Call::query)
         .allMatch(q -> q.startsWith("maintenanceresources"));
+  }
+
+  @Test
+  void onlyWhatTheViewsDoNotSayIsSent() {
+    AzureScheduledEvent started =
+        ((Delivery.Event) new CentralEventParser(JSON).row(row("A-1", "db-1", "Started"), T0))
+            .event();
+    AzureScheduledEvent completed =
+        ((Delivery.Event) new CentralEventParser(JSON).row(row("A-1", "db-1", "Completed"), T0))
+            .event();
+    java.util.function.Function<AzureEventStatus, dev.sebridge.fleet.model.CentralReport> held =
+        s -> new dev.sebridge.fleet.model.CentralReport(s, "x", List.of("db-1"), T0, T0);
+    assertThat(CentralReconciler.news(started, null)).as("a new event").isTrue();
+    assertThat(CentralReconciler.news(completed, null)).as("over, never seen").isFalse();
+    assertThat(CentralReconciler.news(started, held.apply(AzureEventStatus.SCHEDULED))).isTrue();
+    assertThat(CentralReconciler.news(started, held.apply(AzureEventStatus.STARTED))).isFalse();
+    assertThat(CentralReconciler.news(completed, held.apply(AzureEventStatus.STARTED))).isTrue();
+    assertThat(CentralReconciler.news(completed, held.apply(AzureEventStatus.CANCELED))).isFalse();
   }
 
   @Test
@@ -146,7 +164,8 @@ class CentralReconcilerTest {
             producer,
             "fleet-by-event",
             new MutableClock(T0),
-            new CentralEventParser(JSON));
+            new CentralEventParser(JSON),
+            row -> CentralReconciler.news(row, null));
     assertThatThrownBy(r::reconcile).hasMessageContaining("truncated");
     assertThat(producer.history()).isEmpty();
     graph.fault(null, 0);

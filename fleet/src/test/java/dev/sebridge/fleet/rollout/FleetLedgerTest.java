@@ -631,6 +631,8 @@ class FleetLedgerTest {
     // Azure says it completed: db-1 stops holding the groups 10 minutes after the event closed
     w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
     ledger.observe(w, at(3));
+    ledger.observe(w, at(3 + 599));
+    assertThat(ledger.refusal("E1", w, at(3 + 599))).as("until 10 minutes after").isPresent();
     ledger.observe(w, at(3 + 601));
     assertThat(ledger.refusal("E1", w, at(3 + 601))).isEmpty();
   }

@@ -49,11 +49,20 @@ class CentralEventsTopologyTest {
   TopologyTestDriver driver;
   TestInputTopic<String, byte[]> envelopes;
   TestInputTopic<String, byte[]> central;
+  TestInputTopic<String, dev.sebridge.fleet.model.InventoryVm> inventory;
   TestInputTopic<String, dev.sebridge.fleet.rollout.RolloutCommand> rollouts;
   org.apache.kafka.streams.TestOutputTopic<String, byte[]> commands;
 
   @BeforeEach
   void start() throws Exception {
+    start(Membership.AGENTS);
+  }
+
+  /** (Re)starts the topology with this membership; an inventory's input topic with one. */
+  void start(Membership membership) throws Exception {
+    if (driver != null) {
+      driver.close();
+    }
     TopologyObserver observer =
         new TopologyObserver() {
           @Override
@@ -82,10 +91,22 @@ class CentralEventsTopologyTest {
                         new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
                     Duration.ofMinutes(5)),
                 3,
-                Duration.ofHours(24),
-                observer),
+                Retention.closedEvents(Duration.ofHours(24)),
+                observer,
+                dev.sebridge.fleet.rollout.Policies.none(),
+                Duration.ofSeconds(1),
+                () -> 0,
+                ReplayGate.NONE,
+                membership),
             p,
-            T0);
+            clock.instant());
+    if (membership == Membership.INVENTORY) {
+      inventory =
+          driver.createInputTopic(
+              TOPICS.of(FleetTopology.INVENTORY),
+              new StringSerializer(),
+              new JsonSerde<>(dev.sebridge.fleet.model.InventoryVm.class).serializer());
+    }
     envelopes =
         driver.createInputTopic(
             TOPICS.envelopes(), new StringSerializer(), new ByteArraySerializer());
@@ -295,7 +316,7 @@ class CentralEventsTopologyTest {
             new JsonSerde<>(dev.sebridge.fleet.model.VmEventUpdate.class).serializer())
         .pipeInput(
             EVENT.toLowerCase(java.util.Locale.ROOT),
-            dev.sebridge.fleet.model.VmEventUpdate.central(reconciled, T0.plusSeconds(300)),
+            dev.sebridge.fleet.model.VmEventUpdate.reconciled(reconciled, T0.plusSeconds(300)),
             T0.plusSeconds(300));
     assertThat(event().central().status()).isEqualTo(AzureEventStatus.COMPLETED);
     assertThat(event().open()).isFalse();
@@ -327,7 +348,20 @@ class CentralEventsTopologyTest {
    * a group at its limit until Azure says that event is over.
    */
   @Test
-  void aRolloutWaitsWhileAzureSaysAVmWithoutAnAgentIsDown() {
+  void aRolloutWaitsWhileAzureSaysAVmWithoutAnAgentIsDown() throws Exception {
+    start(Membership.INVENTORY);
+    // Azure's inventory: vm-1 (zone 1, an agent) and db-1 (zone 2, none).
+    inventory.pipeInput(
+        vm1.vmId(),
+        new dev.sebridge.fleet.model.InventoryVm(
+            vm1.vmId(), null, "web-1", "s", "rg", "westeurope", "1", "web", null, null));
+    inventory.pipeInput(
+        "db1-vm-id",
+        new dev.sebridge.fleet.model.InventoryVm(
+            "db1-vm-id", null, "db-1", "s", "rg", "westeurope", "2", null, null, null));
+    // A VM outside the fleet (another team's, same subscription): Azure's word on it counts for
+    // nothing here.
+    deliver("C1B2C3D4-0000-4000-8000-00000000CCCC", "d-0", "Started", T0, "other-team-1");
     String other = "B1B2C3D4-0000-4000-8000-00000000BBBB";
     deliver(other, "d-1", "Started", T0, "db-1");
     envelopes.pipeInput(
