@@ -56,15 +56,19 @@ public record VmEventUpdate(
   /** Azure's central delivery of an event, at {@code time}. */
   public static VmEventUpdate central(
       dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time) {
-    return new VmEventUpdate(
-        event.key(), null, null, null, null, time, CENTRAL, false, null, null, event);
+    return azure(event, time, CENTRAL);
   }
 
   /** Azure's report of an event read from Resource Graph at {@code time}. */
   public static VmEventUpdate reconciled(
       dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time) {
+    return azure(event, time, RECONCILED);
+  }
+
+  private static VmEventUpdate azure(
+      dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time, String transition) {
     return new VmEventUpdate(
-        event.key(), null, null, null, null, time, RECONCILED, false, null, null, event);
+        event.key(), null, null, null, null, time, transition, false, null, null, event);
   }
 
   /** Whether Azure's report was read from Resource Graph (not a delivery). */

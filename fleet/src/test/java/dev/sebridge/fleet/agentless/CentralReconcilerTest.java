@@ -3,20 +3,16 @@ package dev.sebridge.fleet.agentless;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.azure.core.credential.AccessToken;
 import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
-import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.inventory.ResourceGraphInventory;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
-import dev.sebridge.testing.LoopbackTls;
 import dev.sebridge.testing.MutableClock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.List;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,7 +20,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
 
 /**
  * The reconciliation read: Resource Graph's {@code maintenanceresources} through the Azure SDK
@@ -35,19 +30,13 @@ class CentralReconcilerTest {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
   static final ObjectMapper JSON = new ObjectMapper();
   static ResourceGraphEndpoint graph;
-  static final TokenCredential CREDENTIAL =
-      request ->
-          Mono.just(
-              new AccessToken(ResourceGraphEndpoint.TOKEN, OffsetDateTime.now().plusHours(1)));
+  static final TokenCredential CREDENTIAL = ResourceGraphEndpoint.credential();
   static HttpClient http;
 
   @BeforeAll
   static void start() throws Exception {
     graph = new ResourceGraphEndpoint();
-    http =
-        new JdkHttpClientBuilder(
-                java.net.http.HttpClient.newBuilder().sslContext(LoopbackTls.get().clientContext()))
-            .build();
+    http = ResourceGraphEndpoint.httpClient();
   }
 
   @AfterAll

@@ -416,27 +416,10 @@ class CentralEventsTopologyTest {
                 issuer,
                 3,
                 Duration.ofHours(24),
-                new TopologyObserver() {
-                  @Override
-                  public void applied(Instant envelopeTime) {}
-
-                  @Override
-                  public void approvedAfter(Duration sinceScheduled) {}
-                })
+                TopologyObserver.NONE)
             .describe();
     var on =
-        FleetTopology.build(
-                TOPICS,
-                issuer,
-                3,
-                Duration.ofHours(24),
-                new TopologyObserver() {
-                  @Override
-                  public void applied(Instant envelopeTime) {}
-
-                  @Override
-                  public void approvedAfter(Duration sinceScheduled) {}
-                })
+        FleetTopology.build(TOPICS, issuer, 3, Duration.ofHours(24), TopologyObserver.NONE)
             .describe();
     java.util.Map<Integer, java.util.Set<String>> before = nodes(off);
     java.util.Map<Integer, java.util.Set<String>> after = nodes(on);

@@ -97,6 +97,22 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     return n;
   }
 
+  /** A credential that gives this endpoint's token. */
+  public static com.azure.core.credential.TokenCredential credential() {
+    return request ->
+        reactor.core.publisher.Mono.just(
+            new com.azure.core.credential.AccessToken(
+                TOKEN, java.time.OffsetDateTime.now().plusHours(1)));
+  }
+
+  /** The Azure SDK's HTTP client, trusting the loopback certificate this endpoint serves. */
+  public static com.azure.core.http.HttpClient httpClient() throws IOException {
+    return new com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder(
+            java.net.http.HttpClient.newBuilder()
+                .sslContext(dev.sebridge.testing.LoopbackTls.get().clientContext()))
+        .build();
+  }
+
   public void add(ObjectNode row, boolean scaleSetInstance) {
     rows.add(new Row(row, scaleSetInstance));
   }
