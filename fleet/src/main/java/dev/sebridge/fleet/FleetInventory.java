@@ -103,9 +103,7 @@ final class FleetInventory implements AutoCloseable {
               topics.of(FleetTopology.BY_EVENT),
               clock,
               new CentralEventParser(JsonSerde.JSON),
-              row ->
-                  CentralReconciler.news(
-                      row, views.event(row.key()).map(e -> e.central()).orElse(null)));
+              row -> CentralReconciler.news(row, heldReport(views, row.key())));
       publisher.alsoEachRefresh(
           new Runnable() {
             @Override
@@ -121,6 +119,17 @@ final class FleetInventory implements AutoCloseable {
       reconciler = r;
     }
     publisher.start(config.get(InventoryKeys.REFRESH));
+  }
+
+  /** Azure's report the events view holds for an event (null: none). */
+  private static dev.sebridge.fleet.model.CentralReport heldReport(FleetViews views, String key) {
+    try {
+      return views.event(key).map(e -> e.central()).orElse(null);
+    } catch (RuntimeException notReady) {
+      throw new IllegalStateException(
+          "the events view cannot be read (the streams are starting or rebalancing): nothing sent",
+          notReady);
+    }
   }
 
   /** The configured identity's access. */

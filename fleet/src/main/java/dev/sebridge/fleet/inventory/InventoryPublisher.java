@@ -195,12 +195,19 @@ public final class InventoryPublisher implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    if (scheduler != null) {
-      scheduler.shutdownNow();
+  public void close() {
+    ScheduledExecutorService s;
+    synchronized (this) {
+      s = scheduler;
+      if (s != null) {
+        s.shutdownNow();
+      }
+    }
+    if (s != null) {
       try {
-        // a refresh (or a task after it) under way finishes before its producers close
-        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        // a refresh (or a task after it) under way finishes before its producers close; outside
+        // the lock, which the refresh thread takes to schedule the next
+        s.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -45,7 +45,8 @@ final class CentralReports {
         new CentralReport(
             status,
             newest ? e.resourceId() : was.resourceId(),
-            newest ? e.resources() : was.resources(),
+            // a Completed that lists no VM (the parser lets it through) keeps the names held
+            newest && !(was != null && e.resources().isEmpty()) ? e.resources() : was.resources(),
             was == null ? at : EventViews.earlier(was.firstSeenAt(), at),
             was == null ? at : EventViews.later(was.lastSeenAt(), at));
     if (old == null) {

@@ -200,14 +200,12 @@ final class ViewIndex {
     unreadable = false;
     clear();
     scan(stores.vms(), FleetTopology.VMS_VIEW);
+    if (stores.inventory() != null && membership == Membership.INVENTORY) {
+      // the names first: who Azure's word on an event counts for
+      scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
+    }
     scan(stores.events(), FleetTopology.EVENTS_VIEW);
     scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
-    if (stores.inventory() != null && membership == Membership.INVENTORY) {
-      scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
-      // the events read before the names: who Azure's word counts for, again
-      new ArrayList<>(events.entrySet())
-          .forEach(e -> apply(FleetTopology.EVENTS_VIEW, e.getKey(), e.getValue()));
-    }
     if (check) {
       // A key that changed while the stores were read is not a difference.
       moving.addAll(pending.keySet());
@@ -274,20 +272,24 @@ final class ViewIndex {
       case FleetTopology.INVENTORY_VIEW -> {
         String name = kept instanceof String n ? n : null;
         String old = name == null ? inventoryNames.remove(key) : inventoryNames.put(key, name);
+        if (java.util.Objects.equals(old, name)) {
+          return; // a refresh that changed something else of the VM
+        }
         if (old != null) {
           namesListed.computeIfPresent(old, (n, c) -> c > 1 ? c - 1 : null);
         }
         if (name != null) {
           namesListed.merge(name, 1, Integer::sum);
         }
-        // Azure's word on an open event may now count, or no longer (a few events: those only
-        // Azure's delivery says started).
-        for (EventView e : new ArrayList<>(openEvents.values())) {
-          if (e.central() != null) {
+        // Azure's word on an open event may now count, or no longer (a few events: those Azure
+        // reported).
+        for (Map.Entry<String, EventView> e : new ArrayList<>(openEvents.entrySet())) {
+          EventView v = e.getValue();
+          if (v.central() != null) {
             put(
                 releasedOpen,
-                EventIds.lower(e.eventId()),
-                Ledger.released(e.vms().values()) || releasedByAzure(e) ? e : null);
+                e.getKey(),
+                Ledger.released(v.vms().values()) || releasedByAzure(v) ? v : null);
           }
         }
       }
