@@ -85,9 +85,7 @@ final class ViewIndex {
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   private final GroupCounts groups = new GroupCounts();
-  // With an inventory: each listed VM's name in lower case, by vmId, and how many VMs bear it.
-  private final Map<String, String> inventoryNames = new HashMap<>();
-  private final Map<String, Integer> namesListed = new HashMap<>();
+  private final InventoryNames inventoryNames = new InventoryNames(); // with an inventory
   private final Membership membership;
   private Instant builtAt;
   private Instant failedAt;
@@ -244,7 +242,6 @@ final class ViewIndex {
     sentByEvent.clear();
     groups.reset();
     inventoryNames.clear();
-    namesListed.clear();
   }
 
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
@@ -270,16 +267,8 @@ final class ViewIndex {
         put(releasedOpen, key, released ? e : null);
       }
       case FleetTopology.INVENTORY_VIEW -> {
-        String name = kept instanceof String n ? n : null;
-        String old = name == null ? inventoryNames.remove(key) : inventoryNames.put(key, name);
-        if (java.util.Objects.equals(old, name)) {
+        if (!inventoryNames.moved(key, kept instanceof String n ? n : null)) {
           return; // a refresh that changed something else of the VM
-        }
-        if (old != null) {
-          namesListed.computeIfPresent(old, (n, c) -> c > 1 ? c - 1 : null);
-        }
-        if (name != null) {
-          namesListed.merge(name, 1, Integer::sum);
         }
         // Azure's word on an open event may now count, or no longer (a few events: those Azure
         // reported).
@@ -343,8 +332,7 @@ final class ViewIndex {
     return e != null
         && membership == Membership.INVENTORY
         && Ledger.releasedByAzure(e.central())
-        && e.central().resources().stream()
-            .anyMatch(n -> namesListed.containsKey(n.toLowerCase(java.util.Locale.ROOT)));
+        && e.central().resources().stream().anyMatch(inventoryNames::listed);
   }
 
   /** The open events the views show released for any VM ({@link Ledger#released}). */
