@@ -1,6 +1,5 @@
 package dev.sebridge.app;
 
-import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.jwk.JWK;
@@ -34,7 +33,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -92,11 +90,7 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     if (!verbose) {
-      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-          .setLevel(Level.WARN);
-      for (String noisy : List.of("org.apache.kafka", "kafka", "state.change.logger")) {
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(noisy)).setLevel(Level.ERROR);
-      }
+      DemoLogging.quiet();
     }
     if (fleet) {
       Path work = Files.createTempDirectory("sebridge-fleet-demo-");
