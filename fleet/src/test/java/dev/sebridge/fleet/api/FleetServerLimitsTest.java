@@ -124,11 +124,14 @@ class FleetServerLimitsTest {
                   + " application/x-www-form-urlencoded\r\nContent-Length: 65536\r\n\r\nt");
       stalled.add(s);
     }
-    // Two API threads, and 80 requests waiting for their bodies: the server still answers.
+    // Two API threads, and 80 requests waiting for their bodies: the server still answers, before
+    // the idle timeout (2 s) could have freed anything the stalled requests held. (A bound of 1 s
+    // here failed a CI run at 1.03 s on a loaded machine: the bound is the mechanism's, not a
+    // speed target.)
     long t0 = System.nanoTime();
     assertThat(statusOf(get("/healthz", null))).isEqualTo(200);
     assertThat(statusOf(get("/api/events", READER))).isEqualTo(200);
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
     assertThat(reached.get("/ui/login")).isNull();
     // Each stalled request is answered 408 (idle for 2 s, or its body too slow), none ever runs.
     for (Socket s : stalled) {

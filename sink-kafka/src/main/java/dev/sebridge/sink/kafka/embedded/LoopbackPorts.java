@@ -43,7 +43,11 @@ public final class LoopbackPorts {
   /** The first port of the kernel's ephemeral range (Linux; 32768, the usual value, elsewhere). */
   static int ephemeralLow() {
     try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      // Line by line: on this project's machines (a sandboxed kernel) Files.readString and
+      // readAllBytes of a /proc file read "3" (its size is reported as 0), which made every port
+      // an ephemeral one again (CI of 2026-11-26: "Address already in use").
+      String range =
+          Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
       return Integer.parseInt(range.split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 32_768;
