@@ -27,4 +27,9 @@ public record CentralReport(
   public CentralReport {
     resources = resources == null ? List.of() : List.copyOf(resources);
   }
+
+  /** Whether Azure says the event started or completed: released for every VM it lists. */
+  public boolean released() {
+    return status == AzureEventStatus.STARTED || status == AzureEventStatus.COMPLETED;
+  }
 }

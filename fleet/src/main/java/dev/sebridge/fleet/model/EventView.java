@@ -77,6 +77,24 @@ public record EventView(
         null);
   }
 
+  /** The same event, closed at {@code at}. */
+  public EventView closedAt(Instant at) {
+    return new EventView(
+        eventId,
+        eventType,
+        eventSource,
+        notBefore,
+        durationInSeconds,
+        description,
+        resources,
+        firstSeenAt,
+        lastSeenAt,
+        at,
+        vms,
+        central,
+        firstSeenBy);
+  }
+
   /** The same event with Azure's report and who saw it first as given. */
   public EventView withCentral(CentralReport central, Source firstSeenBy) {
     return new EventView(

@@ -305,13 +305,6 @@ public final class Ledger {
     return released(w.eventVms(eventId).values()) || w.releasedByAzure(eventId);
   }
 
-  /** Whether Azure's central delivery says the event started or completed. */
-  public static boolean releasedByAzure(dev.sebridge.fleet.model.CentralReport central) {
-    return central != null
-        && (central.status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED
-            || central.status() == dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
-  }
-
   /** Whether these VMs' states show their event released (approved, started or over). */
   public static boolean released(Collection<VmEventState> vms) {
     return vms.stream()

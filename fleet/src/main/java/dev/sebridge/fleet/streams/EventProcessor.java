@@ -130,21 +130,7 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     // for ever.
     for (KeyValue<String, EventView> kv : lost) {
       EventView e = kv.value;
-      EventView closed =
-          new EventView(
-              e.eventId(),
-              e.eventType(),
-              e.eventSource(),
-              e.notBefore(),
-              e.durationInSeconds(),
-              e.description(),
-              e.resources(),
-              e.firstSeenAt(),
-              e.lastSeenAt(),
-              now,
-              e.vms(),
-              e.central(),
-              e.firstSeenBy());
+      EventView closed = e.closedAt(now);
       store.put(kv.key, closed);
       context.forward(new Record<>(kv.key, closed, wallClockMs));
     }

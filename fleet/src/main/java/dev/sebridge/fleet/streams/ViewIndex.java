@@ -261,7 +261,7 @@ final class ViewIndex {
       case FleetTopology.EVENTS_VIEW -> {
         EventView e = kept instanceof EventView v ? v : null;
         boolean open = e != null && e.open();
-        boolean released = open && (Ledger.released(e.vms().values()) || releasedByAzure(e));
+        boolean released = open && released(e);
         put(events, key, e);
         put(openEvents, key, open ? e : null);
         put(releasedOpen, key, released ? e : null);
@@ -275,10 +275,7 @@ final class ViewIndex {
         for (Map.Entry<String, EventView> e : new ArrayList<>(openEvents.entrySet())) {
           EventView v = e.getValue();
           if (v.central() != null) {
-            put(
-                releasedOpen,
-                e.getKey(),
-                Ledger.released(v.vms().values()) || releasedByAzure(v) ? v : null);
+            put(releasedOpen, e.getKey(), released(v) ? v : null);
           }
         }
       }
@@ -328,10 +325,16 @@ final class ViewIndex {
    * Grid's word covers every VM of the subscription, and an event of a VM outside the fleet would
    * hold every group of every rollout).
    */
+  /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */
+  private boolean released(EventView e) {
+    return Ledger.released(e.vms().values()) || releasedByAzure(e);
+  }
+
   boolean releasedByAzure(EventView e) {
     return e != null
         && membership == Membership.INVENTORY
-        && Ledger.releasedByAzure(e.central())
+        && e.central() != null
+        && e.central().released()
         && e.central().resources().stream().anyMatch(inventoryNames::listed);
   }
 
