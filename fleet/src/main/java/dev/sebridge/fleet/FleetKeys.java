@@ -294,6 +294,7 @@ public final class FleetKeys {
             HISTORY_RETENTION,
             POLICIES));
     all.addAll(InventoryKeys.all());
+    all.addAll(AcknowledgeKeys.all());
     return List.copyOf(all);
   }
 
@@ -347,6 +348,7 @@ public final class FleetKeys {
     }
     policies(c, problems);
     InventoryKeys.validate(c, problems);
+    AcknowledgeKeys.validate(c, problems);
     boolean file = c.isSet(SIGNING_KEY_FILE);
     boolean vault = c.isSet(SIGNING_KEY_VAULT_KEY);
     if (file == vault) {

@@ -188,6 +188,20 @@ public final class FleetMetrics implements TopologyObserver {
     this.replaying.set(replaying ? 1 : 0);
   }
 
+  /**
+   * VMs without an agent an approval acknowledged for through Azure's Maintenance API, by outcome
+   * ({@code sebridge_fleet_acknowledgements_total{outcome}}).
+   */
+  public void acknowledged(String outcome, int vms) {
+    Counter.builder("sebridge.fleet.acknowledgements")
+        .description(
+            "VMs without an agent approvals were acknowledged for through Azure's Maintenance API,"
+                + " by outcome")
+        .tag("outcome", outcome)
+        .register(registry)
+        .increment(vms);
+  }
+
   /** A stream thread failed and was replaced. */
   public void threadReplaced() {
     threadsReplaced.increment();

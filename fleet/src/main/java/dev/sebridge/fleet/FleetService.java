@@ -73,8 +73,10 @@ public final class FleetService implements AutoCloseable {
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
   private final FleetInventory inventory;
+  private final FleetAcknowledgements acknowledgements;
   private final FleetViews views;
   private final java.util.function.Supplier<FleetInventory.Access> inventoryAccess;
+  private final java.util.function.Supplier<FleetInventory.Access> acknowledgeAccess;
   private final Clock clock;
 
   private FleetService(Builder b) {
@@ -82,13 +84,16 @@ public final class FleetService implements AutoCloseable {
     this.clock = b.clock;
     this.inventory = new FleetInventory(config);
     this.inventoryAccess = b::inventoryAccess;
+    this.acknowledgements = new FleetAcknowledgements(config);
+    this.acknowledgeAccess = b::acknowledgeAccess;
     this.topics =
         new Topics(
             config.get(FleetKeys.TOPIC_PREFIX),
             config.get(FleetKeys.ENVELOPES_TOPIC),
             config.get(FleetKeys.COMMANDS_TOPIC),
             config.get(FleetKeys.APPROVALS_TOPIC),
-            config.get(FleetKeys.CENTRAL_EVENTS));
+            config.get(FleetKeys.CENTRAL_EVENTS),
+            acknowledgements.enabled());
     this.kafka = kafkaClientConfig(config);
     Authenticator auth = FleetAuthenticators.of(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
@@ -159,7 +164,12 @@ public final class FleetService implements AutoCloseable {
     this.readiness = new FleetReadiness(streams, clock);
     this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
     ApprovalRequests approvals =
-        new ApprovalRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
+        new ApprovalRequests(
+            rolloutCommands,
+            topics.of(FleetTopology.ROLLOUTS),
+            views,
+            clock,
+            acknowledgements.enabled());
     RolloutRequests rollouts =
         new RolloutRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
     this.live = new LiveStream(changes, 64);
@@ -204,6 +214,7 @@ public final class FleetService implements AutoCloseable {
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
     inventory.start(kafka, topics, views, inventoryAccess, clock);
+    acknowledgements.start(kafka, topics, streamsApplicationId, acknowledgeAccess, clock, metrics);
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);
     }
@@ -267,6 +278,7 @@ public final class FleetService implements AutoCloseable {
     live.close();
     server.close();
     inventory.close();
+    acknowledgements.close();
     streams.close(Duration.ofSeconds(30));
     rolloutCommands.close(Duration.ofSeconds(5));
     admin.close(Duration.ofSeconds(5));
@@ -298,6 +310,7 @@ public final class FleetService implements AutoCloseable {
     private KeyVaultJwsSigner.Access keyVault;
     private TopologyObserver observer;
     private FleetInventory.Access inventory;
+    private FleetInventory.Access acknowledge;
 
     private Builder(Configuration config) {
       this.config = config;
@@ -319,6 +332,17 @@ public final class FleetService implements AutoCloseable {
         com.azure.core.credential.TokenCredential credential, com.azure.core.http.HttpClient http) {
       this.inventory = new FleetInventory.Access(credential, http);
       return this;
+    }
+
+    /** The Maintenance API through this access (a test endpoint), not the configured identity. */
+    public Builder acknowledge(
+        com.azure.core.credential.TokenCredential credential, com.azure.core.http.HttpClient http) {
+      this.acknowledge = new FleetInventory.Access(credential, http);
+      return this;
+    }
+
+    private FleetInventory.Access acknowledgeAccess() {
+      return acknowledge != null ? acknowledge : FleetAcknowledgements.configuredAccess(config);
     }
 
     private FleetInventory.Access inventoryAccess() {

@@ -45,6 +45,15 @@ final class FleetTopics {
             new PreCreatedTopics.Expected(
                 null, false, null, "Azure's central scheduled events (fleet.central-events)"));
       }
+      if (topics.acknowledgements()) {
+        expected.put(
+            topics.of(FleetTopology.ACKNOWLEDGEMENTS),
+            new PreCreatedTopics.Expected(
+                null,
+                false,
+                null,
+                "orders to acknowledge through Azure's Maintenance API (fleet.acknowledge.enabled)"));
+      }
       if (inventory) {
         expected.put(
             topics.of(FleetTopology.INVENTORY),
@@ -137,6 +146,10 @@ final class FleetTopics {
           week);
     }
     add(create, existing, topics.of(FleetTopology.BY_REQUEST), partitions, replication, week);
+    // Orders to acknowledge through Azure's Maintenance API (fleet.acknowledge.enabled): an order
+    // lives a command's lifetime, a week is for reading what happened. Created whether used or
+    // not, like the inventory's.
+    add(create, existing, topics.of(FleetTopology.ACKNOWLEDGEMENTS), partitions, replication, week);
     add(
         create,
         existing,

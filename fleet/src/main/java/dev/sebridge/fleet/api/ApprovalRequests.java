@@ -2,6 +2,7 @@ package dev.sebridge.fleet.api;
 
 import dev.sebridge.envelope.NameBasedUuid;
 import dev.sebridge.fleet.auth.Principal;
+import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
@@ -31,17 +32,33 @@ public final class ApprovalRequests {
   private final FleetViews views;
   private final Clock clock;
   private final RecentWrites<ApprovalRequest> recent;
+  private final boolean acknowledging;
 
+  /** Without acknowledgements through Azure's Maintenance API. */
   public ApprovalRequests(
       Producer<String, RolloutCommand> commands,
       String rolloutsTopic,
       FleetViews views,
       Clock clock) {
+    this(commands, rolloutsTopic, views, clock, false);
+  }
+
+  /**
+   * @param acknowledging whether an event's VMs without a live agent are approved through Azure's
+   *     Maintenance API ({@code fleet.acknowledge.enabled})
+   */
+  public ApprovalRequests(
+      Producer<String, RolloutCommand> commands,
+      String rolloutsTopic,
+      FleetViews views,
+      Clock clock,
+      boolean acknowledging) {
     this.commands = commands;
     this.rolloutsTopic = rolloutsTopic;
     this.views = views;
     this.clock = clock;
     this.recent = new RecentWrites<>(clock);
+    this.acknowledging = acknowledging;
   }
 
   /**
@@ -113,10 +130,27 @@ public final class ApprovalRequests {
               });
     }
     List<String> targets = new ArrayList<>();
+    Acknowledgement acknowledge = null;
     if (vmIds == null || vmIds.isEmpty()) {
       event.vms().values().stream()
           .filter(v -> v.status().equals("scheduled"))
           .forEach(v -> targets.add(v.vmId()));
+      // The VMs Azure lists that no live agent can approve it for: through the Maintenance API.
+      Acknowledgement a = Acknowledgement.of(event, this::liveAgent);
+      if (a != null && !acknowledging) {
+        if (targets.isEmpty()) {
+          throw new ApiException(
+              409,
+              "no agent has event "
+                  + eventId
+                  + " Scheduled; Azure lists it for "
+                  + String.join(", ", a.vms())
+                  + ", VMs without a live agent: approving them needs fleet.acknowledge.enabled"
+                  + " (through Azure's Maintenance API)");
+        }
+      } else {
+        acknowledge = a;
+      }
     } else {
       List<String> refused = new ArrayList<>();
       for (String vm : new LinkedHashSet<>(vmIds)) {
@@ -131,7 +165,7 @@ public final class ApprovalRequests {
         throw new ApiException(409, "not Scheduled on: " + String.join(", ", refused));
       }
     }
-    if (targets.isEmpty()) {
+    if (targets.isEmpty() && acknowledge == null) {
       throw new ApiException(409, "no VM has event " + eventId + " Scheduled");
     }
     String requestId = keyed == null ? UUID.randomUUID().toString() : keyed;
@@ -146,7 +180,8 @@ public final class ApprovalRequests {
             origin,
             override ? Boolean.TRUE : null,
             null,
-            null);
+            null,
+            acknowledge);
     if (keyed != null) {
       // The same key at once (a retry before the views show the first): one of them is written.
       java.util.Optional<RecentWrites.Write<ApprovalRequest>> first = recent.putIfAbsent(keyed, r);
@@ -168,12 +203,22 @@ public final class ApprovalRequests {
       recent.written(keyed);
     }
     LOG.info(
-        "approval request {} by {}: event {} for {} VM(s), to the fleet-wide ledger",
+        "approval request {} by {}: event {} for {} VM(s){}, to the fleet-wide ledger",
         requestId,
         approver.name(),
         event.eventId(),
-        targets.size());
+        targets.size(),
+        acknowledge == null
+            ? ""
+            : " and, through Azure's Maintenance API, "
+                + acknowledge.vms().size()
+                + " without an agent");
     return new Accepted(r, event.resources());
+  }
+
+  /** Whether the VM's agent is live: the fleet has its view and it is not silent. */
+  private boolean liveAgent(String vmId) {
+    return vmId != null && views.vm(vmId).map(v -> !v.silent()).orElse(false);
   }
 
   /** A request made earlier under the same key: it again for the same body, else 422. */

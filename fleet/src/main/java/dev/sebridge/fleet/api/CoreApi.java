@@ -138,6 +138,9 @@ public final class CoreApi implements FleetServer.Route {
     out.put("requestedBy", r.requestedBy());
     var commands = out.putObject("commands");
     r.vmIds().forEach(vm -> commands.put(vm, ApprovalRequest.commandId(r.requestId(), vm)));
+    if (r.acknowledge() != null) {
+      out.set("acknowledge", JsonSerde.JSON.valueToTree(r.acknowledge()));
+    }
     var releases = out.putArray("releases");
     accepted.releases().forEach(releases::add);
     call.header("Location", "/api/approvals/" + r.requestId());

@@ -20,6 +20,8 @@ import java.util.List;
  * @param refusal why the fleet-wide ledger refused it (nothing is sent), or null
  * @param admitted true when the fleet-wide ledger admitted it (the rollout processor, the only
  *     writer that may, sets it); the request processor signs nothing else
+ * @param acknowledge the VMs without a live agent it approves the event for through Azure's
+ *     Maintenance API ({@code fleet.acknowledge.enabled}), or null: none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApprovalRequest(
@@ -32,9 +34,36 @@ public record ApprovalRequest(
     String origin,
     Boolean override,
     String refusal,
-    Boolean admitted) {
+    Boolean admitted,
+    Acknowledgement acknowledge) {
   public ApprovalRequest {
     vmIds = List.copyOf(vmIds);
+  }
+
+  /** A request to agents only. */
+  public ApprovalRequest(
+      String requestId,
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      String requestedBy,
+      Instant requestedAt,
+      String origin,
+      Boolean override,
+      String refusal,
+      Boolean admitted) {
+    this(
+        requestId,
+        eventId,
+        vmIds,
+        reason,
+        requestedBy,
+        requestedAt,
+        origin,
+        override,
+        refusal,
+        admitted,
+        null);
   }
 
   /** A request without override, not refused. */
@@ -57,13 +86,43 @@ public record ApprovalRequest(
   /** The same request, refused by the ledger for this reason. */
   public ApprovalRequest refused(String why) {
     return new ApprovalRequest(
-        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, why, null);
+        requestId,
+        eventId,
+        vmIds,
+        reason,
+        requestedBy,
+        requestedAt,
+        origin,
+        override,
+        why,
+        null,
+        acknowledge);
   }
 
   /** The same request, admitted by the ledger: the request processor may sign it. */
   public ApprovalRequest admit() {
     return new ApprovalRequest(
-        requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, override, null, true);
+        requestId,
+        eventId,
+        vmIds,
+        reason,
+        requestedBy,
+        requestedAt,
+        origin,
+        override,
+        null,
+        true,
+        acknowledge);
+  }
+
+  /** Every VM it approves for, in the request view's keys: vmIds, then those acknowledged for. */
+  public List<String> vmKeys() {
+    if (acknowledge == null) {
+      return vmIds;
+    }
+    List<String> all = new java.util.ArrayList<>(vmIds);
+    acknowledge.vms().forEach(n -> all.add(Acknowledgement.vmKey(n)));
+    return all;
   }
 
   /** Whether the fleet-wide ledger admitted it. */

@@ -36,6 +36,8 @@ import org.apache.kafka.streams.state.Stores;
  *                                    +--------by request-----> [by-request] --+
  * [approvals] (audit, key request id) ----------------------------------------+--> requests
  *     (request-state) --> [commands] (key vmId, the agent's partition) + [views-requests]
+ *                       + [acknowledgements] (VMs without an agent) --> Acknowledger
+ *                         (Maintenance API) --> [by-request]
  *
  * [rollouts] (operators' commands) --> rollouts (rollout-state, policy-state; steps every
  *     second against the global views) --> [approvals] (audited requests) + [views-rollouts]
@@ -98,6 +100,7 @@ public final class FleetTopology {
   static final String ROLLOUTS_VIEW_SINK = "rollouts-view-sink";
   static final String ROLLOUT_PARTS_VIEW_SINK = "rollout-parts-view-sink";
   static final String POLICIES_VIEW_SINK = "policies-view-sink";
+  static final String ACKNOWLEDGEMENTS_SINK = "acknowledgements-sink";
 
   // Topic names (suffixes of the prefix): internal ones, then the views.
   public static final String BY_EVENT = "by-event";
@@ -109,6 +112,13 @@ public final class FleetTopology {
   public static final String AGENTLESS_EVENTS = "agentless-events";
 
   public static final String BY_REQUEST = "by-request";
+
+  /**
+   * Orders to acknowledge scheduled events through Azure's Maintenance API, for VMs without a live
+   * agent ({@link dev.sebridge.fleet.model.AcknowledgeOrder}, keyed by request id); written when
+   * {@link Topics#acknowledgements()}.
+   */
+  public static final String ACKNOWLEDGEMENTS = "acknowledgements";
 
   public static final String VIEWS_VMS = "views-vms";
   public static final String VIEWS_EVENTS = "views-events";
@@ -246,7 +256,12 @@ public final class FleetTopology {
         topics.of(BY_REQUEST));
     t.addProcessor(
         "requests",
-        () -> new RequestProcessor(issuer, CrashPoints.fromSystemProperties(), retention.history()),
+        () ->
+            new RequestProcessor(
+                issuer,
+                CrashPoints.fromSystemProperties(),
+                retention.history(),
+                topics.acknowledgements()),
         "approvals",
         "by-request");
     t.addStateStore(store(REQUEST_STATE, requestViews), "requests");
@@ -263,6 +278,14 @@ public final class FleetTopology {
         new StringSerializer(),
         untyped(requestViews.serializer()),
         "requests");
+    if (topics.acknowledgements()) {
+      t.addSink(
+          ACKNOWLEDGEMENTS_SINK,
+          topics.of(ACKNOWLEDGEMENTS),
+          new StringSerializer(),
+          untyped(new JsonSerde<>(dev.sebridge.fleet.model.AcknowledgeOrder.class).serializer()),
+          "requests");
+    }
 
     // Rollouts and policies: one task; approvals go out through the audit topic like any other.
     JsonSerde<PolicyDecision> decisions = new JsonSerde<>(PolicyDecision.class);

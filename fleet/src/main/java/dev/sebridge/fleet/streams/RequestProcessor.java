@@ -1,5 +1,7 @@
 package dev.sebridge.fleet.streams;
 
+import dev.sebridge.fleet.model.AcknowledgeOrder;
+import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
@@ -16,7 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns an audited approval request into one signed command per VM, and follows the agents' results
+ * Turns an audited approval request into one signed command per VM, and for the VMs without a live
+ * agent one order to acknowledge the event through Azure's Maintenance API ({@link
+ * FleetTopology#ACKNOWLEDGEMENTS}), and follows the results: the agents', and the acknowledger's
  * ({@link FleetTopology#REQUEST_STATE}, keyed by request id).
  *
  * <p>Runs with exactly-once processing: the commands, the request's state and its view are
@@ -30,6 +34,7 @@ final class RequestProcessor implements Processor<String, Object, String, Object
   private final CommandIssuer issuer;
   private final CrashPoints crashPoints;
   private final java.time.Duration history;
+  private final boolean acknowledging;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, RequestView> store;
 
@@ -37,9 +42,23 @@ final class RequestProcessor implements Processor<String, Object, String, Object
    * @param history how long a request is kept after it was made ({@link Retention})
    */
   RequestProcessor(CommandIssuer issuer, CrashPoints crashPoints, java.time.Duration history) {
+    this(issuer, crashPoints, history, false);
+  }
+
+  /**
+   * @param acknowledging whether acknowledgements go to Azure's Maintenance API ({@link
+   *     FleetTopology#ACKNOWLEDGEMENTS}); without, a request's VMs without an agent get {@code
+   *     failed}, and nothing is sent for them
+   */
+  RequestProcessor(
+      CommandIssuer issuer,
+      CrashPoints crashPoints,
+      java.time.Duration history,
+      boolean acknowledging) {
     this.issuer = issuer;
     this.crashPoints = crashPoints;
     this.history = history;
+    this.acknowledging = acknowledging;
   }
 
   @Override
@@ -126,7 +145,8 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     }
     List<byte[]> commands;
     try {
-      commands = issuer.commands(r, now);
+      // A request only Azure's Maintenance API carries signs nothing.
+      commands = r.vmIds().isEmpty() ? List.of() : issuer.commands(r, now);
     } catch (RuntimeException e) {
       // Key Vault unreachable, a bad key: nothing is sent, and the request says so.
       LOG.error("approval request {}: cannot sign its commands, nothing sent", r.requestId(), e);
@@ -149,6 +169,9 @@ final class RequestProcessor implements Processor<String, Object, String, Object
           new RequestView.VmResult(
               ApprovalRequest.commandId(r.requestId(), vmId), null, null, null, null));
     }
+    if (r.acknowledge() != null) {
+      acknowledge(r, now, timestamp, vms);
+    }
     crashPoints.reach(CrashPoints.FLEET_REQUEST_SENT);
     RequestView view = new RequestView(r, now, vms);
     store.put(r.requestId(), view);
@@ -156,11 +179,55 @@ final class RequestProcessor implements Processor<String, Object, String, Object
         new Record<String, Object>(r.requestId(), view, timestamp),
         FleetTopology.REQUESTS_VIEW_SINK);
     LOG.info(
-        "approval request {} by {}: {} command(s) for event {}",
+        "approval request {} by {}: {} command(s){} for event {}",
         r.requestId(),
         r.requestedBy(),
-        vms.size(),
+        commands.size(),
+        r.acknowledge() == null
+            ? ""
+            : " and an acknowledgement through Azure's Maintenance API for "
+                + r.acknowledge().vms().size()
+                + " VM(s) without an agent",
         r.eventId());
+  }
+
+  /**
+   * The VMs without an agent: one order to the acknowledger, which acknowledges the scheduled event
+   * through Azure's Maintenance API within the command lifetime and reports each VM's outcome.
+   */
+  private void acknowledge(
+      ApprovalRequest r, Instant now, long timestamp, Map<String, RequestView.VmResult> vms) {
+    Acknowledgement a = r.acknowledge();
+    if (acknowledging) {
+      context.forward(
+          new Record<String, Object>(
+              r.requestId(),
+              new AcknowledgeOrder(
+                  r.requestId(),
+                  r.eventId(),
+                  a.resourceId(),
+                  a.vms(),
+                  r.requestedBy(),
+                  now,
+                  now.plus(issuer.lifetime())),
+              timestamp),
+          FleetTopology.ACKNOWLEDGEMENTS_SINK);
+    }
+    for (String name : a.vms()) {
+      String key = Acknowledgement.vmKey(name);
+      vms.put(
+          key,
+          acknowledging
+              ? new RequestView.VmResult(
+                  ApprovalRequest.commandId(r.requestId(), key), null, null, null, null)
+              : new RequestView.VmResult(
+                  ApprovalRequest.commandId(r.requestId(), key),
+                  "failed",
+                  "not-sent",
+                  "acknowledging through Azure's Maintenance API is off on this instance"
+                      + " (fleet.acknowledge.enabled): nothing was sent for this VM",
+                  now));
+    }
   }
 
   /** A request that sends nothing: each VM gets this outcome, and the view says so. */
@@ -172,7 +239,7 @@ final class RequestProcessor implements Processor<String, Object, String, Object
       Instant now,
       long timestamp) {
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>();
-    for (String vmId : r.vmIds()) {
+    for (String vmId : r.vmKeys()) {
       vms.put(
           vmId,
           new RequestView.VmResult(
@@ -195,6 +262,11 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     Map<String, RequestView.VmResult> vms = new LinkedHashMap<>(view.vms());
     RequestView.VmResult old = vms.get(result.vmId());
     if (!old.commandId().equals(result.commandId())) {
+      return;
+    }
+    if (old.outcome() != null && result.vmId().startsWith("name:")) {
+      // An acknowledgement's outcome stands: an order answered again (read again after a failed
+      // commit, or by a new consumer group from the topic's start) changes nothing.
       return;
     }
     vms.put(

@@ -6,12 +6,25 @@ package dev.sebridge.fleet.streams;
  *
  * @param centralEvents whether it reads Azure's central scheduled events ({@link
  *     FleetTopology#AGENTLESS_EVENTS}, fleet.central-events)
+ * @param acknowledgements whether it writes orders to acknowledge events through Azure's
+ *     Maintenance API ({@link FleetTopology#ACKNOWLEDGEMENTS}, fleet.acknowledge.enabled)
  */
 public record Topics(
-    String prefix, String envelopes, String commands, String approvals, boolean centralEvents) {
+    String prefix,
+    String envelopes,
+    String commands,
+    String approvals,
+    boolean centralEvents,
+    boolean acknowledgements) {
   /** Without Azure's central scheduled events. */
   public Topics(String prefix, String envelopes, String commands, String approvals) {
-    this(prefix, envelopes, commands, approvals, false);
+    this(prefix, envelopes, commands, approvals, false, false);
+  }
+
+  /** Without acknowledgements through Azure's Maintenance API. */
+  public Topics(
+      String prefix, String envelopes, String commands, String approvals, boolean centralEvents) {
+    this(prefix, envelopes, commands, approvals, centralEvents, false);
   }
 
   public String of(String name) {

@@ -6,7 +6,12 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.fleet.agentless.AzureEventStatus;
+import dev.sebridge.fleet.model.AcknowledgeOrder;
+import dev.sebridge.fleet.model.Acknowledgement;
+import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.testing.AgentEnvelopes;
 import dev.sebridge.imds.VmIdentity;
@@ -34,7 +39,8 @@ import org.junit.jupiter.api.Test;
  * (VMs without an agent) opens and closes as Azure says.
  */
 class CentralEventsTopologyTest {
-  static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals", true);
+  static final Topics TOPICS =
+      new Topics("fleet", "envelopes", "commands", "approvals", true, true);
   static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
   static final String EVENT = "A1B2C3D4-0000-4000-8000-00000000AAAA";
   static final String RESOURCE =
@@ -52,6 +58,8 @@ class CentralEventsTopologyTest {
   TestInputTopic<String, dev.sebridge.fleet.model.InventoryVm> inventory;
   TestInputTopic<String, dev.sebridge.fleet.rollout.RolloutCommand> rollouts;
   org.apache.kafka.streams.TestOutputTopic<String, byte[]> commands;
+  org.apache.kafka.streams.TestOutputTopic<String, AcknowledgeOrder> orders;
+  TestInputTopic<String, ResultReport> results;
 
   @BeforeEach
   void start() throws Exception {
@@ -125,11 +133,23 @@ class CentralEventsTopologyTest {
             TOPICS.commands(),
             new org.apache.kafka.common.serialization.StringDeserializer(),
             new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+    orders =
+        driver.createOutputTopic(
+            TOPICS.of(FleetTopology.ACKNOWLEDGEMENTS),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new JsonSerde<>(AcknowledgeOrder.class).deserializer());
+    results =
+        driver.createInputTopic(
+            TOPICS.of(FleetTopology.BY_REQUEST),
+            new StringSerializer(),
+            new JsonSerde<>(ResultReport.class).serializer());
   }
 
   @AfterEach
   void stop() {
-    driver.close();
+    if (driver != null) {
+      driver.close();
+    }
   }
 
   /**
@@ -446,8 +466,8 @@ class CentralEventsTopologyTest {
   }
 
   /**
-   * Turning fleet.central-events on or off keeps every sub-topology's number and nodes: the tasks,
-   * and the stores they hold, stay the same tasks.
+   * Turning fleet.central-events or fleet.acknowledge.enabled on or off keeps every sub-topology's
+   * number and nodes: the tasks, and the stores they hold, stay the same tasks.
    */
   @Test
   void theCentralSourceJoinsTheEnvelopesSubTopologyAndMovesNoOther() {
@@ -469,10 +489,18 @@ class CentralEventsTopologyTest {
     java.util.Map<Integer, java.util.Set<String>> after = nodes(on);
     after
         .values()
-        .forEach(n -> n.removeAll(List.of(CentralFanOut.SOURCE, CentralFanOut.PROCESSOR)));
+        .forEach(
+            n ->
+                n.removeAll(
+                    List.of(
+                        CentralFanOut.SOURCE,
+                        CentralFanOut.PROCESSOR,
+                        FleetTopology.ACKNOWLEDGEMENTS_SINK)));
     assertThat(after).isEqualTo(before);
     assertThat(nodes(on).values())
         .anySatisfy(n -> assertThat(n).contains("envelopes", CentralFanOut.SOURCE));
+    assertThat(nodes(on).values())
+        .anySatisfy(n -> assertThat(n).contains("requests", FleetTopology.ACKNOWLEDGEMENTS_SINK));
   }
 
   private static com.nimbusds.jose.jwk.ECKey assertDoesNotThrowKey() {
@@ -513,5 +541,116 @@ class CentralEventsTopologyTest {
     assertThat(SkipAndCount.counts().get(CentralFanOut.MALFORMED).get()).isEqualTo(before + 2);
     deliver("d-1", "Scheduled", T0, "db-1");
     assertThat(event()).isNotNull();
+  }
+
+  /** An approval of an event only Azure reported, as the API writes it for the ledger. */
+  ApprovalRequest agentlessApproval(String requestId, String... vms) {
+    return new ApprovalRequest(
+        requestId,
+        EVENT,
+        List.of(),
+        "patch",
+        "alice",
+        clock.instant(),
+        "api",
+        null,
+        null,
+        null,
+        new Acknowledgement(RESOURCE, List.of(vms)));
+  }
+
+  RequestView request(String requestId) {
+    KeyValueStore<String, RequestView> s = driver.getKeyValueStore(FleetTopology.REQUESTS_VIEW);
+    return s.get(requestId);
+  }
+
+  /**
+   * Item 3 of issue 28: the VMs without an agent are approved through Azure's Maintenance API, as
+   * an order the acknowledger acts on, only once the request is audited and admitted by the ledger,
+   * within a command's lifetime; each VM's outcome comes back to the request's view, and the first
+   * outcome stands.
+   */
+  @Test
+  void anEventOfVmsWithoutAnAgentIsAcknowledgedOnceAuditedAndEachVmGetsItsOutcome() {
+    deliver("d-1", "Scheduled", T0, "db-1", "db-2");
+    var audit =
+        driver.createOutputTopic(
+            TOPICS.approvals(),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new JsonSerde<>(ApprovalRequest.class).deserializer());
+    rollouts.pipeInput(
+        "req-1",
+        dev.sebridge.fleet.rollout.RolloutCommand.approve(
+            agentlessApproval("req-1", "db-1", "DB-2")));
+
+    ApprovalRequest audited = audit.readValue();
+    assertThat(audited.wasAdmitted()).isTrue();
+    assertThat(audited.acknowledge().resourceId()).isEqualTo(RESOURCE);
+    var order = orders.readKeyValue();
+    assertThat(order.key).isEqualTo("req-1");
+    assertThat(order.value.resourceId()).isEqualTo(RESOURCE);
+    assertThat(order.value.vms()).containsExactly("db-1", "DB-2");
+    assertThat(order.value.expiresAt())
+        .isEqualTo(order.value.issuedAt().plus(Duration.ofMinutes(5)));
+    assertThat(orders.isEmpty()).isTrue();
+    assertThat(commands.isEmpty()).as("no agent: nothing signed or sent").isTrue();
+    assertThat(request("req-1").vms()).containsOnlyKeys("name:db-1", "name:db-2");
+    assertThat(request("req-1").complete()).isFalse();
+
+    results.pipeInput(
+        "req-1",
+        new ResultReport(
+            "name:db-1", "fleet:req-1:name:db-1", "outcome", "accepted", "acknowledged", "ok", T0));
+    results.pipeInput(
+        "req-1",
+        new ResultReport(
+            "name:db-2", "fleet:req-1:name:db-2", "outcome", "accepted", "acknowledged", "ok", T0));
+    // The same order answered again (read again after a failed commit): the first outcome stands.
+    results.pipeInput(
+        "req-1",
+        new ResultReport(
+            "name:db-1", "fleet:req-1:name:db-1", "outcome", "failed", "expired", "late", T0));
+    assertThat(request("req-1").complete()).isTrue();
+    assertThat(request("req-1").vms().get("name:db-1").outcome()).isEqualTo("accepted");
+
+    // The ledger counts the event released for every VM Azure lists, from the request on.
+    rollouts.pipeInput(
+        "req-2",
+        dev.sebridge.fleet.rollout.RolloutCommand.approve(agentlessApproval("req-2", "db-1")));
+    assertThat(audit.readValue().wasAdmitted()).isTrue();
+  }
+
+  /** A request written with VMs to acknowledge, read by a topology that does not acknowledge. */
+  @Test
+  void withoutAcknowledgingTheVmsWithoutAnAgentFailAndNothingIsSent() throws Exception {
+    driver.close();
+    driver = null;
+    Topics without = new Topics("fleet", "envelopes", "commands", "approvals", true, false);
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "central-test-2");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    try (TopologyTestDriver d =
+        new TopologyTestDriver(
+            FleetTopology.build(
+                without,
+                new CommandIssuer(
+                    new CommandSigner(
+                        new ECKeyGenerator(Curve.P_256).keyID("k").generate(), "sebridge-fleet"),
+                    Duration.ofMinutes(5)),
+                3,
+                Duration.ofHours(24),
+                TopologyObserver.NONE),
+            p,
+            clock.instant())) {
+      d.createInputTopic(
+              without.approvals(),
+              new StringSerializer(),
+              new JsonSerde<>(ApprovalRequest.class).serializer())
+          .pipeInput("req-1", agentlessApproval("req-1", "db-1").admit());
+      KeyValueStore<String, RequestView> s = d.getKeyValueStore(FleetTopology.REQUESTS_VIEW);
+      RequestView.VmResult db1 = s.get("req-1").vms().get("name:db-1");
+      assertThat(db1.outcome()).isEqualTo("failed");
+      assertThat(db1.reason()).contains("fleet.acknowledge.enabled");
+    }
   }
 }

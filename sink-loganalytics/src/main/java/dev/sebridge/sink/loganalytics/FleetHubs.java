@@ -41,6 +41,7 @@ final class FleetHubs {
           new Hub("{2}", "fleet", "Delete", "history", true),
           new Hub("{0}-by-request", "fleet", "Delete", "week", false),
           new Hub("{0}-by-event", "fleet", "Delete", "week", false),
+          new Hub("{0}-acknowledgements", "fleet", "Delete", "week", false),
           view("{1}-vm-state-changelog", "events"),
           view("{1}-event-state-changelog", "fleet"),
           view("{1}-request-state-changelog", "fleet"),

@@ -1,0 +1,294 @@
+package dev.sebridge.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import dev.sebridge.config.Configuration;
+import dev.sebridge.fleet.model.AcknowledgeOrder;
+import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.testing.MaintenanceEndpoint;
+import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Approval without an agent as the service runs it (issue 28 item 3): Azure's central delivery
+ * reports an event of a VM no agent runs on; an approver approves it through the API; the request
+ * is audited and admitted by the fleet-wide ledger; the acknowledger acknowledges the scheduled
+ * event through the Azure SDK's pipeline at a local Maintenance API; Azure starts it and says so;
+ * the request's view has the VM's outcome and the event completes in the view. One broker, one
+ * service, one local Azure for the class.
+ */
+class AcknowledgeServiceTest {
+  static final String READER = "ack-test-reader-token";
+  static final String APPROVER = "ack-test-approver-token";
+  static final ObjectMapper JSON = new ObjectMapper();
+  static EmbeddedKafkaBroker kafka;
+  static MaintenanceEndpoint azure;
+  static FleetService fleet;
+  static KafkaProducer<String, byte[]> out;
+  static final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void start(@TempDir Path work) throws Exception {
+    kafka = new EmbeddedKafkaBroker().start();
+    kafka.createTopic("envelopes", 2);
+    kafka.createTopic("commands", 2);
+    azure = new MaintenanceEndpoint();
+    Path tokens = work.resolve("tokens.yaml");
+    new ObjectMapper(new YAMLFactory())
+        .writeValue(
+            tokens.toFile(),
+            List.of(
+                Map.of("token", READER, "principal", "viewer", "role", "reader"),
+                Map.of("token", APPROVER, "principal", "alice", "role", "approver")));
+    Path key = work.resolve("key.jwk");
+    Files.writeString(key, new ECKeyGenerator(Curve.P_256).keyID("k").generate().toJSONString());
+    for (Path p : List.of(tokens, key)) {
+      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+    }
+    Map<String, String> c = new HashMap<>();
+    c.put("fleet.kafka.bootstrap-servers", kafka.bootstrapServers());
+    c.put("fleet.topic.envelopes", "envelopes");
+    c.put("fleet.topic.commands", "commands");
+    c.put("fleet.partitions", "2");
+    c.put("fleet.replication-factor", "1");
+    c.put("fleet.state-dir", work.resolve("state").toString());
+    c.put("fleet.http.port", "0");
+    c.put("fleet.http.bind-address", "127.0.0.1");
+    c.put("fleet.auth.tokens-file", tokens.toString());
+    c.put("fleet.signing.key-file", key.toString());
+    c.put("fleet.central-events", "true");
+    c.put("fleet.acknowledge.enabled", "true");
+    c.put("fleet.acknowledge.endpoint", azure.endpoint().toString());
+    fleet =
+        FleetService.builder(Configuration.of(c))
+            .acknowledge(ResourceGraphEndpoint.credential(), ResourceGraphEndpoint.httpClient())
+            .build()
+            .start();
+    assertThat(fleet.awaitRunning(Duration.ofSeconds(60))).isTrue();
+    out =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  @AfterAll
+  static void stop() {
+    out.close();
+    fleet.close();
+    azure.close();
+    kafka.close();
+  }
+
+  @Test
+  void anEventOfAVmWithoutAnAgentIsApprovedByAcknowledgementAndCompletesInTheView()
+      throws Exception {
+    double acceptedBefore = acknowledged("accepted");
+    String eventId = UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
+    String resourceId = MaintenanceEndpoint.vmEventId("db-legacy", eventId);
+    azure.schedule(resourceId);
+    // Acknowledged: Azure starts the event for every VM it lists, and its delivery says so, then
+    // that it is over.
+    azure.onStart(
+        id -> {
+          deliver(eventId, resourceId, "Started", "db-legacy");
+          deliver(eventId, resourceId, "Completed", "db-legacy");
+        });
+    deliver(eventId, resourceId, "Scheduled", "db-legacy");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> get("/api/events/" + eventId).path("central").path("status").asText(""),
+            "Scheduled"::equals);
+
+    HttpResponse<String> approved = approve(eventId, "{\"reason\": \"patch the legacy db\"}");
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    JsonNode accepted = JSON.readTree(approved.body());
+    assertThat(accepted.path("commands").size()).isZero();
+    assertThat(accepted.path("acknowledge").path("resourceId").asText()).isEqualTo(resourceId);
+    assertThat(accepted.path("acknowledge").path("vms").get(0).asText()).isEqualTo("db-legacy");
+    String requestId = accepted.path("requestId").asText();
+
+    JsonNode request =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> get("/api/approvals/" + requestId), r -> r.path("complete").asBoolean(false));
+    JsonNode vm = request.path("vms").path("name:db-legacy");
+    assertThat(vm.path("outcome").asText()).as(request.toString()).isEqualTo("accepted");
+    assertThat(vm.path("reason").asText()).contains("Successfully Approved");
+    assertThat(request.path("request").path("admitted").asBoolean()).isTrue();
+    assertThat(azure.started()).contains(eventId.toLowerCase(Locale.ROOT));
+    List<MaintenanceEndpoint.Call> calls = calls(eventId);
+    assertThat(calls).hasSize(1);
+    assertThat(calls.get(0).authorized()).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/events/" + eventId), e -> !e.path("open").asBoolean(true));
+    assertThat(acknowledged("accepted")).isEqualTo(acceptedBefore + 1);
+
+    // Approved again: Azure says it is over, nothing more is sent.
+    assertThat(approve(eventId, "{\"reason\": \"again\"}").statusCode()).isEqualTo(409);
+    assertThat(calls(eventId)).hasSize(1);
+  }
+
+  /**
+   * An order read after its lifetime is not acted on, and a record that is not an order is passed
+   * over: neither stops the acknowledger, which answers the next order.
+   */
+  @Test
+  void anExpiredOrderIsNotSentAndARecordThatIsNoOrderIsPassedOver() throws Exception {
+    String stale = UUID.randomUUID().toString();
+    String staleResource = MaintenanceEndpoint.vmEventId("db-old", stale);
+    azure.schedule(staleResource);
+    Instant long_ago = Instant.now().minus(Duration.ofHours(1));
+    order(
+        new AcknowledgeOrder(
+            "stale-req",
+            stale,
+            staleResource,
+            List.of("db-old"),
+            "alice",
+            long_ago,
+            long_ago.plusSeconds(300)));
+    out.send(
+            new ProducerRecord<>(
+                "sebridge-fleet-acknowledgements",
+                "junk",
+                "{not json".getBytes(StandardCharsets.UTF_8)))
+        .get(30, TimeUnit.SECONDS);
+    String fresh = UUID.randomUUID().toString();
+    String freshResource = MaintenanceEndpoint.vmEventId("db-new", fresh);
+    azure.schedule(freshResource);
+    Instant now = Instant.now();
+    order(
+        new AcknowledgeOrder(
+            "fresh-req",
+            fresh,
+            freshResource,
+            List.of("db-new"),
+            "alice",
+            now,
+            now.plusSeconds(300)));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> azure.started().contains(fresh.toLowerCase(Locale.ROOT)));
+    assertThat(azure.started()).doesNotContain(stale.toLowerCase(Locale.ROOT));
+    assertThat(calls(stale)).isEmpty();
+    // Both in one poll or the stale one first: its failure is counted by the time the fresh one
+    // is acknowledged, or just after, in the same transaction.
+    await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged("failed") >= 1);
+  }
+
+  private static List<MaintenanceEndpoint.Call> calls(String eventId) {
+    return azure.calls().stream()
+        .filter(c -> c.eventIds().stream().anyMatch(eventId::equalsIgnoreCase))
+        .toList();
+  }
+
+  /** {@code sebridge_fleet_acknowledgements_total{outcome}}, 0 if absent. */
+  private static double acknowledged(String outcome) {
+    String prefix = "sebridge_fleet_acknowledgements_total{outcome=\"" + outcome + "\"} ";
+    return fleet
+        .metrics()
+        .scrape()
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()).trim()))
+        .findFirst()
+        .orElse(0);
+  }
+
+  private static void order(AcknowledgeOrder o) throws Exception {
+    out.send(
+            new ProducerRecord<>(
+                "sebridge-fleet-acknowledgements",
+                o.requestId(),
+                JsonSerde.JSON.writeValueAsBytes(o)))
+        .get(30, TimeUnit.SECONDS);
+  }
+
+  /** One Event Grid delivery (CloudEvents 1.0), as the subscription writes it to the hub. */
+  private static void deliver(String eventId, String resourceId, String status, String vm) {
+    var props = JSON.createObjectNode();
+    props.put("EventId", eventId);
+    props.put("EventType", "Reboot");
+    props.put("ResourceType", "VirtualMachine");
+    props.putArray("Resources").add(vm);
+    props.put("EventStatus", status);
+    props.put("NotBefore", status.equals("Scheduled") ? "Mon, 19 Sep 2050 18:29:47 GMT" : "");
+    props.put("EventSource", "Platform");
+    props.put("DurationInSeconds", -1);
+    var e = JSON.createObjectNode();
+    e.put("specversion", "1.0");
+    e.put("id", UUID.randomUUID().toString());
+    e.put("type", "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted");
+    e.put("source", "/subscriptions/00000000-0000-0000-0000-000000000000");
+    e.put("time", Instant.now().toString());
+    var info = e.putObject("data").putObject("resourceInfo");
+    info.put("id", resourceId);
+    info.put("name", eventId);
+    info.put("type", "Microsoft.Maintenance/scheduledEvents");
+    info.set("properties", props);
+    try {
+      out.send(
+              new ProducerRecord<>(
+                  "sebridge-fleet-agentless-events", eventId, JSON.writeValueAsBytes(e)))
+          .get(30, TimeUnit.SECONDS);
+    } catch (Exception x) {
+      throw new IllegalStateException(x);
+    }
+  }
+
+  private static JsonNode get(String path) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fleet.port() + path))
+                .header("Authorization", "Bearer " + READER)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return r.statusCode() == 200 ? JSON.readTree(r.body()) : JSON.createObjectNode();
+  }
+
+  private static HttpResponse<String> approve(String eventId, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create(
+                    "http://127.0.0.1:" + fleet.port() + "/api/events/" + eventId + "/approve"))
+            .header("Authorization", "Bearer " + APPROVER)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}

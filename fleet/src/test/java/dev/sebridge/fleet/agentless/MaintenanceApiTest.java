@@ -1,0 +1,161 @@
+package dev.sebridge.fleet.agentless;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sebridge.fleet.testing.MaintenanceEndpoint;
+import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Maintenance API client through the Azure SDK's pipeline (token, retries, timeouts) against a
+ * local HTTPS endpoint speaking its wire format: every outcome an agent's result would have.
+ */
+class MaintenanceApiTest {
+  static MaintenanceEndpoint azure;
+  static MaintenanceApi api;
+
+  static final String E1 =
+      MaintenanceEndpoint.vmEventId("db-1", "5A1E9C7B-0000-4000-8000-000000000001");
+  static final String E2 =
+      MaintenanceEndpoint.vmEventId("db-1", "5A1E9C7B-0000-4000-8000-000000000002");
+  static final String E3 =
+      MaintenanceEndpoint.vmEventId("db-2", "5A1E9C7B-0000-4000-8000-000000000003");
+
+  @BeforeAll
+  static void start() throws Exception {
+    azure = new MaintenanceEndpoint();
+    api =
+        new MaintenanceApi(
+            azure.endpoint(),
+            MaintenanceApi.DEFAULT_API_VERSION,
+            ResourceGraphEndpoint.credential(),
+            ResourceGraphEndpoint.httpClient(),
+            Duration.ofMillis(10));
+  }
+
+  @AfterAll
+  static void stop() {
+    azure.close();
+  }
+
+  @BeforeEach
+  void clear() {
+    azure.clear();
+  }
+
+  @Test
+  void oneEventIsAcknowledgedWithTheTokenAndStartsThere() {
+    azure.schedule(E1);
+    MaintenanceApi.Outcome o = api.acknowledge(List.of(E1)).get(E1);
+    assertThat(o.isAccepted()).as(o.toString()).isTrue();
+    assertThat(o.reason()).contains("Successfully Approved");
+    assertThat(azure.calls()).hasSize(1);
+    assertThat(azure.calls().get(0).authorized()).isTrue();
+    assertThat(azure.calls().get(0).path()).endsWith("/acknowledge");
+    assertThat(azure.started()).containsExactly("5a1e9c7b-0000-4000-8000-000000000001");
+  }
+
+  @Test
+  void throttlingAndServerErrorsAreRetriedByThePipeline() {
+    azure.schedule(E1);
+    azure.fault(MaintenanceEndpoint.Fault.THROTTLED, 1);
+    assertThat(api.acknowledge(List.of(E1)).get(E1).isAccepted()).isTrue();
+    assertThat(azure.calls())
+        .extracting(MaintenanceEndpoint.Call::status)
+        .containsExactly(429, 200);
+
+    azure.clear();
+    azure.schedule(E1);
+    azure.fault(MaintenanceEndpoint.Fault.SERVER_ERROR, 10);
+    MaintenanceApi.Outcome o = api.acknowledge(List.of(E1)).get(E1);
+    assertThat(o.outcome()).isEqualTo("failed");
+    assertThat(o.reasonCode()).isEqualTo("maintenance-api-unavailable");
+    assertThat(azure.calls()).hasSize(MaintenanceApi.RETRIES + 1);
+    assertThat(azure.started()).isEmpty();
+  }
+
+  @Test
+  void aMissingRoleAndAnUnknownEventFailWithAzuresWords() {
+    azure.schedule(E1);
+    azure.fault(MaintenanceEndpoint.Fault.FORBIDDEN, 1);
+    MaintenanceApi.Outcome forbidden = api.acknowledge(List.of(E1)).get(E1);
+    assertThat(forbidden.reasonCode()).isEqualTo("forbidden");
+    assertThat(forbidden.reason())
+        .contains("AuthorizationFailed")
+        .contains("Scheduled Events Contributor")
+        .contains("virtualMachines/db-1");
+
+    MaintenanceApi.Outcome unknown = api.acknowledge(List.of(E3)).get(E3);
+    assertThat(unknown.reasonCode()).isEqualTo("not-found");
+    assertThat(unknown.reason()).contains("ScheduledEventNotFound");
+  }
+
+  @Test
+  void aBadIdIsRefusedWithoutACall() {
+    String bad = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/accounts/x";
+    MaintenanceApi.Outcome o = api.acknowledge(List.of(bad)).get(bad);
+    assertThat(o.reasonCode()).isEqualTo("bad-resource-id");
+    assertThat(azure.calls()).isEmpty();
+  }
+
+  @Test
+  void eventsOfOneVmGoInOneBatchAnd207GivesEachItsOwnOutcome() {
+    azure.schedule(E1);
+    azure.schedule(E3);
+    // E2 is unknown to Azure: the batch answers 207, E1 accepted and E2 failed.
+    Map<String, MaintenanceApi.Outcome> out = api.acknowledge(List.of(E1, E2, E3));
+    assertThat(out.get(E1).isAccepted()).as(out.get(E1).toString()).isTrue();
+    assertThat(out.get(E2).outcome()).isEqualTo("failed");
+    assertThat(out.get(E2).reason()).contains("ScheduledEventNotFound");
+    assertThat(out.get(E3).isAccepted()).isTrue();
+    assertThat(azure.calls())
+        .extracting(MaintenanceEndpoint.Call::status)
+        .containsExactlyInAnyOrder(207, 200);
+    assertThat(
+            azure.calls().stream()
+                .filter(c -> c.status() == 207)
+                .findFirst()
+                .orElseThrow()
+                .eventIds())
+        .hasSize(2);
+  }
+
+  @Test
+  void aBatchRefusedWholeIsSentOneEventAtATime() {
+    azure.schedule(E1);
+    azure.schedule(E2);
+    azure.refuseBatch(true);
+    Map<String, MaintenanceApi.Outcome> out = api.acknowledge(List.of(E1, E2));
+    assertThat(out.values()).allMatch(MaintenanceApi.Outcome::isAccepted);
+    assertThat(azure.calls())
+        .extracting(MaintenanceEndpoint.Call::status)
+        .containsExactly(400, 200, 200);
+  }
+
+  @Test
+  void a207ThatDoesNotConfirmAnEventIsNeverAccepted() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    var body =
+        json.readTree(
+            "{\"value\":[{\"id\":\""
+                + E1
+                + "\",\"statusCode\":200},"
+                + "{\"name\":\"5A1E9C7B-0000-4000-8000-000000000002\",\"status\":\"Failed\"}]}");
+    Map<String, MaintenanceApi.Outcome> out = MaintenanceApi.results(body, List.of(E1, E2, E3));
+    assertThat(out.get(E1).isAccepted()).isTrue();
+    assertThat(out.get(E2).outcome()).isEqualTo("failed");
+    assertThat(out.get(E3).reasonCode()).isEqualTo("unconfirmed");
+    assertThat(
+            MaintenanceApi.results(json.readTree("{\"value\":\"x\"}"), List.of(E1))
+                .get(E1)
+                .isAccepted())
+        .isFalse();
+  }
+}

@@ -1,0 +1,261 @@
+package dev.sebridge.fleet.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import dev.sebridge.testing.LoopbackTls;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A local HTTPS endpoint speaking Azure's Maintenance API for scheduled events as the fleet calls
+ * it: {@code POST {scheduled event id}/acknowledge?api-version=...} (no body, {@code {"value":
+ * "Successfully Approved"}}) and the batch form {@code POST
+ * {parent}/providers/Microsoft.Maintenance/scheduledevents} with {@code {"value": [eventIds]}},
+ * which answers 207 with a result per event when some are not known. A bearer token is required.
+ *
+ * <p>It knows the scheduled events {@link #schedule}d on it. Acknowledging one starts it for every
+ * VM it lists, as Azure does: once per event, the {@code onStart} hook is told (a test delivers
+ * Azure's "Started" and starts the same event at IMDS from there). It can answer 429 (with {@code
+ * Retry-After}), 500 or 403 for the next calls, and refuse the batch form outright (an API version
+ * without it).
+ */
+public final class MaintenanceEndpoint implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern ONE =
+      Pattern.compile(
+          "(?i)(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/[^/]+/[^/]+)"
+              + "/providers/Microsoft\\.Maintenance/scheduledevents/([^/]+)/acknowledge");
+  private static final Pattern BATCH =
+      Pattern.compile(
+          "(?i)(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/[^/]+/[^/]+)"
+              + "/providers/Microsoft\\.Maintenance/scheduledevents");
+
+  /** One call: its path, whether it carried the token, the event ids it named, its answer. */
+  public record Call(String path, boolean authorized, List<String> eventIds, int status) {}
+
+  /** What the next answers are. */
+  public enum Fault {
+    THROTTLED,
+    SERVER_ERROR,
+    FORBIDDEN
+  }
+
+  private final HttpsServer server;
+  private final String token;
+  // Scheduled events by lower-case id: the parent resource (lower case) each is under.
+  private final Map<String, String> events = new ConcurrentHashMap<>();
+  private final Set<String> started = ConcurrentHashMap.newKeySet();
+  private final List<Call> calls = new CopyOnWriteArrayList<>();
+  private volatile Fault fault;
+  private final AtomicInteger faults = new AtomicInteger();
+  private volatile boolean batchRefused;
+  private volatile Consumer<String> onStart = id -> {};
+
+  public MaintenanceEndpoint() throws IOException {
+    this(ResourceGraphEndpoint.TOKEN);
+  }
+
+  public MaintenanceEndpoint(String token) throws IOException {
+    this.token = token;
+    server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    server.setHttpsConfigurator(new HttpsConfigurator(LoopbackTls.get().serverContext()));
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /** Azure Resource Manager here: {@code https://127.0.0.1:<port>}. */
+  public URI endpoint() {
+    return URI.create("https://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  /** The ARM id of scheduled event {@code eventId} on VM {@code vmName}. */
+  public static String vmEventId(String vmName, String eventId) {
+    return "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/fleet-rg/providers/"
+        + "Microsoft.Compute/virtualMachines/"
+        + vmName
+        + "/providers/Microsoft.Maintenance/scheduledevents/"
+        + eventId;
+  }
+
+  /** A scheduled event Azure knows (by its ARM id): it may be acknowledged. */
+  public void schedule(String resourceId) {
+    Matcher m =
+        Pattern.compile("(?i)(.*)/providers/Microsoft\\.Maintenance/scheduledevents/([^/]+)$")
+            .matcher(resourceId);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(resourceId);
+    }
+    events.put(m.group(2).toLowerCase(Locale.ROOT), m.group(1).toLowerCase(Locale.ROOT));
+  }
+
+  /** Told each event's id (as scheduled) the first time it is acknowledged: it starts. */
+  public void onStart(Consumer<String> hook) {
+    this.onStart = hook;
+  }
+
+  /** The next {@code times} calls are answered with this fault. */
+  public void fault(Fault f, int times) {
+    fault = f;
+    faults.set(times);
+  }
+
+  /** Whether the batch form is refused as a whole (400), as an API version without it would. */
+  public void refuseBatch(boolean refuse) {
+    batchRefused = refuse;
+  }
+
+  public List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** The events acknowledged, by lower-case id. */
+  public Set<String> started() {
+    return Set.copyOf(started);
+  }
+
+  public void clear() {
+    calls.clear();
+    started.clear();
+    events.clear();
+    faults.set(0);
+    batchRefused = false;
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      boolean authorized =
+          ("Bearer " + token).equals(ex.getRequestHeaders().getFirst("Authorization"));
+      byte[] bytes = ex.getRequestBody().readAllBytes();
+      String path = ex.getRequestURI().getPath();
+      String version = query(ex.getRequestURI(), "api-version");
+      Matcher one = ONE.matcher(path);
+      Matcher batch = BATCH.matcher(path);
+      List<String> ids = new ArrayList<>();
+      boolean isOne = one.matches();
+      boolean isBatch = !isOne && batch.matches();
+      if (isOne) {
+        ids.add(one.group(2));
+      } else if (isBatch && bytes.length > 0) {
+        JSON.readTree(bytes).path("value").forEach(v -> ids.add(v.asText()));
+      }
+      if (!authorized) {
+        answer(ex, new Call(path, false, ids, 401), error("AuthenticationFailed"));
+        return;
+      }
+      if (!ex.getRequestMethod().equals("POST")
+          || (!isOne && !isBatch)
+          || version == null
+          || !version.matches("\\d{4}-\\d{2}-\\d{2}(-preview)?")) {
+        answer(ex, new Call(path, true, ids, 404), error("NotFound"));
+        return;
+      }
+      Fault f = faults.getAndDecrement() > 0 ? fault : null;
+      if (f == Fault.THROTTLED) {
+        ex.getResponseHeaders().set("Retry-After", "0");
+        answer(ex, new Call(path, true, ids, 429), error("TooManyRequests"));
+        return;
+      }
+      if (f == Fault.SERVER_ERROR) {
+        answer(ex, new Call(path, true, ids, 500), error("InternalServerError"));
+        return;
+      }
+      if (f == Fault.FORBIDDEN) {
+        answer(ex, new Call(path, true, ids, 403), error("AuthorizationFailed"));
+        return;
+      }
+      String parent = (isOne ? one.group(1) : batch.group(1)).toLowerCase(Locale.ROOT);
+      if (isOne) {
+        if (!known(parent, ids.get(0))) {
+          answer(ex, new Call(path, true, ids, 404), error("ScheduledEventNotFound"));
+          return;
+        }
+        start(ids.get(0));
+        ObjectNode ok = JSON.createObjectNode().put("value", "Successfully Approved");
+        answer(ex, new Call(path, true, ids, 200), ok);
+        return;
+      }
+      if (batchRefused || ids.isEmpty()) {
+        answer(ex, new Call(path, true, ids, 400), error("InvalidRequest"));
+        return;
+      }
+      boolean all = ids.stream().allMatch(id -> known(parent, id));
+      ObjectNode out = JSON.createObjectNode();
+      if (all) {
+        ids.forEach(this::start);
+        out.put("value", "Successfully Approved");
+        answer(ex, new Call(path, true, ids, 200), out);
+        return;
+      }
+      ArrayNode results = out.putArray("value");
+      for (String id : ids) {
+        ObjectNode r = results.addObject().put("scheduledEventId", id);
+        if (known(parent, id)) {
+          start(id);
+          r.put("status", "Succeeded");
+        } else {
+          r.put("status", "Failed");
+          r.putObject("error").put("code", "ScheduledEventNotFound").put("message", "not found");
+        }
+      }
+      answer(ex, new Call(path, true, ids, 207), out);
+    } catch (RuntimeException e) {
+      JsonAnswer.send(ex, 500, error(e.toString()));
+    }
+  }
+
+  private boolean known(String parent, String eventId) {
+    return parent.equals(events.get(eventId.toLowerCase(Locale.ROOT)));
+  }
+
+  private void start(String eventId) {
+    if (started.add(eventId.toLowerCase(Locale.ROOT))) {
+      onStart.accept(eventId);
+    }
+  }
+
+  private void answer(HttpExchange ex, Call call, JsonNode body) throws IOException {
+    calls.add(call);
+    JsonAnswer.send(ex, call.status(), body);
+  }
+
+  private static String query(URI uri, String name) {
+    if (uri.getRawQuery() == null) {
+      return null;
+    }
+    for (String p : uri.getRawQuery().split("&")) {
+      if (p.startsWith(name + "=")) {
+        return p.substring(name.length() + 1);
+      }
+    }
+    return null;
+  }
+
+  private static ObjectNode error(String code) {
+    ObjectNode n = JSON.createObjectNode();
+    n.putObject("error").put("code", code).put("message", code);
+    return n;
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
