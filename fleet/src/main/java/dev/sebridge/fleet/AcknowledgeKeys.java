@@ -33,7 +33,21 @@ public final class AcknowledgeKeys {
           .defaultValue(URI.create("https://management.azure.com"))
           .doc(
               "Azure Resource Manager, where the Maintenance API is: https://management.azure.com,"
-                  + " or a sovereign cloud's. Tokens are asked for <endpoint>/.default.")
+                  + " or a sovereign cloud's (https, a host and no path). Tokens are asked for"
+                  + " <endpoint>/.default.")
+          .validator(
+              u ->
+                  "https".equalsIgnoreCase(u.getScheme())
+                          && u.getHost() != null
+                          && (u.getRawPath() == null
+                              || u.getRawPath().isEmpty()
+                              || u.getRawPath().equals("/"))
+                          && u.getRawQuery() == null
+                          && u.getRawFragment() == null
+                          && u.getRawUserInfo() == null
+                      ? Optional.empty()
+                      : Optional.of(
+                          "must be https://<host>[:port] with no path, query or credentials"))
           .build();
 
   public static final ConfigKey<String> API_VERSION =

@@ -48,7 +48,8 @@ final class FleetAcknowledgements implements AutoCloseable {
       String applicationId,
       Supplier<FleetInventory.Access> access,
       Clock clock,
-      FleetMetrics metrics) {
+      FleetMetrics metrics,
+      dev.sebridge.fleet.api.FleetViews views) {
     if (!enabled()) {
       return;
     }
@@ -58,7 +59,8 @@ final class FleetAcknowledgements implements AutoCloseable {
             config.get(AcknowledgeKeys.ENDPOINT),
             config.get(AcknowledgeKeys.API_VERSION),
             a.credential(),
-            a.http());
+            a.http(),
+            clock);
     Map<String, Object> c = new HashMap<>(kafka);
     c.put(ConsumerConfig.GROUP_ID_CONFIG, applicationId + "-acknowledger");
     c.put(ConsumerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-acknowledger");
@@ -66,29 +68,43 @@ final class FleetAcknowledgements implements AutoCloseable {
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ORDERS_PER_POLL);
-    // A poll's orders may each take Azure's retries: 16 x 4 x 20 s at worst.
-    c.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 30 * 60 * 1000);
+    // A poll's calls end with the orders' lifetime (at most 10 minutes) and one call more
+    // (MaintenanceApi.CALL_TIMEOUT): no call starts, or runs, past an order's expiry.
+    c.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20 * 60 * 1000);
     Map<String, Object> p = new HashMap<>(kafka);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-acknowledger");
-    // One per process: an instance that died mid-transaction is cut off by the group's fencing,
-    // and its open transaction ends at the timeout (the transaction holds only the outcomes,
-    // begun after Azure answered).
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // One id per process: a producer made again fences the one before; an instance that died
+    // mid-transaction leaves it to the transaction timeout (the transaction holds only the
+    // outcomes, begun after Azure answered).
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
     p.put(
         ProducerConfig.TRANSACTIONAL_ID_CONFIG,
         applicationId + "-acknowledger-" + UUID.randomUUID());
-    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
     acknowledger =
         new Acknowledger(
-                new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer()),
-                new KafkaProducer<>(
-                    p, new StringSerializer(), new JsonSerde<>(ResultReport.class).serializer()),
+                () -> new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer()),
+                () ->
+                    new KafkaProducer<>(
+                        p,
+                        new StringSerializer(),
+                        new JsonSerde<>(ResultReport.class).serializer()),
                 topics.of(FleetTopology.ACKNOWLEDGEMENTS),
                 topics.of(FleetTopology.BY_REQUEST),
                 api,
                 clock,
                 JsonSerde.JSON,
+                requestId -> {
+                  try {
+                    return views.request(requestId);
+                  } catch (RuntimeException notReady) {
+                    return java.util.Optional.empty(); // the stores are starting: it waits
+                  }
+                },
                 metrics::acknowledged)
             .start();
+    metrics.acknowledger(acknowledger::healthy);
   }
 
   /** The configured identity's access. */

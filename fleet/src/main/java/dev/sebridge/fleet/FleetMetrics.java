@@ -202,6 +202,17 @@ public final class FleetMetrics implements TopologyObserver {
         .increment(vms);
   }
 
+  /**
+   * Whether the acknowledger reads orders ({@code sebridge_fleet_acknowledger_up}, 0 while it makes
+   * its Kafka clients again after a failure).
+   */
+  public void acknowledger(java.util.function.BooleanSupplier healthy) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "sebridge.fleet.acknowledger.up", () -> healthy.getAsBoolean() ? 1 : 0)
+        .description("1 while the acknowledger reads orders (fleet.acknowledge.enabled)")
+        .register(registry);
+  }
+
   /** A stream thread failed and was replaced. */
   public void threadReplaced() {
     threadsReplaced.increment();

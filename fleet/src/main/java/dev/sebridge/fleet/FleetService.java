@@ -214,7 +214,8 @@ public final class FleetService implements AutoCloseable {
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
     inventory.start(kafka, topics, views, inventoryAccess, clock);
-    acknowledgements.start(kafka, topics, streamsApplicationId, acknowledgeAccess, clock, metrics);
+    acknowledgements.start(
+        kafka, topics, streamsApplicationId, acknowledgeAccess, clock, metrics, views);
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {
       issuer.warmUp(2_000);
     }

@@ -5,6 +5,7 @@ import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Clock;
@@ -12,11 +13,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -31,16 +37,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The agent of the VMs without one: reads the request processor's orders ({@code
- * <prefix>-acknowledgements}, read committed: only audited, admitted requests' orders),
- * acknowledges each scheduled event through Azure's Maintenance API ({@link MaintenanceApi}) while
- * the order is within its lifetime, and reports each VM's outcome to the request's partition
- * ({@code <prefix>-by-request}) as an agent reports its results.
+ * <prefix>-acknowledgements}, read committed), acknowledges each scheduled event through Azure's
+ * Maintenance API ({@link MaintenanceApi}) while the order is within its lifetime, and reports each
+ * VM's outcome to the request's partition ({@code <prefix>-by-request}) as an agent reports its
+ * results.
+ *
+ * <p>An order is acted on only when the requests view holds its request as the request processor
+ * wrote it: audited, admitted by the fleet-wide ledger, for the same event, scheduled event and
+ * VMs. A record on the topic that nothing audited (written by anything else) is answered {@code
+ * failed} ({@code not-admitted}) and Azure is not called. While this instance's view does not show
+ * the request yet (it follows the same commit), the order waits, at most {@link #VIEW_WAIT}.
  *
  * <p>The outcomes and the orders' offsets are committed in one Kafka transaction: an order is
- * answered once. A failure between Azure's answer and the commit (a crash, a broker away)
- * acknowledges the event again when the order is read again; Azure takes a second acknowledgement
- * as the first ("may start"), and an order past its lifetime is not sent again ({@code expired}).
- * The ledger counts the event released from the audited request on, whatever the outcome.
+ * answered once. A failure between Azure's answer and the commit acknowledges the event again when
+ * the order is read again (Azure takes a second acknowledgement as the first); no call starts, or
+ * runs, past the order's lifetime. The ledger counts the event released from the admitted request
+ * on, whatever the outcome. A consumer or producer that fails for good is closed and made again.
  */
 public final class Acknowledger implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Acknowledger.class);
@@ -48,43 +60,56 @@ public final class Acknowledger implements AutoCloseable {
   /** How long a poll waits for orders. */
   static final Duration POLL = Duration.ofMillis(500);
 
-  /** Waits after a failed transaction: 0.5 s, doubling, at most 30 s. */
+  /** How long an order waits for this instance's view to show its request. */
+  static final Duration VIEW_WAIT = Duration.ofMinutes(1);
+
+  /** The longest lifetime an order may have: a command's longest. */
+  static final Duration MAX_LIFETIME = Duration.ofMinutes(10);
+
+  /** Waits after a failed transaction or a failed client: 0.5 s, doubling, at most 30 s. */
   private static final IntervalFunction BACKOFF =
       IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0, Duration.ofSeconds(30));
 
-  private final Consumer<String, byte[]> consumer;
-  private final Producer<String, ResultReport> producer;
+  private final Supplier<Consumer<String, byte[]>> consumers;
+  private final Supplier<Producer<String, ResultReport>> producers;
   private final String ordersTopic;
   private final String resultsTopic;
   private final MaintenanceApi api;
   private final Clock clock;
   private final ObjectMapper json;
+  private final Function<String, Optional<RequestView>> requests;
   private final BiConsumer<String, Integer> counted;
   private final Thread thread;
-  private volatile boolean running = true;
+  private final CountDownLatch closing = new CountDownLatch(1);
   private volatile boolean started;
+  private volatile boolean healthy;
+  private volatile Consumer<String, byte[]> current;
 
   /**
-   * @param consumer reads the orders (its own group, read committed, no auto-commit)
-   * @param producer transactional: writes the outcomes
-   * @param counted told each outcome and how many VMs it was for (metrics)
+   * @param consumers make the consumer of the orders (its own group, read committed, no
+   *     auto-commit); a new one after a failure
+   * @param producers make the transactional producer of the outcomes
+   * @param requests the requests view, by request id
+   * @param counted told each committed outcome and how many VMs it was for (metrics)
    */
   public Acknowledger(
-      Consumer<String, byte[]> consumer,
-      Producer<String, ResultReport> producer,
+      Supplier<Consumer<String, byte[]>> consumers,
+      Supplier<Producer<String, ResultReport>> producers,
       String ordersTopic,
       String resultsTopic,
       MaintenanceApi api,
       Clock clock,
       ObjectMapper json,
+      Function<String, Optional<RequestView>> requests,
       BiConsumer<String, Integer> counted) {
-    this.consumer = consumer;
-    this.producer = producer;
+    this.consumers = consumers;
+    this.producers = producers;
     this.ordersTopic = ordersTopic;
     this.resultsTopic = resultsTopic;
     this.api = api;
     this.clock = clock;
     this.json = json;
+    this.requests = requests;
     this.counted = counted;
     this.thread = DaemonThreads.named("fleet-acknowledger").newThread(this::run);
   }
@@ -95,118 +120,290 @@ public final class Acknowledger implements AutoCloseable {
     return this;
   }
 
+  /** Whether it is reading orders (false while it makes its clients again after a failure). */
+  public boolean healthy() {
+    return healthy;
+  }
+
   private void run() {
-    try {
-      producer.initTransactions();
-      consumer.subscribe(List.of(ordersTopic));
-      int failures = 0;
-      while (running) {
-        ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
-        if (records.isEmpty()) {
-          continue;
-        }
-        if (answer(records)) {
+    int failures = 0;
+    while (closing.getCount() > 0) {
+      Consumer<String, byte[]> consumer = null;
+      Producer<String, ResultReport> producer = null;
+      try {
+        consumer = consumers.get();
+        current = consumer;
+        producer = producers.get();
+        producer.initTransactions();
+        consumer.subscribe(List.of(ordersTopic));
+        healthy = true;
+        Session s = new Session(consumer, producer);
+        int retries = 0;
+        while (closing.getCount() > 0) {
+          ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+          if (records.isEmpty()) {
+            continue;
+          }
+          Answered a = s.answer(records);
           failures = 0;
-        } else {
-          failures++;
-          pauseFor(BACKOFF.apply(failures));
+          if (a == Answered.FAILED) {
+            retries++;
+            pause(BACKOFF.apply(retries));
+          } else {
+            retries = 0;
+            if (a == Answered.WAITING) {
+              pause(200);
+            }
+          }
+        }
+      } catch (WakeupException closed) {
+        // close()
+      } catch (RuntimeException e) {
+        healthy = false;
+        failures++;
+        LOG.error(
+            "the acknowledger failed; making its Kafka clients again (approvals of VMs without an"
+                + " agent wait meanwhile)",
+            e);
+      } finally {
+        healthy = false;
+        if (consumer != null) {
+          consumer.close(Duration.ofSeconds(5));
+        }
+        if (producer != null) {
+          producer.close(Duration.ofSeconds(5));
         }
       }
-    } catch (WakeupException closing) {
-      // close()
-    } catch (RuntimeException e) {
-      LOG.error("the acknowledger stopped: approvals of VMs without an agent wait", e);
-    } finally {
-      consumer.close(Duration.ofSeconds(5));
-      producer.close(Duration.ofSeconds(5));
+      if (failures > 0) {
+        pause(BACKOFF.apply(failures));
+      }
     }
   }
 
-  /**
-   * Answers one batch of orders in one transaction: true when committed. Otherwise nothing of it is
-   * kept, and the consumer reads the batch again.
-   */
-  boolean answer(ConsumerRecords<String, byte[]> records) {
-    List<AcknowledgeOrder> orders = new ArrayList<>();
-    Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
-    Map<TopicPartition, Long> first = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> r : records) {
-      TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-      first.putIfAbsent(tp, r.offset());
-      next.put(tp, new OffsetAndMetadata(r.offset() + 1));
-      AcknowledgeOrder o = read(r);
-      if (o != null) {
-        orders.add(o);
-      }
-    }
-    Instant now = clock.instant();
-    Set<String> live = new LinkedHashSet<>();
-    orders.stream().filter(o -> !now.isAfter(o.expiresAt())).forEach(o -> live.add(o.resourceId()));
-    Map<String, MaintenanceApi.Outcome> outcomes =
-        live.isEmpty() ? Map.of() : api.acknowledge(live);
+  /** Waits this long, or until closed. */
+  private void pause(long millis) {
     try {
-      producer.beginTransaction();
-      for (AcknowledgeOrder o : orders) {
-        MaintenanceApi.Outcome outcome =
-            now.isAfter(o.expiresAt())
-                ? MaintenanceApi.Outcome.failed(
-                    "expired",
-                    "the acknowledgement was not sent: its order expired at "
-                        + o.expiresAt()
-                        + ", before the acknowledger read it")
-                : outcomes.get(o.resourceId());
-        report(o, outcome, now);
+      closing.await(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closing.countDown();
+    }
+  }
+
+  /** How a batch of orders ended. */
+  enum Answered {
+    /** Committed, every order of it. */
+    COMMITTED,
+    /** Committed up to an order whose request the view does not show yet: read again from it. */
+    WAITING,
+    /** Nothing kept: read again from its first order. */
+    FAILED
+  }
+
+  /** One order's fate in a batch. */
+  private sealed interface Fate permits Act, Answer, Skip, Wait {}
+
+  /** Acknowledge through Azure. */
+  private record Act(AcknowledgeOrder order) implements Fate {}
+
+  /** Answered without calling Azure. */
+  private record Answer(AcknowledgeOrder order, MaintenanceApi.Outcome outcome) implements Fate {}
+
+  /** Not an order: passed over. */
+  private record Skip() implements Fate {}
+
+  /** The view does not show its request yet. */
+  private record Wait() implements Fate {}
+
+  /** A consumer and its producer. */
+  final class Session {
+    private final Consumer<String, byte[]> consumer;
+    private final Producer<String, ResultReport> producer;
+
+    Session(Consumer<String, byte[]> consumer, Producer<String, ResultReport> producer) {
+      this.consumer = consumer;
+      this.producer = producer;
+    }
+
+    /**
+     * Answers a batch in one transaction: each partition's orders in turn, up to one whose request
+     * the view does not show yet.
+     */
+    Answered answer(ConsumerRecords<String, byte[]> records) {
+      Instant now = clock.instant();
+      Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+      Map<TopicPartition, Long> first = new HashMap<>();
+      Map<TopicPartition, Long> waiting = new HashMap<>();
+      List<Fate> fates = new ArrayList<>();
+      for (TopicPartition tp : records.partitions()) {
+        for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
+          first.putIfAbsent(tp, r.offset());
+          Fate f = fate(r, now);
+          if (f instanceof Wait) {
+            waiting.put(tp, r.offset());
+            break;
+          }
+          fates.add(f);
+          next.put(tp, new OffsetAndMetadata(r.offset() + 1));
+        }
       }
-      producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
-      producer.commitTransaction();
-      return true;
-    } catch (KafkaException e) {
-      LOG.warn(
-          "acknowledger: cannot commit the outcomes of {} order(s); reading them again",
-          orders.size(),
-          e);
-      try {
-        producer.abortTransaction();
-      } catch (KafkaException again) {
-        throw new IllegalStateException("the acknowledger's producer cannot go on", again);
+      Map<String, MaintenanceApi.Outcome> outcomes = acknowledge(fates);
+      List<Map.Entry<String, Integer>> counts = new ArrayList<>();
+      if (!next.isEmpty()) {
+        try {
+          producer.beginTransaction();
+          Instant at = clock.instant();
+          for (Fate f : fates) {
+            if (f instanceof Act a) {
+              counts.add(report(a.order(), outcomes.get(a.order().resourceId()), at));
+            } else if (f instanceof Answer a) {
+              counts.add(report(a.order(), a.outcome(), at));
+            }
+          }
+          producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
+          producer.commitTransaction();
+        } catch (KafkaException e) {
+          LOG.warn(
+              "acknowledger: cannot commit the outcomes of {} order(s); reading them again",
+              fates.size(),
+              e);
+          // An abort that fails too (a timed-out commit) ends this session: the clients are made
+          // again, and the orders read again from the group's committed offsets.
+          producer.abortTransaction();
+          seek(first);
+          return Answered.FAILED;
+        }
       }
+      counts.forEach(c -> counted.accept(c.getKey(), c.getValue()));
+      seek(waiting);
+      return waiting.isEmpty() ? Answered.COMMITTED : Answered.WAITING;
+    }
+
+    /** Orders to act on, a call per VM, scale set or availability set, none past its lifetime. */
+    private Map<String, MaintenanceApi.Outcome> acknowledge(List<Fate> fates) {
+      Map<String, List<AcknowledgeOrder>> byParent = new LinkedHashMap<>();
+      for (Fate f : fates) {
+        if (f instanceof Act a) {
+          byParent
+              .computeIfAbsent(
+                  MaintenanceApi.parentOf(a.order().resourceId())
+                      .toLowerCase(java.util.Locale.ROOT),
+                  k -> new ArrayList<>())
+              .add(a.order());
+        }
+      }
+      Map<String, MaintenanceApi.Outcome> out = new HashMap<>();
+      for (List<AcknowledgeOrder> orders : byParent.values()) {
+        Instant deadline =
+            orders.stream().map(AcknowledgeOrder::expiresAt).min(Instant::compareTo).orElseThrow();
+        out.putAll(
+            api.acknowledge(
+                orders.stream().map(AcknowledgeOrder::resourceId).distinct().toList(), deadline));
+      }
+      return out;
+    }
+
+    private void seek(Map<TopicPartition, Long> offsets) {
       Set<TopicPartition> assigned = consumer.assignment();
-      first.forEach(
+      offsets.forEach(
           (tp, offset) -> {
             if (assigned.contains(tp)) {
               consumer.seek(tp, offset);
             }
           });
-      return false;
+    }
+
+    private Map.Entry<String, Integer> report(
+        AcknowledgeOrder o, MaintenanceApi.Outcome outcome, Instant at) {
+      for (String name : o.vms()) {
+        String key = Acknowledgement.vmKey(name);
+        producer.send(
+            new ProducerRecord<>(
+                resultsTopic,
+                o.requestId(),
+                new ResultReport(
+                    key,
+                    ApprovalRequest.commandId(o.requestId(), key),
+                    "outcome",
+                    outcome.outcome(),
+                    outcome.reasonCode(),
+                    outcome.reason(),
+                    at)));
+      }
+      LOG.info(
+          "approval request {}: event {} through Azure's Maintenance API, for {} VM(s) without an"
+              + " agent: {} ({}: {})",
+          o.requestId(),
+          o.eventId(),
+          o.vms().size(),
+          outcome.outcome(),
+          outcome.reasonCode(),
+          outcome.reason());
+      return Map.entry(outcome.outcome(), o.vms().size());
     }
   }
 
-  private void report(AcknowledgeOrder o, MaintenanceApi.Outcome outcome, Instant now) {
-    for (String name : o.vms()) {
-      String key = Acknowledgement.vmKey(name);
-      producer.send(
-          new ProducerRecord<>(
-              resultsTopic,
-              o.requestId(),
-              new ResultReport(
-                  key,
-                  ApprovalRequest.commandId(o.requestId(), key),
-                  "outcome",
-                  outcome.outcome(),
-                  outcome.reasonCode(),
-                  outcome.reason(),
-                  now)));
+  /** What to do with one record. */
+  private Fate fate(ConsumerRecord<String, byte[]> r, Instant now) {
+    AcknowledgeOrder o = read(r);
+    if (o == null) {
+      return new Skip();
     }
-    counted.accept(outcome.outcome(), o.vms().size());
-    LOG.info(
-        "approval request {}: event {} through Azure's Maintenance API, for {} VM(s) without an"
-            + " agent: {} ({}: {})",
-        o.requestId(),
-        o.eventId(),
-        o.vms().size(),
-        outcome.outcome(),
-        outcome.reasonCode(),
-        outcome.reason());
+    if (o.issuedAt().isAfter(now.plus(VIEW_WAIT))
+        || Duration.between(o.issuedAt(), o.expiresAt()).compareTo(MAX_LIFETIME) > 0) {
+      return new Answer(
+          o,
+          MaintenanceApi.Outcome.failed(
+              "not-admitted",
+              "not sent: an order issued at "
+                  + o.issuedAt()
+                  + " to expire at "
+                  + o.expiresAt()
+                  + " is not one the fleet writes"));
+    }
+    if (now.isAfter(o.expiresAt())) {
+      return new Answer(
+          o,
+          MaintenanceApi.Outcome.failed(
+              "expired",
+              "not sent when the order was read this time: its lifetime ended at "
+                  + o.expiresAt()
+                  + " (an earlier reading may have reached Azure; the fleet counts the event as"
+                  + " released either way)"));
+    }
+    Optional<RequestView> view = requests.apply(o.requestId());
+    if (view.isEmpty() || view.get().request() == null) {
+      return now.isBefore(o.issuedAt().plus(VIEW_WAIT))
+          ? new Wait()
+          : new Answer(
+              o,
+              MaintenanceApi.Outcome.failed(
+                  "not-admitted",
+                  "not sent: the requests view has no request "
+                      + o.requestId()
+                      + " (only an audited request the fleet-wide ledger admitted is"
+                      + " acknowledged)"));
+    }
+    ApprovalRequest q = view.get().request();
+    Acknowledgement a = q.acknowledge();
+    boolean same =
+        q.wasAdmitted()
+            && q.refusal() == null
+            && q.eventId() != null
+            && q.eventId().equalsIgnoreCase(o.eventId())
+            && a != null
+            && a.resourceId().equals(o.resourceId())
+            && a.vms().equals(o.vms())
+            && AzureScheduledEvent.isScheduledEventId(o.resourceId(), o.eventId());
+    return same
+        ? new Act(o)
+        : new Answer(
+            o,
+            MaintenanceApi.Outcome.failed(
+                "not-admitted",
+                "not sent: the order does not match request "
+                    + o.requestId()
+                    + " as audited and admitted (its event, scheduled event or VMs)"));
   }
 
   /** An order, or null for a record that is not one (logged, and passed over). */
@@ -216,7 +413,10 @@ public final class Acknowledger implements AutoCloseable {
           r.value() == null ? null : json.readValue(r.value(), AcknowledgeOrder.class);
       if (o == null
           || o.requestId() == null
+          || o.eventId() == null
           || o.resourceId() == null
+          || MaintenanceApi.parentOf(o.resourceId()) == null
+          || o.issuedAt() == null
           || o.expiresAt() == null
           || o.vms().isEmpty()) {
         throw new IllegalArgumentException("not a complete order");
@@ -233,28 +433,23 @@ public final class Acknowledger implements AutoCloseable {
     }
   }
 
-  /** Waits without reading: the assigned partitions paused, polled for the time. */
-  private void pauseFor(long millis) {
-    Set<TopicPartition> assigned = consumer.assignment();
-    consumer.pause(assigned);
-    try {
-      consumer.poll(Duration.ofMillis(millis));
-    } finally {
-      consumer.resume(assigned);
-    }
-  }
-
   @Override
   public void close() {
-    running = false;
+    closing.countDown();
     if (!started) {
-      consumer.close(Duration.ofSeconds(5));
-      producer.close(Duration.ofSeconds(5));
       return;
     }
-    consumer.wakeup();
+    Consumer<String, byte[]> c = current;
+    if (c != null) {
+      try {
+        c.wakeup();
+      } catch (RuntimeException closedAlready) {
+        // being made again, or closed: the latch ends the loop
+      }
+    }
     try {
-      thread.join(Duration.ofSeconds(15).toMillis());
+      // A call to Azure in flight ends by MaintenanceApi.CALL_TIMEOUT at the latest.
+      thread.join(MaintenanceApi.CALL_TIMEOUT.plusSeconds(10).toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

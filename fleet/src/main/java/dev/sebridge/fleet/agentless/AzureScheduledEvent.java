@@ -51,7 +51,7 @@ public record AzureScheduledEvent(
    * availability set: {@code /subscriptions/.../providers/Microsoft.Compute/<type>/<name>} followed
    * by {@code /providers/microsoft.maintenance/scheduledevents/<eventId>}, any case.
    */
-  static boolean isScheduledEventId(String id, String eventId) {
+  public static boolean isScheduledEventId(String id, String eventId) {
     if (id == null || eventId == null || eventId.isEmpty()) {
       return false;
     }

@@ -7,7 +7,6 @@ import com.azure.core.http.HttpMethod;
 import com.azure.core.http.HttpPipeline;
 import com.azure.core.http.HttpPipelineBuilder;
 import com.azure.core.http.HttpRequest;
-import com.azure.core.http.HttpResponse;
 import com.azure.core.http.policy.BearerTokenAuthenticationPolicy;
 import com.azure.core.http.policy.ExponentialBackoff;
 import com.azure.core.http.policy.RequestIdPolicy;
@@ -18,21 +17,28 @@ import com.azure.core.util.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Exceptions;
 
 /**
  * Azure's Maintenance API as the fleet uses it: acknowledging scheduled events, which Azure takes,
  * like an approval through IMDS, as "may start" for every VM the event lists. Through the Azure
- * SDK's HTTP pipeline (azure-core): a bearer token for the ARM endpoint, 429 and 5xx retried with
- * exponential backoff as Azure's {@code Retry-After} asks, each try bounded in time.
+ * SDK's HTTP pipeline (azure-core): a bearer token for the ARM endpoint, 408, 429 and 5xx retried
+ * with exponential backoff as Azure's {@code Retry-After} asks, each try bounded in time and each
+ * call ({@link #CALL_TIMEOUT}, and the approval's deadline) too: a call with no answer in time is
+ * {@code unconfirmed}, never accepted.
  *
  * <ul>
  *   <li>one event: {@code POST {id}/acknowledge?api-version=...}, no body; Azure answers {@code
@@ -41,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *       {parent}/providers/Microsoft.Maintenance/scheduledevents?api-version=...} with {@code
  *       {"value": [eventIds]}}, which may answer 207 with a result per event. Its answer's shape is
  *       not documented: it is read defensively, and an event it does not clearly confirm is
- *       reported {@code failed} ({@code unconfirmed}), never accepted. A batch Azure refuses
- *       outright is sent again one event at a time.
+ *       reported {@code failed} ({@code unconfirmed}), never accepted. A batch Azure refuses as a
+ *       form (400, 404, 405: an API version without it) is sent again one event at a time.
  * </ul>
  *
  * <p>Every outcome is the agent's vocabulary: {@code accepted}, or {@code failed} with a reason
@@ -58,8 +64,25 @@ public final class MaintenanceApi {
   /** Tries of one call: the first and three more for 429, 408 and 5xx. */
   static final int RETRIES = 3;
 
-  /** One try at most. */
+  /** One try at most (until its answer's headers). */
   static final Duration TRY_TIMEOUT = Duration.ofSeconds(20);
+
+  /**
+   * One call at most, its retries and their waits included (Azure's {@code Retry-After} is
+   * honoured, not capped: a call that would wait past this is given up).
+   */
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
+
+  /** What a 207's entry may say of an event that was acknowledged (any case); nothing else is. */
+  private static final Set<String> SUCCESS =
+      Set.of(
+          "succeeded",
+          "success",
+          "successful",
+          "approved",
+          "successfully approved",
+          "acknowledged",
+          "ok");
 
   /** An event's outcome, as an agent would report its command's. */
   public record Outcome(String outcome, String reasonCode, String reason) {
@@ -79,14 +102,15 @@ public final class MaintenanceApi {
   private final String endpoint;
   private final String apiVersion;
   private final HttpPipeline pipeline;
+  private final Clock clock;
 
   /**
    * @param endpoint Azure Resource Manager ({@code https://management.azure.com}); tokens are asked
    *     for {@code <endpoint>/.default}
    */
   public MaintenanceApi(
-      URI endpoint, String apiVersion, TokenCredential credential, HttpClient http) {
-    this(endpoint, apiVersion, credential, http, Duration.ofMillis(800));
+      URI endpoint, String apiVersion, TokenCredential credential, HttpClient http, Clock clock) {
+    this(endpoint, apiVersion, credential, http, Duration.ofMillis(800), clock);
   }
 
   MaintenanceApi(
@@ -94,7 +118,9 @@ public final class MaintenanceApi {
       String apiVersion,
       TokenCredential credential,
       HttpClient http,
-      Duration firstRetryDelay) {
+      Duration firstRetryDelay,
+      Clock clock) {
+    this.clock = clock;
     String e = endpoint.toString();
     this.endpoint = e.endsWith("/") ? e.substring(0, e.length() - 1) : e;
     this.apiVersion = apiVersion;
@@ -113,9 +139,10 @@ public final class MaintenanceApi {
 
   /**
    * Acknowledges each scheduled event (by ARM id): the outcome of each, by the id as given. Events
-   * of one parent resource go in one batch call.
+   * of one parent resource go in one batch call. No call starts after {@code deadline} (its events
+   * are {@code expired}, not sent), and none runs past it.
    */
-  public Map<String, Outcome> acknowledge(Collection<String> resourceIds) {
+  public Map<String, Outcome> acknowledge(Collection<String> resourceIds, Instant deadline) {
     Map<String, Outcome> out = new LinkedHashMap<>();
     Map<String, List<String>> byParent = new LinkedHashMap<>();
     for (String id : resourceIds) {
@@ -133,9 +160,9 @@ public final class MaintenanceApi {
     }
     for (List<String> ids : byParent.values()) {
       if (ids.size() == 1) {
-        out.put(ids.get(0), one(ids.get(0)));
+        out.put(ids.get(0), one(ids.get(0), deadline));
       } else {
-        out.putAll(batch(ids));
+        out.putAll(batch(ids, deadline));
       }
     }
     return out;
@@ -162,26 +189,34 @@ public final class MaintenanceApi {
     return id.substring(at + AzureScheduledEvent.SCHEDULED_EVENTS.length());
   }
 
-  private Outcome one(String id) {
+  private Outcome one(String id, Instant deadline) {
     HttpRequest request =
         new HttpRequest(HttpMethod.POST, endpoint + id + "/acknowledge?api-version=" + apiVersion)
             .setHeader(HttpHeaderName.CONTENT_LENGTH, "0");
-    Answer a = send(request);
+    Answer a = send(request, deadline);
     if (a.failure() != null) {
       return a.failure();
     }
     if (a.status() == 207) {
       return results(a.body(), List.of(id)).get(id);
     }
-    if (a.status() / 100 == 2) {
+    if (a.status() == 200 || a.status() == 204) {
       return Outcome.accepted(
           "acknowledged through Azure's Maintenance API: "
               + a.body().path("value").asText("HTTP " + a.status()));
     }
+    if (a.status() / 100 == 2) {
+      return Outcome.failed(
+          "unconfirmed",
+          "Azure answered HTTP "
+              + a.status()
+              + ": taken, not confirmed (whether it was"
+              + " acknowledged is unknown)");
+    }
     return refused(a, id);
   }
 
-  private Map<String, Outcome> batch(List<String> ids) {
+  private Map<String, Outcome> batch(List<String> ids, Instant deadline) {
     String parent = parentOf(ids.get(0));
     Map<String, Object> body =
         Map.of("value", ids.stream().map(MaintenanceApi::eventIdOf).toList());
@@ -199,60 +234,103 @@ public final class MaintenanceApi {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    Answer a = send(request);
+    Answer a = send(request, deadline);
+    Map<String, Outcome> out = new LinkedHashMap<>();
     if (a.failure() == null && a.status() == 207) {
       return results(a.body(), ids);
     }
-    if (a.failure() == null && a.status() / 100 == 2) {
-      Map<String, Outcome> out = new LinkedHashMap<>();
+    if (a.failure() == null && (a.status() == 200 || a.status() == 204)) {
+      JsonNode value = a.body().path("value");
+      if (value.isArray()) {
+        return results(a.body(), ids);
+      }
+      boolean approved =
+          a.status() == 204 || value.asText("").equalsIgnoreCase("Successfully Approved");
       ids.forEach(
           id ->
               out.put(
                   id,
-                  Outcome.accepted(
-                      "acknowledged through Azure's Maintenance API with "
-                          + (ids.size() - 1)
-                          + " other event(s) of "
-                          + parent)));
+                  approved
+                      ? Outcome.accepted(
+                          "acknowledged through Azure's Maintenance API with "
+                              + (ids.size() - 1)
+                              + " other event(s) of "
+                              + parent)
+                      : Outcome.failed(
+                          "unconfirmed",
+                          "Azure answered HTTP 200 without saying the events were approved: "
+                              + value)));
       return out;
     }
-    // Refused as a whole (an API version without the batch form, a throttled or failing service):
-    // one event at a time, each with its own answer.
-    LOG.warn(
-        "Maintenance API: acknowledging {} events of {} at once failed ({}); one at a time",
-        ids.size(),
-        parent,
-        a.failure() != null ? a.failure().reason() : "HTTP " + a.status());
-    Map<String, Outcome> out = new LinkedHashMap<>();
-    ids.forEach(id -> out.put(id, one(id)));
+    if (a.failure() == null && (a.status() == 400 || a.status() == 404 || a.status() == 405)) {
+      // The batch form refused (an API version without it): one event at a time, each with its
+      // own answer.
+      LOG.warn(
+          "Maintenance API: acknowledging {} events of {} at once was refused (HTTP {}); one at a"
+              + " time",
+          ids.size(),
+          parent,
+          a.status());
+      ids.forEach(id -> out.put(id, one(id, deadline)));
+      return out;
+    }
+    ids.forEach(id -> out.put(id, a.failure() != null ? a.failure() : refused(a, id)));
     return out;
   }
 
   /** An answer: its status and body, or what went wrong on the way. */
   private record Answer(int status, JsonNode body, Outcome failure) {}
 
-  private Answer send(HttpRequest request) {
-    try (HttpResponse r = pipeline.sendSync(request, Context.NONE)) {
-      byte[] bytes =
-          r.getBodyAsBinaryData() == null ? new byte[0] : r.getBodyAsBinaryData().toBytes();
-      JsonNode body;
-      try {
-        body = bytes.length == 0 ? JSON.nullNode() : JSON.readTree(bytes);
-      } catch (java.io.IOException notJson) {
-        body = JSON.nullNode();
-      }
-      return new Answer(r.getStatusCode(), body == null ? JSON.nullNode() : body, null);
-    } catch (RuntimeException e) {
-      LOG.warn("Maintenance API: {} {} failed", request.getHttpMethod(), request.getUrl(), e);
+  private Answer send(HttpRequest request, Instant deadline) {
+    Duration left = Duration.between(clock.instant(), deadline);
+    if (left.isNegative() || left.isZero()) {
       return new Answer(
           0,
           JSON.nullNode(),
           Outcome.failed(
-              "unreachable",
-              "Azure's Maintenance API could not be reached after "
-                  + (RETRIES + 1)
-                  + " tries: "
-                  + e.getMessage()));
+              "expired",
+              "not sent: the approval's lifetime ended at " + deadline + " before this call"));
+    }
+    Duration bound = left.compareTo(CALL_TIMEOUT) < 0 ? left : CALL_TIMEOUT;
+    try {
+      return pipeline
+          .send(request, Context.NONE)
+          .flatMap(
+              r ->
+                  r.getBodyAsByteArray()
+                      .defaultIfEmpty(new byte[0])
+                      .map(b -> new Answer(r.getStatusCode(), json(b), null))
+                      .doFinally(signal -> r.close()))
+          .timeout(bound)
+          .block();
+    } catch (RuntimeException e) {
+      Throwable cause = Exceptions.unwrap(e);
+      LOG.warn("Maintenance API: {} {} failed", request.getHttpMethod(), request.getUrl(), cause);
+      return new Answer(
+          0,
+          JSON.nullNode(),
+          cause instanceof TimeoutException
+              ? Outcome.failed(
+                  "unconfirmed",
+                  "no answer from Azure's Maintenance API within "
+                      + bound.toSeconds()
+                      + " s (retries and Azure's Retry-After included): whether it was"
+                      + " acknowledged is unknown")
+              : Outcome.failed(
+                  "unreachable",
+                  "Azure's Maintenance API could not be reached after up to "
+                      + (RETRIES + 1)
+                      + " tries: "
+                      + cause.getMessage()));
+    }
+  }
+
+  private static JsonNode json(byte[] bytes) {
+    try {
+      JsonNode n = bytes.length == 0 ? null : JSON.readTree(bytes);
+      return n == null ? JSON.nullNode() : n;
+    } catch (java.io.IOException notJson) {
+      return JSON.nullNode();
     }
   }
 
@@ -284,8 +362,10 @@ public final class MaintenanceApi {
   }
 
   /**
-   * A 207's results: an entry per event, named by id, scheduled event id or name, succeeded by a
-   * 2xx status or a word of success; anything else failed, with the entry's error.
+   * A 207's results (or a 200's list): an entry per event, named by id, scheduled event id or name;
+   * accepted only when every status it gives is 200 or 204 or a word of {@link #SUCCESS}, and it
+   * has no error; anything else failed, with the entry's words, and an event it does not name is
+   * {@code unconfirmed}.
    */
   static Map<String, Outcome> results(JsonNode body, List<String> ids) {
     JsonNode entries = body.isArray() ? body : body.path("value");
@@ -314,14 +394,23 @@ public final class MaintenanceApi {
                     + " is unknown"));
         continue;
       }
-      int status = -1;
-      String word = "";
+      // Every signal the entry gives must say success: a status of 200 or 204, a word of the
+      // success list; an error, any other status or word, or no signal at all is a failure.
+      List<String> said = new ArrayList<>();
+      boolean ok = e.path("error").isMissingNode() || e.path("error").isNull();
+      boolean signal = false;
       for (String f : List.of("status", "statusCode", "httpStatusCode", "result")) {
         JsonNode s = e.path(f);
-        if (s.isNumber() || s.asText("").matches("\\d{3}")) {
-          status = s.asInt();
-        } else if (s.isTextual()) {
-          word = s.asText();
+        if (s.isMissingNode() || s.isNull()) {
+          continue;
+        }
+        signal = true;
+        String text = s.asText("").trim();
+        said.add(f + " " + text);
+        if (text.matches("\\d{3}")) {
+          ok &= text.equals("200") || text.equals("204");
+        } else {
+          ok &= SUCCESS.contains(text.toLowerCase(Locale.ROOT));
         }
       }
       JsonNode err = e.path("error");
@@ -329,19 +418,17 @@ public final class MaintenanceApi {
           err.isObject()
               ? err.path("code").asText("") + ": " + err.path("message").asText("")
               : err.isTextual() ? err.asText() : e.path("message").asText("");
-      boolean ok =
-          err.isMissingNode()
-              && (status / 100 == 2
-                  || word.toLowerCase(Locale.ROOT).matches(".*(succe|approved|acknowledged).*"));
       out.put(
           id,
-          ok
-              ? Outcome.accepted("acknowledged through Azure's Maintenance API (207: " + word + ")")
+          ok && signal
+              ? Outcome.accepted(
+                  "acknowledged through Azure's Maintenance API (207: "
+                      + String.join(", ", said)
+                      + ")")
               : Outcome.failed(
-                  "maintenance-api-refused",
+                  signal ? "maintenance-api-refused" : "unconfirmed",
                   "Azure's result for this event (207): "
-                      + (status > 0 ? "HTTP " + status + " " : "")
-                      + word
+                      + (said.isEmpty() ? "no status" : String.join(", ", said))
                       + (message.isBlank() ? "" : " " + message)));
     }
     return out;

@@ -135,8 +135,20 @@ public final class ApprovalRequests {
       event.vms().values().stream()
           .filter(v -> v.status().equals("scheduled"))
           .forEach(v -> targets.add(v.vmId()));
-      // The VMs Azure lists that no live agent can approve it for: through the Maintenance API.
+      // The VMs Azure lists that no live agent can approve it for: through the Maintenance API
+      // (a VM whose agent is silent among them: acknowledged for, not sent a command too).
       Acknowledgement a = Acknowledgement.of(event, this::liveAgent);
+      if (a != null && acknowledging) {
+        java.util.Set<String> acknowledged = new java.util.HashSet<>();
+        a.vms().forEach(n -> acknowledged.add(n.toLowerCase(java.util.Locale.ROOT)));
+        targets.removeIf(
+            vmId -> {
+              VmEventState s = event.vms().get(vmId);
+              return s != null
+                  && s.name() != null
+                  && acknowledged.contains(s.name().toLowerCase(java.util.Locale.ROOT));
+            });
+      }
       if (a != null && !acknowledging) {
         if (targets.isEmpty()) {
           throw new ApiException(

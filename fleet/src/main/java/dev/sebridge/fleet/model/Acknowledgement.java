@@ -45,11 +45,12 @@ public record Acknowledgement(String resourceId, List<String> vms) {
     e.vms().values().stream()
         .filter(v -> v.name() != null && live.test(v.vmId()))
         .forEach(v -> covered.add(v.name().toLowerCase(Locale.ROOT)));
+    Set<String> seen = new HashSet<>();
     List<String> vms =
         c.resources().stream()
             .filter(n -> n != null && !n.isBlank())
             .filter(n -> !covered.contains(n.toLowerCase(Locale.ROOT)))
-            .distinct()
+            .filter(n -> seen.add(n.toLowerCase(Locale.ROOT)))
             .toList();
     return vms.isEmpty() ? null : new Acknowledgement(c.resourceId(), vms);
   }

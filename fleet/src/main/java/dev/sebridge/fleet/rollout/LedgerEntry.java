@@ -87,7 +87,9 @@ public record LedgerEntry(
       if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
+      // While Azure says it is under way the cap does not apply: Azure will say when it is over.
       return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))
+              || w.underWayByAzure(e.eventId())
           ? e
           : e.completed(now).back(now);
     }

@@ -42,6 +42,16 @@ public interface World {
   }
 
   /**
+   * Whether Azure's central delivery says the event is under way (Scheduled or Started, not over)
+   * while the views have it open: a VM the ledger counts by name for it is not taken for back,
+   * however long that lasts (an approved event may start days later, after the host's other
+   * tenants).
+   */
+  default boolean underWayByAzure(String eventId) {
+    return false;
+  }
+
+  /**
    * The events the fleet sent approval commands for (requests not refused): released, whatever the
    * agents have said yet. With {@code at_least_once} a step's approvals can go out while its state
    * is lost; this is how the next step still counts them. Those the views have are enough (the

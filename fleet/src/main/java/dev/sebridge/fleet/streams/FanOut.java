@@ -57,7 +57,9 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
           new Record<String, Object>(u.eventKey(), u, record.timestamp()),
           FleetTopology.BY_EVENT_SINK);
     }
-    if (e.isResult()) {
+    if (e.isResult() && e.vmId() != null && !e.vmId().startsWith("name:")) {
+      // (name:<name> is a VM acknowledged for through Azure's Maintenance API: only the
+      // acknowledger reports its outcome, never an agent's envelope.)
       String commandId = e.data().path("commandId").asText(null);
       ApprovalRequest.requestIdOf(commandId)
           .ifPresent(

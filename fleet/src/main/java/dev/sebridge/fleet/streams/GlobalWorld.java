@@ -69,6 +69,16 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean underWayByAzure(String eventId) {
+    EventView e = index.event(eventId);
+    return e != null
+        && e.open()
+        && e.central() != null
+        && e.central().status() != null
+        && !e.central().status().over();
+  }
+
+  @Override
   public boolean open(String eventId) {
     EventView e = index.event(eventId);
     return e != null && e.open();

@@ -1,9 +1,12 @@
 package dev.sebridge.fleet.streams;
 
+import dev.sebridge.fleet.agentless.AzureScheduledEvent;
+import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.World;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * An operator's approval (API, page) decided against the fleet-wide ledger: refused when an active
@@ -17,6 +20,11 @@ final class OperatorApproval {
 
   /** The request admitted (and recorded as released in {@code ledger}) or refused with why. */
   static ApprovalRequest decide(ApprovalRequest r, Ledger ledger, World world, Instant now) {
+    String mismatch = acknowledgeMismatch(r, world);
+    if (mismatch != null) {
+      // Not what the API writes (it takes both from the event's view): refused, override or not.
+      return r.refused(mismatch);
+    }
     String refusal = null;
     if (!r.overrides()) {
       refusal =
@@ -46,6 +54,30 @@ final class OperatorApproval {
     }
     ledger.release(r.eventId(), world, r.origin(), now);
     return r.admit();
+  }
+
+  /**
+   * Why the request's acknowledgement (VMs without an agent) is not one of its event, or null: its
+   * ARM id must be that event's scheduled event on a VM, scale set or availability set, and its VMs
+   * names the event lists.
+   */
+  static String acknowledgeMismatch(ApprovalRequest r, World world) {
+    Acknowledgement a = r.acknowledge();
+    if (a == null) {
+      return null;
+    }
+    if (!AzureScheduledEvent.isScheduledEventId(a.resourceId(), r.eventId())) {
+      return "the acknowledgement's ARM id " + a.resourceId() + " is not event " + r.eventId();
+    }
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    world.resources(r.eventId()).forEach(n -> listed.add(n.toLowerCase(java.util.Locale.ROOT)));
+    List<String> strangers =
+        a.vms().stream()
+            .filter(n -> !listed.contains(n.toLowerCase(java.util.Locale.ROOT)))
+            .toList();
+    return strangers.isEmpty()
+        ? null
+        : "event " + r.eventId() + " does not list " + String.join(", ", strangers);
   }
 
   /** Whether this instance's view shows the event open, with every VM of the request in it. */

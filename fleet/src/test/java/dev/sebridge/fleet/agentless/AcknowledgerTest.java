@@ -1,8 +1,12 @@
 package dev.sebridge.fleet.agentless;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sebridge.fleet.model.AcknowledgeOrder;
+import dev.sebridge.fleet.model.Acknowledgement;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.testing.MaintenanceEndpoint;
@@ -13,6 +17,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -25,19 +33,24 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The acknowledger's transaction, with a commit that fails injected deterministically: nothing of
- * the batch is kept, the batch is read again from its first offset, and the next commit writes each
- * VM's outcome once, with the offsets. (The wire: {@code AcknowledgeServiceTest}.)
+ * The acknowledger's transactions and checks, failures injected deterministically: a commit that
+ * fails keeps nothing and the batch is answered once by the next commit; no call starts past an
+ * order's lifetime; an order the requests view does not hold as audited and admitted is never sent;
+ * clients that fail for good are made again. (The wire to Kafka and Azure: {@code
+ * AcknowledgeServiceTest}.)
  */
 class AcknowledgerTest {
   static final TopicPartition ORDERS = new TopicPartition("orders", 0);
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
 
+  final MutableClock clock = new MutableClock(T0);
   MaintenanceEndpoint azure;
   MockConsumer<String, byte[]> consumer;
   MockProducer<String, ResultReport> producer;
-  final List<String> counted = new ArrayList<>();
+  final List<String> counted = new CopyOnWriteArrayList<>();
+  final Map<String, RequestView> views = new ConcurrentHashMap<>();
   Acknowledger acknowledger;
+  Acknowledger.Session session;
 
   @BeforeEach
   void start() throws Exception {
@@ -45,31 +58,75 @@ class AcknowledgerTest {
     consumer = new MockConsumer<>("earliest");
     consumer.assign(List.of(ORDERS));
     consumer.updateBeginningOffsets(Map.of(ORDERS, 0L));
-    producer =
-        new MockProducer<>(
-            true, null, new StringSerializer(), new JsonSerde<>(ResultReport.class).serializer());
+    producer = producer();
     producer.initTransactions();
-    acknowledger =
-        new Acknowledger(
-            consumer,
-            producer,
-            "orders",
-            "results",
-            new MaintenanceApi(
-                azure.endpoint(),
-                MaintenanceApi.DEFAULT_API_VERSION,
-                ResourceGraphEndpoint.credential(),
-                ResourceGraphEndpoint.httpClient(),
-                Duration.ofMillis(10)),
-            new MutableClock(T0),
-            JsonSerde.JSON,
-            (outcome, vms) -> counted.add(outcome + " " + vms));
+    acknowledger = acknowledger(() -> consumer, () -> producer);
+    session = acknowledger.new Session(consumer, producer);
+  }
+
+  static MockProducer<String, ResultReport> producer() {
+    return new MockProducer<>(
+        true, null, new StringSerializer(), new JsonSerde<>(ResultReport.class).serializer());
+  }
+
+  Acknowledger acknowledger(
+      java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, byte[]>> c,
+      java.util.function.Supplier<org.apache.kafka.clients.producer.Producer<String, ResultReport>>
+          p)
+      throws java.io.IOException {
+    return new Acknowledger(
+        c,
+        p,
+        "orders",
+        "results",
+        new MaintenanceApi(
+            azure.endpoint(),
+            MaintenanceApi.DEFAULT_API_VERSION,
+            ResourceGraphEndpoint.credential(),
+            ResourceGraphEndpoint.httpClient(),
+            Duration.ofMillis(10),
+            clock),
+        clock,
+        JsonSerde.JSON,
+        id -> Optional.ofNullable(views.get(id)),
+        (outcome, vms) -> counted.add(outcome + " " + vms));
   }
 
   @AfterEach
   void stop() {
     acknowledger.close();
     azure.close();
+  }
+
+  /** An order of an admitted request, and the request in the view as the processor wrote it. */
+  AcknowledgeOrder admitted(String requestId, String eventId, String resourceId, String... vms) {
+    ApprovalRequest r =
+        new ApprovalRequest(
+                requestId,
+                eventId,
+                List.of(),
+                "patch",
+                "alice",
+                clock.instant(),
+                "api",
+                null,
+                null,
+                null,
+                new Acknowledgement(resourceId, List.of(vms)))
+            .admit();
+    views.put(requestId, new RequestView(r, clock.instant(), Map.of()));
+    return order(requestId, eventId, resourceId, vms);
+  }
+
+  AcknowledgeOrder order(String requestId, String eventId, String resourceId, String... vms) {
+    return new AcknowledgeOrder(
+        requestId,
+        eventId,
+        resourceId,
+        List.of(vms),
+        "alice",
+        clock.instant(),
+        clock.instant().plusSeconds(300));
   }
 
   ConsumerRecords<String, byte[]> batch(AcknowledgeOrder... orders) throws Exception {
@@ -87,21 +144,19 @@ class AcknowledgerTest {
   void aCommitThatFailsKeepsNothingAndTheBatchIsAnsweredOnceByTheNextCommit() throws Exception {
     String id = MaintenanceEndpoint.vmEventId("db-1", "E1");
     azure.schedule(id);
-    ConsumerRecords<String, byte[]> records =
-        batch(
-            new AcknowledgeOrder(
-                "req-1", "E1", id, List.of("db-1", "db-2"), "alice", T0, T0.plusSeconds(300)));
+    ConsumerRecords<String, byte[]> records = batch(admitted("req-1", "E1", id, "db-1", "db-2"));
     producer.commitTransactionException = new KafkaException("the broker went away");
-    assertThat(acknowledger.answer(records)).isFalse();
+    assertThat(session.answer(records)).isEqualTo(Acknowledger.Answered.FAILED);
     assertThat(producer.transactionAborted()).isTrue();
     assertThat(producer.history()).as("aborted: nothing kept").isEmpty();
     assertThat(producer.consumerGroupOffsetsHistory()).isEmpty();
+    assertThat(counted).as("counted once committed, not before").isEmpty();
     assertThat(consumer.position(ORDERS))
         .as("read again from the batch's first order")
         .isEqualTo(5);
 
     producer.commitTransactionException = null;
-    assertThat(acknowledger.answer(records)).isTrue();
+    assertThat(session.answer(records)).isEqualTo(Acknowledger.Answered.COMMITTED);
     assertThat(producer.history())
         .extracting(r -> r.key() + " " + r.value().vmId() + " " + r.value().outcome())
         .containsExactly("req-1 name:db-1 accepted", "req-1 name:db-2 accepted");
@@ -117,8 +172,32 @@ class AcknowledgerTest {
                 .get(ORDERS)
                 .offset())
         .isEqualTo(6);
+    assertThat(counted).containsExactly("accepted 2");
     // Acknowledged again after the failed commit: Azure takes the second as the first.
     assertThat(azure.calls()).hasSize(2);
+    assertThat(azure.started()).containsExactly("e1");
+  }
+
+  /**
+   * Two orders of two VMs: the first call takes so long (Azure asks to wait) that the second
+   * order's lifetime ends meanwhile; the second is not sent.
+   */
+  @Test
+  void noCallStartsAfterItsOrdersLifetimeEvenWhenAnEarlierCallTookLong() throws Exception {
+    String first = MaintenanceEndpoint.vmEventId("db-1", "E1");
+    String second = MaintenanceEndpoint.vmEventId("db-2", "E2");
+    azure.schedule(first);
+    azure.schedule(second);
+    azure.onStart(id -> clock.advance(Duration.ofMinutes(6)));
+    assertThat(
+            session.answer(
+                batch(
+                    admitted("req-1", "E1", first, "db-1"),
+                    admitted("req-2", "E2", second, "db-2"))))
+        .isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(r -> r.key() + " " + r.value().outcome() + " " + r.value().reasonCode())
+        .containsExactly("req-1 accepted acknowledged", "req-2 failed expired");
     assertThat(azure.started()).containsExactly("e1");
   }
 
@@ -126,20 +205,103 @@ class AcknowledgerTest {
   void anOrderPastItsLifetimeIsAnsweredExpiredWithoutACall() throws Exception {
     String id = MaintenanceEndpoint.vmEventId("db-1", "E2");
     azure.schedule(id);
-    assertThat(
-            acknowledger.answer(
-                batch(
-                    new AcknowledgeOrder(
-                        "req-2",
-                        "E2",
-                        id,
-                        List.of("db-1"),
-                        "alice",
-                        T0.minusSeconds(600),
-                        T0.minusSeconds(1)))))
-        .isTrue();
+    AcknowledgeOrder o = admitted("req-2", "E2", id, "db-1");
+    clock.advance(Duration.ofMinutes(6));
+    assertThat(session.answer(batch(o))).isEqualTo(Acknowledger.Answered.COMMITTED);
     assertThat(producer.history().get(0).value().reasonCode()).isEqualTo("expired");
     assertThat(azure.calls()).isEmpty();
     assertThat(counted).containsExactly("failed 1");
+  }
+
+  /**
+   * Nothing is sent for an order the requests view does not hold as audited and admitted: one
+   * written by something else, one whose scheduled event is another than the request's, one of a
+   * refused request. An order whose request the view does not show yet waits, then is refused.
+   */
+  @Test
+  void anOrderThatNoAdmittedRequestStandsBehindIsNeverSent() throws Exception {
+    String id = MaintenanceEndpoint.vmEventId("db-1", "E3");
+    String other = MaintenanceEndpoint.vmEventId("db-9", "E3");
+    azure.schedule(id);
+    azure.schedule(other);
+    admitted("req-3", "E3", id, "db-1");
+    AcknowledgeOrder switched = order("req-3", "E3", other, "db-9");
+    ApprovalRequest refused = views.get("req-3").request().refused("a rollout holds it");
+    views.put(
+        "req-4",
+        new RequestView(
+            new ApprovalRequest(
+                "req-4",
+                refused.eventId(),
+                List.of(),
+                "x",
+                "alice",
+                T0,
+                "api",
+                null,
+                "held",
+                null,
+                refused.acknowledge()),
+            null,
+            Map.of()));
+    AcknowledgeOrder ofRefused = order("req-4", "E3", id, "db-1");
+    assertThat(session.answer(batch(switched, ofRefused)))
+        .isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(r -> r.value().reasonCode())
+        .containsExactly("not-admitted", "not-admitted");
+
+    AcknowledgeOrder unseen = order("req-5", "E3", id, "db-1");
+    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.WAITING);
+    assertThat(consumer.position(ORDERS)).isEqualTo(5);
+    clock.advance(Acknowledger.VIEW_WAIT.plusSeconds(1));
+    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(producer.history().get(2).value().reasonCode()).isEqualTo("not-admitted");
+    assertThat(azure.calls()).isEmpty();
+  }
+
+  /** A consumer that fails for good is closed, and the acknowledger goes on with a new one. */
+  @Test
+  void clientsThatFailAreMadeAgainAndOrdersAreStillAnswered() throws Exception {
+    String id = MaintenanceEndpoint.vmEventId("db-1", "E6");
+    azure.schedule(id);
+    AcknowledgeOrder o = admitted("req-6", "E6", id, "db-1");
+    AtomicInteger made = new AtomicInteger();
+    List<MockProducer<String, ResultReport>> producers = new CopyOnWriteArrayList<>();
+    acknowledger.close();
+    acknowledger =
+        acknowledger(
+            () -> {
+              MockConsumer<String, byte[]> c = new MockConsumer<>("earliest");
+              if (made.incrementAndGet() == 1) {
+                c.setPollException(new KafkaException("the first consumer breaks"));
+              } else {
+                c.schedulePollTask(
+                    () -> {
+                      c.rebalance(List.of(ORDERS));
+                      c.updateBeginningOffsets(Map.of(ORDERS, 0L));
+                      try {
+                        c.addRecord(
+                            new ConsumerRecord<>(
+                                "orders", 0, 0, "req-6", JsonSerde.JSON.writeValueAsBytes(o)));
+                      } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                      }
+                    });
+              }
+              return c;
+            },
+            () -> {
+              MockProducer<String, ResultReport> p = producer();
+              producers.add(p);
+              return p;
+            });
+    acknowledger.start();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> producers.stream().anyMatch(p -> !p.history().isEmpty()));
+    assertThat(made.get()).isEqualTo(2);
+    assertThat(producers.get(0).closed()).isTrue();
+    assertThat(azure.started()).containsExactly("e6");
   }
 }

@@ -37,7 +37,8 @@ class MaintenanceApiTest {
             MaintenanceApi.DEFAULT_API_VERSION,
             ResourceGraphEndpoint.credential(),
             ResourceGraphEndpoint.httpClient(),
-            Duration.ofMillis(10));
+            Duration.ofMillis(10),
+            java.time.Clock.systemUTC());
   }
 
   @AfterAll
@@ -50,10 +51,15 @@ class MaintenanceApiTest {
     azure.clear();
   }
 
+  /** Within a minute. */
+  static Map<String, MaintenanceApi.Outcome> ack(List<String> ids) {
+    return api.acknowledge(ids, java.time.Instant.now().plusSeconds(60));
+  }
+
   @Test
   void oneEventIsAcknowledgedWithTheTokenAndStartsThere() {
     azure.schedule(E1);
-    MaintenanceApi.Outcome o = api.acknowledge(List.of(E1)).get(E1);
+    MaintenanceApi.Outcome o = ack(List.of(E1)).get(E1);
     assertThat(o.isAccepted()).as(o.toString()).isTrue();
     assertThat(o.reason()).contains("Successfully Approved");
     assertThat(azure.calls()).hasSize(1);
@@ -66,7 +72,7 @@ class MaintenanceApiTest {
   void throttlingAndServerErrorsAreRetriedByThePipeline() {
     azure.schedule(E1);
     azure.fault(MaintenanceEndpoint.Fault.THROTTLED, 1);
-    assertThat(api.acknowledge(List.of(E1)).get(E1).isAccepted()).isTrue();
+    assertThat(ack(List.of(E1)).get(E1).isAccepted()).isTrue();
     assertThat(azure.calls())
         .extracting(MaintenanceEndpoint.Call::status)
         .containsExactly(429, 200);
@@ -74,7 +80,7 @@ class MaintenanceApiTest {
     azure.clear();
     azure.schedule(E1);
     azure.fault(MaintenanceEndpoint.Fault.SERVER_ERROR, 10);
-    MaintenanceApi.Outcome o = api.acknowledge(List.of(E1)).get(E1);
+    MaintenanceApi.Outcome o = ack(List.of(E1)).get(E1);
     assertThat(o.outcome()).isEqualTo("failed");
     assertThat(o.reasonCode()).isEqualTo("maintenance-api-unavailable");
     assertThat(azure.calls()).hasSize(MaintenanceApi.RETRIES + 1);
@@ -85,22 +91,54 @@ class MaintenanceApiTest {
   void aMissingRoleAndAnUnknownEventFailWithAzuresWords() {
     azure.schedule(E1);
     azure.fault(MaintenanceEndpoint.Fault.FORBIDDEN, 1);
-    MaintenanceApi.Outcome forbidden = api.acknowledge(List.of(E1)).get(E1);
+    MaintenanceApi.Outcome forbidden = ack(List.of(E1)).get(E1);
     assertThat(forbidden.reasonCode()).isEqualTo("forbidden");
     assertThat(forbidden.reason())
         .contains("AuthorizationFailed")
         .contains("Scheduled Events Contributor")
         .contains("virtualMachines/db-1");
 
-    MaintenanceApi.Outcome unknown = api.acknowledge(List.of(E3)).get(E3);
+    MaintenanceApi.Outcome unknown = ack(List.of(E3)).get(E3);
     assertThat(unknown.reasonCode()).isEqualTo("not-found");
     assertThat(unknown.reason()).contains("ScheduledEventNotFound");
+  }
+
+  /** Azure's Retry-After is honoured: the retry waits what Azure asked, not the 10 ms backoff. */
+  @Test
+  void aThrottledCallWaitsWhatAzureAsks() {
+    azure.schedule(E1);
+    azure.fault(MaintenanceEndpoint.Fault.THROTTLED, 1);
+    azure.retryAfter(1);
+    long start = System.nanoTime();
+    assertThat(ack(List.of(E1)).get(E1).isAccepted()).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(900));
+  }
+
+  /**
+   * No call starts after the approval's deadline, and none runs past it: an answer that would come
+   * later (Azure asks to wait 5 s, 1 s is left) is unconfirmed, never accepted.
+   */
+  @Test
+  void noCallStartsOrRunsPastTheDeadline() {
+    azure.schedule(E1);
+    MaintenanceApi.Outcome late =
+        api.acknowledge(List.of(E1), java.time.Instant.now().minusSeconds(1)).get(E1);
+    assertThat(late.reasonCode()).isEqualTo("expired");
+    assertThat(azure.calls()).isEmpty();
+
+    azure.fault(MaintenanceEndpoint.Fault.THROTTLED, 5);
+    azure.retryAfter(5);
+    MaintenanceApi.Outcome cut =
+        api.acknowledge(List.of(E1), java.time.Instant.now().plusSeconds(1)).get(E1);
+    assertThat(cut.reasonCode()).isEqualTo("unconfirmed");
+    assertThat(cut.outcome()).isEqualTo("failed");
+    assertThat(azure.started()).isEmpty();
   }
 
   @Test
   void aBadIdIsRefusedWithoutACall() {
     String bad = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/accounts/x";
-    MaintenanceApi.Outcome o = api.acknowledge(List.of(bad)).get(bad);
+    MaintenanceApi.Outcome o = ack(List.of(bad)).get(bad);
     assertThat(o.reasonCode()).isEqualTo("bad-resource-id");
     assertThat(azure.calls()).isEmpty();
   }
@@ -110,7 +148,7 @@ class MaintenanceApiTest {
     azure.schedule(E1);
     azure.schedule(E3);
     // E2 is unknown to Azure: the batch answers 207, E1 accepted and E2 failed.
-    Map<String, MaintenanceApi.Outcome> out = api.acknowledge(List.of(E1, E2, E3));
+    Map<String, MaintenanceApi.Outcome> out = ack(List.of(E1, E2, E3));
     assertThat(out.get(E1).isAccepted()).as(out.get(E1).toString()).isTrue();
     assertThat(out.get(E2).outcome()).isEqualTo("failed");
     assertThat(out.get(E2).reason()).contains("ScheduledEventNotFound");
@@ -132,7 +170,7 @@ class MaintenanceApiTest {
     azure.schedule(E1);
     azure.schedule(E2);
     azure.refuseBatch(true);
-    Map<String, MaintenanceApi.Outcome> out = api.acknowledge(List.of(E1, E2));
+    Map<String, MaintenanceApi.Outcome> out = ack(List.of(E1, E2));
     assertThat(out.values()).allMatch(MaintenanceApi.Outcome::isAccepted);
     assertThat(azure.calls())
         .extracting(MaintenanceEndpoint.Call::status)

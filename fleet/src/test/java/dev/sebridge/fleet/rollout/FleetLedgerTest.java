@@ -637,6 +637,38 @@ class FleetLedgerTest {
     assertThat(ledger.refusal("E1", w, at(3 + 601))).isEmpty();
   }
 
+  /**
+   * An event only Azure reports (db-1 runs no agent), approved (through the Maintenance API) while
+   * Azure says Scheduled: Azure may start it days later, after the host's other tenants. db-1
+   * counts for as long as Azure says the event is under way, not only an hour after the release.
+   */
+  @Test
+  void aVmWithoutAnAgentCountsForAsLongAsAzureSaysItsApprovedEventIsUnderWay() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-b", "2")
+            .vm("vm-d", "2")
+            .event("E0", "db-1")
+            .azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED)
+            .event("E1", "vm-b")
+            .report("E1", "vm-b", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.release("E0", w, "api", at(0));
+    ledger.constrain(rollout("r", "1", "E1"));
+    int hours3 = 3 * 3600;
+    ledger.observe(w, at(hours3));
+    assertThat(ledger.refusal("E1", w, at(hours3)))
+        .as("Scheduled three hours after the approval: db-1 still counts")
+        .isPresent();
+    w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.STARTED);
+    ledger.observe(w, at(hours3 + 60));
+    assertThat(ledger.refusal("E1", w, at(hours3 + 60))).isPresent();
+    w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
+    ledger.observe(w, at(hours3 + 120));
+    ledger.observe(w, at(hours3 + 120 + 601));
+    assertThat(ledger.refusal("E1", w, at(hours3 + 120 + 601))).isEmpty();
+  }
+
   @Test
   void anEventOfAVmAlreadyDownIsNotReleasedIntoAGroupOverItsLimit() {
     // vm-3 is down from a platform start (E2), vm-6 from an approval (E3): zone 1 is over a

@@ -33,6 +33,12 @@ final class TestWorld implements World {
         || s == dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED;
   }
 
+  @Override
+  public boolean underWayByAzure(String eventId) {
+    var s = azure.get(eventId);
+    return s != null && !s.over() && open(eventId);
+  }
+
   /** A VM with an agent, named as its id. */
   TestWorld vm(String id, String zone) {
     zones.put(id, zone);

@@ -613,11 +613,41 @@ class CentralEventsTopologyTest {
     assertThat(request("req-1").complete()).isTrue();
     assertThat(request("req-1").vms().get("name:db-1").outcome()).isEqualTo("accepted");
 
-    // The ledger counts the event released for every VM Azure lists, from the request on.
-    rollouts.pipeInput(
-        "req-2",
-        dev.sebridge.fleet.rollout.RolloutCommand.approve(agentlessApproval("req-2", "db-1")));
-    assertThat(audit.readValue().wasAdmitted()).isTrue();
+    // An acknowledgement that is not of its event (another scheduled event's ARM id, a VM the
+    // event does not list): refused by the ledger's gate, audited as refused, nothing ordered.
+    ApprovalRequest other =
+        new ApprovalRequest(
+            "req-2",
+            EVENT,
+            List.of(),
+            "patch",
+            "mallory",
+            clock.instant(),
+            "api",
+            true,
+            null,
+            null,
+            new Acknowledgement(
+                RESOURCE.replace("web-1", "web-9").replace(EVENT, "OTHER"), List.of("db-1")));
+    rollouts.pipeInput("req-2", dev.sebridge.fleet.rollout.RolloutCommand.approve(other));
+    ApprovalRequest stranger =
+        new ApprovalRequest(
+            "req-3",
+            EVENT,
+            List.of(),
+            "patch",
+            "mallory",
+            clock.instant(),
+            "api",
+            true,
+            null,
+            null,
+            new Acknowledgement(RESOURCE, List.of("db-1", "payroll-1")));
+    rollouts.pipeInput("req-3", dev.sebridge.fleet.rollout.RolloutCommand.approve(stranger));
+    assertThat(audit.readValue().refusal()).contains("is not event");
+    assertThat(audit.readValue().refusal()).contains("does not list payroll-1");
+    assertThat(orders.isEmpty()).as("refused: nothing ordered").isTrue();
+    assertThat(request("req-2").vms().get("name:db-1").outcome()).isEqualTo("refused");
   }
 
   /** A request written with VMs to acknowledge, read by a topology that does not acknowledge. */

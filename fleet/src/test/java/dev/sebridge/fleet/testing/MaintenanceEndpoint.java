@@ -67,6 +67,7 @@ public final class MaintenanceEndpoint implements AutoCloseable {
   private volatile Fault fault;
   private final AtomicInteger faults = new AtomicInteger();
   private volatile boolean batchRefused;
+  private volatile int retryAfterSeconds;
   private volatile Consumer<String> onStart = id -> {};
 
   public MaintenanceEndpoint() throws IOException {
@@ -117,6 +118,11 @@ public final class MaintenanceEndpoint implements AutoCloseable {
     faults.set(times);
   }
 
+  /** The {@code Retry-After} a throttled answer carries (seconds; 0 by default). */
+  public void retryAfter(int seconds) {
+    retryAfterSeconds = seconds;
+  }
+
   /** Whether the batch form is refused as a whole (400), as an API version without it would. */
   public void refuseBatch(boolean refuse) {
     batchRefused = refuse;
@@ -137,6 +143,7 @@ public final class MaintenanceEndpoint implements AutoCloseable {
     events.clear();
     faults.set(0);
     batchRefused = false;
+    retryAfterSeconds = 0;
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -169,7 +176,7 @@ public final class MaintenanceEndpoint implements AutoCloseable {
       }
       Fault f = faults.getAndDecrement() > 0 ? fault : null;
       if (f == Fault.THROTTLED) {
-        ex.getResponseHeaders().set("Retry-After", "0");
+        ex.getResponseHeaders().set("Retry-After", Integer.toString(retryAfterSeconds));
         answer(ex, new Call(path, true, ids, 429), error("TooManyRequests"));
         return;
       }
