@@ -163,6 +163,58 @@ class AcknowledgeServiceTest {
   }
 
   /**
+   * The rollout safety rules apply unchanged: while a rollout is active, an approval of an event
+   * whose VMs the fleet cannot place in a group (known by name only: no agent) is refused by the
+   * fleet-wide ledger, audited as refused, and nothing reaches Azure.
+   */
+  @Test
+  void whileARolloutIsActiveAnEventOfVmsWithoutAnAgentIsRefusedAndNothingIsSent() throws Exception {
+    String held = UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
+    String heldResource = MaintenanceEndpoint.vmEventId("db-x", held);
+    String other = UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
+    String otherResource = MaintenanceEndpoint.vmEventId("db-y", other);
+    azure.schedule(otherResource);
+    deliver(held, heldResource, "Scheduled", "db-x");
+    deliver(other, otherResource, "Scheduled", "db-y");
+    for (String id : List.of(held, other)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> get("/api/events/" + id).path("central").path("status").asText(""),
+              "Scheduled"::equals);
+    }
+    HttpResponse<String> created =
+        post(
+            "/api/rollouts",
+            JSON.writeValueAsString(
+                Map.of("eventIds", List.of(held), "reason", "patch", "reportGrace", "30m")));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+    String rolloutId = JSON.readTree(created.body()).path("rolloutId").asText();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/rollouts/" + rolloutId).path("state").asText(""), "running"::equals);
+
+    HttpResponse<String> approved = approve(other, "{\"reason\": \"patch db-y\"}");
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    String requestId = JSON.readTree(approved.body()).path("requestId").asText();
+    JsonNode request =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> get("/api/approvals/" + requestId), r -> r.path("complete").asBoolean());
+    assertThat(request.path("request").path("refusal").asText())
+        .as(request.toString())
+        .contains("have not reported it");
+    assertThat(request.path("vms").path("name:db-y").path("outcome").asText()).isEqualTo("refused");
+    assertThat(calls(other)).isEmpty();
+    // Ended before the class's other tests approve: the view says so.
+    assertThat(post("/api/rollouts/" + rolloutId + "/abort", "{\"reason\": \"done\"}").statusCode())
+        .isEqualTo(202);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/rollouts/" + rolloutId).path("state").asText(""), "aborted"::equals);
+  }
+
+  /**
    * Nothing is sent for a record on the orders topic that no audited, admitted request stands
    * behind (written by anything but the request processor), nor for an order read after its
    * lifetime; a record that is not an order is passed over. None of them stops the acknowledger.
@@ -281,10 +333,12 @@ class AcknowledgeServiceTest {
   }
 
   private static HttpResponse<String> approve(String eventId, String body) throws Exception {
+    return post("/api/events/" + eventId + "/approve", body);
+  }
+
+  private static HttpResponse<String> post(String path, String body) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(
-                URI.create(
-                    "http://127.0.0.1:" + fleet.port() + "/api/events/" + eventId + "/approve"))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fleet.port() + path))
             .header("Authorization", "Bearer " + APPROVER)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))

@@ -38,7 +38,8 @@ import net.jqwik.api.Provide;
  * mid-step under exactly-once (the step's state and approvals lost together) and under
  * at-least-once (its approvals out, its state lost), agents that reject, and Azure's central
  * delivery (fleet.central-events) telling of an event late or never, the only word on VMs without
- * an agent.
+ * an agent, and (in half the runs, fleet.acknowledge.enabled) operators' approvals releasing those
+ * VMs through Azure's Maintenance API too, which Azure takes as IMDS takes an approval.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -68,9 +69,20 @@ class FleetSafetyTest {
       l.observe(view, now);
       committed.values().forEach(l::constrain);
       List<String> released = new ArrayList<>();
+      // Released through Azure's Maintenance API too (fleet.acknowledge.enabled): VMs without an
+      // agent acknowledged for.
+      java.util.Set<String> acknowledged = new java.util.HashSet<>();
+      int seen = tick - 1;
       // An operator's approval and a policy's, through the gate the rollout processor runs.
       if (rnd.nextInt(6) == 0) {
-        sim.randomOpenEvent(rnd, view).ifPresent(e -> admit(l, view, e, "api", now, released));
+        sim.randomOpenEvent(rnd, view)
+            .ifPresent(
+                e -> {
+                  if (admit(l, view, e, "api", now, released)
+                      && sim.acknowledgeable(e, view, seen)) {
+                    acknowledged.add(e);
+                  }
+                });
       }
       if (tick >= policyFrom) {
         for (String e : view.openEvents()) {
@@ -89,7 +101,7 @@ class FleetSafetyTest {
       }
       java.util.Set<String> newlyDown = new java.util.TreeSet<>();
       for (String e : released) {
-        newlyDown.addAll(sim.approve(e, tick));
+        newlyDown.addAll(sim.approve(e, tick, acknowledged.contains(e)));
       }
       // Judged in every group a release touched (what was down before a rollout started is not
       // a release it allowed), against every rollout active when the tick's releases were
@@ -108,12 +120,14 @@ class FleetSafetyTest {
     }
   }
 
-  private static void admit(
+  private static boolean admit(
       Ledger l, World w, String eventId, String origin, Instant now, List<String> released) {
     if (l.holder(eventId).isEmpty() && l.refusal(eventId, w, now).isEmpty()) {
       l.release(eventId, w, origin, now);
       released.add(eventId);
+      return true;
     }
+    return false;
   }
 
   /** Resumes, skips a pending VM (its whole event) or skips the halting event. */
@@ -148,6 +162,9 @@ class FleetSafetyTest {
     final Map<String, Event> events = new LinkedHashMap<>();
     final int zones;
 
+    /** Whether the fleet releases VMs without an agent through Azure's Maintenance API. */
+    final boolean acknowledging;
+
     static final class Vm {
       String id;
       String zone;
@@ -180,6 +197,7 @@ class FleetSafetyTest {
 
     Sim(Random rnd) {
       zones = 1 + rnd.nextInt(3);
+      acknowledging = rnd.nextBoolean();
       int n = 4 + rnd.nextInt(27);
       for (int i = 0; i < n; i++) {
         Vm v = new Vm();
@@ -272,15 +290,18 @@ class FleetSafetyTest {
     }
 
     /**
-     * The fleet's approval: IMDS releases the event for every VM it lists if any agent posts.
-     * Returns the VMs it made unavailable that were not already.
+     * The fleet's approval: IMDS releases the event for every VM it lists if any agent posts, and
+     * so does Azure when the fleet acknowledged it through the Maintenance API (the ARM id it needs
+     * came with Azure's central delivery). Returns the VMs it made unavailable that were not
+     * already.
      */
-    List<String> approve(String eventId, int tick) {
+    List<String> approve(String eventId, int tick, boolean acknowledged) {
       Event e = events.get(eventId);
       boolean posted =
           e.members.stream()
-              .map(vms::get)
-              .anyMatch(v -> v.agent && !v.rejects && reported(v, e, tick - 1));
+                  .map(vms::get)
+                  .anyMatch(v -> v.agent && !v.rejects && reported(v, e, tick - 1))
+              || (acknowledged && e.centralDelay != null && tick - 1 >= e.at + e.centralDelay);
       List<String> added = new ArrayList<>();
       if (posted) {
         for (String vm : e.members) {
@@ -401,6 +422,32 @@ class FleetSafetyTest {
                   });
     }
 
+    /** Azure's status of the event as its central delivery says by {@code tick}, or null. */
+    dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(Event e, int tick) {
+      if (e.centralDelay == null || tick < e.at + e.centralDelay) {
+        return null;
+      }
+      return azureSays(e, tick, true)
+          ? dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED
+          : azureSays(e, tick, false)
+              ? dev.sebridge.fleet.agentless.AzureEventStatus.STARTED
+              : dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED;
+    }
+
+    /**
+     * Whether an operator's approval of the event also acknowledges it through Azure's Maintenance
+     * API, as the API does: acknowledging is on, Azure delivered the event (its ARM id) and does
+     * not say it is over, and it lists VMs that have not reported it.
+     */
+    boolean acknowledgeable(String eventId, World view, int tick) {
+      Event e = events.get(eventId);
+      var s = e == null ? null : azureStatus(e, tick);
+      return acknowledging
+          && s != null
+          && !s.over()
+          && !ListedVms.unreported(eventId, view).isEmpty();
+    }
+
     /** What the fleet's views show as of {@code tick}. */
     World view(int tick) {
       Instant at = T0.plusSeconds(tick);
@@ -455,6 +502,13 @@ class FleetSafetyTest {
         public boolean releasedByAzure(String eventId) {
           Event e = events.get(eventId);
           return e != null && azureSays(e, tick, false);
+        }
+
+        @Override
+        public boolean underWayByAzure(String eventId) {
+          Event e = events.get(eventId);
+          var s = e == null ? null : azureStatus(e, tick);
+          return s != null && !s.over() && open(eventId);
         }
 
         @Override
