@@ -5,26 +5,21 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.nimbusds.jose.jwk.Curve;
-import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.testing.MaintenanceEndpoint;
 import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.fleet.testing.ServiceConfig;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -63,29 +58,14 @@ class AcknowledgeServiceTest {
     kafka.createTopic("envelopes", 2);
     kafka.createTopic("commands", 2);
     azure = new MaintenanceEndpoint();
-    Path tokens = work.resolve("tokens.yaml");
-    new ObjectMapper(new YAMLFactory())
-        .writeValue(
-            tokens.toFile(),
+    Map<String, String> c =
+        ServiceConfig.of(
+            work,
+            kafka.bootstrapServers(),
+            2,
             List.of(
-                Map.of("token", READER, "principal", "viewer", "role", "reader"),
-                Map.of("token", APPROVER, "principal", "alice", "role", "approver")));
-    Path key = work.resolve("key.jwk");
-    Files.writeString(key, new ECKeyGenerator(Curve.P_256).keyID("k").generate().toJSONString());
-    for (Path p : List.of(tokens, key)) {
-      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-    }
-    Map<String, String> c = new HashMap<>();
-    c.put("fleet.kafka.bootstrap-servers", kafka.bootstrapServers());
-    c.put("fleet.topic.envelopes", "envelopes");
-    c.put("fleet.topic.commands", "commands");
-    c.put("fleet.partitions", "2");
-    c.put("fleet.replication-factor", "1");
-    c.put("fleet.state-dir", work.resolve("state").toString());
-    c.put("fleet.http.port", "0");
-    c.put("fleet.http.bind-address", "127.0.0.1");
-    c.put("fleet.auth.tokens-file", tokens.toString());
-    c.put("fleet.signing.key-file", key.toString());
+                ServiceConfig.token(READER, "viewer", "reader"),
+                ServiceConfig.token(APPROVER, "alice", "approver")));
     c.put("fleet.central-events", "true");
     c.put("fleet.acknowledge.enabled", "true");
     c.put("fleet.acknowledge.endpoint", azure.endpoint().toString());

@@ -7,14 +7,12 @@ import com.azure.core.credential.AccessToken;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.nimbusds.jose.jwk.Curve;
-import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.testing.AgentEnvelopes;
 import dev.sebridge.fleet.testing.FleetTemplate;
 import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.fleet.testing.ServiceConfig;
 import dev.sebridge.imds.VmIdentity;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import dev.sebridge.testing.LoopbackTls;
@@ -22,9 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -70,28 +66,14 @@ class InventoryServiceTest {
     // vm-4 has no agent; the scale set's instance comes from computeresources.
     graph.add(ResourceGraphEndpoint.vm("vm-4", "web-4", "2", null, Map.of()), false);
     graph.add(ResourceGraphEndpoint.vm("vm-5", "api_0", "2", "api", Map.of()), true);
-    Path tokens = work.resolve("tokens.yaml");
-    new ObjectMapper(new YAMLFactory())
-        .writeValue(
-            tokens.toFile(), List.of(Map.of("token", TOKEN, "principal", "sre", "role", "reader")));
-    Path key = work.resolve("key.jwk");
-    Files.writeString(key, new ECKeyGenerator(Curve.P_256).keyID("k").generate().toJSONString());
-    for (Path p : List.of(tokens, key)) {
-      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-    }
-    Map<String, String> c = new HashMap<>();
-    c.put("fleet.kafka.bootstrap-servers", kafka.bootstrapServers());
-    c.put("fleet.topic.envelopes", "envelopes");
-    c.put("fleet.topic.commands", "commands");
-    // Not the envelopes topic's: the hubs that take the events hub's count and those that take
-    // fleet.partitions are told apart.
-    c.put("fleet.partitions", "3");
-    c.put("fleet.replication-factor", "1");
-    c.put("fleet.state-dir", work.resolve("state").toString());
-    c.put("fleet.http.port", "0");
-    c.put("fleet.http.bind-address", "127.0.0.1");
-    c.put("fleet.auth.tokens-file", tokens.toString());
-    c.put("fleet.signing.key-file", key.toString());
+    // Not the envelopes topic's partitions: the hubs that take the events hub's count and those
+    // that take fleet.partitions are told apart.
+    Map<String, String> c =
+        ServiceConfig.of(
+            work,
+            kafka.bootstrapServers(),
+            3,
+            List.of(ServiceConfig.token(TOKEN, "sre", "reader")));
     c.put("fleet.inventory.subscriptions", "00000000-0000-0000-0000-000000000000");
     c.put("fleet.inventory.endpoint", graph.endpoint().toString());
     config = Map.copyOf(c);

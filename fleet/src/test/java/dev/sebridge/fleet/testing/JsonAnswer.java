@@ -12,6 +12,26 @@ final class JsonAnswer {
 
   private JsonAnswer() {}
 
+  /** A query parameter of {@code uri}, as sent (not decoded), or null. */
+  static String query(java.net.URI uri, String name) {
+    if (uri.getRawQuery() == null) {
+      return null;
+    }
+    for (String p : uri.getRawQuery().split("&")) {
+      if (p.startsWith(name + "=")) {
+        return p.substring(name.length() + 1);
+      }
+    }
+    return null;
+  }
+
+  /** Azure's error body: {@code {"error": {"code": code, "message": code}}}. */
+  static com.fasterxml.jackson.databind.node.ObjectNode error(String code) {
+    com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
+    n.putObject("error").put("code", code).put("message", code);
+    return n;
+  }
+
   static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
     byte[] b = JSON.writeValueAsBytes(body);
     ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");

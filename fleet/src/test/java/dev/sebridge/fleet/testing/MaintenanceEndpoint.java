@@ -244,21 +244,11 @@ public final class MaintenanceEndpoint implements AutoCloseable {
   }
 
   private static String query(URI uri, String name) {
-    if (uri.getRawQuery() == null) {
-      return null;
-    }
-    for (String p : uri.getRawQuery().split("&")) {
-      if (p.startsWith(name + "=")) {
-        return p.substring(name.length() + 1);
-      }
-    }
-    return null;
+    return JsonAnswer.query(uri, name);
   }
 
   private static ObjectNode error(String code) {
-    ObjectNode n = JSON.createObjectNode();
-    n.putObject("error").put("code", code).put("message", code);
-    return n;
+    return JsonAnswer.error(code);
   }
 
   @Override
