@@ -93,6 +93,7 @@ class AcknowledgeServiceTest {
   @Test
   void anEventOfAVmWithoutAnAgentIsApprovedByAcknowledgementAndCompletesInTheView()
       throws Exception {
+    azure.onStart(id -> {});
     double acceptedBefore = acknowledged("accepted");
     String eventId = UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
     String resourceId = MaintenanceEndpoint.vmEventId("db-legacy", eventId);
@@ -195,50 +196,75 @@ class AcknowledgeServiceTest {
   }
 
   /**
-   * Nothing is sent for a record on the orders topic that no audited, admitted request stands
-   * behind (written by anything but the request processor), nor for an order read after its
-   * lifetime; a record that is not an order is passed over. None of them stops the acknowledger.
+   * Nothing is sent for a record on the orders topic that does not match its audited, admitted
+   * request (written by anything but the request processor), and it does not change that request's
+   * outcome; an order read after its lifetime is not sent; a record that is not an order is passed
+   * over. None of them stops the acknowledger.
    */
   @Test
-  void anOrderNothingAuditedIsNeverSentAndARecordThatIsNoOrderIsPassedOver() throws Exception {
+  void anOrderThatIsNotItsRequestsIsNeverSentAndARecordThatIsNoOrderIsPassedOver()
+      throws Exception {
+    azure.onStart(id -> {});
     double failedBefore = acknowledged("failed");
-    String stale = UUID.randomUUID().toString();
-    String staleResource = MaintenanceEndpoint.vmEventId("db-old", stale);
-    azure.schedule(staleResource);
-    Instant longAgo = Instant.now().minus(Duration.ofHours(1));
+    String eventId = UUID.randomUUID().toString().toUpperCase(Locale.ROOT);
+    String resourceId = MaintenanceEndpoint.vmEventId("db-z", eventId);
+    azure.schedule(resourceId);
+    deliver(eventId, resourceId, "Scheduled", "db-z");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> get("/api/events/" + eventId).path("central").path("status").asText(""),
+            "Scheduled"::equals);
+    HttpResponse<String> approved = approve(eventId, "{\"reason\": \"patch db-z\"}");
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    String requestId = JSON.readTree(approved.body()).path("requestId").asText();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/approvals/" + requestId), r -> r.path("complete").asBoolean());
+
+    // The same request id, another VM's scheduled event: not the request's order.
+    String forged = UUID.randomUUID().toString();
+    String forgedResource = MaintenanceEndpoint.vmEventId("payroll-1", forged);
+    azure.schedule(forgedResource);
+    Instant now = Instant.now();
     order(
         new AcknowledgeOrder(
-            "stale-req",
-            stale,
-            staleResource,
-            List.of("db-old"),
-            "alice",
-            longAgo,
-            longAgo.plusSeconds(300)));
+            requestId,
+            eventId,
+            forgedResource,
+            List.of("db-z"),
+            "mallory",
+            now,
+            now.plusSeconds(300)),
+        requestId);
     out.send(
             new ProducerRecord<>(
                 "sebridge-fleet-acknowledgements",
-                "junk",
+                requestId,
                 "{not json".getBytes(StandardCharsets.UTF_8)))
         .get(30, TimeUnit.SECONDS);
-    String forged = UUID.randomUUID().toString();
-    String forgedResource = MaintenanceEndpoint.vmEventId("db-new", forged);
-    azure.schedule(forgedResource);
-    Instant issued = Instant.now().minus(Duration.ofMinutes(2));
+    // Last on the same partition: once it is answered, the two before it were read.
+    Instant longAgo = now.minus(Duration.ofHours(1));
     order(
         new AcknowledgeOrder(
-            "forged-req",
-            forged,
-            forgedResource,
-            List.of("db-new"),
-            "mallory",
-            issued,
-            issued.plus(Duration.ofMinutes(7))));
-    await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged("failed") >= failedBefore + 2);
-    assertThat(calls(stale)).isEmpty();
+            "stale-req",
+            eventId,
+            resourceId,
+            List.of("db-z"),
+            "alice",
+            longAgo,
+            longAgo.plusSeconds(300)),
+        requestId);
+    await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged("failed") >= failedBefore + 1);
     assertThat(calls(forged)).isEmpty();
-    assertThat(azure.started())
-        .doesNotContain(stale.toLowerCase(Locale.ROOT), forged.toLowerCase(Locale.ROOT));
+    assertThat(calls(eventId)).hasSize(1);
+    assertThat(
+            get("/api/approvals/" + requestId)
+                .path("vms")
+                .path("name:db-z")
+                .path("outcome")
+                .asText())
+        .isEqualTo("accepted");
     assertThat(fleet.metrics().scrape()).contains("sebridge_fleet_acknowledger_up 1.0");
   }
 
@@ -261,12 +287,11 @@ class AcknowledgeServiceTest {
         .orElse(0);
   }
 
-  private static void order(AcknowledgeOrder o) throws Exception {
+  /** An order written straight to the topic, under this key (its partition). */
+  private static void order(AcknowledgeOrder o, String key) throws Exception {
     out.send(
             new ProducerRecord<>(
-                "sebridge-fleet-acknowledgements",
-                o.requestId(),
-                JsonSerde.JSON.writeValueAsBytes(o)))
+                "sebridge-fleet-acknowledgements", key, JsonSerde.JSON.writeValueAsBytes(o)))
         .get(30, TimeUnit.SECONDS);
   }
 

@@ -81,6 +81,9 @@ public final class Acknowledger implements AutoCloseable {
   private final BiConsumer<String, Integer> counted;
   private final Thread thread;
   private final CountDownLatch closing = new CountDownLatch(1);
+  // When each waiting order was first read (partition and offset): it waits VIEW_WAIT from then.
+  // Only orders a partition stopped at are here, one per partition at most; dropped when answered.
+  private final Map<String, Instant> firstRead = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean started;
   private volatile boolean healthy;
   private volatile Consumer<String, byte[]> current;
@@ -167,16 +170,25 @@ public final class Acknowledger implements AutoCloseable {
             e);
       } finally {
         healthy = false;
-        if (consumer != null) {
-          consumer.close(Duration.ofSeconds(5));
-        }
-        if (producer != null) {
-          producer.close(Duration.ofSeconds(5));
-        }
+        Consumer<String, byte[]> reading = consumer;
+        closeQuietly(reading == null ? null : () -> reading.close(Duration.ofSeconds(5)));
+        Producer<String, ResultReport> made = producer;
+        closeQuietly(made == null ? null : () -> made.close(Duration.ofSeconds(5)));
       }
       if (failures > 0) {
         pause(BACKOFF.apply(failures));
       }
+    }
+  }
+
+  private static void closeQuietly(Runnable close) {
+    if (close == null) {
+      return;
+    }
+    try {
+      close.run();
+    } catch (RuntimeException e) {
+      LOG.warn("acknowledger: closing a Kafka client failed", e);
     }
   }
 
@@ -213,7 +225,7 @@ public final class Acknowledger implements AutoCloseable {
   private record Skip() implements Fate {}
 
   /** The view does not show its request yet. */
-  private record Wait() implements Fate {}
+  private record Wait(AcknowledgeOrder order) implements Fate {}
 
   /** A consumer and its producer. */
   final class Session {
@@ -231,6 +243,8 @@ public final class Acknowledger implements AutoCloseable {
      */
     Answered answer(ConsumerRecords<String, byte[]> records) {
       Instant now = clock.instant();
+      // (a partition revoked while its order waited leaves its entry: forgotten after an hour)
+      firstRead.values().removeIf(t -> t.isBefore(now.minus(Duration.ofHours(1))));
       Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
       Map<TopicPartition, Long> first = new HashMap<>();
       Map<TopicPartition, Long> waiting = new HashMap<>();
@@ -243,6 +257,7 @@ public final class Acknowledger implements AutoCloseable {
             waiting.put(tp, r.offset());
             break;
           }
+          firstRead.remove(r.topic() + "-" + r.partition() + "@" + r.offset());
           fates.add(f);
           next.put(tp, new OffsetAndMetadata(r.offset() + 1));
         }
@@ -255,7 +270,11 @@ public final class Acknowledger implements AutoCloseable {
           Instant at = clock.instant();
           for (Fate f : fates) {
             if (f instanceof Act a) {
-              counts.add(report(a.order(), outcomes.get(a.order().resourceId()), at));
+              counts.add(
+                  report(
+                      a.order(),
+                      outcomes.getOrDefault(a.order().resourceId(), expired(a.order())),
+                      at));
             } else if (f instanceof Answer a) {
               counts.add(report(a.order(), a.outcome(), at));
             }
@@ -294,11 +313,23 @@ public final class Acknowledger implements AutoCloseable {
       }
       Map<String, MaintenanceApi.Outcome> out = new HashMap<>();
       for (List<AcknowledgeOrder> orders : byParent.values()) {
+        if (closing.getCount() == 0) {
+          // Closing: nothing more is called, and nothing of the batch is committed.
+          throw new WakeupException();
+        }
+        // Only the orders still within their lifetime now (an earlier call may have taken long);
+        // the call ends by the earliest of theirs. The others are answered expired, not sent.
+        Instant now = clock.instant();
+        List<AcknowledgeOrder> live =
+            orders.stream().filter(o -> now.isBefore(o.expiresAt())).toList();
+        if (live.isEmpty()) {
+          continue;
+        }
         Instant deadline =
-            orders.stream().map(AcknowledgeOrder::expiresAt).min(Instant::compareTo).orElseThrow();
+            live.stream().map(AcknowledgeOrder::expiresAt).min(Instant::compareTo).orElseThrow();
         out.putAll(
             api.acknowledge(
-                orders.stream().map(AcknowledgeOrder::resourceId).distinct().toList(), deadline));
+                live.stream().map(AcknowledgeOrder::resourceId).distinct().toList(), deadline));
       }
       return out;
     }
@@ -351,30 +382,33 @@ public final class Acknowledger implements AutoCloseable {
     }
     if (o.issuedAt().isAfter(now.plus(VIEW_WAIT))
         || Duration.between(o.issuedAt(), o.expiresAt()).compareTo(MAX_LIFETIME) > 0) {
-      return new Answer(
-          o,
-          MaintenanceApi.Outcome.failed(
-              "not-admitted",
-              "not sent: an order issued at "
-                  + o.issuedAt()
-                  + " to expire at "
-                  + o.expiresAt()
-                  + " is not one the fleet writes"));
+      LOG.error(
+          "acknowledger: the order at {}-{}@{} (issued {}, to expire {}) is not one the fleet"
+              + " writes; passed over, nothing sent",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          o.issuedAt(),
+          o.expiresAt());
+      return new Skip();
     }
-    if (now.isAfter(o.expiresAt())) {
-      return new Answer(
-          o,
-          MaintenanceApi.Outcome.failed(
-              "expired",
-              "not sent when the order was read this time: its lifetime ended at "
-                  + o.expiresAt()
-                  + " (an earlier reading may have reached Azure; the fleet counts the event as"
-                  + " released either way)"));
+    if (!now.isBefore(o.expiresAt())) {
+      return new Answer(o, expired(o));
     }
-    Optional<RequestView> view = requests.apply(o.requestId());
+    Optional<RequestView> view;
+    try {
+      view = requests.apply(o.requestId());
+    } catch (RuntimeException notReady) {
+      // The views cannot be read (the streams are starting or rebalancing): it waits.
+      return new Wait(o);
+    }
     if (view.isEmpty() || view.get().request() == null) {
-      return now.isBefore(o.issuedAt().plus(VIEW_WAIT))
-          ? new Wait()
+      // The view follows the commit that wrote the order; it waits for it a while from when the
+      // order was first read (a view behind after a restart), then the order is refused.
+      Instant first =
+          firstRead.computeIfAbsent(r.topic() + "-" + r.partition() + "@" + r.offset(), k -> now);
+      return now.isBefore(first.plus(VIEW_WAIT))
+          ? new Wait(o)
           : new Answer(
               o,
               MaintenanceApi.Outcome.failed(
@@ -395,15 +429,28 @@ public final class Acknowledger implements AutoCloseable {
             && a.resourceId().equals(o.resourceId())
             && a.vms().equals(o.vms())
             && AzureScheduledEvent.isScheduledEventId(o.resourceId(), o.eventId());
-    return same
-        ? new Act(o)
-        : new Answer(
-            o,
-            MaintenanceApi.Outcome.failed(
-                "not-admitted",
-                "not sent: the order does not match request "
-                    + o.requestId()
-                    + " as audited and admitted (its event, scheduled event or VMs)"));
+    if (!same) {
+      // Not the request's order: nothing is sent, and nothing is written under the request's
+      // keys (its VMs' outcomes are its own order's to give).
+      LOG.error(
+          "acknowledger: the order at {}-{}@{} does not match request {} as audited and admitted"
+              + " (its event, scheduled event or VMs); passed over, nothing sent",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          o.requestId());
+      return new Skip();
+    }
+    return new Act(o);
+  }
+
+  private static MaintenanceApi.Outcome expired(AcknowledgeOrder o) {
+    return MaintenanceApi.Outcome.failed(
+        "expired",
+        "not sent when the order was read this time: its lifetime ended at "
+            + o.expiresAt()
+            + " (an earlier reading may have reached Azure; the fleet counts the event as"
+            + " released either way)");
   }
 
   /** An order, or null for a record that is not one (logged, and passed over). */

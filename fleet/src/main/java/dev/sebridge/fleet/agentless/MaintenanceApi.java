@@ -74,6 +74,10 @@ public final class MaintenanceApi {
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
   /** What a 207's entry may say of an event that was acknowledged (any case); nothing else is. */
+  /** What a 207's entry may say of an event Azure took and has not done yet (any case). */
+  private static final Set<String> PENDING =
+      Set.of("accepted", "inprogress", "in progress", "running");
+
   private static final Set<String> SUCCESS =
       Set.of(
           "succeeded",
@@ -274,7 +278,20 @@ public final class MaintenanceApi {
       ids.forEach(id -> out.put(id, one(id, deadline)));
       return out;
     }
-    ids.forEach(id -> out.put(id, a.failure() != null ? a.failure() : refused(a, id)));
+    ids.forEach(
+        id ->
+            out.put(
+                id,
+                a.failure() != null
+                    ? a.failure()
+                    : a.status() / 100 == 2
+                        ? Outcome.failed(
+                            "unconfirmed",
+                            "Azure answered HTTP "
+                                + a.status()
+                                + ": taken, not confirmed (whether it was acknowledged is"
+                                + " unknown)")
+                        : refused(a, id)));
     return out;
   }
 
@@ -399,6 +416,8 @@ public final class MaintenanceApi {
       List<String> said = new ArrayList<>();
       boolean ok = e.path("error").isMissingNode() || e.path("error").isNull();
       boolean signal = false;
+      // Taken but not done (202, Accepted, InProgress): Azure may act on it; unknown, not refused.
+      boolean pending = false;
       for (String f : List.of("status", "statusCode", "httpStatusCode", "result")) {
         JsonNode s = e.path(f);
         if (s.isMissingNode() || s.isNull()) {
@@ -409,8 +428,10 @@ public final class MaintenanceApi {
         said.add(f + " " + text);
         if (text.matches("\\d{3}")) {
           ok &= text.equals("200") || text.equals("204");
+          pending |= text.equals("202");
         } else {
           ok &= SUCCESS.contains(text.toLowerCase(Locale.ROOT));
+          pending |= PENDING.contains(text.toLowerCase(Locale.ROOT));
         }
       }
       JsonNode err = e.path("error");
@@ -426,7 +447,7 @@ public final class MaintenanceApi {
                       + String.join(", ", said)
                       + ")")
               : Outcome.failed(
-                  signal ? "maintenance-api-refused" : "unconfirmed",
+                  signal && !pending ? "maintenance-api-refused" : "unconfirmed",
                   "Azure's result for this event (207): "
                       + (said.isEmpty() ? "no status" : String.join(", ", said))
                       + (message.isBlank() ? "" : " " + message)));

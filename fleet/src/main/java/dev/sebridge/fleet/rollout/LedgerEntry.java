@@ -77,19 +77,22 @@ public record LedgerEntry(
   LedgerEntry next(World w, Instant now) {
     LedgerEntry e = this;
     if (e.vmId() == null) {
+      // Azure says the event is running: it counts, whatever the views or the clock say, and
+      // again if it was taken for back before (an approved or acknowledged event may start hours
+      // later, after the host's other tenants; a view closed by an agent's inferred "canceled").
+      if (w.startedByAzure(e.eventId())) {
+        return e.backAt() == null ? e : e.reopened();
+      }
       // No agent to hear from: back a while after the fleet sees the event closed, and at the
-      // latest Ledger.UNKNOWN_AT_MOST after its release (an event can stay open for good when a VM
-      // it
-      // lists is deleted mid-event; it must not hold every group of every rollout forever).
+      // latest Ledger.UNKNOWN_AT_MOST after its release (an event can stay open for good when a
+      // VM it lists is deleted mid-event; it must not hold every group of every rollout forever).
       if (e.backAt() != null) {
         return e;
       }
       if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
-      // While Azure says it is under way the cap does not apply: Azure will say when it is over.
       return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))
-              || w.underWayByAzure(e.eventId())
           ? e
           : e.completed(now).back(now);
     }
@@ -113,6 +116,11 @@ public record LedgerEntry(
       }
     }
     return e;
+  }
+
+  /** Unavailable again: Azure says its event is running. */
+  LedgerEntry reopened() {
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null);
   }
 
   LedgerEntry completed(Instant at) {

@@ -42,13 +42,16 @@ public interface World {
   }
 
   /**
-   * Whether Azure's central delivery says the event is under way (Scheduled or Started, not over)
-   * while the views have it open: a VM the ledger counts by name for it is not taken for back,
-   * however long that lasts (an approved event may start days later, after the host's other
-   * tenants).
+   * Whether Azure's central delivery says the event is running (Started, not yet over), whatever
+   * the views say of it: a VM the ledger counts by name for it counts until Azure says it is over.
    */
-  default boolean underWayByAzure(String eventId) {
+  default boolean startedByAzure(String eventId) {
     return false;
+  }
+
+  /** The scheduled event's ARM id as Azure's central delivery gave it, or null. */
+  default String scheduledEventResource(String eventId) {
+    return null;
   }
 
   /**

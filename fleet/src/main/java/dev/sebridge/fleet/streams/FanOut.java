@@ -37,6 +37,12 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
   @Override
   public void process(Record<String, FleetEnvelope> record) {
     FleetEnvelope e = record.value();
+    if (e.vmId() != null && e.vmId().startsWith("name:")) {
+      // No agent's vmId looks so: the fleet's key for a VM acknowledged for through Azure's
+      // Maintenance API. Taken, it would speak for that VM in the events and requests views.
+      SkipAndCount.skipped("name-vm-id", "envelope of vmId " + e.vmId());
+      return;
+    }
     InventoryVm listed = inventory == null ? null : InventoryVm.listed(e.vmId(), inventory::get);
     for (VmEventUpdate u : EventViews.updatesOf(e)) {
       if (inventory != null) {
@@ -57,9 +63,7 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
           new Record<String, Object>(u.eventKey(), u, record.timestamp()),
           FleetTopology.BY_EVENT_SINK);
     }
-    if (e.isResult() && e.vmId() != null && !e.vmId().startsWith("name:")) {
-      // (name:<name> is a VM acknowledged for through Azure's Maintenance API: only the
-      // acknowledger reports its outcome, never an agent's envelope.)
+    if (e.isResult()) {
       String commandId = e.data().path("commandId").asText(null);
       ApprovalRequest.requestIdOf(commandId)
           .ifPresent(

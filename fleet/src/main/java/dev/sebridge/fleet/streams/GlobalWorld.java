@@ -69,13 +69,17 @@ final class GlobalWorld implements World {
   }
 
   @Override
-  public boolean underWayByAzure(String eventId) {
+  public boolean startedByAzure(String eventId) {
     EventView e = index.event(eventId);
     return e != null
-        && e.open()
         && e.central() != null
-        && e.central().status() != null
-        && !e.central().status().over();
+        && e.central().status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
+  }
+
+  @Override
+  public String scheduledEventResource(String eventId) {
+    EventView e = index.event(eventId);
+    return e == null || e.central() == null ? null : e.central().resourceId();
   }
 
   @Override

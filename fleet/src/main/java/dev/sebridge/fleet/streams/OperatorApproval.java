@@ -69,12 +69,27 @@ final class OperatorApproval {
     if (!AzureScheduledEvent.isScheduledEventId(a.resourceId(), r.eventId())) {
       return "the acknowledgement's ARM id " + a.resourceId() + " is not event " + r.eventId();
     }
+    String known = world.scheduledEventResource(r.eventId());
+    if (known != null && !known.equalsIgnoreCase(a.resourceId())) {
+      return "the acknowledgement's ARM id "
+          + a.resourceId()
+          + " is not the one Azure gave for event "
+          + r.eventId()
+          + " ("
+          + known
+          + ")";
+    }
+    // (A view behind the API's does not know the event yet: its names are not checked, the
+    // acknowledgement's ARM id decides what Azure releases, and the ledger counts what it lists.)
+    List<String> resources = world.resources(r.eventId());
     java.util.Set<String> listed = new java.util.HashSet<>();
-    world.resources(r.eventId()).forEach(n -> listed.add(n.toLowerCase(java.util.Locale.ROOT)));
+    resources.forEach(n -> listed.add(n.toLowerCase(java.util.Locale.ROOT)));
     List<String> strangers =
-        a.vms().stream()
-            .filter(n -> !listed.contains(n.toLowerCase(java.util.Locale.ROOT)))
-            .toList();
+        resources.isEmpty()
+            ? List.of()
+            : a.vms().stream()
+                .filter(n -> !listed.contains(n.toLowerCase(java.util.Locale.ROOT)))
+                .toList();
     return strangers.isEmpty()
         ? null
         : "event " + r.eventId() + " does not list " + String.join(", ", strangers);

@@ -214,16 +214,17 @@ class AcknowledgerTest {
   }
 
   /**
-   * Nothing is sent for an order the requests view does not hold as audited and admitted: one
-   * written by something else, one whose scheduled event is another than the request's, one of a
-   * refused request. An order whose request the view does not show yet waits, then is refused.
+   * Nothing is sent for an order the requests view does not hold as audited and admitted, and
+   * nothing is written under that request's keys: one whose scheduled event is another than the
+   * request's, one of a refused request. An order whose request the view does not show yet waits a
+   * minute from when it was first read, is acted on when the view shows it, and is refused after
+   * the minute.
    */
   @Test
   void anOrderThatNoAdmittedRequestStandsBehindIsNeverSent() throws Exception {
     String id = MaintenanceEndpoint.vmEventId("db-1", "E3");
     String other = MaintenanceEndpoint.vmEventId("db-9", "E3");
     azure.schedule(id);
-    azure.schedule(other);
     admitted("req-3", "E3", id, "db-1");
     AcknowledgeOrder switched = order("req-3", "E3", other, "db-9");
     ApprovalRequest refused = views.get("req-3").request().refused("a rollout holds it");
@@ -247,17 +248,69 @@ class AcknowledgerTest {
     AcknowledgeOrder ofRefused = order("req-4", "E3", id, "db-1");
     assertThat(session.answer(batch(switched, ofRefused)))
         .isEqualTo(Acknowledger.Answered.COMMITTED);
-    assertThat(producer.history())
-        .extracting(r -> r.value().reasonCode())
-        .containsExactly("not-admitted", "not-admitted");
+    assertThat(producer.history()).as("nothing written under their keys").isEmpty();
+    assertThat(producer.consumerGroupOffsetsHistory()).hasSize(1);
 
-    AcknowledgeOrder unseen = order("req-5", "E3", id, "db-1");
+    // Issued long ago, first read now: it waits a minute from now.
+    clock.advance(Duration.ofMinutes(2));
+    AcknowledgeOrder unseen =
+        new AcknowledgeOrder(
+            "req-5", "E3", id, List.of("db-1"), "alice", T0, clock.instant().plusSeconds(300));
     assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.WAITING);
     assertThat(consumer.position(ORDERS)).isEqualTo(5);
-    clock.advance(Acknowledger.VIEW_WAIT.plusSeconds(1));
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.WAITING);
+    clock.advance(Acknowledger.VIEW_WAIT);
     assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.COMMITTED);
-    assertThat(producer.history().get(2).value().reasonCode()).isEqualTo("not-admitted");
+    assertThat(producer.history().get(0).value().reasonCode()).isEqualTo("not-admitted");
     assertThat(azure.calls()).isEmpty();
+
+    // One the view shows after a wait is acted on.
+    AcknowledgeOrder late =
+        new AcknowledgeOrder(
+            "req-6",
+            "E3",
+            id,
+            List.of("db-1"),
+            "alice",
+            clock.instant(),
+            clock.instant().plusSeconds(300));
+    assertThat(session.answer(batch(late))).isEqualTo(Acknowledger.Answered.WAITING);
+    admitted("req-6", "E3", id, "db-1");
+    assertThat(session.answer(batch(late))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(producer.history().get(1).value().outcome()).isEqualTo("accepted");
+  }
+
+  /**
+   * Orders of one scale set in a batch, after a call that took long: the one whose lifetime ended
+   * meanwhile is answered expired and not sent; the other is sent, bounded by its own lifetime.
+   */
+  @Test
+  void eachOrderOfABatchIsSentOnlyWithinItsOwnLifetime() throws Exception {
+    String first = MaintenanceEndpoint.vmEventId("db-1", "E7");
+    String soon = MaintenanceEndpoint.vmEventId("db-2", "E8");
+    String later = MaintenanceEndpoint.vmEventId("db-2", "E9");
+    azure.schedule(first);
+    azure.schedule(soon);
+    azure.schedule(later);
+    azure.onStart(
+        id -> {
+          if (id.equalsIgnoreCase("E7")) {
+            clock.advance(Duration.ofMinutes(2));
+          }
+        });
+    AcknowledgeOrder a = admitted("req-7", "E7", first, "db-1");
+    AcknowledgeOrder b = admitted("req-8", "E8", soon, "db-2");
+    b =
+        new AcknowledgeOrder(
+            b.requestId(), b.eventId(), b.resourceId(), b.vms(), "alice", T0, T0.plusSeconds(60));
+    AcknowledgeOrder c = admitted("req-9", "E9", later, "db-2");
+    assertThat(session.answer(batch(a, b, c))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(r -> r.key() + " " + r.value().outcome() + " " + r.value().reasonCode())
+        .containsExactly(
+            "req-7 accepted acknowledged", "req-8 failed expired", "req-9 accepted acknowledged");
+    assertThat(azure.started()).containsExactlyInAnyOrder("e7", "e9");
   }
 
   /** A consumer that fails for good is closed, and the acknowledger goes on with a new one. */

@@ -165,6 +165,33 @@ class MaintenanceApiTest {
         .hasSize(2);
   }
 
+  /**
+   * A batch Azure takes without doing it (202) is unconfirmed, and one it refuses for the identity
+   * (403) is not sent again one event at a time.
+   */
+  @Test
+  void aBatchTakenButNotDoneIsUnconfirmedAndAForbiddenOneIsNotSentAgain() {
+    azure.schedule(E1);
+    azure.schedule(E2);
+    azure.fault(MaintenanceEndpoint.Fault.ACCEPTED, 1);
+    Map<String, MaintenanceApi.Outcome> taken = ack(List.of(E1, E2));
+    assertThat(taken.values())
+        .extracting(MaintenanceApi.Outcome::reasonCode)
+        .containsOnly("unconfirmed");
+    azure.fault(MaintenanceEndpoint.Fault.ACCEPTED, 1);
+    assertThat(ack(List.of(E1)).get(E1).reasonCode()).isEqualTo("unconfirmed");
+
+    azure.clear();
+    azure.schedule(E1);
+    azure.schedule(E2);
+    azure.fault(MaintenanceEndpoint.Fault.FORBIDDEN, 1);
+    Map<String, MaintenanceApi.Outcome> forbidden = ack(List.of(E1, E2));
+    assertThat(forbidden.values())
+        .extracting(MaintenanceApi.Outcome::reasonCode)
+        .containsOnly("forbidden");
+    assertThat(azure.calls()).hasSize(1);
+  }
+
   @Test
   void aBatchRefusedWholeIsSentOneEventAtATime() {
     azure.schedule(E1);

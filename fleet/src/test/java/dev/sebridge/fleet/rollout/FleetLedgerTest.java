@@ -639,11 +639,12 @@ class FleetLedgerTest {
 
   /**
    * An event only Azure reports (db-1 runs no agent), approved (through the Maintenance API) while
-   * Azure says Scheduled: Azure may start it days later, after the host's other tenants. db-1
-   * counts for as long as Azure says the event is under way, not only an hour after the release.
+   * Azure says Scheduled: Azure may start it hours later, after the host's other tenants. db-1
+   * counts an hour at most while nothing says it started (an acknowledgement may have failed), and
+   * again from when Azure says Started until 10 minutes after Azure says it is over.
    */
   @Test
-  void aVmWithoutAnAgentCountsForAsLongAsAzureSaysItsApprovedEventIsUnderWay() {
+  void aVmWithoutAnAgentCountsAgainWhenAzureSaysItsApprovedEventStartedHoursLater() {
     TestWorld w =
         new TestWorld()
             .vm("vm-b", "2")
@@ -658,15 +659,51 @@ class FleetLedgerTest {
     int hours3 = 3 * 3600;
     ledger.observe(w, at(hours3));
     assertThat(ledger.refusal("E1", w, at(hours3)))
-        .as("Scheduled three hours after the approval: db-1 still counts")
-        .isPresent();
+        .as("Scheduled three hours after the approval, nothing says it started")
+        .isEmpty();
     w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.STARTED);
     ledger.observe(w, at(hours3 + 60));
-    assertThat(ledger.refusal("E1", w, at(hours3 + 60))).isPresent();
+    assertThat(ledger.refusal("E1", w, at(hours3 + 60)))
+        .as("Azure says it started: db-1 counts again")
+        .isPresent();
+    ledger.observe(w, at(hours3 + 2 * 3600));
+    assertThat(ledger.refusal("E1", w, at(hours3 + 2 * 3600)))
+        .as("running for two hours: no cap while Azure says it runs")
+        .isPresent();
     w.azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
-    ledger.observe(w, at(hours3 + 120));
-    ledger.observe(w, at(hours3 + 120 + 601));
-    assertThat(ledger.refusal("E1", w, at(hours3 + 120 + 601))).isEmpty();
+    int over = hours3 + 2 * 3600 + 60;
+    ledger.observe(w, at(over));
+    ledger.observe(w, at(over + 599));
+    assertThat(ledger.refusal("E1", w, at(over + 599))).isPresent();
+    ledger.observe(w, at(over + 601));
+    assertThat(ledger.refusal("E1", w, at(over + 601))).isEmpty();
+  }
+
+  /**
+   * An event an agent also reports: its agent restarts during the reboot and infers "canceled", so
+   * the view closes; Azure still says Started. The VM without an agent it lists keeps counting.
+   */
+  @Test
+  void aVmKnownByNameCountsWhileAzureSaysStartedEvenWhenTheViewClosed() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "2")
+            .event("E0", "vm-a", "db-1")
+            .report("E0", "vm-a", "started", T0)
+            .azure("E0", dev.sebridge.fleet.agentless.AzureEventStatus.STARTED)
+            .event("E1", "vm-b")
+            .report("E1", "vm-b", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(1));
+    assertThat(ledger.entries()).containsKey("name:db-1|e0");
+    ledger.constrain(rollout("r", "1", "E1"));
+    w.report("E0", "vm-a", "canceled", at(5));
+    ledger.observe(w, at(10));
+    ledger.observe(w, at(10 + 700));
+    assertThat(ledger.refusal("E1", w, at(10 + 700)))
+        .as("10 minutes after the view closed, Azure still says Started: db-1 may be in zone 2")
+        .isPresent();
   }
 
   @Test

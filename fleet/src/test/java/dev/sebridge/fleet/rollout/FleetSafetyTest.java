@@ -505,10 +505,10 @@ class FleetSafetyTest {
         }
 
         @Override
-        public boolean underWayByAzure(String eventId) {
+        public boolean startedByAzure(String eventId) {
           Event e = events.get(eventId);
-          var s = e == null ? null : azureStatus(e, tick);
-          return s != null && !s.over() && open(eventId);
+          return e != null
+              && azureStatus(e, tick) == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
         }
 
         @Override

@@ -34,9 +34,8 @@ final class TestWorld implements World {
   }
 
   @Override
-  public boolean underWayByAzure(String eventId) {
-    var s = azure.get(eventId);
-    return s != null && !s.over() && open(eventId);
+  public boolean startedByAzure(String eventId) {
+    return azure.get(eventId) == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
   }
 
   /** A VM with an agent, named as its id. */

@@ -644,8 +644,24 @@ class CentralEventsTopologyTest {
             null,
             new Acknowledgement(RESOURCE, List.of("db-1", "payroll-1")));
     rollouts.pipeInput("req-3", dev.sebridge.fleet.rollout.RolloutCommand.approve(stranger));
+    // The same EventId under another VM: not the ARM id Azure gave for the event.
+    ApprovalRequest elsewhere =
+        new ApprovalRequest(
+            "req-4",
+            EVENT,
+            List.of(),
+            "patch",
+            "mallory",
+            clock.instant(),
+            "api",
+            true,
+            null,
+            null,
+            new Acknowledgement(RESOURCE.replace("web-1", "web-9"), List.of("db-1")));
+    rollouts.pipeInput("req-4", dev.sebridge.fleet.rollout.RolloutCommand.approve(elsewhere));
     assertThat(audit.readValue().refusal()).contains("is not event");
     assertThat(audit.readValue().refusal()).contains("does not list payroll-1");
+    assertThat(audit.readValue().refusal()).contains("is not the one Azure gave");
     assertThat(orders.isEmpty()).as("refused: nothing ordered").isTrue();
     assertThat(request("req-2").vms().get("name:db-1").outcome()).isEqualTo("refused");
   }

@@ -55,7 +55,9 @@ public final class MaintenanceEndpoint implements AutoCloseable {
   public enum Fault {
     THROTTLED,
     SERVER_ERROR,
-    FORBIDDEN
+    FORBIDDEN,
+    /** 202, no body: taken, not done. */
+    ACCEPTED
   }
 
   private final HttpsServer server;
@@ -182,6 +184,10 @@ public final class MaintenanceEndpoint implements AutoCloseable {
       }
       if (f == Fault.SERVER_ERROR) {
         answer(ex, new Call(path, true, ids, 500), error("InternalServerError"));
+        return;
+      }
+      if (f == Fault.ACCEPTED) {
+        answer(ex, new Call(path, true, ids, 202), JSON.createObjectNode());
         return;
       }
       if (f == Fault.FORBIDDEN) {
