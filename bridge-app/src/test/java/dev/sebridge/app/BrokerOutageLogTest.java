@@ -18,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * agent says once, after {@code publish.warn-after}, that the sink is failing, and once, with the
  * outage's length, that it delivers again.
  */
-@org.junit.jupiter.api.Order(1)
 class BrokerOutageLogTest {
   static final SimVm VM = SimVm.of("outage-0", "eeeeeeee-0000-4000-8000-000000000000");
   static final Duration OUTAGE = Duration.ofMinutes(5);

@@ -30,7 +30,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 // Exclusive: its checker assumes an agent restarts within 4 s.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
-@org.junit.jupiter.api.Order(3)
 class ChaosTest {
   static final String DEFAULT_SEEDS = "1,2,3";
   static KafkaTestBroker kafka;

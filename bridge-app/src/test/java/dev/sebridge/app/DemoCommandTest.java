@@ -11,7 +11,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /** Runs the README's main-job command ({@code sebridge demo}), faster. */
 // Exclusive: time scale 120: a stalled poll misses documents.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
-@org.junit.jupiter.api.Order(5)
 class DemoCommandTest {
   @Test
   void demoPlaysTheScenarioPrintsTheTimelineAndExitsZero() {

@@ -54,7 +54,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 // Exclusive: a browser, twelve agents and a broker on two cores would slow the timing-sensitive
 // classes beside it (FleetEndToEndTest's 2 s view latency) and itself.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
-@org.junit.jupiter.api.Order(2)
 class FleetPageBrowserTest {
   static final String CHROMIUM = "/usr/bin/chromium";
   static final String CHROMEDRIVER = "/usr/bin/chromedriver";

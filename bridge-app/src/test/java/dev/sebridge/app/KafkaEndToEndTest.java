@@ -43,7 +43,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 // Exclusive: timed broker outages.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
-@org.junit.jupiter.api.Order(4)
 class KafkaEndToEndTest {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final ObjectMapper JSON = new ObjectMapper();

@@ -35,7 +35,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * </pre>
  */
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
-@org.junit.jupiter.api.Order(6)
 class RunCommandTest {
   static final Duration WAIT = Duration.ofSeconds(30);
   static final SimVm VM = SimVm.of("WestNO_0", "22222222-0000-4000-8000-000000000000");
