@@ -43,10 +43,8 @@ import org.slf4j.LoggerFactory;
  * results.
  *
  * <p>An order is acted on only when the requests view holds its request as the request processor
- * wrote it: audited, admitted by the fleet-wide ledger, for the same event, scheduled event and
- * VMs. A record on the topic that nothing audited (written by anything else) is answered {@code
- * failed} ({@code not-admitted}) and Azure is not called. While this instance's view does not show
- * the request yet (it follows the same commit), the order waits, at most {@link #VIEW_WAIT}.
+ * wrote it: audited, admitted by the fleet-wide ledger, for the same event, scheduled event and VMs
+ * ({@link OrderChecks}); anything else reaches no Azure.
  *
  * <p>The outcomes and the orders' offsets are committed in one Kafka transaction: an order is
  * answered once. A failure between Azure's answer and the commit acknowledges the event again when
@@ -61,10 +59,7 @@ public final class Acknowledger implements AutoCloseable {
   static final Duration POLL = Duration.ofMillis(500);
 
   /** How long an order waits for this instance's view to show its request. */
-  static final Duration VIEW_WAIT = Duration.ofMinutes(1);
-
-  /** The longest lifetime an order may have: a command's longest. */
-  static final Duration MAX_LIFETIME = Duration.ofMinutes(10);
+  static final Duration VIEW_WAIT = OrderChecks.VIEW_WAIT;
 
   /** Waits after a failed transaction or a failed client: 0.5 s, doubling, at most 30 s. */
   private static final IntervalFunction BACKOFF =
@@ -76,14 +71,10 @@ public final class Acknowledger implements AutoCloseable {
   private final String resultsTopic;
   private final MaintenanceApi api;
   private final Clock clock;
-  private final ObjectMapper json;
-  private final Function<String, Optional<RequestView>> requests;
+  private final OrderChecks checks;
   private final BiConsumer<String, Integer> counted;
   private final Thread thread;
   private final CountDownLatch closing = new CountDownLatch(1);
-  // When each waiting order was first read (partition and offset): it waits VIEW_WAIT from then.
-  // Only orders a partition stopped at are here, one per partition at most; dropped when answered.
-  private final Map<String, Instant> firstRead = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean started;
   private volatile boolean healthy;
   private volatile Consumer<String, byte[]> current;
@@ -111,8 +102,7 @@ public final class Acknowledger implements AutoCloseable {
     this.resultsTopic = resultsTopic;
     this.api = api;
     this.clock = clock;
-    this.json = json;
-    this.requests = requests;
+    this.checks = new OrderChecks(json, requests);
     this.counted = counted;
     this.thread = DaemonThreads.named("fleet-acknowledger").newThread(this::run);
   }
@@ -212,21 +202,6 @@ public final class Acknowledger implements AutoCloseable {
     FAILED
   }
 
-  /** One order's fate in a batch. */
-  private sealed interface Fate permits Act, Answer, Skip, Wait {}
-
-  /** Acknowledge through Azure. */
-  private record Act(AcknowledgeOrder order) implements Fate {}
-
-  /** Answered without calling Azure. */
-  private record Answer(AcknowledgeOrder order, MaintenanceApi.Outcome outcome) implements Fate {}
-
-  /** Not an order: passed over. */
-  private record Skip() implements Fate {}
-
-  /** The view does not show its request yet. */
-  private record Wait(AcknowledgeOrder order) implements Fate {}
-
   /** A consumer and its producer. */
   final class Session {
     private final Consumer<String, byte[]> consumer;
@@ -243,21 +218,20 @@ public final class Acknowledger implements AutoCloseable {
      */
     Answered answer(ConsumerRecords<String, byte[]> records) {
       Instant now = clock.instant();
-      // (a partition revoked while its order waited leaves its entry: forgotten after an hour)
-      firstRead.values().removeIf(t -> t.isBefore(now.minus(Duration.ofHours(1))));
+      checks.forgetOld(now);
       Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
       Map<TopicPartition, Long> first = new HashMap<>();
       Map<TopicPartition, Long> waiting = new HashMap<>();
-      List<Fate> fates = new ArrayList<>();
+      List<OrderChecks.Fate> fates = new ArrayList<>();
       for (TopicPartition tp : records.partitions()) {
         for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
           first.putIfAbsent(tp, r.offset());
-          Fate f = fate(r, now);
-          if (f instanceof Wait) {
+          OrderChecks.Fate f = checks.fate(r, now);
+          if (f instanceof OrderChecks.Wait) {
             waiting.put(tp, r.offset());
             break;
           }
-          firstRead.remove(r.topic() + "-" + r.partition() + "@" + r.offset());
+          checks.answered(r);
           fates.add(f);
           next.put(tp, new OffsetAndMetadata(r.offset() + 1));
         }
@@ -268,14 +242,14 @@ public final class Acknowledger implements AutoCloseable {
         try {
           producer.beginTransaction();
           Instant at = clock.instant();
-          for (Fate f : fates) {
-            if (f instanceof Act a) {
+          for (OrderChecks.Fate f : fates) {
+            if (f instanceof OrderChecks.Act a) {
               counts.add(
                   report(
                       a.order(),
-                      outcomes.getOrDefault(a.order().resourceId(), expired(a.order())),
+                      outcomes.getOrDefault(a.order().resourceId(), OrderChecks.expired(a.order())),
                       at));
-            } else if (f instanceof Answer a) {
+            } else if (f instanceof OrderChecks.Answer a) {
               counts.add(report(a.order(), a.outcome(), at));
             }
           }
@@ -299,10 +273,10 @@ public final class Acknowledger implements AutoCloseable {
     }
 
     /** Orders to act on, a call per VM, scale set or availability set, none past its lifetime. */
-    private Map<String, MaintenanceApi.Outcome> acknowledge(List<Fate> fates) {
+    private Map<String, MaintenanceApi.Outcome> acknowledge(List<OrderChecks.Fate> fates) {
       Map<String, List<AcknowledgeOrder>> byParent = new LinkedHashMap<>();
-      for (Fate f : fates) {
-        if (f instanceof Act a) {
+      for (OrderChecks.Fate f : fates) {
+        if (f instanceof OrderChecks.Act a) {
           byParent
               .computeIfAbsent(
                   MaintenanceApi.parentOf(a.order().resourceId())
@@ -371,112 +345,6 @@ public final class Acknowledger implements AutoCloseable {
           outcome.reasonCode(),
           outcome.reason());
       return Map.entry(outcome.outcome(), o.vms().size());
-    }
-  }
-
-  /** What to do with one record. */
-  private Fate fate(ConsumerRecord<String, byte[]> r, Instant now) {
-    AcknowledgeOrder o = read(r);
-    if (o == null) {
-      return new Skip();
-    }
-    if (o.issuedAt().isAfter(now.plus(VIEW_WAIT))
-        || Duration.between(o.issuedAt(), o.expiresAt()).compareTo(MAX_LIFETIME) > 0) {
-      LOG.error(
-          "acknowledger: the order at {}-{}@{} (issued {}, to expire {}) is not one the fleet"
-              + " writes; passed over, nothing sent",
-          r.topic(),
-          r.partition(),
-          r.offset(),
-          o.issuedAt(),
-          o.expiresAt());
-      return new Skip();
-    }
-    if (!now.isBefore(o.expiresAt())) {
-      return new Answer(o, expired(o));
-    }
-    Optional<RequestView> view;
-    try {
-      view = requests.apply(o.requestId());
-    } catch (RuntimeException notReady) {
-      // The views cannot be read (the streams are starting or rebalancing): it waits.
-      return new Wait(o);
-    }
-    if (view.isEmpty() || view.get().request() == null) {
-      // The view follows the commit that wrote the order; it waits for it a while from when the
-      // order was first read (a view behind after a restart), then the order is refused.
-      Instant first =
-          firstRead.computeIfAbsent(r.topic() + "-" + r.partition() + "@" + r.offset(), k -> now);
-      return now.isBefore(first.plus(VIEW_WAIT))
-          ? new Wait(o)
-          : new Answer(
-              o,
-              MaintenanceApi.Outcome.failed(
-                  "not-admitted",
-                  "not sent: the requests view has no request "
-                      + o.requestId()
-                      + " (only an audited request the fleet-wide ledger admitted is"
-                      + " acknowledged)"));
-    }
-    ApprovalRequest q = view.get().request();
-    Acknowledgement a = q.acknowledge();
-    boolean same =
-        q.wasAdmitted()
-            && q.refusal() == null
-            && q.eventId() != null
-            && q.eventId().equalsIgnoreCase(o.eventId())
-            && a != null
-            && a.resourceId().equals(o.resourceId())
-            && a.vms().equals(o.vms())
-            && AzureScheduledEvent.isScheduledEventId(o.resourceId(), o.eventId());
-    if (!same) {
-      // Not the request's order: nothing is sent, and nothing is written under the request's
-      // keys (its VMs' outcomes are its own order's to give).
-      LOG.error(
-          "acknowledger: the order at {}-{}@{} does not match request {} as audited and admitted"
-              + " (its event, scheduled event or VMs); passed over, nothing sent",
-          r.topic(),
-          r.partition(),
-          r.offset(),
-          o.requestId());
-      return new Skip();
-    }
-    return new Act(o);
-  }
-
-  private static MaintenanceApi.Outcome expired(AcknowledgeOrder o) {
-    return MaintenanceApi.Outcome.failed(
-        "expired",
-        "not sent when the order was read this time: its lifetime ended at "
-            + o.expiresAt()
-            + " (an earlier reading may have reached Azure; the fleet counts the event as"
-            + " released either way)");
-  }
-
-  /** An order, or null for a record that is not one (logged, and passed over). */
-  private AcknowledgeOrder read(ConsumerRecord<String, byte[]> r) {
-    try {
-      AcknowledgeOrder o =
-          r.value() == null ? null : json.readValue(r.value(), AcknowledgeOrder.class);
-      if (o == null
-          || o.requestId() == null
-          || o.eventId() == null
-          || o.resourceId() == null
-          || MaintenanceApi.parentOf(o.resourceId()) == null
-          || o.issuedAt() == null
-          || o.expiresAt() == null
-          || o.vms().isEmpty()) {
-        throw new IllegalArgumentException("not a complete order");
-      }
-      return o;
-    } catch (java.io.IOException | RuntimeException e) {
-      LOG.error(
-          "acknowledger: record {}-{}@{} is not an order; passed over: {}",
-          r.topic(),
-          r.partition(),
-          r.offset(),
-          e.getMessage());
-      return null;
     }
   }
 

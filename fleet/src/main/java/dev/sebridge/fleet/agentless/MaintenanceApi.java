@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,21 +72,6 @@ public final class MaintenanceApi {
    */
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
-  /** What a 207's entry may say of an event that was acknowledged (any case); nothing else is. */
-  /** What a 207's entry may say of an event Azure took and has not done yet (any case). */
-  private static final Set<String> PENDING =
-      Set.of("accepted", "inprogress", "in progress", "running");
-
-  private static final Set<String> SUCCESS =
-      Set.of(
-          "succeeded",
-          "success",
-          "successful",
-          "approved",
-          "successfully approved",
-          "acknowledged",
-          "ok");
-
   /** An event's outcome, as an agent would report its command's. */
   public record Outcome(String outcome, String reasonCode, String reason) {
     static Outcome accepted(String reason) {
@@ -104,6 +88,7 @@ public final class MaintenanceApi {
   }
 
   private final String endpoint;
+
   private final String apiVersion;
   private final HttpPipeline pipeline;
   private final Clock clock;
@@ -188,7 +173,7 @@ public final class MaintenanceApi {
         : null;
   }
 
-  private static String eventIdOf(String id) {
+  static String eventIdOf(String id) {
     int at = id.toLowerCase(Locale.ROOT).lastIndexOf(AzureScheduledEvent.SCHEDULED_EVENTS);
     return id.substring(at + AzureScheduledEvent.SCHEDULED_EVENTS.length());
   }
@@ -202,7 +187,7 @@ public final class MaintenanceApi {
       return a.failure();
     }
     if (a.status() == 207) {
-      return results(a.body(), List.of(id)).get(id);
+      return MultiStatus.results(a.body(), List.of(id)).get(id);
     }
     if (a.status() == 200 || a.status() == 204) {
       return Outcome.accepted(
@@ -241,12 +226,12 @@ public final class MaintenanceApi {
     Answer a = send(request, deadline);
     Map<String, Outcome> out = new LinkedHashMap<>();
     if (a.failure() == null && a.status() == 207) {
-      return results(a.body(), ids);
+      return MultiStatus.results(a.body(), ids);
     }
     if (a.failure() == null && (a.status() == 200 || a.status() == 204)) {
       JsonNode value = a.body().path("value");
       if (value.isArray()) {
-        return results(a.body(), ids);
+        return MultiStatus.results(a.body(), ids);
       }
       boolean approved =
           a.status() == 204 || value.asText("").equalsIgnoreCase("Successfully Approved");
@@ -376,82 +361,5 @@ public final class MaintenanceApi {
                   "maintenance-api-unavailable", said + ", after " + (RETRIES + 1) + " tries")
               : Outcome.failed("maintenance-api-refused", said);
     };
-  }
-
-  /**
-   * A 207's results (or a 200's list): an entry per event, named by id, scheduled event id or name;
-   * accepted only when every status it gives is 200 or 204 or a word of {@link #SUCCESS}, and it
-   * has no error; anything else failed, with the entry's words, and an event it does not name is
-   * {@code unconfirmed}.
-   */
-  static Map<String, Outcome> results(JsonNode body, List<String> ids) {
-    JsonNode entries = body.isArray() ? body : body.path("value");
-    Map<String, JsonNode> byEvent = new java.util.HashMap<>();
-    if (entries.isArray()) {
-      for (JsonNode e : entries) {
-        for (String f : List.of("scheduledEventId", "eventId", "id", "name", "resourceId")) {
-          String v = e.path(f).asText("");
-          if (!v.isBlank()) {
-            String last = v.substring(v.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
-            byEvent.putIfAbsent(last, e);
-            break;
-          }
-        }
-      }
-    }
-    Map<String, Outcome> out = new LinkedHashMap<>();
-    for (String id : ids) {
-      JsonNode e = byEvent.get(eventIdOf(id).toLowerCase(Locale.ROOT));
-      if (e == null) {
-        out.put(
-            id,
-            Outcome.failed(
-                "unconfirmed",
-                "Azure answered 207 without a result for this event: whether it was acknowledged"
-                    + " is unknown"));
-        continue;
-      }
-      // Every signal the entry gives must say success: a status of 200 or 204, a word of the
-      // success list; an error, any other status or word, or no signal at all is a failure.
-      List<String> said = new ArrayList<>();
-      boolean ok = e.path("error").isMissingNode() || e.path("error").isNull();
-      boolean signal = false;
-      // Taken but not done (202, Accepted, InProgress): Azure may act on it; unknown, not refused.
-      boolean pending = false;
-      for (String f : List.of("status", "statusCode", "httpStatusCode", "result")) {
-        JsonNode s = e.path(f);
-        if (s.isMissingNode() || s.isNull()) {
-          continue;
-        }
-        signal = true;
-        String text = s.asText("").trim();
-        said.add(f + " " + text);
-        if (text.matches("\\d{3}")) {
-          ok &= text.equals("200") || text.equals("204");
-          pending |= text.equals("202");
-        } else {
-          ok &= SUCCESS.contains(text.toLowerCase(Locale.ROOT));
-          pending |= PENDING.contains(text.toLowerCase(Locale.ROOT));
-        }
-      }
-      JsonNode err = e.path("error");
-      String message =
-          err.isObject()
-              ? err.path("code").asText("") + ": " + err.path("message").asText("")
-              : err.isTextual() ? err.asText() : e.path("message").asText("");
-      out.put(
-          id,
-          ok && signal
-              ? Outcome.accepted(
-                  "acknowledged through Azure's Maintenance API (207: "
-                      + String.join(", ", said)
-                      + ")")
-              : Outcome.failed(
-                  signal && !pending ? "maintenance-api-refused" : "unconfirmed",
-                  "Azure's result for this event (207): "
-                      + (said.isEmpty() ? "no status" : String.join(", ", said))
-                      + (message.isBlank() ? "" : " " + message)));
-    }
-    return out;
   }
 }

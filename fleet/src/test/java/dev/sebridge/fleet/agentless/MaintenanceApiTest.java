@@ -213,12 +213,12 @@ class MaintenanceApiTest {
                 + E1
                 + "\",\"statusCode\":200},"
                 + "{\"name\":\"5A1E9C7B-0000-4000-8000-000000000002\",\"status\":\"Failed\"}]}");
-    Map<String, MaintenanceApi.Outcome> out = MaintenanceApi.results(body, List.of(E1, E2, E3));
+    Map<String, MaintenanceApi.Outcome> out = MultiStatus.results(body, List.of(E1, E2, E3));
     assertThat(out.get(E1).isAccepted()).isTrue();
     assertThat(out.get(E2).outcome()).isEqualTo("failed");
     assertThat(out.get(E3).reasonCode()).isEqualTo("unconfirmed");
     assertThat(
-            MaintenanceApi.results(json.readTree("{\"value\":\"x\"}"), List.of(E1))
+            MultiStatus.results(json.readTree("{\"value\":\"x\"}"), List.of(E1))
                 .get(E1)
                 .isAccepted())
         .isFalse();
