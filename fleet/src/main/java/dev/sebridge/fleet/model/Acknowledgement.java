@@ -21,9 +21,17 @@ public record Acknowledgement(String resourceId, List<String> vms) {
     vms = List.copyOf(vms);
   }
 
-  /** The key of a VM acknowledged for in a request's view: {@code name:<name>}. */
+  /**
+   * The key of a VM known by name only ({@code name:<name>}, lower case): in the ledger, and in a
+   * request's view for a VM acknowledged for. No vmId has that form.
+   */
   public static String vmKey(String name) {
     return "name:" + name.toLowerCase(Locale.ROOT);
+  }
+
+  /** Whether a VM key is one of a VM known by name only ({@link #vmKey}). */
+  public static boolean byName(String key) {
+    return key != null && key.startsWith("name:");
   }
 
   /**

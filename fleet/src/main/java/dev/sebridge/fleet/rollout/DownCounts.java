@@ -31,7 +31,7 @@ final class DownCounts {
     private void add(LedgerEntry e, Instant now) {
       if (e.unavailable(settle, now) && groupOf.putIfAbsent(e.vmKey(), e.group(groupBy)) == null) {
         count.merge(e.group(groupBy), 1, Integer::sum);
-        if (e.vmKey().startsWith("name:")) {
+        if (dev.sebridge.fleet.model.Acknowledgement.byName(e.vmKey())) {
           byName++;
         }
       }

@@ -6,7 +6,6 @@ import dev.sebridge.fleet.model.VmEventState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -45,7 +44,7 @@ public record LedgerEntry(
 
   /** The VM's key in the ledger: its vmId, or {@code name:<name>} while it is unknown. */
   public static String vmKey(String vmId, String name) {
-    return vmId != null ? vmId : "name:" + name.toLowerCase(Locale.ROOT);
+    return vmId != null ? vmId : dev.sebridge.fleet.model.Acknowledgement.vmKey(name);
   }
 
   /** The entry's key in the ledger's store: the VM and the event. */

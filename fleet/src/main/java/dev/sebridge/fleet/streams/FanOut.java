@@ -37,7 +37,7 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
   @Override
   public void process(Record<String, FleetEnvelope> record) {
     FleetEnvelope e = record.value();
-    if (e.vmId() != null && e.vmId().startsWith("name:")) {
+    if (dev.sebridge.fleet.model.Acknowledgement.byName(e.vmId())) {
       // No agent's vmId looks so: the fleet's key for a VM acknowledged for through Azure's
       // Maintenance API. Taken, it would speak for that VM in the events and requests views.
       SkipAndCount.skipped("name-vm-id", "envelope of vmId " + e.vmId());

@@ -264,7 +264,7 @@ final class RequestProcessor implements Processor<String, Object, String, Object
     if (!old.commandId().equals(result.commandId())) {
       return;
     }
-    if (old.outcome() != null && result.vmId().startsWith("name:")) {
+    if (old.outcome() != null && Acknowledgement.byName(result.vmId())) {
       // An acknowledgement's outcome stands: an order answered again (read again after a failed
       // commit, or by a new consumer group from the topic's start) changes nothing.
       return;
