@@ -439,26 +439,11 @@ class FleetEndToEndTest {
             + vmName
             + "/providers/microsoft.maintenance/scheduledevents/"
             + eventId;
-    var props = JSON.createObjectNode();
-    props.put("EventId", eventId);
-    props.put("EventType", "Reboot");
-    props.put("ResourceType", "VirtualMachine");
-    props.putArray("Resources").add(vmName);
-    props.put("EventStatus", status);
-    props.put("NotBefore", "");
-    props.put("EventSource", "Platform");
-    props.put("DurationInSeconds", -1);
-    var e = JSON.createObjectNode();
-    e.put("specversion", "1.0");
-    e.put("id", deliveryId);
-    e.put("type", "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted");
-    e.put("source", "/subscriptions/s");
-    e.put("time", Instant.now().toString());
-    var info = e.putObject("data").putObject("resourceInfo");
-    info.put("id", id);
-    info.put("name", eventId);
-    info.put("type", "Microsoft.Maintenance/scheduledEvents");
-    info.set("properties", props);
+    var e =
+        dev.sebridge.fleet.testing.CentralDeliveries.cloudEvent(
+            deliveryId,
+            id,
+            dev.sebridge.fleet.testing.CentralDeliveries.properties(eventId, status, "", vmName));
     try (var producer =
         new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(
             Map.<String, Object>of("bootstrap.servers", lab.broker().bootstrapServers()),

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.streams.JsonSerde;
+import dev.sebridge.fleet.testing.CentralDeliveries;
 import dev.sebridge.fleet.testing.MaintenanceEndpoint;
 import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
 import dev.sebridge.fleet.testing.ServiceConfig;
@@ -297,26 +298,15 @@ class AcknowledgeServiceTest {
 
   /** One Event Grid delivery (CloudEvents 1.0), as the subscription writes it to the hub. */
   private static void deliver(String eventId, String resourceId, String status, String vm) {
-    var props = JSON.createObjectNode();
-    props.put("EventId", eventId);
-    props.put("EventType", "Reboot");
-    props.put("ResourceType", "VirtualMachine");
-    props.putArray("Resources").add(vm);
-    props.put("EventStatus", status);
-    props.put("NotBefore", status.equals("Scheduled") ? "Mon, 19 Sep 2050 18:29:47 GMT" : "");
-    props.put("EventSource", "Platform");
-    props.put("DurationInSeconds", -1);
-    var e = JSON.createObjectNode();
-    e.put("specversion", "1.0");
-    e.put("id", UUID.randomUUID().toString());
-    e.put("type", "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted");
-    e.put("source", "/subscriptions/00000000-0000-0000-0000-000000000000");
-    e.put("time", Instant.now().toString());
-    var info = e.putObject("data").putObject("resourceInfo");
-    info.put("id", resourceId);
-    info.put("name", eventId);
-    info.put("type", "Microsoft.Maintenance/scheduledEvents");
-    info.set("properties", props);
+    var e =
+        CentralDeliveries.cloudEvent(
+            UUID.randomUUID().toString(),
+            resourceId,
+            CentralDeliveries.properties(
+                eventId,
+                status,
+                status.equals("Scheduled") ? "Mon, 19 Sep 2050 18:29:47 GMT" : "",
+                vm));
     try {
       out.send(
               new ProducerRecord<>(

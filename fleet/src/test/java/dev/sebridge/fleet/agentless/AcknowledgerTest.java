@@ -50,7 +50,7 @@ class AcknowledgerTest {
   final List<String> counted = new CopyOnWriteArrayList<>();
   final Map<String, RequestView> views = new ConcurrentHashMap<>();
   Acknowledger acknowledger;
-  Acknowledger.Session session;
+  OrderSession session;
 
   @BeforeEach
   void start() throws Exception {
@@ -61,7 +61,7 @@ class AcknowledgerTest {
     producer = producer();
     producer.initTransactions();
     acknowledger = acknowledger(() -> consumer, () -> producer);
-    session = acknowledger.new Session(consumer, producer);
+    session = acknowledger.session(consumer, producer);
   }
 
   static MockProducer<String, ResultReport> producer() {
@@ -146,7 +146,7 @@ class AcknowledgerTest {
     azure.schedule(id);
     ConsumerRecords<String, byte[]> records = batch(admitted("req-1", "E1", id, "db-1", "db-2"));
     producer.commitTransactionException = new KafkaException("the broker went away");
-    assertThat(session.answer(records)).isEqualTo(Acknowledger.Answered.FAILED);
+    assertThat(session.answer(records)).isEqualTo(OrderSession.Answered.FAILED);
     assertThat(producer.transactionAborted()).isTrue();
     assertThat(producer.history()).as("aborted: nothing kept").isEmpty();
     assertThat(producer.consumerGroupOffsetsHistory()).isEmpty();
@@ -156,7 +156,7 @@ class AcknowledgerTest {
         .isEqualTo(5);
 
     producer.commitTransactionException = null;
-    assertThat(session.answer(records)).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(session.answer(records)).isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history())
         .extracting(r -> r.key() + " " + r.value().vmId() + " " + r.value().outcome())
         .containsExactly("req-1 name:db-1 accepted", "req-1 name:db-2 accepted");
@@ -194,7 +194,7 @@ class AcknowledgerTest {
                 batch(
                     admitted("req-1", "E1", first, "db-1"),
                     admitted("req-2", "E2", second, "db-2"))))
-        .isEqualTo(Acknowledger.Answered.COMMITTED);
+        .isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history())
         .extracting(r -> r.key() + " " + r.value().outcome() + " " + r.value().reasonCode())
         .containsExactly("req-1 accepted acknowledged", "req-2 failed expired");
@@ -207,7 +207,7 @@ class AcknowledgerTest {
     azure.schedule(id);
     AcknowledgeOrder o = admitted("req-2", "E2", id, "db-1");
     clock.advance(Duration.ofMinutes(6));
-    assertThat(session.answer(batch(o))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(session.answer(batch(o))).isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history().get(0).value().reasonCode()).isEqualTo("expired");
     assertThat(azure.calls()).isEmpty();
     assertThat(counted).containsExactly("failed 1");
@@ -247,7 +247,7 @@ class AcknowledgerTest {
             Map.of()));
     AcknowledgeOrder ofRefused = order("req-4", "E3", id, "db-1");
     assertThat(session.answer(batch(switched, ofRefused)))
-        .isEqualTo(Acknowledger.Answered.COMMITTED);
+        .isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history()).as("nothing written under their keys").isEmpty();
     assertThat(producer.consumerGroupOffsetsHistory()).hasSize(1);
 
@@ -256,12 +256,12 @@ class AcknowledgerTest {
     AcknowledgeOrder unseen =
         new AcknowledgeOrder(
             "req-5", "E3", id, List.of("db-1"), "alice", T0, clock.instant().plusSeconds(300));
-    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.WAITING);
+    assertThat(session.answer(batch(unseen))).isEqualTo(OrderSession.Answered.WAITING);
     assertThat(consumer.position(ORDERS)).isEqualTo(5);
     clock.advance(Duration.ofSeconds(30));
-    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.WAITING);
+    assertThat(session.answer(batch(unseen))).isEqualTo(OrderSession.Answered.WAITING);
     clock.advance(Acknowledger.VIEW_WAIT);
-    assertThat(session.answer(batch(unseen))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(session.answer(batch(unseen))).isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history().get(0).value().reasonCode()).isEqualTo("not-admitted");
     assertThat(azure.calls()).isEmpty();
 
@@ -275,9 +275,9 @@ class AcknowledgerTest {
             "alice",
             clock.instant(),
             clock.instant().plusSeconds(300));
-    assertThat(session.answer(batch(late))).isEqualTo(Acknowledger.Answered.WAITING);
+    assertThat(session.answer(batch(late))).isEqualTo(OrderSession.Answered.WAITING);
     admitted("req-6", "E3", id, "db-1");
-    assertThat(session.answer(batch(late))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(session.answer(batch(late))).isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history().get(1).value().outcome()).isEqualTo("accepted");
   }
 
@@ -305,7 +305,7 @@ class AcknowledgerTest {
         new AcknowledgeOrder(
             b.requestId(), b.eventId(), b.resourceId(), b.vms(), "alice", T0, T0.plusSeconds(60));
     AcknowledgeOrder c = admitted("req-9", "E9", later, "db-2");
-    assertThat(session.answer(batch(a, b, c))).isEqualTo(Acknowledger.Answered.COMMITTED);
+    assertThat(session.answer(batch(a, b, c))).isEqualTo(OrderSession.Answered.COMMITTED);
     assertThat(producer.history())
         .extracting(r -> r.key() + " " + r.value().outcome() + " " + r.value().reasonCode())
         .containsExactly(

@@ -55,15 +55,13 @@ class CentralReconcilerTest {
     r.put("name", eventId);
     r.put("type", "microsoft.maintenance/scheduledevents");
     r.put("location", "westeurope");
-    ObjectNode p = r.putObject("properties");
-    p.put("EventId", eventId);
-    p.put("EventType", "Reboot");
-    p.put("ResourceType", "VirtualMachine");
-    p.putArray("Resources").add(vm);
-    p.put("EventStatus", status);
-    p.put("NotBefore", status.equals("Scheduled") ? "Thu, 26 Nov 2026 10:15:00 GMT" : "");
-    p.put("EventSource", "Platform");
-    p.put("DurationInSeconds", -1);
+    r.set(
+        "properties",
+        dev.sebridge.fleet.testing.CentralDeliveries.properties(
+            eventId,
+            status,
+            status.equals("Scheduled") ? "Thu, 26 Nov 2026 10:15:00 GMT" : "",
+            vm));
     return r;
   }
 

@@ -545,18 +545,24 @@ class CentralEventsTopologyTest {
 
   /** An approval of an event only Azure reported, as the API writes it for the ledger. */
   ApprovalRequest agentlessApproval(String requestId, String... vms) {
+    return approval(requestId, "alice", null, new Acknowledgement(RESOURCE, List.of(vms)));
+  }
+
+  /** An approval of {@link #EVENT} for no agent, with this acknowledgement. */
+  ApprovalRequest approval(
+      String requestId, String by, Boolean override, Acknowledgement acknowledge) {
     return new ApprovalRequest(
         requestId,
         EVENT,
         List.of(),
         "patch",
-        "alice",
+        by,
         clock.instant(),
         "api",
+        override,
         null,
         null,
-        null,
-        new Acknowledgement(RESOURCE, List.of(vms)));
+        acknowledge);
   }
 
   RequestView request(String requestId) {
@@ -616,47 +622,23 @@ class CentralEventsTopologyTest {
     // An acknowledgement that is not of its event (another scheduled event's ARM id, a VM the
     // event does not list): refused by the ledger's gate, audited as refused, nothing ordered.
     ApprovalRequest other =
-        new ApprovalRequest(
+        approval(
             "req-2",
-            EVENT,
-            List.of(),
-            "patch",
             "mallory",
-            clock.instant(),
-            "api",
             true,
-            null,
-            null,
             new Acknowledgement(
                 RESOURCE.replace("web-1", "web-9").replace(EVENT, "OTHER"), List.of("db-1")));
     rollouts.pipeInput("req-2", dev.sebridge.fleet.rollout.RolloutCommand.approve(other));
     ApprovalRequest stranger =
-        new ApprovalRequest(
-            "req-3",
-            EVENT,
-            List.of(),
-            "patch",
-            "mallory",
-            clock.instant(),
-            "api",
-            true,
-            null,
-            null,
-            new Acknowledgement(RESOURCE, List.of("db-1", "payroll-1")));
+        approval(
+            "req-3", "mallory", true, new Acknowledgement(RESOURCE, List.of("db-1", "payroll-1")));
     rollouts.pipeInput("req-3", dev.sebridge.fleet.rollout.RolloutCommand.approve(stranger));
     // The same EventId under another VM: not the ARM id Azure gave for the event.
     ApprovalRequest elsewhere =
-        new ApprovalRequest(
+        approval(
             "req-4",
-            EVENT,
-            List.of(),
-            "patch",
             "mallory",
-            clock.instant(),
-            "api",
             true,
-            null,
-            null,
             new Acknowledgement(RESOURCE.replace("web-1", "web-9"), List.of("db-1")));
     rollouts.pipeInput("req-4", dev.sebridge.fleet.rollout.RolloutCommand.approve(elsewhere));
     assertThat(audit.readValue().refusal()).contains("is not event");
