@@ -26,18 +26,20 @@ import java.util.TreeSet;
  * <p>IMDS releases an approved event for every VM in its {@code Resources}, so a release enters
  * every VM the event lists: those that reported it, by vmId and group, and those that did not (no
  * agent, agent down or behind), by name, in the group {@link #UNKNOWN_GROUP} (with no groupBy, in
- * {@code all} like every VM). A VM is unavailable from its release until its event completed, its
- * agent was heard from after that, and the checking rollout's settle time passed; a VM without an
- * agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its event closed (at most
- * {@link #UNKNOWN_AT_MOST} after its release), and in every group of every rollout (it could be in
- * any of them). A VM reported canceled after its event was released counts like a completed one (an
- * agent restarted by an early reboot guesses canceled).
+ * {@code all} like every VM), unless Azure's inventory places them ({@link World#placed}: the one
+ * VM of that name), which puts them in their own groups. A VM is unavailable from its release until
+ * its event completed, its agent was heard from after that, and the checking rollout's settle time
+ * passed; a VM without an agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its
+ * event closed (at most {@link #UNKNOWN_AT_MOST} after its release), and in every group of every
+ * rollout (it could be in any of them). A VM reported canceled after its event was released counts
+ * like a completed one (an agent restarted by an early reboot guesses canceled).
  *
  * <p>The limits are those of every active rollout ({@link #constrain}): a release must keep each of
  * their groups within its limit, whichever path asks and whichever rollout the event belongs to;
- * while any rollout is active, an event that lists VMs which have not reported it is not released
- * at all (their groups are unknown). An event an active rollout still holds ({@link #holder}) is
- * that rollout's to release.
+ * while any rollout is active, an event that lists VMs which have not reported it and the inventory
+ * does not place is not released at all (their groups are unknown). A placed VM is taken for back
+ * as a VM known by name is (its agent, if any, did not report the event), until its agent reports
+ * the event. An event an active rollout still holds ({@link #holder}) is that rollout's to release.
  *
  * <p>A VM the fleet closed as {@code vanished} (nothing heard from it for {@code
  * fleet.vm-retention}) is known by name only again ({@link ListedVms}): an event listing it is not
@@ -145,8 +147,9 @@ public final class Ledger {
           !explain
               ? ""
               : String.format(
-                  "event %s lists VMs that have not reported it: %s. IMDS would release them too,"
-                      + " and the fleet cannot count them in their groups",
+                  "event %s lists VMs that have not reported it and Azure's inventory does not"
+                      + " place: %s. IMDS would release them too, and the fleet cannot count"
+                      + " them in their groups",
                   eventId, String.join(", ", unreported)));
     }
     for (Rollout r : constraints.values()) {
@@ -226,7 +229,8 @@ public final class Ledger {
               byName == null ? origin : byName.origin(),
               byName == null ? now : byName.releasedAt(),
               null,
-              null);
+              null,
+              l.placed());
       entries.put(e.key(), e);
       touched.add(e.key());
       down.released(e, now);

@@ -26,6 +26,9 @@ import java.util.TreeMap;
  * @param completedAt when its event completed for it, or null
  * @param backAt when its agent was first heard from after the completion (for a VM without an
  *     agent: when the fleet saw the event closed), or null
+ * @param placed true for a VM no agent reported the event for that Azure's inventory placed ({@link
+ *     ListedVms.Listed#placed}): counted in its own group, and taken for back as a VM known by name
+ *     is, until its agent reports the event
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record LedgerEntry(
@@ -36,10 +39,24 @@ public record LedgerEntry(
     String origin,
     Instant releasedAt,
     Instant completedAt,
-    Instant backAt) {
+    Instant backAt,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean placed) {
 
   public LedgerEntry {
     attributes = attributes == null ? Map.of() : new TreeMap<>(attributes);
+  }
+
+  /** An entry of a VM that reported its event, or is known by name only. */
+  public LedgerEntry(
+      String vmId,
+      String name,
+      String eventId,
+      Map<String, String> attributes,
+      String origin,
+      Instant releasedAt,
+      Instant completedAt,
+      Instant backAt) {
+    this(vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, false);
   }
 
   /** The VM's key in the ledger: its vmId, or {@code name:<name>} while it is unknown. */
@@ -75,7 +92,14 @@ public record LedgerEntry(
   /** This entry after what the views show now. */
   LedgerEntry next(World w, Instant now) {
     LedgerEntry e = this;
-    if (e.vmId() == null) {
+    if (e.placed() && w.known(e.vmId())) {
+      VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
+      if (s != null && !s.vanished()) {
+        // Its agent reported the event since: heard from, as any VM that reported it is.
+        e = e.reported();
+      }
+    }
+    if (e.vmId() == null || e.placed()) {
       // Azure says the event is running: it counts, whatever the views or the clock say, and
       // again if it was taken for back before (an approved or acknowledged event may start hours
       // later, after the host's other tenants; a view closed by an agent's inferred "canceled").
@@ -119,14 +143,21 @@ public record LedgerEntry(
 
   /** Unavailable again: Azure says its event is running. */
   LedgerEntry reopened() {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null);
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null, placed);
+  }
+
+  /** A placed VM whose agent reported the event: an entry like any reported VM's. */
+  LedgerEntry reported() {
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, false);
   }
 
   LedgerEntry completed(Instant at) {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, at, backAt);
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, at, backAt, placed);
   }
 
   LedgerEntry back(Instant at) {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, completedAt, at);
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, completedAt, at, placed);
   }
 }

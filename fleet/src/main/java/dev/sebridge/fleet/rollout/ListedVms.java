@@ -25,32 +25,60 @@ public final class ListedVms {
   /**
    * A VM an event lists.
    *
-   * @param vmId its vmId, or null while it has not reported the event
+   * @param vmId its vmId: the one it reported the event with, or the one Azure's inventory lists
+   *     under its name ({@code placed}); null while neither says
    * @param name its name
+   * @param placed true when no agent reported the event for it and the inventory placed it ({@link
+   *     World#placed}): it has a group, and no agent to approve it or say it is back
    */
-  public record Listed(String vmId, String name) {
+  public record Listed(String vmId, String name, boolean placed) {
+    public Listed(String vmId, String name) {
+      this(vmId, name, false);
+    }
+
     public String vmKey() {
       return LedgerEntry.vmKey(vmId, name);
     }
   }
 
   /**
-   * The VMs an event lists: those that reported it, and the names of its {@code Resources} no
-   * reporting VM has. A VM the inventory does not know ({@link World#known}) is not a reporting VM:
-   * whatever name and group it claims, the event's VMs it names are listed by name.
+   * The VMs an event lists: those that reported it, those of its {@code Resources} no reporting VM
+   * has that Azure's inventory places ({@link World#placed}), and the names of the others. A VM the
+   * inventory does not know ({@link World#known}) is not a reporting VM: whatever name and group it
+   * claims, the event's VMs it names are listed by name (or where the inventory places them).
    */
   public static List<Listed> of(String eventId, World w) {
     Map<String, VmEventState> reported = w.eventVms(eventId);
     List<Listed> out = new ArrayList<>(reported.size() + 1);
+    Set<String> ids = new HashSet<>();
     for (VmEventState s : reported.values()) {
       if (counts(s, w)) {
         out.add(new Listed(s.vmId(), s.name()));
+        ids.add(s.vmId());
       }
     }
     for (String name : unreported(eventId, w)) {
-      out.add(new Listed(null, name));
+      String vmId = w.placed(eventId, name);
+      // (one VM of the inventory listed twice, by a report and by a name, is the reported one)
+      out.add(
+          vmId == null || ids.contains(vmId)
+              ? new Listed(null, name)
+              : new Listed(vmId, name, true));
     }
     return out;
+  }
+
+  /** The VMs of an event that have not reported it and Azure's inventory places. */
+  public static List<Listed> placed(String eventId, World w) {
+    return of(eventId, w).stream().filter(Listed::placed).toList();
+  }
+
+  /**
+   * The names an event lists that no VM reporting it has and Azure's inventory does not place: the
+   * VMs the fleet cannot count in a group.
+   */
+  public static List<String> unplaced(String eventId, World w) {
+    return of(eventId, w).stream().filter(l -> l.vmId() == null).map(Listed::name).toList();
   }
 
   /**

@@ -1,15 +1,19 @@
 package dev.sebridge.fleet.rollout;
 
+import dev.sebridge.fleet.agentless.AzureEventStatus;
 import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.VmEventState;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Which VMs and events a rollout holds, a part of {@link RolloutPlanner}'s step: VMs that report
- * its events join it (at most {@link Rollout#MAX_VMS}); an event that lists VMs which have not
- * reported it waits for them, and halts the rollout naming them after the spec's reportGrace.
+ * its events join it, and so do the VMs without a report that Azure's inventory places ({@link
+ * ListedVms#placed}), at most {@link Rollout#MAX_VMS}; an event that lists VMs the fleet cannot
+ * count in a group, or only VMs without an agent that it cannot acknowledge for, waits, and halts
+ * the rollout naming them after the spec's reportGrace.
  */
 final class RolloutMembers {
   private RolloutMembers() {}
@@ -44,13 +48,65 @@ final class RolloutMembers {
           full.add(eventId);
           continue; // the rollout's record would outgrow its limit: see tooLarge
         }
-        String group = World.group(w, r.spec().groupBy(), s.vmId());
-        RolloutVm v = RolloutVm.pending(s.vmId(), s.name(), eventId, group);
-        vms.put(key, skipped ? v.phase(RolloutVm.SKIPPED) : v);
-        limits.computeIfAbsent(
-            group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
+        add(r, w, vms, limits, RolloutVm.pending(s.vmId(), s.name(), eventId, null), skipped);
+      }
+      for (ListedVms.Listed l : ListedVms.placed(eventId, w)) {
+        String key = RolloutVm.key(l.vmId(), eventId);
+        if (vms.containsKey(key)) {
+          continue;
+        }
+        if (vms.size() >= Rollout.MAX_VMS) {
+          full.add(eventId);
+          continue;
+        }
+        add(r, w, vms, limits, RolloutVm.pending(l.vmId(), l.name(), eventId, null), skipped);
       }
     }
+  }
+
+  private static void add(
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Integer> limits,
+      RolloutVm joining,
+      boolean skipped) {
+    String group = World.group(w, r.spec().groupBy(), joining.vmId());
+    RolloutVm v = RolloutVm.pending(joining.vmId(), joining.name(), joining.eventId(), group);
+    vms.put(v.key(), skipped ? v.phase(RolloutVm.SKIPPED) : v);
+    limits.computeIfAbsent(
+        group, g -> r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g))));
+  }
+
+  /**
+   * What a held event waits for: the names it lists that no VM reported and Azure's inventory does
+   * not place (the fleet cannot count them in a group); or, when every VM of it the fleet knows is
+   * one without a report, those VMs, while the fleet cannot acknowledge the event for them ({@link
+   * #acknowledgeable}). Empty when it can be released.
+   */
+  static List<String> waitingFor(String eventId, World w) {
+    List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
+    List<String> unplaced =
+        listed.stream().filter(l -> l.vmId() == null).map(ListedVms.Listed::name).toList();
+    if (!unplaced.isEmpty()) {
+      return unplaced;
+    }
+    boolean reported = listed.stream().anyMatch(l -> !l.placed());
+    if (reported || acknowledgeable(eventId, w)) {
+      return List.of();
+    }
+    return listed.stream().map(ListedVms.Listed::name).toList();
+  }
+
+  /**
+   * Whether the fleet can release the event through Azure's Maintenance API: it acknowledges
+   * ({@code fleet.acknowledge.enabled}), Azure's central delivery gave the event's ARM id, and says
+   * it is Scheduled.
+   */
+  static boolean acknowledgeable(String eventId, World w) {
+    return w.acknowledges()
+        && w.scheduledEventResource(eventId) != null
+        && w.azureStatus(eventId) == AzureEventStatus.SCHEDULED;
   }
 
   /**
@@ -73,7 +129,7 @@ final class RolloutMembers {
     }
     for (String eventId : r.spec().eventIds()) {
       boolean held = !moved.contains(EventIds.lower(eventId));
-      if (held && !ListedVms.unreported(eventId, w).isEmpty()) {
+      if (held && !waitingFor(eventId, w).isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {
         unreported.remove(eventId);
@@ -85,18 +141,31 @@ final class RolloutMembers {
       Rollout r, World w, Map<String, Instant> unreported, Instant now) {
     for (Map.Entry<String, Instant> e : unreported.entrySet()) {
       if (!now.isBefore(e.getValue().plus(r.spec().reportGrace()))) {
+        List<String> waiting = waitingFor(e.getKey(), w);
+        if (!waiting.isEmpty() && ListedVms.unplaced(e.getKey(), w).isEmpty()) {
+          return new Rollout.Halt(
+              null,
+              e.getKey(),
+              String.format(
+                  "event %s lists only VMs without a report of it for %ds: %s. No agent can"
+                      + " approve it, and the fleet cannot acknowledge it through Azure's"
+                      + " Maintenance API (fleet.acknowledge.enabled is off, Azure's central"
+                      + " delivery has not given the event's ARM id, or Azure no longer says it"
+                      + " is Scheduled), so the event is held. Skip the event (NotBefore or an"
+                      + " approval with override will start it) or abort; resume waits again.",
+                  e.getKey(), r.spec().reportGrace().toSeconds(), String.join(", ", waiting)),
+              now);
+        }
         return new Rollout.Halt(
             null,
             e.getKey(),
             String.format(
                 "event %s lists VMs that have not reported it for %ds: %s (no agent, its agent"
                     + " is down or behind, or it reports a vmId Azure's inventory does not"
-                    + " list). IMDS would release them with the others, uncounted,"
-                    + " so the event is held. Skip the event (NotBefore or an approval with"
+                    + " list; and the inventory does not place it). IMDS would release them with"
+                    + " the others, uncounted, so the event is held. Skip the event (NotBefore or an approval with"
                     + " override will start it) or abort; resume waits for them again.",
-                e.getKey(),
-                r.spec().reportGrace().toSeconds(),
-                String.join(", ", ListedVms.unreported(e.getKey(), w))),
+                e.getKey(), r.spec().reportGrace().toSeconds(), String.join(", ", waiting)),
             now);
       }
     }

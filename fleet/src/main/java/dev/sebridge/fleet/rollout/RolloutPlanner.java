@@ -32,10 +32,30 @@ public final class RolloutPlanner {
    *
    * @param requestId the approval request's id (deterministic: rollout and event)
    * @param eventId the event
-   * @param vmIds the VMs to send the command to (the rollout's VMs of the event)
+   * @param vmIds the VMs to send the command to (the rollout's VMs of the event that reported it)
    * @param wave the wave
+   * @param acknowledge the names of the rollout's VMs of the event without a report of it (placed
+   *     by Azure's inventory), for which the fleet acknowledges the event through Azure's
+   *     Maintenance API when it can ({@link RolloutMembers#acknowledgeable}); empty when none
+   * @param placed the vmIds of the rollout's VMs of the event without a report of it
    */
-  public record Release(String requestId, String eventId, List<String> vmIds, int wave) {}
+  public record Release(
+      String requestId,
+      String eventId,
+      List<String> vmIds,
+      int wave,
+      List<String> acknowledge,
+      List<String> placed) {
+    public Release {
+      vmIds = List.copyOf(vmIds);
+      acknowledge = List.copyOf(acknowledge);
+      placed = List.copyOf(placed);
+    }
+
+    public Release(String requestId, String eventId, List<String> vmIds, int wave) {
+      this(requestId, eventId, vmIds, wave, List.of(), List.of());
+    }
+  }
 
   /** The rollout after the step, and what to approve. */
   public record Step(Rollout rollout, List<Release> releases) {}
@@ -95,7 +115,12 @@ public final class RolloutPlanner {
       releases = plan(current, w, ledger, vms, units, wave, now);
       if (!releases.isEmpty()) {
         List<String> events = releases.stream().map(Release::eventId).toList();
-        List<String> released = releases.stream().flatMap(x -> x.vmIds().stream()).toList();
+        // Every VM the wave approved: those commanded, and those without a report.
+        List<String> released =
+            releases.stream()
+                .flatMap(
+                    x -> java.util.stream.Stream.concat(x.vmIds().stream(), x.placed().stream()))
+                .toList();
         waves.add(new Rollout.Wave(wave, now, events, released));
       }
       if (vms.values().stream().allMatch(RolloutVm::done)
@@ -141,7 +166,10 @@ public final class RolloutPlanner {
       return v;
     }
     VmEventState s = w.eventVms(v.eventId()).get(v.vmId());
-    String status = s == null ? null : s.status();
+    if (s == null) {
+      return observePlaced(r, v, w, now);
+    }
+    String status = s.status();
     Instant deadline = now.plus(r.spec().timeout());
     if ("canceled".equals(status) || ("inferred".equals(status) && "canceled".equals(s.guess()))) {
       return v.phase(RolloutVm.CANCELED);
@@ -179,10 +207,89 @@ public final class RolloutPlanner {
     return v;
   }
 
+  /**
+   * Moves on a VM without a report of its event (placed by Azure's inventory): by what Azure's
+   * central delivery says of the event, or the VMs that reported it. No agent says it is back: it
+   * is {@link Ledger#UNKNOWN_BACK_AFTER} after the event completed, as the ledger takes it, or once
+   * its agent (a silent one) is heard from after that.
+   */
+  private static RolloutVm observePlaced(Rollout r, RolloutVm v, World w, Instant now) {
+    Instant deadline = now.plus(r.spec().timeout());
+    PlacedStatus status = PlacedStatus.of(v.eventId(), w);
+    if (status == PlacedStatus.CANCELED && v.phase().equals(RolloutVm.PENDING)) {
+      return v.phase(RolloutVm.CANCELED);
+    }
+    if (status == PlacedStatus.STARTED
+        && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {
+      return v.started(now, deadline);
+    }
+    if ((status == PlacedStatus.COMPLETED || status == PlacedStatus.CANCELED)
+        && !v.phase().equals(RolloutVm.COMPLETED)) {
+      // (canceled after its release: taken as completed, as the ledger takes it)
+      v = v.completed(now, deadline);
+      // The fleet's own wait for a VM no agent says is back is not the VM's delay: its deadline
+      // is at least that wait and the settle time past the completion.
+      Instant waited = now.plus(Ledger.UNKNOWN_BACK_AFTER).plus(r.spec().settle());
+      if (v.deadline() != null && v.deadline().isBefore(waited)) {
+        v = v.deadline(waited);
+      }
+    }
+    if (v.phase().equals(RolloutVm.COMPLETED)) {
+      if (v.agentBackAt() == null) {
+        Optional<Instant> heard = w.lastHeartbeat(v.vmId());
+        if ((heard.isPresent() && heard.get().isAfter(v.completedAt()))
+            || !now.isBefore(v.completedAt().plus(Ledger.UNKNOWN_BACK_AFTER))) {
+          v = v.agentBack(now);
+        }
+      }
+      if (v.agentBackAt() != null && !now.isBefore(v.agentBackAt().plus(r.spec().settle()))) {
+        return v.back(now);
+      }
+    }
+    return v;
+  }
+
+  /** Where an event is for a VM that did not report it. */
+  enum PlacedStatus {
+    SCHEDULED,
+    STARTED,
+    COMPLETED,
+    CANCELED;
+
+    /**
+     * Azure's word on the event, or else the views': released for a VM that reported it (started),
+     * closed (completed).
+     */
+    static PlacedStatus of(String eventId, World w) {
+      dev.sebridge.fleet.agentless.AzureEventStatus a = w.azureStatus(eventId);
+      if (a != null) {
+        switch (a) {
+          case COMPLETED:
+            return COMPLETED;
+          case CANCELED:
+            return CANCELED;
+          case STARTED:
+            return STARTED;
+          default:
+            break; // Scheduled, as Azure last said: the agents may know more
+        }
+      }
+      if (!w.open(eventId) && !w.resources(eventId).isEmpty()) {
+        return COMPLETED;
+      }
+      return Ledger.released(w.eventVms(eventId).values()) ? STARTED : SCHEDULED;
+    }
+  }
+
   /** Why this VM halts the rollout, if it does. */
   private static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
       Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
+      if (result.isEmpty() && v.name() != null && !w.eventVms(v.eventId()).containsKey(v.vmId())) {
+        // acknowledged for through Azure's Maintenance API: its outcome is under its name
+        result =
+            w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
+      }
       if (result.isPresent()) {
         return new Rollout.Halt(
             v.vmId(),
@@ -277,15 +384,40 @@ public final class RolloutPlanner {
       if (full || !ledger.fits(eventId, w, now)) {
         continue;
       }
+      // The VMs that reported the event get a command; those without a report (placed by the
+      // inventory) an acknowledgement through Azure's Maintenance API, which an event only they
+      // have needs (IMDS releases an event any of its VMs approves for all of them).
+      Map<String, VmEventState> reported = w.eventVms(eventId);
+      List<String> targets = new ArrayList<>();
+      List<String> acknowledge = new ArrayList<>();
+      List<String> placed = new ArrayList<>();
+      for (String key : pending) {
+        RolloutVm v = vms.get(key);
+        if (reported.containsKey(v.vmId())) {
+          targets.add(v.vmId());
+        } else {
+          acknowledge.add(v.name());
+          placed.add(v.vmId());
+        }
+      }
+      boolean acknowledgeable = RolloutMembers.acknowledgeable(eventId, w);
+      if (targets.isEmpty() && !acknowledgeable) {
+        continue; // nothing could release it: it waits (RolloutMembers.waitingFor)
+      }
       String requestId = requestId(r.id(), eventId);
       ledger.release(eventId, w, "rollout:" + r.id(), now);
-      List<String> targets = new ArrayList<>();
       for (String key : pending) {
         RolloutVm v = vms.get(key);
         vms.put(key, v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
-        targets.add(v.vmId());
       }
-      releases.add(new Release(requestId, eventId, targets, wave));
+      releases.add(
+          new Release(
+              requestId,
+              eventId,
+              targets,
+              wave,
+              acknowledgeable ? acknowledge : List.of(),
+              placed));
     }
     return releases;
   }

@@ -220,6 +220,26 @@ public record RolloutVm(
         resultAcknowledged);
   }
 
+  /** The same, to be back by {@code newDeadline}. */
+  RolloutVm deadline(Instant newDeadline) {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        phase,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        backAt,
+        newDeadline,
+        resultAcknowledged);
+  }
+
   RolloutVm resumed(Instant newDeadline) {
     return new RolloutVm(
         vmId,

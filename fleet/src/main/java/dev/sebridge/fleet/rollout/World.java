@@ -54,6 +54,32 @@ public interface World {
     return null;
   }
 
+  /** The event's status as Azure's central delivery last said it, or null when it has not. */
+  default dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
+    return null;
+  }
+
+  /**
+   * The vmId of the VM Azure's inventory lists under a name the event lists ({@code
+   * fleet.inventory.*}): the one VM of that name in the event's resource group, which the event's
+   * ARM id (Azure's central delivery) or a VM the inventory knows that reported it tells. Null
+   * without an inventory, when neither tells the resource group, or when the name is not exactly
+   * one VM's there: such a VM stays known by name only. Its group attributes are then the
+   * inventory's ({@link #attribute}).
+   */
+  default String placed(String eventId, String name) {
+    return null;
+  }
+
+  /**
+   * Whether the fleet acknowledges scheduled events through Azure's Maintenance API ({@code
+   * fleet.acknowledge.enabled}): how a rollout releases an event only VMs without a live agent
+   * have.
+   */
+  default boolean acknowledges() {
+    return false;
+  }
+
   /**
    * The events the fleet sent approval commands for (requests not refused): released, whatever the
    * agents have said yet. With {@code at_least_once} a step's approvals can go out while its state
@@ -69,7 +95,10 @@ public interface World {
   /** The time of the VM's newest heartbeat. */
   Optional<Instant> lastHeartbeat(String vmId);
 
-  /** A VM attribute: scaleSet, zone, resourceGroup or location; null when unknown. */
+  /**
+   * A VM attribute: scaleSet, zone, resourceGroup or location; null when unknown. With an
+   * inventory, Azure's, also for a VM without an agent.
+   */
   String attribute(String vmId, String attribute);
 
   /**

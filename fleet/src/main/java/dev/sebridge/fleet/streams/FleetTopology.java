@@ -304,7 +304,8 @@ public final class FleetTopology {
                 replay,
                 retention.history(),
                 observer,
-                index),
+                index,
+                topics.acknowledgements()),
         "rollout-commands");
     JsonSerde<RolloutPart> rolloutParts = new JsonSerde<>(RolloutPart.class);
     RolloutHeaderSerde headers = new RolloutHeaderSerde();

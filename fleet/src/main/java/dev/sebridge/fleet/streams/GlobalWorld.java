@@ -21,18 +21,24 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 final class GlobalWorld implements World {
   private final ViewIndex.Stores stores;
   private final ViewIndex index;
+  private final boolean acknowledges;
 
   GlobalWorld(
       ReadOnlyKeyValueStore<String, VmView> vms,
       ReadOnlyKeyValueStore<String, EventView> events,
       ReadOnlyKeyValueStore<String, RequestView> requests,
       ViewIndex index) {
-    this(new ViewIndex.Stores(vms, events, requests), index);
+    this(new ViewIndex.Stores(vms, events, requests), index, false);
   }
 
-  GlobalWorld(ViewIndex.Stores stores, ViewIndex index) {
+  /**
+   * @param acknowledges whether acknowledgements go to Azure's Maintenance API ({@code
+   *     fleet.acknowledge.enabled})
+   */
+  GlobalWorld(ViewIndex.Stores stores, ViewIndex index, boolean acknowledges) {
     this.stores = stores;
     this.index = index;
+    this.acknowledges = acknowledges;
   }
 
   /** Brings the index up to date with the views: the views as of this step. */
@@ -74,6 +80,26 @@ final class GlobalWorld implements World {
     return e != null
         && e.central() != null
         && e.central().status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
+  }
+
+  @Override
+  public dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
+    EventView e = index.event(eventId);
+    return e == null || e.central() == null ? null : e.central().status();
+  }
+
+  @Override
+  public String placed(String eventId, String name) {
+    return name == null || !index.inventoried()
+        ? null
+        : index
+            .inventory()
+            .placed(name, scheduledEventResource(eventId), eventVms(eventId).values(), this::known);
+  }
+
+  @Override
+  public boolean acknowledges() {
+    return acknowledges;
   }
 
   @Override
@@ -120,7 +146,18 @@ final class GlobalWorld implements World {
   @Override
   public String attribute(String vmId, String attribute) {
     VmFacts v = index.vm(vmId);
-    return v == null ? null : v.attribute(attribute);
+    if (v != null) {
+      return v.attribute(attribute);
+    }
+    // A VM without an agent (no view): where Azure's inventory puts it.
+    dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.place(vmId);
+    return p == null ? null : p.attribute(attribute);
+  }
+
+  /** Whether the VM's agent is live: the fleet has its view and it is not silent. */
+  boolean live(String vmId) {
+    VmFacts v = vmId == null ? null : index.vm(vmId);
+    return v != null && !v.silent();
   }
 
   @Override

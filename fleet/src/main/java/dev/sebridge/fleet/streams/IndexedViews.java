@@ -23,9 +23,10 @@ final class IndexedViews {
       case FleetTopology.INVENTORY_VIEW ->
           membership != Membership.INVENTORY
               ? null
-              : value instanceof dev.sebridge.fleet.model.InventoryVm v && v.name() != null
-                  ? v.name().toLowerCase(java.util.Locale.ROOT)
-                  : ViewIndex.NONE;
+              : Objects.requireNonNullElse(
+                  dev.sebridge.fleet.inventory.InventoryPlaces.Place.of(
+                      value instanceof dev.sebridge.fleet.model.InventoryVm v ? v : null),
+                  ViewIndex.NONE);
       case FleetTopology.REQUESTS_VIEW ->
           value instanceof RequestView r
               ? Objects.requireNonNullElse(RequestFacts.of(r), ViewIndex.NONE)

@@ -168,10 +168,26 @@ final class PolicyPass {
                     NameBasedUuid.SEBRIDGE_NAMESPACE,
                     "fleet-policy|" + e.eventId() + "|" + policies.version())
                 .toString();
+        // The VMs Azure lists that no live agent can approve it for: through the Maintenance API,
+        // as the API approves them (fleet.acknowledge.enabled).
+        dev.sebridge.fleet.model.Acknowledgement acknowledge =
+            world.acknowledges()
+                ? dev.sebridge.fleet.model.Acknowledgement.of(e, world::live)
+                : null;
         out.approve(
             requestId,
             new ApprovalRequest(
-                    requestId, e.eventId(), vms, reason, "policy:" + rule.name(), now(), origin)
+                    requestId,
+                    e.eventId(),
+                    vms,
+                    reason,
+                    "policy:" + rule.name(),
+                    now(),
+                    origin,
+                    null,
+                    null,
+                    null,
+                    acknowledge)
                 .admit());
         return "approved by " + origin + ": request " + requestId;
       }

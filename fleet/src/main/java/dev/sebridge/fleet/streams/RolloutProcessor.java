@@ -40,6 +40,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final Duration history;
   private final TopologyObserver observer;
   private final ViewIndex index;
+  private final boolean acknowledges;
   private ProcessorContext<String, Object> context;
   private RolloutStore rollouts;
   private KeyValueStore<String, PolicyDecision> decisions;
@@ -60,8 +61,10 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       ReplayGate gate,
       Duration history,
       TopologyObserver observer,
-      ViewIndex index) {
+      ViewIndex index,
+      boolean acknowledges) {
     this.policies = policies;
+    this.acknowledges = acknowledges;
     this.index = index;
     this.observer = observer;
     this.tick = tick;
@@ -87,7 +90,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
                 context.getStateStore(FleetTopology.EVENTS_VIEW),
                 context.getStateStore(FleetTopology.REQUESTS_VIEW),
                 index.inventoried() ? context.getStateStore(FleetTopology.INVENTORY_VIEW) : null),
-            index);
+            index,
+            acknowledges);
     index.attach();
     this.policyPass =
         new PolicyPass(
@@ -288,6 +292,9 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
               + release.wave()
               + ": "
               + r.reason();
+      // VMs without a report of the event: acknowledged for through Azure's Maintenance API
+      // (the planner names them only when this instance acknowledges and Azure gave the ARM id).
+      String resource = world.scheduledEventResource(release.eventId());
       ApprovalRequest request =
           new ApprovalRequest(
               release.requestId(),
@@ -296,17 +303,24 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
               reason,
               r.requestedBy(),
               now(),
-              "rollout:" + r.id());
+              "rollout:" + r.id(),
+              null,
+              null,
+              null,
+              release.acknowledge().isEmpty() || resource == null
+                  ? null
+                  : new dev.sebridge.fleet.model.Acknowledgement(resource, release.acknowledge()));
       context.forward(
           new Record<String, Object>(
               release.requestId(), request.admit(), context.currentSystemTimeMs()),
           FleetTopology.APPROVALS_SINK);
       LOG.info(
-          "rollout {} wave {}: approving event {} for {} VM(s)",
+          "rollout {} wave {}: approving event {} for {} VM(s), acknowledging it for {}",
           r.id(),
           release.wave(),
           release.eventId(),
-          release.vmIds().size());
+          release.vmIds().size(),
+          release.acknowledge().size());
     }
     if (!s.releases().isEmpty()) {
       crashPoints.reach(CrashPoints.FLEET_ROLLOUT_RELEASED);

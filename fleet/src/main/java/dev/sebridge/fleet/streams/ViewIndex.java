@@ -85,7 +85,8 @@ final class ViewIndex {
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   private final GroupCounts groups = new GroupCounts();
-  private final InventoryNames inventoryNames = new InventoryNames(); // with an inventory
+  private final dev.sebridge.fleet.inventory.InventoryPlaces inventory =
+      new dev.sebridge.fleet.inventory.InventoryPlaces(); // with an inventory
   private final Membership membership;
   private Instant builtAt;
   private Instant failedAt;
@@ -241,7 +242,7 @@ final class ViewIndex {
     requests.clear();
     sentByEvent.clear();
     groups.reset();
-    inventoryNames.clear();
+    inventory.clear();
   }
 
   private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
@@ -267,7 +268,8 @@ final class ViewIndex {
         put(releasedOpen, key, released ? e : null);
       }
       case FleetTopology.INVENTORY_VIEW -> {
-        if (!inventoryNames.moved(key, kept instanceof String n ? n : null)) {
+        if (!inventory.moved(
+            key, kept instanceof dev.sebridge.fleet.inventory.InventoryPlaces.Place p ? p : null)) {
           return; // a refresh that changed something else of the VM
         }
         // Azure's word on an open event may now count, or no longer (a few events: those Azure
@@ -335,7 +337,7 @@ final class ViewIndex {
         && membership == Membership.INVENTORY
         && e.central() != null
         && e.central().released()
-        && e.central().resources().stream().anyMatch(inventoryNames::listed);
+        && e.central().resources().stream().anyMatch(inventory::listed);
   }
 
   /** The open events the views show released for any VM ({@link Ledger#released}). */
@@ -382,6 +384,16 @@ final class ViewIndex {
   boolean known(String vmId) {
     VmFacts f = vms.get(vmId);
     return f == null ? membership == Membership.AGENTS : !f.unknown();
+  }
+
+  /** Azure's inventory as the index keeps it (with an inventory only: empty without one). */
+  dev.sebridge.fleet.inventory.InventoryPlaces inventory() {
+    return inventory;
+  }
+
+  /** Where the inventory puts a VM, or null when it does not list it (or there is none). */
+  dev.sebridge.fleet.inventory.InventoryPlaces.Place place(String vmId) {
+    return inventory.place(vmId);
   }
 
   /** Live (not silent) VMs of the group under this grouping, those unknown left out. */

@@ -38,14 +38,30 @@ import net.jqwik.api.Provide;
  * mid-step under exactly-once (the step's state and approvals lost together) and under
  * at-least-once (its approvals out, its state lost), agents that reject, and Azure's central
  * delivery (fleet.central-events) telling of an event late or never, the only word on VMs without
- * an agent, and (in half the runs, fleet.acknowledge.enabled) operators' approvals releasing those
- * VMs through Azure's Maintenance API too, which Azure takes as IMDS takes an approval.
+ * an agent, and (in half the runs, fleet.acknowledge.enabled) operators', policies' and rollouts'
+ * approvals releasing those VMs through Azure's Maintenance API too, which Azure takes as IMDS
+ * takes an approval. In half the runs Azure's inventory (fleet.inventory.*) places VMs an event
+ * lists by name in their groups, with VMs it misses and namesakes in other resource groups and
+ * zones.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
 
   @Property(tries = 1000)
+  @net.jqwik.api.statistics.StatisticsReport(format = net.jqwik.api.statistics.Histogram.class)
   void fleetApprovalsNeverPutAGroupOverAnActiveRolloutsLimit(@ForAll("seed") long seed) {
+    try {
+      run(seed);
+    } finally {
+      statistics();
+    }
+    net.jqwik.api.statistics.Statistics.label("rollout released placed VMs")
+        .coverage(c -> c.check(true).count(n -> n >= 20));
+    net.jqwik.api.statistics.Statistics.label("rollout acknowledged")
+        .coverage(c -> c.check(true).count(n -> n >= 10));
+  }
+
+  private void run(long seed) {
     Random rnd = new Random(seed);
     Sim sim = new Sim(rnd);
     Map<String, Rollout> committed = new TreeMap<>();
@@ -57,6 +73,8 @@ class FleetSafetyTest {
       starting.computeIfAbsent(at, t -> new ArrayList<>()).add(sim.newRollout(rnd, "r" + k));
     }
     Map<String, LedgerEntry> ledger = Map.of();
+    byRolloutAcknowledged = false;
+    placedByRollout = false;
     int policyFrom = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(200) : Integer.MAX_VALUE;
     for (int tick = 1; tick <= 400; tick++) {
       Instant now = T0.plusSeconds(tick);
@@ -86,14 +104,25 @@ class FleetSafetyTest {
       }
       if (tick >= policyFrom) {
         for (String e : view.openEvents()) {
-          admit(l, view, e, "policy:approve-all@v1", now, released);
+          // A policy acknowledges the VMs without a live agent as the API does.
+          if (admit(l, view, e, "policy:approve-all@v1", now, released)
+              && sim.acknowledgeable(e, view, seen)) {
+            acknowledged.add(e);
+          }
         }
       }
       Map<String, Rollout> next = new TreeMap<>();
       for (Rollout r : committed.values()) {
         RolloutPlanner.Step s = RolloutPlanner.step(r, view, l, now);
         next.put(r.id(), s.rollout());
-        s.releases().forEach(x -> released.add(x.eventId()));
+        for (RolloutPlanner.Release x : s.releases()) {
+          released.add(x.eventId());
+          if (!x.acknowledge().isEmpty()) {
+            acknowledged.add(x.eventId()); // VMs without a report, through the Maintenance API
+            byRolloutAcknowledged = true;
+          }
+          placedByRollout |= !x.placed().isEmpty();
+        }
       }
       int crash = rnd.nextInt(12);
       if (crash == 0) {
@@ -118,6 +147,18 @@ class FleetSafetyTest {
         }
       }
     }
+  }
+
+  // What a world exercised: a rollout released VMs the inventory placed, and acknowledged for
+  // them. The property must see both, or its worlds stopped holding what it is about.
+  private boolean byRolloutAcknowledged;
+  private boolean placedByRollout;
+
+  private void statistics() {
+    net.jqwik.api.statistics.Statistics.label("rollout released placed VMs")
+        .collect(placedByRollout);
+    net.jqwik.api.statistics.Statistics.label("rollout acknowledged")
+        .collect(byRolloutAcknowledged);
   }
 
   private static boolean admit(
@@ -165,6 +206,17 @@ class FleetSafetyTest {
     /** Whether the fleet releases VMs without an agent through Azure's Maintenance API. */
     final boolean acknowledging;
 
+    /**
+     * Azure's inventory (fleet.inventory.*), in half the runs: most VMs in the resource group
+     * {@link #SCOPE}, some missing (created since its last refresh), and some names borne by a
+     * second VM in another resource group and zone. The service places a VM an event lists by name
+     * with it, as it does (the product's {@code InventoryPlaces}); the truth is each VM's real
+     * zone.
+     */
+    final dev.sebridge.fleet.inventory.InventoryPlaces inventory;
+
+    static final String SCOPE = "/subscriptions/s/resourcegroups/main";
+
     static final class Vm {
       String id;
       String zone;
@@ -198,6 +250,7 @@ class FleetSafetyTest {
     Sim(Random rnd) {
       zones = 1 + rnd.nextInt(3);
       acknowledging = rnd.nextBoolean();
+      inventory = rnd.nextBoolean() ? new dev.sebridge.fleet.inventory.InventoryPlaces() : null;
       int n = 4 + rnd.nextInt(27);
       for (int i = 0; i < n; i++) {
         Vm v = new Vm();
@@ -217,6 +270,17 @@ class FleetSafetyTest {
           v.scaledInAt = 20 + rnd.nextInt(300); // an idle instance removed by autoscale
         }
         vms.put(v.id, v);
+        if (inventory != null) {
+          if (rnd.nextInt(4) != 0) {
+            inventory.moved(v.id, place(v.id, SCOPE, v.zone));
+          }
+          if (rnd.nextInt(3) == 0) {
+            // a namesake in another resource group and zone
+            String zone = Integer.toString(Integer.parseInt(v.zone) % Math.max(2, zones) + 1);
+            inventory.moved(
+                "other-" + v.id, place(v.id, "/subscriptions/s/resourcegroups/other", zone));
+          }
+        }
       }
       // Idle instances get scaled in; those with maintenance stay.
       List<String> ids =
@@ -246,6 +310,12 @@ class FleetSafetyTest {
         }
         events.put(e.id, e);
       }
+    }
+
+    private static dev.sebridge.fleet.inventory.InventoryPlaces.Place place(
+        String name, String scope, String zone) {
+      return new dev.sebridge.fleet.inventory.InventoryPlaces.Place(
+          name, scope, zone, null, null, null);
     }
 
     Rollout newRollout(Random rnd, String id) {
@@ -423,7 +493,7 @@ class FleetSafetyTest {
     }
 
     /** Azure's status of the event as its central delivery says by {@code tick}, or null. */
-    dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(Event e, int tick) {
+    dev.sebridge.fleet.agentless.AzureEventStatus statusByAzure(Event e, int tick) {
       if (e.centralDelay == null || tick < e.at + e.centralDelay) {
         return null;
       }
@@ -441,7 +511,7 @@ class FleetSafetyTest {
      */
     boolean acknowledgeable(String eventId, World view, int tick) {
       Event e = events.get(eventId);
-      var s = e == null ? null : azureStatus(e, tick);
+      var s = e == null ? null : statusByAzure(e, tick);
       return acknowledging
           && s != null
           && !s.over()
@@ -508,7 +578,36 @@ class FleetSafetyTest {
         public boolean startedByAzure(String eventId) {
           Event e = events.get(eventId);
           return e != null
-              && azureStatus(e, tick) == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
+              && statusByAzure(e, tick) == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
+        }
+
+        @Override
+        public dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
+          Event e = events.get(eventId);
+          return e == null ? null : statusByAzure(e, tick);
+        }
+
+        @Override
+        public String scheduledEventResource(String eventId) {
+          Event e = events.get(eventId);
+          return e == null || statusByAzure(e, tick) == null
+              ? null
+              : "/subscriptions/s/resourceGroups/main/providers/Microsoft.Compute/availabilitySets"
+                  + "/as/providers/Microsoft.Maintenance/scheduledevents/"
+                  + eventId;
+        }
+
+        @Override
+        public boolean acknowledges() {
+          return acknowledging;
+        }
+
+        @Override
+        public String placed(String eventId, String name) {
+          return inventory == null
+              ? null
+              : inventory.placed(
+                  name, scheduledEventResource(eventId), eventVms(eventId).values(), this::known);
         }
 
         @Override
@@ -565,6 +664,13 @@ class FleetSafetyTest {
         @Override
         public String attribute(String vmId, String attribute) {
           Vm v = vms.get(vmId);
+          if (inventory != null) {
+            // Azure's word, for a VM with or without an agent (and for a namesake)
+            var p = inventory.place(vmId);
+            if (p != null) {
+              return p.attribute(attribute);
+            }
+          }
           return v != null && v.agent && attribute.equals("zone") ? v.zone : null;
         }
 

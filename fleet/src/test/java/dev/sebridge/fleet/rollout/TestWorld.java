@@ -20,6 +20,51 @@ final class TestWorld implements World {
   private final java.util.Set<String> unknown = new java.util.HashSet<>();
   private final Map<String, dev.sebridge.fleet.agentless.AzureEventStatus> azure = new HashMap<>();
 
+  private final Map<String, String> placedZones = new LinkedHashMap<>();
+  private final Map<String, String> armIds = new HashMap<>();
+  private boolean acknowledges;
+
+  /**
+   * A VM Azure's inventory lists, with no agent, named as its id: placed by name in the events that
+   * list it ({@link World#placed}; the resource-group rule is InventoryPlaces').
+   */
+  TestWorld placedVm(String id, String zone) {
+    placedZones.put(id, zone);
+    return this;
+  }
+
+  /** Azure's central delivery gave the event's ARM id. */
+  TestWorld armId(String eventId, String resourceId) {
+    armIds.put(eventId, resourceId);
+    return this;
+  }
+
+  /** fleet.acknowledge.enabled. */
+  TestWorld acknowledging() {
+    acknowledges = true;
+    return this;
+  }
+
+  @Override
+  public String placed(String eventId, String name) {
+    return placedZones.containsKey(name) ? name : null;
+  }
+
+  @Override
+  public String scheduledEventResource(String eventId) {
+    return armIds.get(eventId);
+  }
+
+  @Override
+  public dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
+    return azure.get(eventId);
+  }
+
+  @Override
+  public boolean acknowledges() {
+    return acknowledges;
+  }
+
   /** Azure's central delivery says the event is in this status (fleet.central-events). */
   TestWorld azure(String eventId, dev.sebridge.fleet.agentless.AzureEventStatus status) {
     azure.put(eventId, status);
@@ -137,7 +182,7 @@ final class TestWorld implements World {
 
   @Override
   public String attribute(String vmId, String attribute) {
-    return attribute.equals("zone") ? zones.get(vmId) : null;
+    return attribute.equals("zone") ? zones.getOrDefault(vmId, placedZones.get(vmId)) : null;
   }
 
   @Override
@@ -146,8 +191,16 @@ final class TestWorld implements World {
         zones.values().stream().filter(z -> groupBy.isEmpty() || group.equals("zone=" + z)).count();
   }
 
+  private final Map<String, Result> unaccepted = new HashMap<>();
+
+  /** Every request's result for this VM key (a vmId, or name:<name>) did not accept. */
+  TestWorld unaccepted(String vmKey, String outcome, String reason) {
+    unaccepted.put(vmKey, new Result(outcome, reason));
+    return this;
+  }
+
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
-    return Optional.empty();
+    return Optional.ofNullable(unaccepted.get(vmId));
   }
 }

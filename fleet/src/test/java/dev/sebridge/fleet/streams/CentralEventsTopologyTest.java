@@ -422,6 +422,87 @@ class CentralEventsTopologyTest {
   }
 
   /**
+   * A rollout over an event only db-1 has (no agent): Azure's inventory places db-1 in zone 2 of
+   * the event's resource group, the ledger counts it there, and the rollout releases the event by
+   * ordering an acknowledgement through Azure's Maintenance API, audited like any approval; no
+   * command is signed. Its agentful neighbour in zone 2 waits for db-1 to be back.
+   */
+  @Test
+  void aRolloutAcknowledgesAnEventOnlyAVmWithoutAnAgentHasWhereTheInventoryPlacesIt()
+      throws Exception {
+    start(Membership.INVENTORY);
+    String rg = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/";
+    inventory.pipeInput(
+        "db1-vm-id",
+        new dev.sebridge.fleet.model.InventoryVm(
+            "db1-vm-id", rg + "db-1", "db-1", "s", "rg", "westeurope", "2", null, null, null));
+    inventory.pipeInput(
+        vm1.vmId(),
+        new dev.sebridge.fleet.model.InventoryVm(
+            vm1.vmId(), rg + "web-1", "web-1", "s", "rg", "westeurope", "2", "web", null, null));
+    String second = "B1B2C3D4-0000-4000-8000-00000000BBBB";
+    envelopes.pipeInput(
+        vm1.vmId(),
+        agents.transition(
+            TransitionType.SCHEDULED,
+            vm1,
+            AgentEnvelopes.imdsEvent(
+                second, "Reboot", "Scheduled", List.of("web-1"), T0.plusSeconds(900)),
+            false),
+        clock.instant());
+    deliver("d-1", "Scheduled", T0, "db-1");
+    var audit =
+        driver.createOutputTopic(
+            TOPICS.approvals(),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new JsonSerde<>(ApprovalRequest.class).deserializer());
+    rollouts.pipeInput(
+        "r1",
+        new dev.sebridge.fleet.rollout.RolloutCommand(
+            "r1",
+            dev.sebridge.fleet.rollout.RolloutCommand.CREATE,
+            new dev.sebridge.fleet.rollout.RolloutSpec(
+                List.of(EVENT, second), "1", List.of("zone"), Duration.ZERO, Duration.ofMinutes(5)),
+            null,
+            null,
+            "patch",
+            "alice",
+            clock.instant(),
+            "api"));
+    advance(Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+
+    String requestId = dev.sebridge.fleet.rollout.RolloutPlanner.requestId("r1", EVENT);
+    ApprovalRequest audited = audit.readValue();
+    assertThat(audited.requestId()).isEqualTo(requestId);
+    assertThat(audited.wasAdmitted()).isTrue();
+    assertThat(audited.vmIds()).isEmpty();
+    assertThat(audited.acknowledge()).isEqualTo(new Acknowledgement(RESOURCE, List.of("db-1")));
+    var order = orders.readKeyValue();
+    assertThat(order.key).isEqualTo(requestId);
+    assertThat(order.value.vms()).containsExactly("db-1");
+    assertThat(order.value.resourceId()).isEqualTo(RESOURCE);
+    assertThat(commands.isEmpty()).as("db-1 takes zone 2's one place: web-1 waits").isTrue();
+    dev.sebridge.fleet.rollout.LedgerEntry db1 =
+        driver
+            .<String, dev.sebridge.fleet.rollout.LedgerEntry>getKeyValueStore(
+                FleetTopology.LEDGER_STATE)
+            .get("db1-vm-id|" + EVENT.toLowerCase(java.util.Locale.ROOT));
+    assertThat(db1.placed()).isTrue();
+    assertThat(db1.group(List.of("zone"))).isEqualTo("zone=2");
+
+    // Azure starts and completes it; db-1 is back 10 minutes later, and web-1's turn comes.
+    deliver("d-2", "Started", T0.plusSeconds(60), "db-1");
+    advance(Duration.ofSeconds(60));
+    deliver("d-3", "Completed", T0.plusSeconds(120), "db-1");
+    advance(Duration.ofSeconds(60));
+    advance(Duration.ofMinutes(9));
+    assertThat(commands.isEmpty()).isTrue();
+    advance(Duration.ofMinutes(1));
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+  }
+
+  /**
    * The index was read before Azure's inventory listed db-1; when it does (a refresh, change by
    * change), Azure's word on db-1's event counts from then on.
    */

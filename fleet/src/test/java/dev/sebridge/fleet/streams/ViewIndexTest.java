@@ -172,6 +172,142 @@ class ViewIndexTest {
   }
 
   /**
+   * With an inventory, a VM an event lists that reported nothing is placed by its name in the
+   * event's resource group (of the event's ARM id, or of a VM the inventory knows that reported
+   * it), with the inventory's attributes; a name the group does not tell apart, or an event whose
+   * resource group nothing tells, stays a name. The same after the stores are read whole.
+   */
+  @Test
+  void withAnInventoryAVmWithoutAnAgentIsPlacedByNameInItsEventsResourceGroup() {
+    ViewIndex index = new ViewIndex(Membership.INVENTORY);
+    MapStore<VmView> vms = new MapStore<>();
+    MapStore<EventView> events = new MapStore<>();
+    MapStore<dev.sebridge.fleet.model.InventoryVm> inventory = new MapStore<>();
+    GlobalWorld world =
+        new GlobalWorld(
+            new ViewIndex.Stores(vms, events, new MapStore<>(), inventory), index, true);
+    index.attach();
+    String main = "/subscriptions/s1/resourceGroups/Main";
+    String other = "/subscriptions/s1/resourceGroups/other";
+    java.util.function.BiConsumer<String, dev.sebridge.fleet.model.InventoryVm> listed =
+        (id, v) -> {
+          inventory.set(id, v);
+          index.changed(FleetTopology.INVENTORY_VIEW, id, v);
+        };
+    listed.accept("vm-a", inventoryVm("vm-a", main, "web-a", "1"));
+    listed.accept("vm-x", inventoryVm("vm-x", main, "Web-X", "2"));
+    listed.accept("vm-y", inventoryVm("vm-y", other, "web-x", "3"));
+    listed.accept("vm-z", inventoryVm("vm-z", other, "web-z", "3"));
+    listed.accept("vm-z2", inventoryVm("vm-z2", other, "web-z", "1"));
+    VmView a =
+        new VmView(
+            "vm-a",
+            "web-a",
+            null,
+            null,
+            "main",
+            "west",
+            "1",
+            null,
+            "1",
+            T0,
+            T0,
+            T0,
+            60,
+            null,
+            false,
+            null,
+            dev.sebridge.fleet.model.InventoryState.KNOWN);
+    vms.set("vm-a", a);
+    index.changed(FleetTopology.VMS_VIEW, "vm-a", a);
+    java.util.function.BiConsumer<String, EventView> event =
+        (id, e) -> {
+          events.set(id, e);
+          index.changed(FleetTopology.EVENTS_VIEW, id, e);
+        };
+    Map<String, VmEventState> byA =
+        Map.of("vm-a", new VmEventState("vm-a", "web-a", "1", null, "scheduled", null, T0, null));
+    // vm-a, which the inventory knows, reported it: its resource group is the event's
+    event.accept("e-1", eventView("e-1", List.of("web-a", "web-x"), byA, null));
+    // nothing tells its resource group
+    event.accept("e-2", eventView("e-2", List.of("web-x"), Map.of(), null));
+    // Azure's ARM id does; two VMs of that name there
+    event.accept(
+        "e-3",
+        eventView(
+            "e-3",
+            List.of("web-x", "web-z"),
+            Map.of(),
+            new dev.sebridge.fleet.model.CentralReport(
+                dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED,
+                other
+                    + "/providers/Microsoft.Compute/availabilitySets/as/providers"
+                    + "/Microsoft.Maintenance/scheduledevents/e-3",
+                List.of("web-x", "web-z"),
+                T0,
+                T0)));
+    for (Instant at : List.of(T0, T0.plus(ViewIndex.REBUILD_EVERY))) {
+      world.newStep(at);
+      assertThat(world.placed("e-1", "web-x")).isEqualTo("vm-x");
+      assertThat(world.attribute("vm-x", "zone")).isEqualTo("2");
+      assertThat(ListedVms.of("e-1", world))
+          .containsExactly(
+              new ListedVms.Listed("vm-a", "web-a"), new ListedVms.Listed("vm-x", "web-x", true));
+      assertThat(world.placed("e-2", "web-x")).as("no resource group").isNull();
+      assertThat(ListedVms.unplaced("e-2", world)).containsExactly("web-x");
+      assertThat(world.placed("e-3", "web-x")).isEqualTo("vm-y");
+      assertThat(world.placed("e-3", "web-z")).as("two of that name there").isNull();
+      assertThat(world.acknowledges()).isTrue();
+      assertThat(world.azureStatus("e-3"))
+          .isEqualTo(dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED);
+    }
+    // The inventory drops vm-x: its name is no VM's any more.
+    inventory.set("vm-x", null);
+    index.changed(FleetTopology.INVENTORY_VIEW, "vm-x", null);
+    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(1));
+    assertThat(world.placed("e-1", "web-x")).isNull();
+    assertThat(world.attribute("vm-x", "zone")).isNull();
+  }
+
+  static dev.sebridge.fleet.model.InventoryVm inventoryVm(
+      String vmId, String group, String name, String zone) {
+    return new dev.sebridge.fleet.model.InventoryVm(
+        vmId,
+        group + "/providers/Microsoft.Compute/virtualMachines/" + name,
+        name,
+        "s1",
+        group.substring(group.lastIndexOf('/') + 1),
+        "west",
+        zone,
+        null,
+        null,
+        Map.of());
+  }
+
+  static EventView eventView(
+      String id,
+      List<String> resources,
+      Map<String, VmEventState> vms,
+      dev.sebridge.fleet.model.CentralReport central) {
+    return new EventView(
+        id,
+        "Reboot",
+        "Platform",
+        null,
+        null,
+        "",
+        resources,
+        T0,
+        T0,
+        null,
+        vms,
+        central,
+        central == null
+            ? dev.sebridge.fleet.model.Source.AGENT
+            : dev.sebridge.fleet.model.Source.AZURE);
+  }
+
+  /**
    * A view the index cannot read (a VM part that is null) fails the step that takes it in, and
    * every step after it while the store has it: never a step on an index without the change.
    */

@@ -1,0 +1,200 @@
+package dev.sebridge.fleet.rollout;
+
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.T0;
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.at;
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.rollout;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.agentless.AzureEventStatus;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * VMs without an agent that Azure's inventory places by name (fleet.inventory.*): the ledger counts
+ * them in their own groups instead of every group, so a rollout can release their events, through
+ * Azure's Maintenance API when no agent of the event can approve it (fleet.acknowledge.enabled).
+ */
+class PlacedVmsTest {
+  static final String ARM =
+      "/subscriptions/s1/resourceGroups/main/providers/Microsoft.Compute/virtualMachines/db-1"
+          + "/providers/Microsoft.Maintenance/scheduledevents/E0";
+
+  /** db-1 (no agent) is in zone 2; vm-a in zone 1, vm-b and vm-c in zone 2, with agents. */
+  static TestWorld world() {
+    return new TestWorld()
+        .vm("vm-a", "1")
+        .vm("vm-b", "2")
+        .vm("vm-c", "2")
+        .event("E0", "db-1")
+        .azure("E0", AzureEventStatus.SCHEDULED)
+        .event("E1", "vm-a")
+        .report("E1", "vm-a", "scheduled", T0)
+        .event("E2", "vm-b")
+        .report("E2", "vm-b", "scheduled", T0);
+  }
+
+  @Test
+  void aPlacedVmTakesRoomInItsOwnGroupOnly() {
+    TestWorld names = world();
+    Ledger byName = Ledger.empty();
+    byName.constrain(rollout("r", "1", "E1", "E2"));
+    assertThat(byName.refusal("E0", names, at(1)))
+        .as("without the inventory db-1 could be in any group")
+        .hasValueSatisfying(why -> assertThat(why).contains("db-1"));
+
+    TestWorld w = world().placedVm("db-1", "2");
+    Ledger l = Ledger.empty();
+    l.constrain(rollout("r", "1", "E1", "E2"));
+    assertThat(l.refusal("E0", w, at(1))).as("placed in zone 2, which has room").isEmpty();
+    l.release("E0", w, "api", at(1));
+    LedgerEntry e = l.entries().get("db-1|e0");
+    assertThat(e.placed()).isTrue();
+    assertThat(e.group(List.of("zone"))).isEqualTo("zone=2");
+    assertThat(l.refusal("E2", w, at(2)))
+        .as("zone 2 is full")
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+    assertThat(l.refusal("E1", w, at(2))).as("zone 1 is not touched").isEmpty();
+  }
+
+  /**
+   * A placed VM has no agent to say it is back: 10 minutes after the fleet sees its event closed,
+   * as a VM known by name; counted again while Azure says the event runs.
+   */
+  @Test
+  void aPlacedVmIsBackAsAVmKnownByNameIs() {
+    TestWorld w = world().placedVm("db-1", "2");
+    Ledger l = Ledger.empty();
+    l.release("E0", w, "api", at(0));
+    l.constrain(rollout("r", "1", "E2"));
+    w.azure("E0", AzureEventStatus.STARTED);
+    l.observe(w, at(2 * 3600));
+    assertThat(l.refusal("E2", w, at(2 * 3600))).as("running: no cap").isPresent();
+    w.azure("E0", AzureEventStatus.COMPLETED);
+    l.observe(w, at(2 * 3600 + 1));
+    l.observe(w, at(2 * 3600 + 600));
+    assertThat(l.refusal("E2", w, at(2 * 3600 + 600))).isPresent();
+    l.observe(w, at(2 * 3600 + 602));
+    assertThat(l.refusal("E2", w, at(2 * 3600 + 602))).isEmpty();
+  }
+
+  /** Its agent reports the event after all: then it is back only when heard from, as any VM. */
+  @Test
+  void aPlacedVmWhoseAgentReportsIsBackOnlyWhenHeardFrom() {
+    TestWorld w = world().vm("db-1", "2").placedVm("db-1", "2");
+    Ledger l = Ledger.empty();
+    l.release("E0", w, "api", at(0));
+    assertThat(l.entries().get("db-1|e0").placed()).isTrue();
+    w.report("E0", "db-1", "completed", at(30));
+    l.observe(w, at(40));
+    LedgerEntry e = l.entries().get("db-1|e0");
+    assertThat(e.placed()).isFalse();
+    assertThat(e.completedAt()).isEqualTo(at(30));
+    l.observe(w, at(3 * 3600));
+    assertThat(l.unavailable(Duration.ZERO, at(3 * 3600)))
+        .as("no heartbeat after the completion: not back, whatever the clock")
+        .contains("db-1");
+    w.heartbeat("db-1", at(3 * 3600 + 5));
+    l.observe(w, at(3 * 3600 + 10));
+    assertThat(l.unavailable(Duration.ZERO, at(3 * 3600 + 10))).doesNotContain("db-1");
+  }
+
+  /**
+   * An event only db-1 (placed, no agent) has: the rollout acknowledges it for db-1 through the
+   * Maintenance API, follows Azure's word, and counts db-1 back 10 minutes after Azure says it
+   * completed.
+   */
+  @Test
+  void aRolloutReleasesAnEventOnlyAVmWithoutAnAgentHasThroughTheMaintenanceApi() {
+    TestWorld w = world().placedVm("db-1", "2").armId("E0", ARM).acknowledging();
+    Rollout r = rollout("r", "1", "E0");
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    RolloutPlanner.Release release = s.releases().get(0);
+    assertThat(release.vmIds()).isEmpty();
+    assertThat(release.acknowledge()).containsExactly("db-1");
+    assertThat(release.placed()).containsExactly("db-1");
+    assertThat(s.rollout().waves().get(0).vmIds()).containsExactly("db-1");
+    RolloutVm v = s.rollout().vms().get(RolloutVm.key("db-1", "E0"));
+    assertThat(v.phase()).isEqualTo(RolloutVm.APPROVED);
+    assertThat(v.group()).isEqualTo("zone=2");
+
+    Ledger l = Ledger.empty();
+    w.azure("E0", AzureEventStatus.STARTED);
+    r = RolloutPlanner.step(s.rollout(), w, l, at(60)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).phase()).isEqualTo(RolloutVm.STARTED);
+    w.azure("E0", AzureEventStatus.COMPLETED);
+    r = RolloutPlanner.step(r, w, l, at(120)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).phase()).isEqualTo(RolloutVm.COMPLETED);
+    r = RolloutPlanner.step(r, w, l, at(120 + 599)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).phase()).isEqualTo(RolloutVm.COMPLETED);
+    r = RolloutPlanner.step(r, w, l, at(120 + 600)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).phase()).isEqualTo(RolloutVm.BACK);
+    assertThat(r.state()).isEqualTo(Rollout.COMPLETED);
+  }
+
+  /** The Maintenance API's outcome for db-1 halts the rollout as an agent's rejection does. */
+  @Test
+  void anAcknowledgementThatFailedHaltsTheRollout() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-b", "2")
+            .placedVm("db-1", "2")
+            .event("E0", "db-1")
+            .azure("E0", AzureEventStatus.SCHEDULED)
+            .armId("E0", ARM)
+            .acknowledging()
+            .unaccepted("name:db-1", "failed", "forbidden: no role");
+    Rollout r = RolloutPlanner.step(rollout("r", "1", "E0"), w, Ledger.empty(), at(1)).rollout();
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(2)).rollout();
+    assertThat(r.state()).isEqualTo(Rollout.HALTED);
+    assertThat(r.halt().reason()).contains("approval failed on db-1").contains("no role");
+  }
+
+  /**
+   * Without acknowledging (or without the event's ARM id), nothing can release an event only VMs
+   * without an agent have: it waits, and halts the rollout naming them after reportGrace.
+   */
+  @Test
+  void withoutAcknowledgingSuchAnEventWaitsAndHaltsNamingWhy() {
+    for (TestWorld w :
+        List.of(world().placedVm("db-1", "2").armId("E0", ARM), world().placedVm("db-1", "2"))) {
+      if (w.scheduledEventResource("E0") == null) {
+        w.acknowledging();
+      }
+      Rollout r = rollout("r", "1", "E0");
+      RolloutPlanner.Step s = RolloutPlanner.step(r, w, Ledger.empty(), at(1));
+      assertThat(s.releases()).isEmpty();
+      assertThat(s.rollout().vms().get(RolloutVm.key("db-1", "E0")).phase())
+          .isEqualTo(RolloutVm.PENDING);
+      s = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(31));
+      assertThat(s.releases()).isEmpty();
+      assertThat(s.rollout().state()).isEqualTo(Rollout.HALTED);
+      assertThat(s.rollout().halt().reason())
+          .contains("lists only VMs without a report of it")
+          .contains("db-1")
+          .contains("fleet.acknowledge.enabled");
+    }
+  }
+
+  /**
+   * An event listing a VM with an agent and a placed one: the agent's command releases it for both
+   * (IMDS), so it goes out with or without acknowledging; both count in their groups.
+   */
+  @Test
+  void anEventWithAnAgentAndAPlacedVmIsReleasedThroughTheAgent() {
+    TestWorld w =
+        world()
+            .placedVm("db-2", "1")
+            .event("E3", "vm-c", "db-2")
+            .report("E3", "vm-c", "scheduled", T0);
+    Ledger l = Ledger.empty();
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "1", "E3"), w, l, at(1));
+    assertThat(s.releases()).hasSize(1);
+    assertThat(s.releases().get(0).vmIds()).containsExactly("vm-c");
+    assertThat(s.releases().get(0).acknowledge()).as("not acknowledging").isEmpty();
+    assertThat(s.releases().get(0).placed()).containsExactly("db-2");
+    assertThat(l.entries()).containsKeys("vm-c|e3", "db-2|e3");
+    assertThat(l.entries().get("db-2|e3").group(List.of("zone"))).isEqualTo("zone=1");
+  }
+}
