@@ -16,9 +16,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A two-minute broker outage, with the product's own logging configuration: the Kafka clients'
  * connection chatter (about two WARN lines a second per agent before) stays out of the log; the
  * agent says once, after {@code publish.warn-after}, that the sink is failing, and once, with the
- * outage's length, that it delivers again. Two minutes cover every period of the path several
- * times over (request timeout 10 s, delivery timeout 25 s, the outbox's longest backoff 10 s,
- * reconnect backoff 1 s); five minutes, as before, added nothing but CI time.
+ * outage's length, that it delivers again. Two minutes cover every period of the path several times
+ * over (request timeout 10 s, delivery timeout 25 s, the outbox's longest backoff 10 s, reconnect
+ * backoff 1 s); five minutes, as before, added nothing but CI time.
  */
 class BrokerOutageLogTest {
   static final SimVm VM = SimVm.of("outage-0", "eeeeeeee-0000-4000-8000-000000000000");
@@ -54,7 +54,12 @@ class BrokerOutageLogTest {
     List<String> warns =
         agent.stderr().lines().filter(l -> l.contains(" WARN ")).skip(before).toList();
     System.out.println(
-        "OUTAGE " + warns.size() + " WARN lines in a " + OUTAGE.toMinutes() + "-minute broker outage: " + warns);
+        "OUTAGE "
+            + warns.size()
+            + " WARN lines in a "
+            + OUTAGE.toMinutes()
+            + "-minute broker outage: "
+            + warns);
     assertThat(warns).as("WARN lines during the outage").hasSizeLessThanOrEqualTo(3);
     assertThat(warns).anyMatch(l -> l.contains("sink kafka has been failing for 3"));
     assertThat(agent.stderr()).doesNotContain("NetworkClient");

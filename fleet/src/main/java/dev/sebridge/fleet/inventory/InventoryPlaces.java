@@ -23,14 +23,15 @@ public final class InventoryPlaces {
    * What the index keeps of an inventory record.
    *
    * @param name the VM's name, lower case
-   * @param scope {@code /subscriptions/<id>/resourcegroups/<name>} of its ARM id, lower case, or
+   * @param group {@code /subscriptions/<id>/resourcegroups/<name>} of its ARM id, lower case, or
    *     null when its ARM id has none
    */
   public record Place(
       String name,
-      String scope,
+      String group,
       String zone,
       String scaleSet,
+      String availabilitySet,
       String resourceGroup,
       String location) {
     /** What the index keeps of a record: null for one without a name (an event cannot list it). */
@@ -38,11 +39,13 @@ public final class InventoryPlaces {
       if (v == null || v.name() == null || v.name().isBlank()) {
         return null;
       }
+      Scope s = Scope.of(v.resourceId());
       return new Place(
           v.name().toLowerCase(Locale.ROOT),
-          InventoryPlaces.scope(v.resourceId()),
+          s == null ? null : s.group(),
           v.zone(),
           v.scaleSet(),
+          v.availabilitySet(),
           v.resourceGroup(),
           v.location());
     }
@@ -55,6 +58,78 @@ public final class InventoryPlaces {
         case "location" -> location;
         default -> null;
       };
+    }
+
+    /**
+     * Whether this VM is in the scope: its resource group, and its parent when the scope has one.
+     */
+    boolean in(Scope s) {
+      if (!s.group().equals(group)) {
+        return false;
+      }
+      return switch (s.kind()) {
+        case GROUP -> true;
+        case VM -> s.parent().equalsIgnoreCase(name);
+        case SCALE_SET -> s.parent().equalsIgnoreCase(scaleSet);
+        case AVAILABILITY_SET -> s.parent().equalsIgnoreCase(availabilitySet);
+      };
+    }
+  }
+
+  /** What a scheduled event's VMs share: a resource group, and the VM or set it is of. */
+  public enum Kind {
+    GROUP,
+    VM,
+    SCALE_SET,
+    AVAILABILITY_SET
+  }
+
+  /**
+   * Where an event's VMs are.
+   *
+   * @param group {@code /subscriptions/<id>/resourcegroups/<name>}, lower case
+   * @param kind what {@code parent} names
+   * @param parent the VM, scale set or availability set the event is of (null for {@link
+   *     Kind#GROUP})
+   */
+  public record Scope(String group, Kind kind, String parent) {
+    /**
+     * The scope of an ARM id: its resource group, and the VM, scale set or availability set it is
+     * of ({@code .../providers/Microsoft.Compute/<type>/<name>/...}). Null when it has no resource
+     * group.
+     */
+    public static Scope of(String armId) {
+      if (armId == null) {
+        return null;
+      }
+      String[] p = armId.split("/");
+      // "", "subscriptions", <id>, "resourceGroups", <name>, "providers", <ns>, <type>, <name>
+      if (p.length < 5
+          || !p[0].isEmpty()
+          || !p[1].equalsIgnoreCase("subscriptions")
+          || p[2].isEmpty()
+          || !p[3].equalsIgnoreCase("resourceGroups")
+          || p[4].isEmpty()) {
+        return null;
+      }
+      String group =
+          ("/subscriptions/" + p[2] + "/resourcegroups/" + p[4]).toLowerCase(Locale.ROOT);
+      if (p.length >= 9
+          && p[5].equalsIgnoreCase("providers")
+          && p[6].equalsIgnoreCase("Microsoft.Compute")
+          && !p[8].isEmpty()) {
+        Kind kind =
+            switch (p[7].toLowerCase(Locale.ROOT)) {
+              case "virtualmachines" -> Kind.VM;
+              case "virtualmachinescalesets" -> Kind.SCALE_SET;
+              case "availabilitysets" -> Kind.AVAILABILITY_SET;
+              default -> null;
+            };
+        if (kind != null) {
+          return new Scope(group, kind, p[8]);
+        }
+      }
+      return new Scope(group, Kind.GROUP, null);
     }
   }
 
@@ -94,23 +169,21 @@ public final class InventoryPlaces {
   }
 
   /**
-   * The vmId of the one VM the inventory lists under this name (any case) in this scope; null when
-   * the scope is unknown, or the inventory lists none there, or more than one. A name alone is not
-   * enough: names are unique only within a resource group, and a VM the inventory does not list
-   * (outside its tag filter, created since its last refresh) may share its name with one it lists
-   * elsewhere, which would count it in the wrong group.
-   *
-   * @param scope the event's {@link #scope}: that of its ARM id, or of a VM that reported it (an
-   *     event's VMs share their scale set's or availability set's resource group)
+   * The vmId of the one VM the inventory lists under this name (any case) in this scope: its
+   * resource group, and the VM, scale set or availability set the event is of when the scope says;
+   * null when the scope is unknown, or the inventory lists none there, or more than one. A name
+   * alone is not enough: names are unique only within a resource group (or a scale set), and a VM
+   * the inventory does not list (outside its tag filter, created since its last refresh) may share
+   * its name with one it lists elsewhere, which would count it in the wrong group.
    */
-  public String placed(String name, String scope) {
+  public String placed(String name, Scope scope) {
     List<String> ids = byName.get(name.toLowerCase(Locale.ROOT));
     if (ids == null || scope == null) {
       return null;
     }
     String found = null;
     for (String id : ids) {
-      if (scope.equals(byVmId.get(id).scope())) {
+      if (byVmId.get(id).in(scope)) {
         if (found != null) {
           return null;
         }
@@ -121,9 +194,10 @@ public final class InventoryPlaces {
   }
 
   /**
-   * The vmId of the VM the inventory lists under a name an event lists, in the event's scope: that
-   * of its ARM id, or else where the inventory puts a VM it knows that reported the event ({@link
-   * #placed(String, String)}).
+   * The vmId of the VM the inventory lists under a name an event lists, in the event's scope
+   * ({@link #placed(String, Scope)}): that of its ARM id, or else where the inventory puts the VMs
+   * it knows that reported the event, when they all agree (their resource group, and their scale
+   * set or availability set when they share one).
    *
    * @param eventResource the scheduled event's ARM id as Azure's central delivery gave it, or null
    * @param reported the VMs that reported the event
@@ -134,17 +208,44 @@ public final class InventoryPlaces {
       String eventResource,
       Collection<VmEventState> reported,
       Predicate<String> known) {
-    String scope = scope(eventResource);
-    if (scope == null) {
-      for (VmEventState s : reported) {
-        Place p = known.test(s.vmId()) ? byVmId.get(s.vmId()) : null;
-        if (p != null && p.scope() != null) {
-          scope = p.scope();
-          break;
-        }
+    Scope scope = Scope.of(eventResource);
+    return placed(name, scope != null ? scope : reporters(reported, known));
+  }
+
+  /** The scope the known reporting VMs share, or null when there are none or they disagree. */
+  private Scope reporters(Collection<VmEventState> reported, Predicate<String> known) {
+    String group = null;
+    String scaleSet = null;
+    String availabilitySet = null;
+    boolean first = true;
+    for (VmEventState s : reported) {
+      Place p = known.test(s.vmId()) ? byVmId.get(s.vmId()) : null;
+      if (p == null) {
+        continue;
       }
+      if (p.group() == null || (!first && !p.group().equals(group))) {
+        return null; // reporters in two resource groups: no scope to trust
+      }
+      scaleSet = first || equal(scaleSet, p.scaleSet()) ? p.scaleSet() : null;
+      availabilitySet =
+          first || equal(availabilitySet, p.availabilitySet()) ? p.availabilitySet() : null;
+      group = p.group();
+      first = false;
     }
-    return placed(name, scope);
+    if (group == null) {
+      return null;
+    }
+    if (scaleSet != null) {
+      return new Scope(group, Kind.SCALE_SET, scaleSet);
+    }
+    if (availabilitySet != null) {
+      return new Scope(group, Kind.AVAILABILITY_SET, availabilitySet);
+    }
+    return new Scope(group, Kind.GROUP, null);
+  }
+
+  private static boolean equal(String a, String b) {
+    return a != null && a.equalsIgnoreCase(b);
   }
 
   /** Where the inventory puts this VM, or null when it does not list it. */
@@ -155,26 +256,5 @@ public final class InventoryPlaces {
   public void clear() {
     byVmId.clear();
     byName.clear();
-  }
-
-  /**
-   * {@code /subscriptions/<id>/resourcegroups/<name>} of an ARM id, lower case: a VM, its scale
-   * set, its availability set and their scheduled events share it. Null when the id has none.
-   */
-  public static String scope(String armId) {
-    if (armId == null) {
-      return null;
-    }
-    String[] p = armId.toLowerCase(Locale.ROOT).split("/");
-    // "", "subscriptions", <id>, "resourcegroups", <name>, ...
-    if (p.length < 5
-        || !p[0].isEmpty()
-        || !p[1].equals("subscriptions")
-        || p[2].isEmpty()
-        || !p[3].equals("resourcegroups")
-        || p[4].isEmpty()) {
-      return null;
-    }
-    return "/subscriptions/" + p[2] + "/resourcegroups/" + p[4];
   }
 }

@@ -146,10 +146,13 @@ public record LedgerEntry(
     return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null, placed);
   }
 
-  /** A placed VM whose agent reported the event: an entry like any reported VM's. */
+  /**
+   * A placed VM whose agent reported the event: an entry like any reported VM's, down again until
+   * its agent says the event is over and is heard from after that (what the rule for a VM without
+   * an agent took for back, the agent's word replaces).
+   */
   LedgerEntry reported() {
-    return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, false);
+    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null, false);
   }
 
   LedgerEntry completed(Instant at) {

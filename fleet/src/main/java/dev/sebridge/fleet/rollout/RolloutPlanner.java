@@ -257,27 +257,23 @@ public final class RolloutPlanner {
     CANCELED;
 
     /**
-     * Azure's word on the event, or else the views': released for a VM that reported it (started),
-     * closed (completed).
+     * Over when the ledger takes it over for a VM known by name ({@link ListedVms#seenClosed}: the
+     * view closed, and not by unknown VMs' word alone), canceled if Azure said so; started when
+     * Azure says so or a VM the fleet knows reported it released; else scheduled.
      */
     static PlacedStatus of(String eventId, World w) {
       dev.sebridge.fleet.agentless.AzureEventStatus a = w.azureStatus(eventId);
-      if (a != null) {
-        switch (a) {
-          case COMPLETED:
-            return COMPLETED;
-          case CANCELED:
-            return CANCELED;
-          case STARTED:
-            return STARTED;
-          default:
-            break; // Scheduled, as Azure last said: the agents may know more
-        }
+      if (!w.resources(eventId).isEmpty() && ListedVms.seenClosed(eventId, w)) {
+        return a == dev.sebridge.fleet.agentless.AzureEventStatus.CANCELED ? CANCELED : COMPLETED;
       }
-      if (!w.open(eventId) && !w.resources(eventId).isEmpty()) {
-        return COMPLETED;
+      if (a == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED
+          || a == dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED) {
+        return STARTED; // (Azure's Completed while the view is open: not over for the ledger)
       }
-      return Ledger.released(w.eventVms(eventId).values()) ? STARTED : SCHEDULED;
+      boolean released =
+          Ledger.released(
+              w.eventVms(eventId).values().stream().filter(s -> w.known(s.vmId())).toList());
+      return released ? STARTED : SCHEDULED;
     }
   }
 

@@ -62,10 +62,29 @@ final class GlobalWorld implements World {
     return e == null ? Map.of() : e.vms();
   }
 
+  /**
+   * The names the agents' reports list, and those Azure's central delivery lists: a report can
+   * narrow the view's list (an unknown vmId's, until a known VM reports), Azure's cannot be.
+   */
   @Override
   public List<String> resources(String eventId) {
     EventView e = index.event(eventId);
-    return e == null ? List.of() : e.resources();
+    if (e == null) {
+      return List.of();
+    }
+    if (e.central() == null || e.central().resources().isEmpty()) {
+      return e.resources();
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<String> out = new ArrayList<>(e.resources().size() + e.central().resources().size());
+    for (List<String> names : List.of(e.resources(), e.central().resources())) {
+      for (String n : names) {
+        if (n != null && seen.add(n.toLowerCase(java.util.Locale.ROOT))) {
+          out.add(n);
+        }
+      }
+    }
+    return out;
   }
 
   @Override
@@ -146,12 +165,15 @@ final class GlobalWorld implements World {
   @Override
   public String attribute(String vmId, String attribute) {
     VmFacts v = index.vm(vmId);
-    if (v != null) {
-      return v.attribute(attribute);
+    if (v == null || v.unknown()) {
+      // A VM without an agent, or whose view the inventory has not stamped (its agent's own
+      // claims): where Azure's inventory puts it, if it lists it.
+      dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.place(vmId);
+      if (p != null) {
+        return p.attribute(attribute);
+      }
     }
-    // A VM without an agent (no view): where Azure's inventory puts it.
-    dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.place(vmId);
-    return p == null ? null : p.attribute(attribute);
+    return v == null ? null : v.attribute(attribute);
   }
 
   /** Whether the VM's agent is live: the fleet has its view and it is not silent. */

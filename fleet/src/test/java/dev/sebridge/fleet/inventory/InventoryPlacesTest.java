@@ -9,12 +9,15 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Where Azure's inventory places a VM an event lists by name only. */
+/**
+ * Where Azure's inventory places a VM an event lists by name only: the one VM of that name in the
+ * event's resource group and scale set, availability set or VM.
+ */
 class InventoryPlacesTest {
   static final String MAIN = "/subscriptions/S1/resourceGroups/Main";
   static final String OTHER = "/subscriptions/s1/resourceGroups/other";
 
-  static InventoryPlaces.Place place(String group, String name, String zone) {
+  static InventoryPlaces.Place place(String group, String name, String zone, String scaleSet) {
     return InventoryPlaces.Place.of(
         new InventoryVm(
             "id",
@@ -24,24 +27,30 @@ class InventoryPlacesTest {
             "rg",
             "west",
             zone,
-            null,
+            scaleSet,
             null,
             Map.of()));
   }
 
+  /** A scheduled event of scale set {@code web} in this resource group. */
   static String event(String group) {
     return group
-        + "/providers/Microsoft.Compute/virtualMachineScaleSets/web/providers"
+        + "/providers/Microsoft.Compute/virtualMachineScaleSets/WEB/providers"
         + "/Microsoft.Maintenance/scheduledEvents/E0";
   }
 
+  static VmEventState report(String vmId) {
+    return new VmEventState(vmId, vmId, "1", null, "scheduled", null, Instant.EPOCH, null);
+  }
+
   @Test
-  void aNameIsPlacedOnlyWhereTheEventsResourceGroupHasExactlyOneVmOfThatName() {
+  void aNameIsPlacedOnlyWhereTheEventsScaleSetHasExactlyOneVmOfThatName() {
     InventoryPlaces p = new InventoryPlaces();
-    p.moved("vm-1", place(MAIN, "Web_1", "1"));
-    p.moved("vm-2", place(OTHER, "web_1", "2"));
-    p.moved("vm-3", place(OTHER, "web_3", "3"));
-    p.moved("vm-4", place(OTHER, "WEB_3", "1"));
+    p.moved("vm-1", place(MAIN, "Web_1", "1", "web"));
+    p.moved("vm-2", place(OTHER, "web_1", "2", "web"));
+    p.moved("vm-3", place(OTHER, "web_3", "3", "web"));
+    p.moved("vm-4", place(OTHER, "WEB_3", "1", "web"));
+    p.moved("vm-5", place(MAIN, "web_5", "1", "api"));
     assertThat(p.placed("web_1", event(MAIN), List.of(), id -> true)).isEqualTo("vm-1");
     assertThat(p.placed("WEB_1", event(OTHER.toUpperCase()), List.of(), id -> true))
         .isEqualTo("vm-2");
@@ -51,32 +60,56 @@ class InventoryPlacesTest {
     assertThat(p.placed("web_3", event(OTHER), List.of(), id -> true))
         .as("two of that name there")
         .isNull();
+    assertThat(p.placed("web_5", event(MAIN), List.of(), id -> true))
+        .as("in the resource group, but of another scale set")
+        .isNull();
     assertThat(p.placed("web_9", event(MAIN), List.of(), id -> true)).isNull();
     assertThat(p.place("vm-2").attribute("zone")).isEqualTo("2");
   }
 
   @Test
-  void withoutAnArmIdTheResourceGroupIsThatOfAKnownVmThatReportedTheEvent() {
+  void anEventOfOneVmPlacesOnlyThatVm() {
     InventoryPlaces p = new InventoryPlaces();
-    p.moved("vm-1", place(MAIN, "web_1", "1"));
-    p.moved("vm-2", place(OTHER, "web_1", "2"));
-    p.moved("vm-a", place(OTHER, "web_a", "2"));
-    List<VmEventState> byA =
-        List.of(
-            new VmEventState("vm-a", "web_a", "2", null, "scheduled", null, Instant.EPOCH, null));
-    assertThat(p.placed("web_1", null, byA, id -> true)).isEqualTo("vm-2");
-    assertThat(p.placed("web_1", null, byA, id -> false))
+    p.moved("vm-1", place(MAIN, "db-1", "1", null));
+    p.moved("vm-2", place(MAIN, "db-2", "2", null));
+    String ofDb1 =
+        MAIN
+            + "/providers/Microsoft.Compute/virtualMachines/DB-1/providers"
+            + "/Microsoft.Maintenance/scheduledevents/E0";
+    assertThat(p.placed("db-1", ofDb1, List.of(), id -> true)).isEqualTo("vm-1");
+    assertThat(p.placed("db-2", ofDb1, List.of(), id -> true)).as("not the event's VM").isNull();
+  }
+
+  @Test
+  void withoutAnArmIdTheScopeIsWhatTheKnownVmsThatReportedTheEventShare() {
+    InventoryPlaces p = new InventoryPlaces();
+    p.moved("vm-1", place(MAIN, "web_1", "1", "web"));
+    p.moved("vm-2", place(OTHER, "web_1", "2", "web"));
+    p.moved("vm-a", place(OTHER, "web_a", "2", "web"));
+    p.moved("vm-b", place(OTHER, "web_b", "2", "web"));
+    p.moved("vm-c", place(MAIN, "web_c", "2", "web"));
+    p.moved("vm-d", place(OTHER, "web_d", "2", "api"));
+    p.moved("vm-e", place(OTHER, "web_1", "2", "api"));
+    assertThat(p.placed("web_1", null, List.of(report("vm-a"), report("vm-b")), id -> true))
+        .isEqualTo("vm-2");
+    assertThat(p.placed("web_1", null, List.of(report("vm-a")), id -> false))
         .as("a VM the fleet does not count as the inventory's tells nothing")
+        .isNull();
+    assertThat(p.placed("web_1", null, List.of(report("vm-a"), report("vm-c")), id -> true))
+        .as("reporters in two resource groups")
+        .isNull();
+    assertThat(p.placed("web_1", null, List.of(report("vm-a"), report("vm-d")), id -> true))
+        .as("two scale sets: the resource group only, where two VMs bear the name")
         .isNull();
   }
 
   @Test
   void aRenamedOrRemovedVmMovesItsName() {
     InventoryPlaces p = new InventoryPlaces();
-    assertThat(p.moved("vm-1", place(MAIN, "web_1", "1"))).isTrue();
-    assertThat(p.moved("vm-1", place(MAIN, "web_1", "2"))).as("the name stays").isFalse();
+    assertThat(p.moved("vm-1", place(MAIN, "web_1", "1", "web"))).isTrue();
+    assertThat(p.moved("vm-1", place(MAIN, "web_1", "2", "web"))).as("the name stays").isFalse();
     assertThat(p.place("vm-1").zone()).isEqualTo("2");
-    assertThat(p.moved("vm-1", place(MAIN, "web_2", "2"))).isTrue();
+    assertThat(p.moved("vm-1", place(MAIN, "web_2", "2", "web"))).isTrue();
     assertThat(p.listed("web_1")).isFalse();
     assertThat(p.placed("web_2", event(MAIN), List.of(), id -> true)).isEqualTo("vm-1");
     assertThat(p.moved("vm-1", null)).isTrue();
@@ -85,14 +118,18 @@ class InventoryPlacesTest {
   }
 
   @Test
-  void theScopeOfAnArmIdIsItsSubscriptionAndResourceGroup() {
-    assertThat(InventoryPlaces.scope(event(MAIN)))
-        .isEqualTo("/subscriptions/s1/resourcegroups/main");
-    assertThat(InventoryPlaces.scope("/subscriptions/s1")).isNull();
-    assertThat(InventoryPlaces.scope("subscriptions/s1/resourceGroups/x")).isNull();
-    assertThat(InventoryPlaces.scope("/subscriptions//resourceGroups/x")).isNull();
-    assertThat(InventoryPlaces.scope("/subscriptions/s1/providers/x/y")).isNull();
-    assertThat(InventoryPlaces.scope(null)).isNull();
+  void theScopeOfAnArmIdIsItsResourceGroupAndWhatTheEventIsOf() {
+    assertThat(InventoryPlaces.Scope.of(event(MAIN)))
+        .isEqualTo(
+            new InventoryPlaces.Scope(
+                "/subscriptions/s1/resourcegroups/main", InventoryPlaces.Kind.SCALE_SET, "WEB"));
+    assertThat(InventoryPlaces.Scope.of(MAIN + "/providers/Microsoft.Storage/accounts/x").kind())
+        .isEqualTo(InventoryPlaces.Kind.GROUP);
+    assertThat(InventoryPlaces.Scope.of("/subscriptions/s1")).isNull();
+    assertThat(InventoryPlaces.Scope.of("subscriptions/s1/resourceGroups/x")).isNull();
+    assertThat(InventoryPlaces.Scope.of("/subscriptions//resourceGroups/x")).isNull();
+    assertThat(InventoryPlaces.Scope.of("/subscriptions/s1/providers/x/y")).isNull();
+    assertThat(InventoryPlaces.Scope.of(null)).isNull();
     assertThat(InventoryPlaces.Place.of(null)).isNull();
   }
 }

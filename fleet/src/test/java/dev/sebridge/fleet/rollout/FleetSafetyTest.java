@@ -314,8 +314,9 @@ class FleetSafetyTest {
 
     private static dev.sebridge.fleet.inventory.InventoryPlaces.Place place(
         String name, String scope, String zone) {
+      // every VM of the simulated fleet is in availability set "as" of its resource group
       return new dev.sebridge.fleet.inventory.InventoryPlaces.Place(
-          name, scope, zone, null, null, null);
+          name, scope, zone, null, "as", null, null);
     }
 
     Rollout newRollout(Random rnd, String id) {

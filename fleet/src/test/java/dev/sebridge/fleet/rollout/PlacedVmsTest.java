@@ -100,6 +100,42 @@ class PlacedVmsTest {
   }
 
   /**
+   * Taken for back by the hour's cap (Azure still says Scheduled), then its agent reports the
+   * event: down again, as any VM that reported a released event, until its agent says it is over
+   * and is heard from after that.
+   */
+  @Test
+  void aPlacedVmTakenForBackIsDownAgainWhenItsAgentReportsTheEvent() {
+    TestWorld w = world().vm("db-1", "2").placedVm("db-1", "2");
+    Ledger l = Ledger.empty();
+    l.release("E0", w, "api", at(0));
+    l.observe(w, at(3601));
+    assertThat(l.unavailable(Duration.ZERO, at(3601))).as("the hour's cap").doesNotContain("db-1");
+    w.report("E0", "db-1", "scheduled", at(3700)).heartbeat("db-1", at(3700));
+    l.observe(w, at(3710));
+    assertThat(l.entries().get("db-1|e0").placed()).isFalse();
+    assertThat(l.unavailable(Duration.ZERO, at(3710))).contains("db-1");
+    w.report("E0", "db-1", "started", at(7200));
+    l.observe(w, at(7300));
+    assertThat(l.unavailable(Duration.ZERO, at(7300))).contains("db-1");
+  }
+
+  /**
+   * An unknown vmId reporting the event completed closes its view; the rollout does not take that
+   * for over (nor does the ledger): db-1 stays started until Azure or a known VM says so.
+   */
+  @Test
+  void anUnknownVmsCompletionDoesNotCompleteAPlacedVmInARollout() {
+    TestWorld w = world().placedVm("db-1", "2").armId("E0", ARM).acknowledging();
+    Rollout r = RolloutPlanner.step(rollout("r", "1", "E0"), w, Ledger.empty(), at(1)).rollout();
+    w.azure("E0", AzureEventStatus.STARTED);
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(2)).rollout();
+    w.unknownReport("E0", "rogue", "db-1", "completed", at(3));
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(20 * 60)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).phase()).isEqualTo(RolloutVm.STARTED);
+  }
+
+  /**
    * An event only db-1 (placed, no agent) has: the rollout acknowledges it for db-1 through the
    * Maintenance API, follows Azure's word, and counts db-1 back 10 minutes after Azure says it
    * completed.

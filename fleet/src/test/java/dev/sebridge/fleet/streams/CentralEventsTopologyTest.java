@@ -190,7 +190,7 @@ class CentralEventsTopologyTest {
             .formatted(
                 deliveryId,
                 at,
-                RESOURCE.replace(EVENT, eventId),
+                resource.replace(EVENT, eventId),
                 eventId,
                 eventId,
                 type,
@@ -201,6 +201,9 @@ class CentralEventsTopologyTest {
     central.pipeInput(
         "any-key", json.getBytes(StandardCharsets.UTF_8), written == null ? at : written);
   }
+
+  /** The scheduled event's ARM id the deliveries carry (with EVENT replaced by theirs). */
+  String resource = RESOURCE;
 
   /** When the next delivery reaches the hub (null: at the time it carries). */
   Instant written;
@@ -441,6 +444,7 @@ class CentralEventsTopologyTest {
         new dev.sebridge.fleet.model.InventoryVm(
             vm1.vmId(), rg + "web-1", "web-1", "s", "rg", "westeurope", "2", "web", null, null));
     String second = "B1B2C3D4-0000-4000-8000-00000000BBBB";
+    resource = RESOURCE.replace("web-1", "db-1"); // db-1's own event
     envelopes.pipeInput(
         vm1.vmId(),
         agents.transition(
@@ -477,11 +481,11 @@ class CentralEventsTopologyTest {
     assertThat(audited.requestId()).isEqualTo(requestId);
     assertThat(audited.wasAdmitted()).isTrue();
     assertThat(audited.vmIds()).isEmpty();
-    assertThat(audited.acknowledge()).isEqualTo(new Acknowledgement(RESOURCE, List.of("db-1")));
+    assertThat(audited.acknowledge()).isEqualTo(new Acknowledgement(resource, List.of("db-1")));
     var order = orders.readKeyValue();
     assertThat(order.key).isEqualTo(requestId);
     assertThat(order.value.vms()).containsExactly("db-1");
-    assertThat(order.value.resourceId()).isEqualTo(RESOURCE);
+    assertThat(order.value.resourceId()).isEqualTo(resource);
     assertThat(commands.isEmpty()).as("db-1 takes zone 2's one place: web-1 waits").isTrue();
     dev.sebridge.fleet.rollout.LedgerEntry db1 =
         driver

@@ -261,12 +261,40 @@ class ViewIndexTest {
       assertThat(world.azureStatus("e-3"))
           .isEqualTo(dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED);
     }
+    // A view the inventory has not stamped (the agent's own claims): the inventory's place wins.
+    VmView x =
+        new VmView(
+            "vm-x", "web-x", null, null, "MAIN", "west", "9", null, "1", T0, T0, T0, 60, null,
+            false, null, null);
+    vms.set("vm-x", x);
+    index.changed(FleetTopology.VMS_VIEW, "vm-x", x);
+    // An unknown vmId's report narrows an event Azure delivered: Azure's names still count.
+    event.accept(
+        "e-4",
+        eventView(
+            "e-4",
+            List.of("web-z"),
+            Map.of(
+                "rogue",
+                new VmEventState("rogue", "web-z", "1", null, "scheduled", null, T0, null)),
+            new dev.sebridge.fleet.model.CentralReport(
+                dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED,
+                other
+                    + "/providers/Microsoft.Compute/availabilitySets/as/providers"
+                    + "/Microsoft.Maintenance/scheduledevents/e-4",
+                List.of("WEB-X"),
+                T0,
+                T0)));
+    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(1));
+    assertThat(world.attribute("vm-x", "zone")).isEqualTo("2");
+    assertThat(world.resources("e-4")).containsExactly("web-z", "WEB-X");
+    assertThat(ListedVms.of("e-4", world)).contains(new ListedVms.Listed("vm-y", "WEB-X", true));
     // The inventory drops vm-x: its name is no VM's any more.
     inventory.set("vm-x", null);
     index.changed(FleetTopology.INVENTORY_VIEW, "vm-x", null);
-    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(1));
+    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(2));
     assertThat(world.placed("e-1", "web-x")).isNull();
-    assertThat(world.attribute("vm-x", "zone")).isNull();
+    assertThat(world.attribute("vm-x", "zone")).as("its view's own, again").isEqualTo("9");
   }
 
   static dev.sebridge.fleet.model.InventoryVm inventoryVm(
@@ -280,7 +308,7 @@ class ViewIndexTest {
         "west",
         zone,
         null,
-        null,
+        group.endsWith("other") ? "as" : null,
         Map.of());
   }
 
