@@ -12,7 +12,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ)
 class FleetDemoTest {
   @Test
-  void theFleetDemoRollsOutTheRebootsInWavesAndThePoliciesApproveTheRest() {
+  void
+      theFleetDemoRollsOutTheRebootsInWavesAndThePoliciesApproveTheRestAndAzureTheVmsWithoutAnAgent() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code =
@@ -35,7 +36,12 @@ class FleetDemoTest {
         .containsPattern("rollout \\S+ completed: 12 back")
         .contains("2 command(s) for event")
         .containsPattern("Freeze +Platform .* 3 +completed 3")
-        .containsPattern("Redeploy +User .* 1 +completed 1");
+        .containsPattern("Redeploy +User .* 1 +completed 1")
+        // the VMs without an agent: coverage, and a rollout through the Maintenance API
+        .contains("24 VMs; 22 with a live agent, 0 silent, 2 without an agent")
+        .contains("2 event(s), at most 1 unavailable per zone")
+        .containsPattern("running +sre-oncall@demo +2 completed +1 ");
+    assertThat(o.split("azure completed", -1)).as("Azure's word on both").hasSize(3);
     assertThat(o.split("accepted +accepted", -1)).hasSize(3);
     // never more than 2 VMs of a zone in one wave (each wave starts only when the last is back)
     for (String wave : o.lines().filter(l -> l.trim().startsWith("wave ")).toList()) {

@@ -440,10 +440,10 @@ class FleetEndToEndTest {
             + "/providers/microsoft.maintenance/scheduledevents/"
             + eventId;
     var e =
-        dev.sebridge.fleet.testing.CentralDeliveries.cloudEvent(
+        dev.sebridge.simulator.azure.CentralDeliveries.cloudEvent(
             deliveryId,
             id,
-            dev.sebridge.fleet.testing.CentralDeliveries.properties(eventId, status, "", vmName));
+            dev.sebridge.simulator.azure.CentralDeliveries.properties(eventId, status, "", vmName));
     try (var producer =
         new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(
             Map.<String, Object>of("bootstrap.servers", lab.broker().bootstrapServers()),

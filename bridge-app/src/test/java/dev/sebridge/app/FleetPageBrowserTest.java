@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sebridge.app.fleet.FleetLab;
 import dev.sebridge.fleet.FleetService;
-import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
+import dev.sebridge.simulator.azure.ResourceGraphEndpoint;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -88,7 +88,8 @@ class FleetPageBrowserTest {
           false);
     }
     graph.add(ResourceGraphEndpoint.vm(NO_AGENT, "db-legacy", null, null, Map.of()), false);
-    javax.net.ssl.SSLContext trustsGraph = dev.sebridge.testing.LoopbackTls.get().clientContext();
+    javax.net.ssl.SSLContext trustsGraph =
+        dev.sebridge.simulator.azure.LoopbackTls.get().clientContext();
     fleet =
         lab.startFleet(
             "page",

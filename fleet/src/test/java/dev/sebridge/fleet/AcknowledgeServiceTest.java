@@ -8,10 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.streams.JsonSerde;
-import dev.sebridge.fleet.testing.CentralDeliveries;
-import dev.sebridge.fleet.testing.MaintenanceEndpoint;
-import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
 import dev.sebridge.fleet.testing.ServiceConfig;
+import dev.sebridge.simulator.azure.CentralDeliveries;
+import dev.sebridge.simulator.azure.MaintenanceEndpoint;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -72,7 +71,9 @@ class AcknowledgeServiceTest {
     c.put("fleet.acknowledge.endpoint", azure.endpoint().toString());
     fleet =
         FleetService.builder(Configuration.of(c))
-            .acknowledge(ResourceGraphEndpoint.credential(), ResourceGraphEndpoint.httpClient())
+            .acknowledge(
+                dev.sebridge.fleet.testing.AzureAccess.credential(),
+                dev.sebridge.fleet.testing.AzureAccess.httpClient())
             .build()
             .start();
     assertThat(fleet.awaitRunning(Duration.ofSeconds(60))).isTrue();

@@ -7,6 +7,9 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
+import dev.sebridge.simulator.azure.LocalAzure;
+import dev.sebridge.simulator.azure.LoopbackTls;
+import dev.sebridge.simulator.azure.ResourceGraphEndpoint;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,11 +26,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 /**
- * {@code sebridge demo --fleet}: 24 simulated VMs in 3 zones and 2 scale sets, one agent each, an
- * embedded broker and the fleet service, all on this machine. A host OS update reboots 12 VMs (one
- * Reboot event each), a Freeze covers 3 and a user Redeploy 1; a central policy approves the
+ * {@code sebridge demo --fleet}: 24 simulated VMs in 3 zones and 2 scale sets, 22 with an agent, an
+ * embedded broker, the fleet service and a local Azure ({@link LocalAzure}: Resource Graph, the
+ * Maintenance API, Event Grid's deliveries), all on this machine. A host OS update reboots 12 VMs
+ * (one Reboot event each), a Freeze covers 3 and a user Redeploy 1; a central policy approves the
  * Redeploy, the fleet CLI approves the Freeze for 2 chosen VMs and shows their results, then rolls
- * the Reboots out in waves, printing each.
+ * the Reboots out in waves, printing each. Then the 2 VMs without an agent get a Reboot each, which
+ * only Azure's central delivery tells of: coverage shows them, and a rollout releases them through
+ * the Maintenance API.
  */
 public final class FleetDemo {
   /** The demo's central policies (docs/fleet.md, "Central policies"). */
@@ -43,6 +49,13 @@ public final class FleetDemo {
           "fleet.policies.rules.90-never-terminate.match.type", "Terminate,Preempt",
           "fleet.policies.rules.90-never-terminate.action", "never");
 
+  /** The VMs that run no agent (by index): db-5 in zone 3 and db-6 in zone 1. */
+  static final List<Integer> WITHOUT_AGENT = List.of(20, 21);
+
+  /** Where Event Grid's subscription writes Azure's central deliveries (fleet.central-events). */
+  static final String CENTRAL_TOPIC =
+      "sebridge-fleet-" + dev.sebridge.fleet.streams.FleetTopology.AGENTLESS_EVENTS;
+
   private final PrintWriter out;
   private final PrintWriter err;
   private final Duration timeout;
@@ -55,19 +68,126 @@ public final class FleetDemo {
 
   /** Runs the demo; with {@code follow}, keeps everything up until Ctrl-C. */
   public int run(Path work, boolean follow) throws Exception {
-    try (FleetLab lab = FleetLab.start(work, FleetLab.Options.demo())) {
+    try (FleetLab lab = FleetLab.start(work, FleetLab.Options.demo());
+        LocalAzure azure = new LocalAzure(lab.simulator(), this::withoutAgent)) {
       ImdsSimulator sim = lab.simulator();
-      FleetService fleet = lab.startFleet("demo", POLICIES);
-      lab.startAgents(Duration.ofMillis(500), Duration.ofSeconds(2));
+      agentless = WITHOUT_AGENT.stream().map(i -> sim.vms().get(i).name()).toList();
+      FleetService fleet = lab.startFleet("demo", config(azure), b -> access(b));
+      try (Deliveries deliveries = new Deliveries(lab, azure)) {
+        return run(lab, sim, fleet, azure, work, follow);
+      }
+    }
+  }
+
+  private List<String> agentless = List.of();
+
+  private boolean withoutAgent(String vmName) {
+    return agentless.contains(vmName);
+  }
+
+  /** The demo's policies, and Azure: the inventory, central delivery, acknowledging. */
+  private static Map<String, String> config(LocalAzure azure) {
+    Map<String, String> c = new java.util.HashMap<>(POLICIES);
+    c.put("fleet.inventory.subscriptions", LocalAzure.SUBSCRIPTION);
+    c.put("fleet.inventory.endpoint", azure.resourceGraph().endpoint().toString());
+    c.put("fleet.central-events", "true");
+    c.put("fleet.acknowledge.enabled", "true");
+    c.put("fleet.acknowledge.endpoint", azure.maintenance().endpoint().toString());
+    return c;
+  }
+
+  /** The local Azure's token, and an HTTP client that trusts its certificate. */
+  private static FleetService.Builder access(FleetService.Builder b) {
+    try {
+      com.azure.core.credential.TokenCredential token =
+          request ->
+              reactor.core.publisher.Mono.just(
+                  new com.azure.core.credential.AccessToken(
+                      ResourceGraphEndpoint.TOKEN, java.time.OffsetDateTime.now().plusHours(1)));
+      com.azure.core.http.HttpClient http =
+          new com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder(
+                  java.net.http.HttpClient.newBuilder()
+                      .sslContext(LoopbackTls.get().clientContext()))
+              .build();
+      return b.inventory(token, http).acknowledge(token, http);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Event Grid's subscription: Azure's central deliveries written to the hub as they happen. */
+  private static final class Deliveries implements AutoCloseable {
+    private final ScheduledExecutorService pump = Executors.newSingleThreadScheduledExecutor();
+    private final org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> producer;
+
+    Deliveries(FleetLab lab, LocalAzure azure) {
+      producer =
+          new org.apache.kafka.clients.producer.KafkaProducer<>(
+              Map.of("bootstrap.servers", lab.broker().bootstrapServers(), "acks", "all"),
+              new org.apache.kafka.common.serialization.StringSerializer(),
+              new org.apache.kafka.common.serialization.ByteArraySerializer());
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      pump.scheduleWithFixedDelay(
+          () -> {
+            try {
+              for (var d : azure.deliveries()) {
+                producer.send(
+                    new org.apache.kafka.clients.producer.ProducerRecord<>(
+                        CENTRAL_TOPIC, d.path("id").asText(), json.writeValueAsBytes(d)));
+              }
+              producer.flush();
+            } catch (Exception e) {
+              // the next round delivers what this one could not (Event Grid retries too)
+            }
+          },
+          0,
+          250,
+          TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      pump.shutdownNow();
+      producer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private int run(
+      FleetLab lab,
+      ImdsSimulator sim,
+      FleetService fleet,
+      LocalAzure azure,
+      Path work,
+      boolean follow)
+      throws Exception {
+    {
+      lab.startAgents(
+          Duration.ofMillis(500), Duration.ofSeconds(2), vm -> !withoutAgent(vm.name()));
+      // Every agent's VM as Azure's inventory knows it (an envelope read before the inventory
+      // was is stamped again with the agent's next heartbeat).
+      for (SimVm vm : sim.vms()) {
+        if (!withoutAgent(vm.name())) {
+          awaitCondition(
+              vm.name() + " known to the inventory",
+              () ->
+                  fleet
+                      .views()
+                      .vm(vm.vmId())
+                      .filter(v -> v.inventory() == dev.sebridge.fleet.model.InventoryState.KNOWN)
+                      .isPresent());
+        }
+      }
       String url = "http://127.0.0.1:" + fleet.port();
       Path token = work.resolve("approver.token");
       Files.writeString(token, FleetLab.APPROVER_TOKEN, StandardCharsets.UTF_8);
       out.printf(
           "sebridge demo --fleet: %d VMs in zones 1-3 (scale sets web and api, and standalone db),"
-              + " one agent each,%n  an embedded Kafka broker, and the fleet service on %s"
-              + " with central policies:%n  user-initiated events approved at once, Freezes under"
+              + " an agent on each but %s,%n  an embedded Kafka broker, a local Azure (Resource"
+              + " Graph, the Maintenance API, Event Grid), and the fleet service on %s%n"
+              + "  with central policies: user-initiated events approved at once, Freezes under"
               + " 9 s the same as a dry run, Terminate and Preempt never.%n%n",
-          sim.vms().size(), url);
+          sim.vms().size(), String.join(" and ", agentless), url);
 
       List<SimVm> rebooted = sim.vms().subList(0, 12);
       List<String> reboots = new ArrayList<>();
@@ -171,6 +291,9 @@ public final class FleetDemo {
       }
       await(fleet, freeze, e -> e.counts().getOrDefault("completed", 0) == 3);
       await(fleet, redeploy, e -> e.counts().getOrDefault("completed", 0) == 1);
+      if (withoutAnAgent(fleet, sim, client) != 0) {
+        return 1;
+      }
       cli("fleet events", "fleet", "events", client[0], client[1], client[2], client[3]);
       out.println();
       if (follow) {
@@ -224,16 +347,98 @@ public final class FleetDemo {
     }
   }
 
-  /** Shows {@code $ sebridge <shown>}, then runs the command line {@code args}. */
-  private int cli(String shown, String... args) {
+  /**
+   * The VMs without an agent: a Reboot each, which only Azure's central delivery tells of; the
+   * inventory places them in their zones, and a rollout acknowledges their events through the
+   * Maintenance API, which starts them as an approval through IMDS would.
+   */
+  private int withoutAnAgent(FleetService fleet, ImdsSimulator sim, String[] client)
+      throws Exception {
     out.println();
-    out.println("$ sebridge " + shown);
-    out.flush();
-    return Main.execute(out, err, args);
+    out.printf(
+        "%s run no agent. Azure's central delivery (Event Grid) tells of a Reboot of each, and"
+            + " Azure's inventory (Resource Graph)%n  says where they are:%n",
+        String.join(" and ", agentless));
+    List<String> events = new ArrayList<>();
+    for (String vm : agentless) {
+      events.add(
+          sim.addEvent(
+              EventSpec.scheduled("Reboot", List.of(vm))
+                  .withNotice(900)
+                  .withStartedFor(2)
+                  .withDescription("Host OS update")));
+    }
+    for (String id : events) {
+      await(
+          fleet,
+          id,
+          e ->
+              e.central() != null
+                  && e.central().status()
+                      == dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED);
+    }
+    cli(
+        "fleet vms --coverage",
+        "fleet",
+        "vms",
+        "--coverage",
+        client[0],
+        client[1],
+        client[2],
+        client[3]);
+    out.println();
+    out.println(
+        "A rollout releases them through Azure's Maintenance API (no agent, no signed command),"
+            + " each counted in its own zone:");
+    List<String> rollout =
+        new ArrayList<>(
+            List.of(
+                "fleet",
+                "rollout",
+                "--max-unavailable",
+                "1",
+                "--group-by",
+                "zone",
+                "--settle",
+                "1s",
+                "--reason",
+                "demo: VMs without an agent",
+                "--watch",
+                "0"));
+    rollout.addAll(events);
+    rollout.addAll(List.of(client));
+    if (cli(
+            "fleet rollout <2 Reboot events> --max-unavailable 1 --group-by zone --settle 1s"
+                + " --reason 'demo: VMs without an agent' --watch 0",
+            rollout.toArray(String[]::new))
+        != 0) {
+      return 1;
+    }
+    // Azure started both once acknowledged and completed them; the rollout saw it.
+    awaitCondition(
+        "the rollout of the VMs without an agent",
+        () ->
+            fleet.views().rollouts().stream()
+                .filter(r -> r.reason().equals("demo: VMs without an agent"))
+                .anyMatch(
+                    r ->
+                        r.vms().size() == events.size()
+                            && r.vms().values().stream()
+                                .allMatch(
+                                    v ->
+                                        v.phase()
+                                            == dev.sebridge.fleet.rollout.RolloutVm.Phase
+                                                .COMPLETED)));
+    out.println();
+    out.println(
+        "Azure started and completed both once acknowledged. No agent says a VM without one is"
+            + " back: the rollout counts each down for 10 minutes after Azure said it completed.");
+    cli("fleet rollouts", "fleet", "rollouts", client[0], client[1], client[2], client[3]);
+    return 0;
   }
 
-  /** Waits (polling the view every 100 ms) until the event's view satisfies {@code done}. */
-  private void await(FleetService fleet, String eventId, Predicate<EventView> done)
+  /** Waits (polling every 100 ms) until {@code done} holds. */
+  private void awaitCondition(String what, java.util.function.BooleanSupplier done)
       throws Exception {
     CompletableFuture<Void> reached = new CompletableFuture<>();
     ScheduledExecutorService poll = Executors.newSingleThreadScheduledExecutor();
@@ -241,7 +446,7 @@ public final class FleetDemo {
       poll.scheduleWithFixedDelay(
           () -> {
             try {
-              if (fleet.views().event(eventId).filter(done).isPresent()) {
+              if (done.getAsBoolean()) {
                 reached.complete(null);
               }
             } catch (RuntimeException storesNotReadyYet) {
@@ -253,10 +458,23 @@ public final class FleetDemo {
           TimeUnit.MILLISECONDS);
       reached.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new IllegalStateException(
-          "demo: event " + eventId + " did not get there in " + timeout, e);
+      throw new IllegalStateException("demo: " + what + " did not happen in " + timeout, e);
     } finally {
       poll.shutdownNow();
     }
+  }
+
+  /** Shows {@code $ sebridge <shown>}, then runs the command line {@code args}. */
+  private int cli(String shown, String... args) {
+    out.println();
+    out.println("$ sebridge " + shown);
+    out.flush();
+    return Main.execute(out, err, args);
+  }
+
+  /** Waits (polling the view every 100 ms) until the event's view satisfies {@code done}. */
+  private void await(FleetService fleet, String eventId, Predicate<EventView> done)
+      throws Exception {
+    awaitCondition("event " + eventId, () -> fleet.views().event(eventId).filter(done).isPresent());
   }
 }

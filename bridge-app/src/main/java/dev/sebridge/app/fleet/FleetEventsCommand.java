@@ -74,8 +74,8 @@ final class FleetEventsCommand implements Callable<Integer> {
           e.path("secondsToNotBefore").isNumber()
               ? human(Duration.ofSeconds(e.path("secondsToNotBefore").asLong()))
               : "-",
-          e.path("vmCount").asInt(),
-          counts(e.path("counts")),
+          vms(e),
+          status(e),
           zones(e.path("zones")));
     }
     if (t.isEmpty()) {
@@ -85,6 +85,20 @@ final class FleetEventsCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** The VMs agents reported it for; or, for an event only Azure tells of, the VMs Azure lists. */
+  static int vms(JsonNode e) {
+    int reported = e.path("vmCount").asInt();
+    return reported == 0 ? e.path("central").path("resources").size() : reported;
+  }
+
+  /** Its VMs' statuses; or, for an event only Azure tells of, Azure's ({@code azure completed}). */
+  static String status(JsonNode e) {
+    String central = e.path("central").path("status").asText("");
+    return e.path("vmCount").asInt() == 0 && !central.isEmpty()
+        ? "azure " + central.toLowerCase(java.util.Locale.ROOT)
+        : counts(e.path("counts"));
   }
 
   static String counts(JsonNode counts) {

@@ -122,10 +122,20 @@ public final class FleetLab implements AutoCloseable {
 
   /** Starts one agent per simulated VM, several at once. */
   public List<Agent> startAgents(Duration pollInterval, Duration heartbeat) throws Exception {
+    return startAgents(pollInterval, heartbeat, vm -> true);
+  }
+
+  /** Starts one agent per simulated VM that {@code withAgent} picks, several at once. */
+  public List<Agent> startAgents(
+      Duration pollInterval, Duration heartbeat, java.util.function.Predicate<SimVm> withAgent)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<CompletableFuture<Agent>> starting = new ArrayList<>();
       for (SimVm vm : sim.vms()) {
+        if (!withAgent.test(vm)) {
+          continue;
+        }
         Configuration c = agentConfig(vm, pollInterval, heartbeat);
         starting.add(CompletableFuture.supplyAsync(() -> Agent.builder(c).build().start(), pool));
       }

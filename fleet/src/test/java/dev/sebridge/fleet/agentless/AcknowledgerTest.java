@@ -9,8 +9,7 @@ import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.streams.JsonSerde;
-import dev.sebridge.fleet.testing.MaintenanceEndpoint;
-import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.simulator.azure.MaintenanceEndpoint;
 import dev.sebridge.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,8 +81,8 @@ class AcknowledgerTest {
         new MaintenanceApi(
             azure.endpoint(),
             MaintenanceApi.DEFAULT_API_VERSION,
-            ResourceGraphEndpoint.credential(),
-            ResourceGraphEndpoint.httpClient(),
+            dev.sebridge.fleet.testing.AzureAccess.credential(),
+            dev.sebridge.fleet.testing.AzureAccess.httpClient(),
             Duration.ofMillis(10),
             clock),
         clock,

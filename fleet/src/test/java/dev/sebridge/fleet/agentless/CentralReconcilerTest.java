@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.inventory.ResourceGraphInventory;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.streams.JsonSerde;
-import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.simulator.azure.ResourceGraphEndpoint;
 import dev.sebridge.testing.MutableClock;
 import java.time.Instant;
 import java.util.List;
@@ -30,13 +30,13 @@ class CentralReconcilerTest {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
   static final ObjectMapper JSON = new ObjectMapper();
   static ResourceGraphEndpoint graph;
-  static final TokenCredential CREDENTIAL = ResourceGraphEndpoint.credential();
+  static final TokenCredential CREDENTIAL = dev.sebridge.fleet.testing.AzureAccess.credential();
   static HttpClient http;
 
   @BeforeAll
   static void start() throws Exception {
     graph = new ResourceGraphEndpoint();
-    http = ResourceGraphEndpoint.httpClient();
+    http = dev.sebridge.fleet.testing.AzureAccess.httpClient();
   }
 
   @AfterAll
@@ -57,7 +57,7 @@ class CentralReconcilerTest {
     r.put("location", "westeurope");
     r.set(
         "properties",
-        dev.sebridge.fleet.testing.CentralDeliveries.properties(
+        dev.sebridge.simulator.azure.CentralDeliveries.properties(
             eventId,
             status,
             status.equals("Scheduled") ? "Thu, 26 Nov 2026 10:15:00 GMT" : "",

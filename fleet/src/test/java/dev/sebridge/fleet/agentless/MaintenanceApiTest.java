@@ -3,8 +3,7 @@ package dev.sebridge.fleet.agentless;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sebridge.fleet.testing.MaintenanceEndpoint;
-import dev.sebridge.fleet.testing.ResourceGraphEndpoint;
+import dev.sebridge.simulator.azure.MaintenanceEndpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +34,8 @@ class MaintenanceApiTest {
         new MaintenanceApi(
             azure.endpoint(),
             MaintenanceApi.DEFAULT_API_VERSION,
-            ResourceGraphEndpoint.credential(),
-            ResourceGraphEndpoint.httpClient(),
+            dev.sebridge.fleet.testing.AzureAccess.credential(),
+            dev.sebridge.fleet.testing.AzureAccess.httpClient(),
             Duration.ofMillis(10),
             java.time.Clock.systemUTC());
   }

@@ -16,7 +16,7 @@ import dev.sebridge.command.Verdict;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.testing.KeyVaultEndpoint;
-import dev.sebridge.testing.LoopbackTls;
+import dev.sebridge.simulator.azure.LoopbackTls;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import dev.sebridge.testing.LoopbackTls;
+import dev.sebridge.simulator.azure.LoopbackTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

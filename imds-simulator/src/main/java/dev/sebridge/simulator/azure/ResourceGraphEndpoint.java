@@ -1,4 +1,4 @@
-package dev.sebridge.fleet.testing;
+package dev.sebridge.simulator.azure;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import dev.sebridge.testing.LoopbackTls;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -95,22 +94,6 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     ObjectNode t = n.putObject("tags");
     tags.forEach(t::put);
     return n;
-  }
-
-  /** A credential that gives this endpoint's token. */
-  public static com.azure.core.credential.TokenCredential credential() {
-    return request ->
-        reactor.core.publisher.Mono.just(
-            new com.azure.core.credential.AccessToken(
-                TOKEN, java.time.OffsetDateTime.now().plusHours(1)));
-  }
-
-  /** The Azure SDK's HTTP client, trusting the loopback certificate this endpoint serves. */
-  public static com.azure.core.http.HttpClient httpClient() throws IOException {
-    return new com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder(
-            java.net.http.HttpClient.newBuilder()
-                .sslContext(dev.sebridge.testing.LoopbackTls.get().clientContext()))
-        .build();
   }
 
   public void add(ObjectNode row, boolean scaleSetInstance) {

@@ -1,4 +1,4 @@
-package dev.sebridge.fleet.testing;
+package dev.sebridge.simulator.azure;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import dev.sebridge.testing.LoopbackTls;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

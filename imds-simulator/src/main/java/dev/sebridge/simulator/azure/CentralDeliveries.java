@@ -1,4 +1,4 @@
-package dev.sebridge.fleet.testing;
+package dev.sebridge.simulator.azure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

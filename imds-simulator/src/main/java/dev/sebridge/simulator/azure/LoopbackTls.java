@@ -1,4 +1,4 @@
-package dev.sebridge.testing;
+package dev.sebridge.simulator.azure;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,10 +14,10 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A self-signed certificate for 127.0.0.1 and localhost, for HTTPS test endpoints that stand in for
- * Azure services (Logs Ingestion, Key Vault): the server's context, a client context trusting only
- * it, and that trust as a PKCS12 file (for a separate JVM). One key per test JVM: keytool takes
- * about a second.
+ * A self-signed certificate for 127.0.0.1 and localhost, for the local HTTPS endpoints that stand
+ * in for Azure services (Logs Ingestion, Key Vault, Resource Graph, the Maintenance API) in tests
+ * and the demo: the server's context, a client context trusting only it, and that trust as a PKCS12
+ * file (for a separate JVM). One key per JVM: keytool takes about a second.
  *
  * @param serverContext for the endpoint
  * @param clientContext for the client under test

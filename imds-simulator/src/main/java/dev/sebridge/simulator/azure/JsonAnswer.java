@@ -1,4 +1,4 @@
-package dev.sebridge.fleet.testing;
+package dev.sebridge.simulator.azure;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,13 +7,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /** A local Azure endpoint's JSON answer. */
-final class JsonAnswer {
+public final class JsonAnswer {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private JsonAnswer() {}
 
   /** A query parameter of {@code uri}, as sent (not decoded), or null. */
-  static String query(java.net.URI uri, String name) {
+  public static String query(java.net.URI uri, String name) {
     if (uri.getRawQuery() == null) {
       return null;
     }
@@ -26,13 +26,13 @@ final class JsonAnswer {
   }
 
   /** Azure's error body: {@code {"error": {"code": code, "message": code}}}. */
-  static com.fasterxml.jackson.databind.node.ObjectNode error(String code) {
+  public static com.fasterxml.jackson.databind.node.ObjectNode error(String code) {
     com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
     n.putObject("error").put("code", code).put("message", code);
     return n;
   }
 
-  static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
+  public static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
     byte[] b = JSON.writeValueAsBytes(body);
     ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
     ex.sendResponseHeaders(status, b.length);

@@ -1,0 +1,116 @@
+package dev.sebridge.simulator.azure;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.simulator.ImdsSimulator;
+import dev.sebridge.simulator.SimVm;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Azure's central side of one {@link ImdsSimulator}, driven by its event book: Resource Graph lists
+ * every simulated VM (the inventory), the Maintenance API's acknowledge starts an event for every
+ * VM it lists (as an approval through IMDS does), and Event Grid's deliveries (CloudEvents schema)
+ * tell of each event that lists a VM with central delivery on, Scheduled, Started and then
+ * Completed, as the book moves it (an event the book drops is told as Completed: it does not say
+ * whether it was canceled). The deliveries are handed to the caller ({@link #deliveries}), which
+ * writes them where the subscription would (a Kafka topic).
+ */
+public final class LocalAzure implements AutoCloseable {
+  /** The subscription every simulated VM is in (ResourceGraphEndpoint's rows). */
+  public static final String SUBSCRIPTION = "00000000-0000-0000-0000-000000000000";
+
+  private static final String API_VERSION = "2020-07-01";
+
+  private final ImdsSimulator sim;
+  private final ResourceGraphEndpoint graph;
+  private final MaintenanceEndpoint maintenance;
+  private final Predicate<String> central;
+  // By EventId: the last status delivered, and the event as IMDS last showed it.
+  private final Map<String, String> delivered = new HashMap<>();
+  private final Map<String, ObjectNode> seen = new HashMap<>();
+  private int deliveryNumber;
+
+  /**
+   * Starts Resource Graph and the Maintenance API for the simulator's VMs.
+   *
+   * @param central whether a VM (by name) has Azure's central delivery turned on
+   */
+  public LocalAzure(ImdsSimulator sim, Predicate<String> central) throws IOException {
+    this.sim = sim;
+    this.central = central;
+    this.graph = new ResourceGraphEndpoint();
+    for (SimVm vm : sim.vms()) {
+      graph.add(
+          ResourceGraphEndpoint.vm(vm.vmId(), vm.name(), vm.zone(), vm.vmScaleSetName(), Map.of()),
+          false);
+    }
+    this.maintenance = new MaintenanceEndpoint();
+    maintenance.onStart(sim::startEvent);
+  }
+
+  public ResourceGraphEndpoint resourceGraph() {
+    return graph;
+  }
+
+  public MaintenanceEndpoint maintenance() {
+    return maintenance;
+  }
+
+  /**
+   * The deliveries Event Grid would make now: one per change of each event that lists a VM with
+   * central delivery, since the last call. An event's ARM id is that of its VM (the demo's central
+   * events list one VM each); the Maintenance API knows it from its first delivery.
+   */
+  public synchronized List<ObjectNode> deliveries() {
+    List<ObjectNode> out = new ArrayList<>();
+    Set<String> present = new java.util.HashSet<>();
+    for (JsonNode e : sim.document(API_VERSION).path("Events")) {
+      String id = e.path("EventId").asText();
+      present.add(id);
+      List<String> vms = new ArrayList<>();
+      e.path("Resources").forEach(r -> vms.add(r.asText()));
+      if (vms.isEmpty() || vms.stream().noneMatch(central)) {
+        continue;
+      }
+      seen.put(id, (ObjectNode) e.deepCopy());
+      deliver(id, e.path("EventStatus").asText(), out);
+    }
+    for (String id : new ArrayList<>(seen.keySet())) {
+      if (!present.contains(id)) {
+        // Gone from IMDS: over. Event Grid told of its start too, if this was not called while it
+        // ran. (The book does not say whether an event it dropped was canceled: told as Completed.)
+        deliver(id, "Started", out);
+        deliver(id, "Completed", out);
+        seen.remove(id);
+        delivered.remove(id);
+      }
+    }
+    return out;
+  }
+
+  private void deliver(String eventId, String status, List<ObjectNode> out) {
+    if (status.equals(delivered.get(eventId))) {
+      return;
+    }
+    delivered.put(eventId, status);
+    ObjectNode p = seen.get(eventId).deepCopy();
+    p.put("EventStatus", status);
+    p.put("ResourceType", "VirtualMachine");
+    String vm = p.path("Resources").path(0).asText();
+    String resourceId = MaintenanceEndpoint.vmEventId(vm, eventId);
+    maintenance.schedule(resourceId);
+    out.add(CentralDeliveries.cloudEvent("delivery-" + (++deliveryNumber), resourceId, p));
+  }
+
+  @Override
+  public void close() {
+    graph.close();
+    maintenance.close();
+  }
+}
