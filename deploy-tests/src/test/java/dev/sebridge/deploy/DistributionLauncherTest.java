@@ -90,17 +90,48 @@ class DistributionLauncherTest {
     }
   }
 
-  /** The fleet demo needs both: the embedded broker and the fleet service (Kafka Streams). */
+  /**
+   * {@code sebridge demo --fleet}, from the built distribution, does what the README says: it needs
+   * the embedded broker and the fleet service (Kafka Streams) from lib/server, and the local Azure
+   * from the simulator. (One run of the demo in the suite: this one.)
+   */
   @Test
-  void theFleetDemoFindsTheBrokerAndKafkaStreamsInLibServer() throws Exception {
-    Process p = launch("demo", "--fleet");
+  void
+      theFleetDemoRollsOutTheRebootsInWavesAndThePoliciesApproveTheRestAndAzureTheVmsWithoutAnAgent()
+          throws Exception {
+    Process p = launch("demo", "--fleet", "--timeout", "120");
     assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("demo finished").isTrue();
-    String log = log();
-    assertThat(p.exitValue()).as(log).isZero();
-    assertThat(log)
-        .contains("an embedded Kafka broker, and the fleet service on http://")
+    String o = log();
+    assertThat(p.exitValue()).as(o).isZero();
+    assertThat(o)
         .doesNotContain("NoClassDefFoundError")
-        .doesNotContain("ClassNotFoundException");
+        .doesNotContain("ClassNotFoundException")
+        .contains("24 VMs in zones 1-3")
+        .contains("a local Azure (Resource Graph, the Maintenance API, Event Grid), and the fleet")
+        .contains("$ sebridge fleet events --open --type Reboot")
+        .containsPattern("Reboot +Platform .* 1 +scheduled 1 +1:1")
+        .contains("12 event(s), at most 2 unavailable per zone")
+        .containsPattern("wave 1 at \\S+: ")
+        .containsPattern("wave 2 at \\S+: ")
+        .containsPattern("rollout \\S+ completed: 12 back")
+        .contains("2 command(s) for event")
+        .containsPattern("Freeze +Platform .* 3 +completed 3")
+        .containsPattern("Redeploy +User .* 1 +completed 1")
+        // the VMs without an agent: coverage, and a rollout through the Maintenance API
+        .contains("24 VMs; 22 with a live agent, 0 silent, 2 without an agent")
+        .contains("2 event(s), at most 1 unavailable per zone")
+        .containsPattern("running +sre-oncall@demo +2 completed +1 ");
+    assertThat(o.split("azure completed", -1)).as("Azure's word on both").hasSize(3);
+    assertThat(o.split("accepted +accepted", -1)).hasSize(3);
+    // never more than 2 VMs of a zone in one wave (each wave starts only when the last is back)
+    for (String wave : o.lines().filter(l -> l.trim().startsWith("wave ")).toList()) {
+      assertThat(wave).as("every VM of a wave with its group").doesNotContain("(-)");
+      for (String zone : List.of("zone=1", "zone=2", "zone=3")) {
+        assertThat(wave.split(java.util.regex.Pattern.quote(zone), -1).length - 1)
+            .as(wave)
+            .isLessThanOrEqualTo(2);
+      }
+    }
   }
 
   private Process launch(String... args) throws Exception {

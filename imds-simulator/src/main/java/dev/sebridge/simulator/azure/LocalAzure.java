@@ -14,12 +14,15 @@ import java.util.function.Predicate;
 
 /**
  * Azure's central side of one {@link ImdsSimulator}, driven by its event book: Resource Graph lists
- * every simulated VM (the inventory), the Maintenance API's acknowledge starts an event for every
- * VM it lists (as an approval through IMDS does), and Event Grid's deliveries (CloudEvents schema)
- * tell of each event that lists a VM with central delivery on, Scheduled, Started and then
- * Completed, as the book moves it (an event the book drops is told as Completed: it does not say
- * whether it was canceled). The deliveries are handed to the caller ({@link #deliveries}), which
- * writes them where the subscription would (a Kafka topic).
+ * every simulated VM (the inventory) and, in {@code maintenanceresources}, each event Event Grid
+ * told of, in its newest status; the Maintenance API's acknowledge starts an event for every VM it
+ * lists (as an approval through IMDS does); and Event Grid's deliveries (CloudEvents schema) tell
+ * of each event that lists a VM with central delivery on, Scheduled, Started and then Completed, as
+ * the book moves it (an event the book drops is told as Completed: it does not say whether it was
+ * canceled). The deliveries are handed to the caller ({@link #deliveries}), which writes them where
+ * the subscription would (a Kafka topic). With {@link Quirks}, they come as Azure's may: each twice
+ * (the same Event Grid id), a round's in reverse order, and NotBefore with a wrong weekday (as
+ * Microsoft's own example has it).
  */
 public final class LocalAzure implements AutoCloseable {
   /** The subscription every simulated VM is in (ResourceGraphEndpoint's rows). */
@@ -27,10 +30,28 @@ public final class LocalAzure implements AutoCloseable {
 
   private static final String API_VERSION = "2020-07-01";
 
+  /** How many rows of events told over {@code maintenanceresources} keeps (the newest). */
+  static final int OVER_KEPT = 1000;
+
+  /**
+   * How Event Grid's deliveries misbehave, as Azure's may.
+   *
+   * @param duplicates each delivery twice, with the same id
+   * @param reordered the deliveries of one round in reverse order
+   * @param wrongWeekday NotBefore's weekday one day off ({@code Mon, 19 Sep 2025}, a Friday)
+   */
+  public record Quirks(boolean duplicates, boolean reordered, boolean wrongWeekday) {
+    public static final Quirks NONE = new Quirks(false, false, false);
+    public static final Quirks ALL = new Quirks(true, true, true);
+  }
+
   private final ImdsSimulator sim;
   private final ResourceGraphEndpoint graph;
   private final MaintenanceEndpoint maintenance;
   private final Predicate<String> central;
+  private final Quirks quirks;
+  private final java.util.ArrayDeque<String> over = new java.util.ArrayDeque<>();
+  private final Map<String, String> vmOf = new HashMap<>();
   // By EventId: the last status delivered, and the event as IMDS last showed it.
   private final Map<String, String> delivered = new HashMap<>();
   private final Map<String, ObjectNode> seen = new HashMap<>();
@@ -42,8 +63,18 @@ public final class LocalAzure implements AutoCloseable {
    * @param central whether a VM (by name) has Azure's central delivery turned on
    */
   public LocalAzure(ImdsSimulator sim, Predicate<String> central) throws IOException {
+    this(sim, central, Quirks.NONE);
+  }
+
+  /**
+   * Starts Resource Graph and the Maintenance API for the simulator's VMs; Event Grid's deliveries
+   * come with these quirks.
+   */
+  public LocalAzure(ImdsSimulator sim, Predicate<String> central, Quirks quirks)
+      throws IOException {
     this.sim = sim;
     this.central = central;
+    this.quirks = quirks;
     this.graph = new ResourceGraphEndpoint();
     for (SimVm vm : sim.vms()) {
       graph.add(
@@ -89,7 +120,20 @@ public final class LocalAzure implements AutoCloseable {
         deliver(id, "Completed", out);
         seen.remove(id);
         delivered.remove(id);
+        over.add(MaintenanceEndpoint.vmEventId(vmOf.remove(id), id));
       }
+    }
+    // Resource Graph keeps the events told over a while: the newest OVER_KEPT of them.
+    while (over.size() > OVER_KEPT) {
+      graph.removeMaintenance(over.remove());
+    }
+    if (quirks.reordered()) {
+      java.util.Collections.reverse(out);
+    }
+    if (quirks.duplicates()) {
+      List<ObjectNode> twice = new ArrayList<>(2 * out.size());
+      out.forEach(d -> twice.addAll(List.of(d, d.deepCopy())));
+      return twice;
     }
     return out;
   }
@@ -103,9 +147,27 @@ public final class LocalAzure implements AutoCloseable {
     p.put("EventStatus", status);
     p.put("ResourceType", "VirtualMachine");
     String vm = p.path("Resources").path(0).asText();
+    vmOf.put(eventId, vm);
     String resourceId = MaintenanceEndpoint.vmEventId(vm, eventId);
     maintenance.schedule(resourceId);
+    ObjectNode row = p.objectNode();
+    row.put("id", resourceId);
+    row.put("name", eventId);
+    row.put("type", "microsoft.maintenance/scheduledevents");
+    row.put("location", "westeurope");
+    row.set("properties", p.deepCopy());
+    graph.putMaintenance(row);
+    if (quirks.wrongWeekday()) {
+      p.put("NotBefore", wrongWeekday(p.path("NotBefore").asText()));
+    }
     out.add(CentralDeliveries.cloudEvent("delivery-" + (++deliveryNumber), resourceId, p));
+  }
+
+  /** {@code Fri, 19 Sep 2025 ...} as {@code Sat, 19 Sep 2025 ...}: the date right, its day not. */
+  static String wrongWeekday(String rfc1123) {
+    List<String> days = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
+    int i = rfc1123.length() >= 3 ? days.indexOf(rfc1123.substring(0, 3)) : -1;
+    return i < 0 ? rfc1123 : days.get((i + 1) % 7) + rfc1123.substring(3);
   }
 
   @Override

@@ -105,6 +105,18 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     maintenance.add(row);
   }
 
+  /** The row of a scheduled event (by its {@code id}), instead of the one it had. */
+  public synchronized void putMaintenance(ObjectNode row) {
+    String id = row.path("id").asText();
+    maintenance.removeIf(r -> r.path("id").asText().equalsIgnoreCase(id));
+    maintenance.add(row);
+  }
+
+  /** Drops the row of a scheduled event (by its {@code id}). */
+  public void removeMaintenance(String id) {
+    maintenance.removeIf(r -> r.path("id").asText().equalsIgnoreCase(id));
+  }
+
   public void clear() {
     rows.clear();
     maintenance.clear();
