@@ -25,6 +25,9 @@ public final class InventoryPlaces {
    * @param name the VM's name, lower case
    * @param group {@code /subscriptions/<id>/resourcegroups/<name>} of its ARM id, lower case, or
    *     null when its ARM id has none
+   * @param instance whether it is a uniform scale set's instance ({@code
+   *     .../virtualMachineScaleSets/<set>/virtualMachines/<n>}): never the VM an event's ARM id
+   *     names, whatever its name
    */
   public record Place(
       String name,
@@ -33,7 +36,8 @@ public final class InventoryPlaces {
       String scaleSet,
       String availabilitySet,
       String resourceGroup,
-      String location) {
+      String location,
+      boolean instance) {
     /** What the index keeps of a record: null for one without a name (an event cannot list it). */
     public static Place of(InventoryVm v) {
       if (v == null || v.name() == null || v.name().isBlank()) {
@@ -44,10 +48,18 @@ public final class InventoryPlaces {
           v.name().toLowerCase(Locale.ROOT),
           s == null ? null : s.group(),
           v.zone(),
-          v.scaleSet(),
-          v.availabilitySet(),
+          blankAsNull(v.scaleSet()),
+          blankAsNull(v.availabilitySet()),
           v.resourceGroup(),
-          v.location());
+          v.location(),
+          v.resourceId() != null
+              && v.resourceId()
+                  .toLowerCase(Locale.ROOT)
+                  .matches(".*/virtualmachinescalesets/[^/]+/virtualmachines/[^/]+"));
+    }
+
+    private static String blankAsNull(String s) {
+      return s == null || s.isBlank() ? null : s;
     }
 
     public String attribute(String attribute) {
@@ -69,7 +81,7 @@ public final class InventoryPlaces {
       }
       return switch (s.kind()) {
         case GROUP -> true;
-        case VM -> s.parent().equalsIgnoreCase(name);
+        case VM -> !instance && s.parent().equalsIgnoreCase(name);
         case SCALE_SET -> s.parent().equalsIgnoreCase(scaleSet);
         case AVAILABILITY_SET -> s.parent().equalsIgnoreCase(availabilitySet);
       };
@@ -195,30 +207,61 @@ public final class InventoryPlaces {
 
   /**
    * The vmId of the VM the inventory lists under a name an event lists, in the event's scope
-   * ({@link #placed(String, Scope)}): that of its ARM id, or else where the inventory puts the VMs
-   * it knows that reported the event, when they all agree (their resource group, and their scale
-   * set or availability set when they share one).
+   * ({@link #placed(String, Scope)}): that of its ARM id (for an ARM id of one VM, the VMs it lists
+   * beside that VM are of its scale set or availability set, or of its resource group); or else
+   * where the inventory puts the VMs it knows that reported the event, when they all agree (their
+   * resource group, and their scale set or availability set when they share one).
    *
    * @param eventResource the scheduled event's ARM id as Azure's central delivery gave it, or null
+   * @param resources the names the event lists: only a reporting VM it lists tells its scope
    * @param reported the VMs that reported the event
    * @param known whether the fleet counts a reporting vmId as the inventory's VM
    */
   public String placed(
       String name,
       String eventResource,
+      Collection<String> resources,
       Collection<VmEventState> reported,
       Predicate<String> known) {
     Scope scope = Scope.of(eventResource);
-    return placed(name, scope != null ? scope : reporters(reported, known));
+    if (scope != null && scope.kind() == Kind.VM && !scope.parent().equalsIgnoreCase(name)) {
+      scope = around(scope);
+    }
+    return placed(name, scope != null ? scope : reporters(resources, reported, known));
   }
 
-  /** The scope the known reporting VMs share, or null when there are none or they disagree. */
-  private Scope reporters(Collection<VmEventState> reported, Predicate<String> known) {
+  /**
+   * Where the other VMs of an event of one VM are: the scale set or availability set the inventory
+   * puts that VM in, or else its resource group.
+   */
+  private Scope around(Scope vm) {
+    String id = placed(vm.parent(), vm);
+    Place p = id == null ? null : byVmId.get(id);
+    if (p != null && p.scaleSet() != null) {
+      return new Scope(vm.group(), Kind.SCALE_SET, p.scaleSet());
+    }
+    if (p != null && p.availabilitySet() != null) {
+      return new Scope(vm.group(), Kind.AVAILABILITY_SET, p.availabilitySet());
+    }
+    return new Scope(vm.group(), Kind.GROUP, null);
+  }
+
+  /**
+   * The scope the known reporting VMs the event lists share, or null when there are none or they
+   * disagree.
+   */
+  private Scope reporters(
+      Collection<String> resources, Collection<VmEventState> reported, Predicate<String> known) {
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    resources.forEach(n -> listed.add(n.toLowerCase(Locale.ROOT)));
     String group = null;
     String scaleSet = null;
     String availabilitySet = null;
     boolean first = true;
     for (VmEventState s : reported) {
+      if (s.name() == null || !listed.contains(s.name().toLowerCase(Locale.ROOT))) {
+        continue; // a part of a VM the event does not list (an approval's result): tells nothing
+      }
       Place p = known.test(s.vmId()) ? byVmId.get(s.vmId()) : null;
       if (p == null) {
         continue;

@@ -115,6 +115,15 @@ public record LedgerEntry(
       if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
+      // A placed VM takes room in its own group only: while Azure says its event is Scheduled it
+      // counts, however long (an acknowledged event may start hours later, and starts at NotBefore
+      // whatever became of the acknowledgement). The hour's cap is for VMs known by name, which
+      // take room in every group.
+      if (e.placed()
+          && w.azureStatus(e.eventId()) == dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED
+          && w.open(e.eventId())) {
+        return e;
+      }
       return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))
           ? e
           : e.completed(now).back(now);

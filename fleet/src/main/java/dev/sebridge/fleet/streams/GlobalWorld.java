@@ -113,7 +113,12 @@ final class GlobalWorld implements World {
         ? null
         : index
             .inventory()
-            .placed(name, scheduledEventResource(eventId), eventVms(eventId).values(), this::known);
+            .placed(
+                name,
+                scheduledEventResource(eventId),
+                resources(eventId),
+                eventVms(eventId).values(),
+                this::known);
   }
 
   @Override

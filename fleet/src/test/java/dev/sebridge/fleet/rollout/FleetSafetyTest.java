@@ -316,7 +316,7 @@ class FleetSafetyTest {
         String name, String scope, String zone) {
       // every VM of the simulated fleet is in availability set "as" of its resource group
       return new dev.sebridge.fleet.inventory.InventoryPlaces.Place(
-          name, scope, zone, null, "as", null, null);
+          name, scope, zone, null, "as", null, null, false);
     }
 
     Rollout newRollout(Random rnd, String id) {
@@ -608,7 +608,11 @@ class FleetSafetyTest {
           return inventory == null
               ? null
               : inventory.placed(
-                  name, scheduledEventResource(eventId), eventVms(eventId).values(), this::known);
+                  name,
+                  scheduledEventResource(eventId),
+                  resources(eventId),
+                  eventVms(eventId).values(),
+                  this::known);
         }
 
         @Override

@@ -106,7 +106,16 @@ class PlacedVmsTest {
    */
   @Test
   void aPlacedVmTakenForBackIsDownAgainWhenItsAgentReportsTheEvent() {
-    TestWorld w = world().vm("db-1", "2").placedVm("db-1", "2");
+    // Azure's central delivery never told of E0 (the hour's cap applies); vm-c's agent keeps it
+    // open
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-b", "2")
+            .vm("vm-c", "1")
+            .vm("db-1", "2")
+            .placedVm("db-1", "2")
+            .event("E0", "db-1", "vm-c")
+            .report("E0", "vm-c", "scheduled", T0);
     Ledger l = Ledger.empty();
     l.release("E0", w, "api", at(0));
     l.observe(w, at(3601));
@@ -118,6 +127,27 @@ class PlacedVmsTest {
     w.report("E0", "db-1", "started", at(7200));
     l.observe(w, at(7300));
     assertThat(l.unavailable(Duration.ZERO, at(7300))).contains("db-1");
+  }
+
+  /**
+   * Acknowledged while Azure says Scheduled: it may start hours later, and starts at NotBefore
+   * whatever became of the acknowledgement. A placed VM takes room in its own group only, so it
+   * counts as long as Azure says Scheduled (no hour's cap, which is for VMs known by name).
+   */
+  @Test
+  void aPlacedVmCountsWhileAzureSaysItsEventIsScheduledHowLongSoever() {
+    TestWorld w = world().placedVm("db-1", "2");
+    Ledger l = Ledger.empty();
+    l.release("E0", w, "rollout:r", at(0));
+    l.constrain(rollout("r", "1", "E2"));
+    l.observe(w, at(5 * 3600));
+    assertThat(l.refusal("E2", w, at(5 * 3600)))
+        .as("five hours on, still Scheduled: zone 2 is full")
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+    w.azure("E0", AzureEventStatus.COMPLETED);
+    l.observe(w, at(5 * 3600 + 1));
+    l.observe(w, at(5 * 3600 + 602));
+    assertThat(l.refusal("E2", w, at(5 * 3600 + 602))).isEmpty();
   }
 
   /**
