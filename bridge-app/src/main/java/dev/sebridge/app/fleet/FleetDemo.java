@@ -131,17 +131,32 @@ public final class FleetDemo {
               new org.apache.kafka.common.serialization.ByteArraySerializer());
       com.fasterxml.jackson.databind.ObjectMapper json =
           new com.fasterxml.jackson.databind.ObjectMapper();
+      // What Azure handed over and the hub has not confirmed: sent again next round, in order
+      // (Event Grid retries too).
+      java.util.Deque<com.fasterxml.jackson.databind.node.ObjectNode> unsent =
+          new java.util.ArrayDeque<>();
       pump.scheduleWithFixedDelay(
           () -> {
-            try {
-              for (var d : azure.deliveries()) {
-                producer.send(
-                    new org.apache.kafka.clients.producer.ProducerRecord<>(
-                        CENTRAL_TOPIC, d.path("id").asText(), json.writeValueAsBytes(d)));
+            unsent.addAll(azure.deliveries());
+            while (!unsent.isEmpty()) {
+              var d = unsent.peek();
+              try {
+                producer
+                    .send(
+                        new org.apache.kafka.clients.producer.ProducerRecord<>(
+                            CENTRAL_TOPIC, d.path("id").asText(), json.writeValueAsBytes(d)))
+                    .get(10, TimeUnit.SECONDS);
+                unsent.remove();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+              } catch (Exception e) {
+                org.slf4j.LoggerFactory.getLogger(FleetDemo.class)
+                    .warn(
+                        "demo: Event Grid's delivery not written yet, again next round: {}",
+                        e.toString());
+                return;
               }
-              producer.flush();
-            } catch (Exception e) {
-              // the next round delivers what this one could not (Event Grid retries too)
             }
           },
           0,
@@ -444,6 +459,8 @@ public final class FleetDemo {
   private void awaitCondition(String what, java.util.function.BooleanSupplier done)
       throws Exception {
     CompletableFuture<Void> reached = new CompletableFuture<>();
+    java.util.concurrent.atomic.AtomicReference<RuntimeException> last =
+        new java.util.concurrent.atomic.AtomicReference<>();
     ScheduledExecutorService poll = Executors.newSingleThreadScheduledExecutor();
     try {
       poll.scheduleWithFixedDelay(
@@ -453,7 +470,7 @@ public final class FleetDemo {
                 reached.complete(null);
               }
             } catch (RuntimeException storesNotReadyYet) {
-              // a rebalance: next time
+              last.set(storesNotReadyYet); // a rebalance: next time
             }
           },
           0,
@@ -461,7 +478,12 @@ public final class FleetDemo {
           TimeUnit.MILLISECONDS);
       reached.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("demo: " + what + " did not happen in " + timeout, e);
+      IllegalStateException failed =
+          new IllegalStateException("demo: " + what + " did not happen in " + timeout, e);
+      if (last.get() != null) {
+        failed.addSuppressed(last.get());
+      }
+      throw failed;
     } finally {
       poll.shutdownNow();
     }

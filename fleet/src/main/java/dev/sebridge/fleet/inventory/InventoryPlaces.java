@@ -29,6 +29,9 @@ public final class InventoryPlaces {
    *     .../virtualMachineScaleSets/<set>/virtualMachines/<n>}): never the VM an event's ARM id
    *     names, whatever its name
    */
+  private static final java.util.regex.Pattern INSTANCE =
+      java.util.regex.Pattern.compile("(?i).*/virtualMachineScaleSets/[^/]+/virtualMachines/[^/]+");
+
   public record Place(
       String name,
       String group,
@@ -52,10 +55,7 @@ public final class InventoryPlaces {
           blankAsNull(v.availabilitySet()),
           v.resourceGroup(),
           v.location(),
-          v.resourceId() != null
-              && v.resourceId()
-                  .toLowerCase(Locale.ROOT)
-                  .matches(".*/virtualmachinescalesets/[^/]+/virtualmachines/[^/]+"));
+          v.resourceId() != null && INSTANCE.matcher(v.resourceId()).matches());
     }
 
     private static String blankAsNull(String s) {
@@ -81,6 +81,7 @@ public final class InventoryPlaces {
       }
       return switch (s.kind()) {
         case GROUP -> true;
+        case GROUP_OF_VMS -> !instance;
         case VM -> !instance && s.parent().equalsIgnoreCase(name);
         case SCALE_SET -> s.parent().equalsIgnoreCase(scaleSet);
         case AVAILABILITY_SET -> s.parent().equalsIgnoreCase(availabilitySet);
@@ -91,6 +92,8 @@ public final class InventoryPlaces {
   /** What a scheduled event's VMs share: a resource group, and the VM or set it is of. */
   public enum Kind {
     GROUP,
+    /** The VMs of a resource group that are VM resources (no uniform scale set's instance). */
+    GROUP_OF_VMS,
     VM,
     SCALE_SET,
     AVAILABILITY_SET
@@ -243,7 +246,8 @@ public final class InventoryPlaces {
     if (p != null && p.availabilitySet() != null) {
       return new Scope(vm.group(), Kind.AVAILABILITY_SET, p.availabilitySet());
     }
-    return new Scope(vm.group(), Kind.GROUP, null);
+    // (the VMs an event of a VM's ARM id lists are VM resources, never a uniform instance)
+    return new Scope(vm.group(), Kind.GROUP_OF_VMS, null);
   }
 
   /**
@@ -259,12 +263,9 @@ public final class InventoryPlaces {
     String availabilitySet = null;
     boolean first = true;
     for (VmEventState s : reported) {
-      if (s.name() == null || !listed.contains(s.name().toLowerCase(Locale.ROOT))) {
-        continue; // a part of a VM the event does not list (an approval's result): tells nothing
-      }
       Place p = known.test(s.vmId()) ? byVmId.get(s.vmId()) : null;
-      if (p == null) {
-        continue;
+      if (p == null || !listed.contains(p.name())) {
+        continue; // not the inventory's, or a VM the event does not list: tells nothing
       }
       if (p.group() == null || (!first && !p.group().equals(group))) {
         return null; // reporters in two resource groups: no scope to trust

@@ -103,30 +103,27 @@ public record LedgerEntry(
       // Azure says the event is running: it counts, whatever the views or the clock say, and
       // again if it was taken for back before (an approved or acknowledged event may start hours
       // later, after the host's other tenants; a view closed by an agent's inferred "canceled").
+      // (An agent's "started" is not enough: a VM deleted mid-event reports it for good.)
       if (w.startedByAzure(e.eventId())) {
         return e.backAt() == null ? e : e.reopened();
       }
       // No agent to hear from: back a while after the fleet sees the event closed, and at the
-      // latest Ledger.UNKNOWN_AT_MOST after its release (an event can stay open for good when a
-      // VM it lists is deleted mid-event; it must not hold every group of every rollout forever).
+      // latest an hour after its release, or for a placed VM an hour after the later of its release
+      // and NotBefore (Azure starts an event at NotBefore whatever became of an approval; an event
+      // can stay open for good when a VM it lists is deleted mid-event, and must not hold a group
+      // forever).
       if (e.backAt() != null) {
         return e;
       }
       if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
-      // A placed VM takes room in its own group only: while Azure says its event is Scheduled it
-      // counts, however long (an acknowledged event may start hours later, and starts at NotBefore
-      // whatever became of the acknowledgement). The hour's cap is for VMs known by name, which
-      // take room in every group.
-      if (e.placed()
-          && w.azureStatus(e.eventId()) == dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED
-          && w.open(e.eventId())) {
-        return e;
+      Instant from = e.releasedAt();
+      if (e.placed()) {
+        Instant notBefore = w.notBefore(e.eventId()).orElse(null);
+        from = notBefore != null && notBefore.isAfter(from) ? notBefore : from;
       }
-      return now.isBefore(e.releasedAt().plus(Ledger.UNKNOWN_AT_MOST))
-          ? e
-          : e.completed(now).back(now);
+      return now.isBefore(from.plus(Ledger.UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean

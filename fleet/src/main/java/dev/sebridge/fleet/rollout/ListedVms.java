@@ -84,7 +84,8 @@ public final class ListedVms {
   /**
    * Whether the fleet may take an event as over for the VMs it lists by name: the view no longer
    * has it, or it is closed and a VM the fleet knows reported it (an unknown VM's "completed" alone
-   * is not taken: such VMs count until {@link Ledger#UNKNOWN_AT_MOST}).
+   * is not taken: such VMs count until {@link Ledger#UNKNOWN_AT_MOST} after their release, or
+   * NotBefore for a placed one, while nothing says the event runs).
    */
   static boolean seenClosed(String eventId, World w) {
     if (w.open(eventId)) {

@@ -135,19 +135,20 @@ class PlacedVmsTest {
    * counts as long as Azure says Scheduled (no hour's cap, which is for VMs known by name).
    */
   @Test
-  void aPlacedVmCountsWhileAzureSaysItsEventIsScheduledHowLongSoever() {
-    TestWorld w = world().placedVm("db-1", "2");
+  void aPlacedVmCountsUntilAnHourAfterNotBeforeWhileItsEventIsOpen() {
+    TestWorld w = world().placedVm("db-1", "2").notBefore("E0", at(4 * 3600));
     Ledger l = Ledger.empty();
     l.release("E0", w, "rollout:r", at(0));
     l.constrain(rollout("r", "1", "E2"));
-    l.observe(w, at(5 * 3600));
-    assertThat(l.refusal("E2", w, at(5 * 3600)))
-        .as("five hours on, still Scheduled: zone 2 is full")
+    l.observe(w, at(5 * 3600 - 1));
+    assertThat(l.refusal("E2", w, at(5 * 3600 - 1)))
+        .as("still Scheduled, NotBefore an hour ago: zone 2 is full")
         .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
-    w.azure("E0", AzureEventStatus.COMPLETED);
     l.observe(w, at(5 * 3600 + 1));
-    l.observe(w, at(5 * 3600 + 602));
-    assertThat(l.refusal("E2", w, at(5 * 3600 + 602))).isEmpty();
+    assertThat(l.refusal("E2", w, at(5 * 3600 + 1))).as("an hour after NotBefore").isEmpty();
+    w.azure("E0", AzureEventStatus.STARTED);
+    l.observe(w, at(5 * 3600 + 2));
+    assertThat(l.refusal("E2", w, at(5 * 3600 + 2))).as("it runs after all").isPresent();
   }
 
   /**

@@ -170,9 +170,17 @@ final class TestWorld implements World {
     return requested;
   }
 
+  private final Map<String, Instant> notBefore = new HashMap<>();
+
+  /** The event's NotBefore. */
+  TestWorld notBefore(String eventId, Instant at) {
+    notBefore.put(eventId, at);
+    return this;
+  }
+
   @Override
   public Optional<Instant> notBefore(String eventId) {
-    return Optional.empty();
+    return Optional.ofNullable(notBefore.get(eventId));
   }
 
   @Override

@@ -101,7 +101,7 @@ class CentralEventsTopologyTest {
                 3,
                 Retention.closedEvents(Duration.ofHours(24)),
                 observer,
-                dev.sebridge.fleet.rollout.Policies.none(),
+                policies,
                 Duration.ofSeconds(1),
                 () -> 0,
                 ReplayGate.NONE,
@@ -201,6 +201,9 @@ class CentralEventsTopologyTest {
     central.pipeInput(
         "any-key", json.getBytes(StandardCharsets.UTF_8), written == null ? at : written);
   }
+
+  /** The central policies the topology runs (none unless a test sets them before start). */
+  dev.sebridge.fleet.rollout.Policies policies = dev.sebridge.fleet.rollout.Policies.none();
 
   /** The scheduled event's ARM id the deliveries carry (with EVENT replaced by theirs). */
   String resource = RESOURCE;
@@ -503,6 +506,58 @@ class CentralEventsTopologyTest {
     advance(Duration.ofMinutes(9));
     assertThat(commands.isEmpty()).isTrue();
     advance(Duration.ofMinutes(1));
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+  }
+
+  /**
+   * A policy approves an event web-1 (an agent) and db-1 (none, in web-1's availability set) have:
+   * a signed command for web-1, and, as the API does, an acknowledgement through the Maintenance
+   * API for db-1, audited with the request.
+   */
+  @Test
+  void aPolicysApprovalAcknowledgesForTheVmsWithoutALiveAgent() throws Exception {
+    List<dev.sebridge.config.ConfigProblem> problems = new ArrayList<>();
+    policies =
+        dev.sebridge.fleet.rollout.Policies.parse(
+            java.util.Map.of(
+                "version", "1",
+                "rules.10-all.match.type", "Reboot",
+                "rules.10-all.action", "approve"),
+            problems);
+    assertThat(problems).isEmpty();
+    start(Membership.INVENTORY);
+    String rg = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/";
+    inventory.pipeInput(
+        vm1.vmId(),
+        new dev.sebridge.fleet.model.InventoryVm(
+            vm1.vmId(), rg + "web-1", "web-1", "s", "rg", "westeurope", "1", null, "as", null));
+    inventory.pipeInput(
+        "db1-vm-id",
+        new dev.sebridge.fleet.model.InventoryVm(
+            "db1-vm-id", rg + "db-1", "db-1", "s", "rg", "westeurope", "2", null, "as", null));
+    var audit =
+        driver.createOutputTopic(
+            TOPICS.approvals(),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new JsonSerde<>(ApprovalRequest.class).deserializer());
+    deliver("d-1", "Scheduled", T0, "web-1", "db-1");
+    envelopes.pipeInput(
+        vm1.vmId(),
+        agents.transition(
+            TransitionType.SCHEDULED,
+            vm1,
+            AgentEnvelopes.imdsEvent(
+                EVENT, "Reboot", "Scheduled", List.of("web-1", "db-1"), T0.plusSeconds(900)),
+            false),
+        clock.instant());
+    advance(Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+
+    ApprovalRequest approved = audit.readValue();
+    assertThat(approved.origin()).startsWith("policy:10-all");
+    assertThat(approved.vmIds()).containsExactly(vm1.vmId());
+    assertThat(approved.acknowledge()).isEqualTo(new Acknowledgement(RESOURCE, List.of("db-1")));
+    assertThat(orders.readKeyValue().value.vms()).containsExactly("db-1");
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
   }
 

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 
 /**
- * Azure's central scheduled events as tests write them: a scheduled event's properties (as Event
- * Grid and Resource Graph's {@code maintenanceresources} both carry them) and one Event Grid
- * delivery of it in the CloudEvents 1.0 schema, as the subscription writes it to the hub.
+ * Azure's central scheduled events as the local Azure (and tests) write them: a scheduled event's
+ * properties (as Event Grid and Resource Graph's {@code maintenanceresources} both carry them) and
+ * one Event Grid delivery of it, in the CloudEvents 1.0 schema or Event Grid's own, as the
+ * subscription writes it to the hub.
  */
 public final class CentralDeliveries {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -28,6 +29,30 @@ public final class CentralDeliveries {
     return p;
   }
 
+  /**
+   * One delivery in Event Grid's own schema of the event's properties, delivered now, with this
+   * event type ({@code ...ScheduledEventEmitted}, or {@code
+   * Microsoft.Maintenance/scheduledevents/write} as some of Microsoft's pages show it).
+   */
+  public static ObjectNode eventGridEvent(
+      String deliveryId, String resourceId, ObjectNode properties, String eventType) {
+    ObjectNode e = JSON.createObjectNode();
+    e.put("id", deliveryId);
+    e.put("topic", "/subscriptions/00000000-0000-0000-0000-000000000000");
+    e.put("subject", resourceId);
+    e.put("eventType", eventType);
+    e.put("eventTime", Instant.now().toString());
+    e.put("dataVersion", "1");
+    e.put("metadataVersion", "1");
+    ObjectNode info = e.putObject("data").putObject("resourceInfo");
+    info.put("id", resourceId);
+    info.put("name", properties.path("EventId").asText());
+    info.put("type", "microsoft.maintenance/scheduledevents");
+    info.put("location", "westeurope");
+    info.set("properties", properties);
+    return e;
+  }
+
   /** One delivery (CloudEvents 1.0) of the event's properties, delivered now. */
   public static ObjectNode cloudEvent(String deliveryId, String resourceId, ObjectNode properties) {
     ObjectNode e = JSON.createObjectNode();
@@ -40,6 +65,7 @@ public final class CentralDeliveries {
     info.put("id", resourceId);
     info.put("name", properties.path("EventId").asText());
     info.put("type", "Microsoft.Maintenance/scheduledEvents");
+    info.put("location", "westeurope");
     info.set("properties", properties);
     return e;
   }

@@ -39,10 +39,13 @@ public final class LocalAzure implements AutoCloseable {
    * @param duplicates each delivery twice, with the same id
    * @param reordered the deliveries of one round in reverse order
    * @param wrongWeekday NotBefore's weekday one day off ({@code Mon, 19 Sep 2025}, a Friday)
+   * @param otherShapes every other delivery in Event Grid's own schema, with the event type {@code
+   *     Microsoft.Maintenance/scheduledevents/write} (both appear on Microsoft's pages)
    */
-  public record Quirks(boolean duplicates, boolean reordered, boolean wrongWeekday) {
-    public static final Quirks NONE = new Quirks(false, false, false);
-    public static final Quirks ALL = new Quirks(true, true, true);
+  public record Quirks(
+      boolean duplicates, boolean reordered, boolean wrongWeekday, boolean otherShapes) {
+    public static final Quirks NONE = new Quirks(false, false, false, false);
+    public static final Quirks ALL = new Quirks(true, true, true, true);
   }
 
   private final ImdsSimulator sim;
@@ -51,7 +54,7 @@ public final class LocalAzure implements AutoCloseable {
   private final Predicate<String> central;
   private final Quirks quirks;
   private final java.util.ArrayDeque<String> over = new java.util.ArrayDeque<>();
-  private final Map<String, String> vmOf = new HashMap<>();
+  private final Map<String, String> resourceOf = new HashMap<>();
   // By EventId: the last status delivered, and the event as IMDS last showed it.
   private final Map<String, String> delivered = new HashMap<>();
   private final Map<String, ObjectNode> seen = new HashMap<>();
@@ -95,8 +98,9 @@ public final class LocalAzure implements AutoCloseable {
 
   /**
    * The deliveries Event Grid would make now: one per change of each event that lists a VM with
-   * central delivery, since the last call. An event's ARM id is that of its VM (the demo's central
-   * events list one VM each); the Maintenance API knows it from its first delivery.
+   * central delivery, since the last call. An event's ARM id is that of its first VM's scale set,
+   * or of that VM when it is in none; the Maintenance API knows it from its first delivery and
+   * forgets it once it is over. The caller owns what it is handed: they are not handed again.
    */
   public synchronized List<ObjectNode> deliveries() {
     List<ObjectNode> out = new ArrayList<>();
@@ -120,7 +124,9 @@ public final class LocalAzure implements AutoCloseable {
         deliver(id, "Completed", out);
         seen.remove(id);
         delivered.remove(id);
-        over.add(MaintenanceEndpoint.vmEventId(vmOf.remove(id), id));
+        String resourceId = resourceOf.remove(id);
+        maintenance.forget(resourceId);
+        over.add(resourceId);
       }
     }
     // Resource Graph keeps the events told over a while: the newest OVER_KEPT of them.
@@ -146,9 +152,9 @@ public final class LocalAzure implements AutoCloseable {
     ObjectNode p = seen.get(eventId).deepCopy();
     p.put("EventStatus", status);
     p.put("ResourceType", "VirtualMachine");
-    String vm = p.path("Resources").path(0).asText();
-    vmOf.put(eventId, vm);
-    String resourceId = MaintenanceEndpoint.vmEventId(vm, eventId);
+    String resourceId =
+        resourceOf.computeIfAbsent(
+            eventId, id -> resourceId(p.path("Resources").path(0).asText(), id));
     maintenance.schedule(resourceId);
     ObjectNode row = p.objectNode();
     row.put("id", resourceId);
@@ -160,7 +166,27 @@ public final class LocalAzure implements AutoCloseable {
     if (quirks.wrongWeekday()) {
       p.put("NotBefore", wrongWeekday(p.path("NotBefore").asText()));
     }
-    out.add(CentralDeliveries.cloudEvent("delivery-" + (++deliveryNumber), resourceId, p));
+    String deliveryId = "delivery-" + (++deliveryNumber);
+    out.add(
+        quirks.otherShapes() && deliveryNumber % 2 == 0
+            ? CentralDeliveries.eventGridEvent(
+                deliveryId, resourceId, p, "Microsoft.Maintenance/scheduledevents/write")
+            : CentralDeliveries.cloudEvent(deliveryId, resourceId, p));
+  }
+
+  /** The scheduled event's ARM id: on the VM's scale set, or on the VM when it is in none. */
+  private String resourceId(String vmName, String eventId) {
+    SimVm vm =
+        sim.vms().stream().filter(v -> v.name().equalsIgnoreCase(vmName)).findFirst().orElse(null);
+    if (vm == null || vm.vmScaleSetName() == null || vm.vmScaleSetName().isBlank()) {
+      return MaintenanceEndpoint.vmEventId(vmName, eventId);
+    }
+    return "/subscriptions/"
+        + SUBSCRIPTION
+        + "/resourceGroups/fleet-rg/providers/Microsoft.Compute/virtualMachineScaleSets/"
+        + vm.vmScaleSetName()
+        + "/providers/Microsoft.Maintenance/scheduledevents/"
+        + eventId;
   }
 
   /** {@code Fri, 19 Sep 2025 ...} as {@code Sat, 19 Sep 2025 ...}: the date right, its day not. */

@@ -39,8 +39,11 @@ public record LoopbackTls(SSLContext serverContext, SSLContext clientContext, Pa
   private static LoopbackTls create() throws IOException {
     try {
       Path dir = Files.createTempDirectory("loopback-tls");
+      // Deleted at exit, files first (deleteOnExit runs in reverse order of registration).
       dir.toFile().deleteOnExit();
       Path keyStore = dir.resolve("server.p12");
+      keyStore.toFile().deleteOnExit();
+      dir.resolve("trust.p12").toFile().deleteOnExit();
       char[] pw = PASSWORD.toCharArray();
       Process p =
           new ProcessBuilder(
@@ -76,6 +79,7 @@ public record LoopbackTls(SSLContext serverContext, SSLContext clientContext, Pa
       try (InputStream in = Files.newInputStream(keyStore)) {
         ks.load(in, pw);
       }
+      Files.delete(keyStore); // the private key stays in memory only
       KeyManagerFactory kmf =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(ks, pw);

@@ -42,6 +42,8 @@ public final class MaintenanceEndpoint implements AutoCloseable {
       Pattern.compile(
           "(?i)(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/[^/]+/[^/]+)"
               + "/providers/Microsoft\\.Maintenance/scheduledevents/([^/]+)/acknowledge");
+  private static final Pattern EVENT_ID =
+      Pattern.compile("(?i)(.*)/providers/Microsoft\\.Maintenance/scheduledevents/([^/]+)$");
   private static final Pattern BATCH =
       Pattern.compile(
           "(?i)(/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/[^/]+/[^/]+)"
@@ -99,9 +101,7 @@ public final class MaintenanceEndpoint implements AutoCloseable {
 
   /** A scheduled event Azure knows (by its ARM id): it may be acknowledged. */
   public void schedule(String resourceId) {
-    Matcher m =
-        Pattern.compile("(?i)(.*)/providers/Microsoft\\.Maintenance/scheduledevents/([^/]+)$")
-            .matcher(resourceId);
+    Matcher m = EVENT_ID.matcher(resourceId);
     if (!m.matches()) {
       throw new IllegalArgumentException(resourceId);
     }
@@ -151,8 +151,13 @@ public final class MaintenanceEndpoint implements AutoCloseable {
     try (ex) {
       boolean authorized =
           ("Bearer " + token).equals(ex.getRequestHeaders().getFirst("Authorization"));
-      byte[] bytes = ex.getRequestBody().readAllBytes();
       String path = ex.getRequestURI().getPath();
+      if (!authorized) {
+        // before reading a body: an unauthenticated client gets nothing more
+        answer(ex, new Call(path, false, List.of(), 401), error("AuthenticationFailed"));
+        return;
+      }
+      byte[] bytes = ex.getRequestBody().readAllBytes();
       String version = query(ex.getRequestURI(), "api-version");
       Matcher one = ONE.matcher(path);
       Matcher batch = BATCH.matcher(path);
@@ -162,11 +167,12 @@ public final class MaintenanceEndpoint implements AutoCloseable {
       if (isOne) {
         ids.add(one.group(2));
       } else if (isBatch && bytes.length > 0) {
-        JSON.readTree(bytes).path("value").forEach(v -> ids.add(v.asText()));
-      }
-      if (!authorized) {
-        answer(ex, new Call(path, false, ids, 401), error("AuthenticationFailed"));
-        return;
+        try {
+          JSON.readTree(bytes).path("value").forEach(v -> ids.add(v.asText()));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+          answer(ex, new Call(path, true, ids, 400), error("InvalidRequestContent"));
+          return;
+        }
       }
       if (!ex.getRequestMethod().equals("POST")
           || (!isOne && !isBatch)
@@ -237,14 +243,31 @@ public final class MaintenanceEndpoint implements AutoCloseable {
     return parent.equals(events.get(eventId.toLowerCase(Locale.ROOT)));
   }
 
-  private void start(String eventId) {
-    if (started.add(eventId.toLowerCase(Locale.ROOT))) {
+  /** Starts the event once; a start that fails (the hook throws) is not taken as done. */
+  private synchronized void start(String eventId) {
+    if (!started.contains(eventId.toLowerCase(Locale.ROOT))) {
       onStart.accept(eventId);
+      started.add(eventId.toLowerCase(Locale.ROOT));
     }
   }
 
+  /** Azure forgets a scheduled event that is over: it can no longer be acknowledged. */
+  public void forget(String resourceId) {
+    Matcher m = EVENT_ID.matcher(resourceId);
+    if (m.matches()) {
+      events.remove(m.group(2).toLowerCase(Locale.ROOT));
+      started.remove(m.group(2).toLowerCase(Locale.ROOT));
+    }
+  }
+
+  /** The newest calls only: a long run (the demo's follow mode) keeps this many. */
+  static final int CALLS_KEPT = 1000;
+
   private void answer(HttpExchange ex, Call call, JsonNode body) throws IOException {
     calls.add(call);
+    while (calls.size() > CALLS_KEPT) {
+      calls.remove(0);
+    }
     JsonAnswer.send(ex, call.status(), body);
   }
 

@@ -105,10 +105,18 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     maintenance.add(row);
   }
 
-  /** The row of a scheduled event (by its {@code id}), instead of the one it had. */
+  /**
+   * The row of a scheduled event (by its {@code id}), in the place of the one it had (a page's
+   * offsets stay where they were).
+   */
   public synchronized void putMaintenance(ObjectNode row) {
     String id = row.path("id").asText();
-    maintenance.removeIf(r -> r.path("id").asText().equalsIgnoreCase(id));
+    for (int i = 0; i < maintenance.size(); i++) {
+      if (maintenance.get(i).path("id").asText().equalsIgnoreCase(id)) {
+        maintenance.set(i, row); // one write: a reader sees the old row or the new one
+        return;
+      }
+    }
     maintenance.add(row);
   }
 
@@ -140,7 +148,19 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
     try (ex) {
       boolean authorized =
           ("Bearer " + TOKEN).equals(ex.getRequestHeaders().getFirst("Authorization"));
-      JsonNode req = JSON.readTree(ex.getRequestBody().readAllBytes());
+      if (!authorized) {
+        // before reading a body: an unauthenticated client gets nothing more
+        record(new Call(null, List.of(), null, false, 401));
+        send(ex, 401, error("AuthenticationFailed"));
+        return;
+      }
+      JsonNode req;
+      try {
+        req = JSON.readTree(ex.getRequestBody().readAllBytes());
+      } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+        send(ex, 400, error("InvalidRequestContent"));
+        return;
+      }
       String query = req.path("query").asText();
       List<String> subs = new ArrayList<>();
       req.path("subscriptions").forEach(s -> subs.add(s.asText()));
@@ -150,18 +170,18 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
           || !ex.getRequestURI().getPath().equals(PATH)
           || !"2021-03-01".equals(query(ex.getRequestURI(), "api-version"))) {
         int status = authorized ? 404 : 401;
-        calls.add(new Call(query, subs, token, authorized, status));
+        record(new Call(query, subs, token, authorized, status));
         send(ex, status, error(authorized ? "NotFound" : "AuthenticationFailed"));
         return;
       }
       Fault f = faults.getAndDecrement() > 0 ? fault : null;
       if (f == Fault.THROTTLED) {
-        calls.add(new Call(query, subs, token, true, 429));
+        record(new Call(query, subs, token, true, 429));
         ex.getResponseHeaders().set("x-ms-retry-after-ms", "20");
         send(ex, 429, error("RateLimiting"));
         return;
       }
-      calls.add(new Call(query, subs, token, true, 200));
+      record(new Call(query, subs, token, true, 200));
       boolean scaleSets = query.startsWith("computeresources");
       Matcher tag = TAG.matcher(query);
       List<ObjectNode> matching = new ArrayList<>();
@@ -206,6 +226,16 @@ public final class ResourceGraphEndpoint implements AutoCloseable {
       send(ex, 200, out);
     } catch (RuntimeException e) {
       send(ex, 500, error(e.toString()));
+    }
+  }
+
+  /** The newest calls only: a long run (the demo's follow mode) keeps this many. */
+  static final int CALLS_KEPT = 1000;
+
+  private void record(Call c) {
+    calls.add(c);
+    while (calls.size() > CALLS_KEPT) {
+      calls.remove(0);
     }
   }
 
