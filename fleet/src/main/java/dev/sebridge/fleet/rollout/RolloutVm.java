@@ -222,25 +222,14 @@ public record RolloutVm(
 
   /** The same, to be back by {@code newDeadline}. */
   RolloutVm deadline(Instant newDeadline) {
-    return new RolloutVm(
-        vmId,
-        name,
-        eventId,
-        group,
-        phase,
-        byPlatform,
-        wave,
-        requestId,
-        approvedAt,
-        startedAt,
-        completedAt,
-        agentBackAt,
-        backAt,
-        newDeadline,
-        resultAcknowledged);
+    return with(newDeadline, resultAcknowledged);
   }
 
   RolloutVm resumed(Instant newDeadline) {
+    return with(newDeadline, true);
+  }
+
+  private RolloutVm with(Instant newDeadline, boolean acknowledged) {
     return new RolloutVm(
         vmId,
         name,
@@ -256,6 +245,6 @@ public record RolloutVm(
         agentBackAt,
         backAt,
         newDeadline,
-        true);
+        acknowledged);
   }
 }

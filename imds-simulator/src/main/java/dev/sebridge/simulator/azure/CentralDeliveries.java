@@ -44,12 +44,7 @@ public final class CentralDeliveries {
     e.put("eventTime", Instant.now().toString());
     e.put("dataVersion", "1");
     e.put("metadataVersion", "1");
-    ObjectNode info = e.putObject("data").putObject("resourceInfo");
-    info.put("id", resourceId);
-    info.put("name", properties.path("EventId").asText());
-    info.put("type", "microsoft.maintenance/scheduledevents");
-    info.put("location", "westeurope");
-    info.set("properties", properties);
+    resourceInfo(e, resourceId, properties, "microsoft.maintenance/scheduledevents");
     return e;
   }
 
@@ -61,12 +56,20 @@ public final class CentralDeliveries {
     e.put("type", "Microsoft.ResourceNotifications.MaintenanceResources.ScheduledEventEmitted");
     e.put("source", "/subscriptions/00000000-0000-0000-0000-000000000000");
     e.put("time", Instant.now().toString());
-    ObjectNode info = e.putObject("data").putObject("resourceInfo");
+    resourceInfo(e, resourceId, properties, "Microsoft.Maintenance/scheduledEvents");
+    return e;
+  }
+
+  /**
+   * The delivery's {@code data.resourceInfo}: the scheduled event, typed as this schema spells it.
+   */
+  private static void resourceInfo(
+      ObjectNode delivery, String resourceId, ObjectNode properties, String type) {
+    ObjectNode info = delivery.putObject("data").putObject("resourceInfo");
     info.put("id", resourceId);
     info.put("name", properties.path("EventId").asText());
-    info.put("type", "Microsoft.Maintenance/scheduledEvents");
+    info.put("type", type);
     info.put("location", "westeurope");
     info.set("properties", properties);
-    return e;
   }
 }
