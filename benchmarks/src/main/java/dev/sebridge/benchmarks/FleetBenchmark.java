@@ -26,7 +26,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * with 100 real agents ({@link RealAgentsFigure}). Writes benchmarks/FLEET-REPORT.md.
  *
  * <p>Usage: {@code FleetBenchmark --repo DIR --out FILE [--vms N] [--steady-seconds S] [--agents N]
- * [--inventory]}
+ * [--inventory] [--fleet-heap SIZE] [--api-seconds S] [--fleet-jvm-option OPTION]...}
  */
 public final class FleetBenchmark {
   static final String EVENTS = "scheduled-events";
@@ -37,11 +37,24 @@ public final class FleetBenchmark {
   final int vmCount;
   final int steadySeconds;
   final int agentCount;
-  final FleetReport report = new FleetReport();
+  final FleetReport report;
   Duration apiAnswered;
 
   /** {@code --inventory}: the service runs with Azure's inventory of every generated VM. */
   boolean inventory;
+
+  /** {@code --fleet-heap}: the service's {@code -Xmx} (the launcher's is 512m). */
+  String heap = FleetProcess.LAUNCHER_HEAP;
+
+  /** {@code --fleet-jvm-option} (repeated): more options for the service's JVM (JFR, GC logs). */
+  final List<String> jvmOptions = new ArrayList<>();
+
+  /** {@code --api-seconds}: each phase of the API under load ({@link ApiLoad}); 0: none. */
+  int apiSeconds = 60;
+
+  static final int API_RATE = 200;
+  static final int LIVE_STREAMS = 200;
+  static final int LORIS = 80;
 
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
@@ -49,6 +62,7 @@ public final class FleetBenchmark {
     this.vmCount = vmCount;
     this.steadySeconds = steadySeconds;
     this.agentCount = agentCount;
+    this.report = new FleetReport(vmCount);
   }
 
   public static void main(String[] args) throws Exception {
@@ -58,6 +72,9 @@ public final class FleetBenchmark {
     int steady = 180;
     int agents = 100;
     boolean inventory = false;
+    String heap = FleetProcess.LAUNCHER_HEAP;
+    int apiSeconds = 60;
+    List<String> jvmOptions = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--repo" -> repo = Path.of(args[++i]);
@@ -66,6 +83,9 @@ public final class FleetBenchmark {
         case "--steady-seconds" -> steady = Integer.parseInt(args[++i]);
         case "--agents" -> agents = Integer.parseInt(args[++i]);
         case "--inventory" -> inventory = true;
+        case "--fleet-heap" -> heap = args[++i];
+        case "--api-seconds" -> apiSeconds = Integer.parseInt(args[++i]);
+        case "--fleet-jvm-option" -> jvmOptions.add(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -77,6 +97,9 @@ public final class FleetBenchmark {
             steady,
             agents);
     b.inventory = inventory;
+    b.heap = heap;
+    b.apiSeconds = apiSeconds;
+    b.jvmOptions.addAll(jvmOptions);
     b.scale();
     if (agents > 0) { // --agents 0: the generated fleet alone
       new RealAgentsFigure(b.work.resolve("agents"), agents, b.report).run();
@@ -84,7 +107,7 @@ public final class FleetBenchmark {
     RolloutTickBenchmark.replaceSection(
         out,
         FleetReport.heading(vms, inventory),
-        b.report.markdown(vms, steady, agents, inventory));
+        b.report.markdown(vms, steady, agents, inventory, heap));
     System.out.println("report written to " + out);
     System.exit(0);
   }
@@ -138,6 +161,13 @@ public final class FleetBenchmark {
           FleetProcess.quantile(metrics, "0.99"),
           maxHeap[0],
           maxRss.get());
+      if (apiSeconds > 0) {
+        apiUnderLoad(fleet, gen); // the generator goes on beside it, and so does the sampling
+        synchronized (maxHeap) {
+          report.footprintWithApi(maxHeap[0], maxRss.get());
+        }
+      }
+      report.rss();
       ticks.shutdownNow();
       ticks.awaitTermination(10, TimeUnit.SECONDS);
       gen.flush();
@@ -161,9 +191,46 @@ public final class FleetBenchmark {
     }
   }
 
+  /**
+   * {@link #API_RATE} reads a second with {@link #LIVE_STREAMS} live page streams open, then the
+   * same with {@link #LORIS} slow-loris connections held open beside them.
+   */
+  void apiUnderLoad(FleetProcess fleet, FleetGenerator gen) throws Exception {
+    List<String> vmIds = gen.vms().stream().map(v -> v.vmId()).toList();
+    try (ApiLoad load = new ApiLoad(fleet.url(), vmIds)) {
+      load.learnEvents();
+      int open = load.openStreams(FleetProcess.readerTokens(), LIVE_STREAMS / 8);
+      System.out.printf("api: %d of %d live streams open%n", open, LIVE_STREAMS);
+      load.run(Duration.ofSeconds(Math.min(20, apiSeconds)), API_RATE); // warm-up, not counted
+      ApiLoad.Phase quiet = load.run(Duration.ofSeconds(apiSeconds), API_RATE);
+      System.out.printf(
+          "api: reads %s; healthz %s%n", quiet.reads().summary(), quiet.probes().summary());
+      ApiLoad.Phase attacked;
+      int opened;
+      try (SlowLoris loris = SlowLoris.start(fleet.url(), LORIS, load.loginCookie())) {
+        attacked = load.run(Duration.ofSeconds(apiSeconds), API_RATE);
+        opened = loris.opened();
+      }
+      System.out.printf(
+          "api with slow loris: reads %s; healthz %s%n",
+          attacked.reads().summary(), attacked.probes().summary());
+      report.api(
+          API_RATE,
+          LIVE_STREAMS,
+          open,
+          open - load.streamsClosed(),
+          load.streamLines(),
+          LORIS,
+          opened,
+          quiet,
+          attacked);
+    }
+  }
+
   /** The service, as its own process, on the state of the run's first instance. */
   FleetProcess startFleet(EmbeddedKafkaBroker kafka) throws IOException {
-    return FleetProcess.start(repo, work, kafka.bootstrapServers(), "fleet-1", inventory);
+    return FleetProcess.start(
+        repo, work, kafka.bootstrapServers(), "fleet-1", inventory, heap, jvmOptions);
   }
 
   /** From the POST to every command readable (committed) on the commands topic. */

@@ -27,11 +27,15 @@ import java.util.regex.Pattern;
 
 /**
  * The fleet service under {@link FleetBenchmark}: its own process, started as the launcher starts
- * {@code sebridge fleet} ({@code -Xmx512m}), and read through its API and {@code /metrics} with the
- * benchmark's approver token.
+ * {@code sebridge fleet} ({@code -Xmx512m}, or {@code --fleet-heap}), and read through its API and
+ * {@code /metrics} with the benchmark's approver token.
  */
 final class FleetProcess implements AutoCloseable {
   static final String TOKEN = "bench-approver-token-0123456789";
+
+  /** The heap the launcher gives {@code sebridge fleet}. */
+  static final String LAUNCHER_HEAP = "512m";
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern QUANTILE =
       Pattern.compile(
@@ -50,6 +54,15 @@ final class FleetProcess implements AutoCloseable {
     this.log = log;
   }
 
+  /** The readers who open the live page streams ({@link ApiLoad}), 8 streams each. */
+  static List<String> readerTokens() {
+    List<String> t = new ArrayList<>();
+    for (int i = 0; i < FleetBenchmark.LIVE_STREAMS / 8; i++) {
+      t.add(String.format("bench-reader-token-%02d-0123456789", i));
+    }
+    return t;
+  }
+
   /** The signing key and the approver token the service is started with, under {@code work}. */
   static void writeSecrets(Path work) throws IOException {
     ECKey key;
@@ -62,10 +75,13 @@ final class FleetProcess implements AutoCloseable {
     Files.writeString(keyFile, key.toJSONString());
     StateDirectory.restrict(keyFile);
     Path tokens = work.resolve("tokens.yaml");
-    new ObjectMapper(new YAMLFactory())
-        .writeValue(
-            tokens.toFile(),
-            List.of(Map.of("token", TOKEN, "principal", "bench", "role", "approver")));
+    List<Map<String, String>> entries = new ArrayList<>();
+    entries.add(Map.of("token", TOKEN, "principal", "bench", "role", "approver"));
+    List<String> readers = readerTokens();
+    for (int i = 0; i < readers.size(); i++) {
+      entries.add(Map.of("token", readers.get(i), "principal", "reader-" + i, "role", "reader"));
+    }
+    new ObjectMapper(new YAMLFactory()).writeValue(tokens.toFile(), entries);
     StateDirectory.restrict(tokens);
   }
 
@@ -74,13 +90,21 @@ final class FleetProcess implements AutoCloseable {
    * work/state}; with {@code inventory}, configured for an inventory whose Resource Graph reads
    * fail (the benchmark writes the inventory itself).
    */
-  static FleetProcess start(Path repo, Path work, String bootstrap, String state, boolean inventory)
+  static FleetProcess start(
+      Path repo,
+      Path work,
+      String bootstrap,
+      String state,
+      boolean inventory,
+      String heap,
+      List<String> jvmOptions)
       throws IOException {
     int port = freePort();
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // As the launcher starts `sebridge fleet` (the sebridge script).
-    cmd.addAll(List.of("-XX:+UseG1GC", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-Xss1m"));
+    cmd.addAll(List.of("-XX:+UseG1GC", "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-Xss1m"));
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
     Path lib = repo.resolve("bridge-app/target/dist/lib");
     cmd.add(lib + "/*" + java.io.File.pathSeparator + lib.resolve("server") + "/*");
@@ -96,6 +120,9 @@ final class FleetProcess implements AutoCloseable {
                 Map.entry("fleet.state-dir", work.resolve(state).toString()),
                 Map.entry("fleet.http.port", Integer.toString(port)),
                 Map.entry("fleet.http.bind-address", "127.0.0.1"),
+                // Every sign-in and slow connection admitted: the benchmark's readers sign in from
+                // one address, and a slow-loris body held open is the worst case.
+                Map.entry("fleet.http.sign-ins-per-minute", "100000"),
                 Map.entry("fleet.auth.tokens-file", work.resolve("tokens.yaml").toString()),
                 Map.entry("fleet.signing.key-file", work.resolve("key.jwk").toString())));
     if (inventory) {
@@ -111,7 +138,14 @@ final class FleetProcess implements AutoCloseable {
     Path log = work.resolve(state + "-" + port + ".log");
     Process p =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    // Never left running after the benchmark, whatever ended it: one left over took CPU from the
+    // next run on the same machine.
+    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
     return new FleetProcess(p, "http://127.0.0.1:" + port, log);
+  }
+
+  String url() {
+    return url;
   }
 
   long pid() {

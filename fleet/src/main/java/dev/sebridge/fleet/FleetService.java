@@ -158,7 +158,7 @@ public final class FleetService implements AutoCloseable {
             running.countDown();
           }
         });
-    this.views = inventory.views(streams);
+    this.views = inventory.views(streams).withKeys(tallies);
     metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.readiness = new FleetReadiness(streams, clock);
@@ -172,7 +172,7 @@ public final class FleetService implements AutoCloseable {
             acknowledgements.enabled());
     RolloutRequests rollouts =
         new RolloutRequests(rolloutCommands, topics.of(FleetTopology.ROLLOUTS), views, clock);
-    this.live = new LiveStream(changes, 64);
+    this.live = new LiveStream(changes, config.get(HttpKeys.LIVE_PAGES));
     HttpLimits limits = HttpKeys.limits(config);
     RateLimits writes = new RateLimits(limits.writesPerMinute());
     this.server =

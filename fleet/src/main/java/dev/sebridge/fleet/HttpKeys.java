@@ -51,6 +51,16 @@ public final class HttpKeys {
           .validator(positive())
           .build();
 
+  public static final ConfigKey<Integer> LIVE_PAGES =
+      ConfigKey.builder("fleet.http.live-pages", ConfigType.INT)
+          .defaultValue(256)
+          .doc(
+              "Live page streams (Server-Sent Events) open at once on an instance, at most 8 of one"
+                  + " principal; more are answered 503 and the page retries. They hold no request"
+                  + " thread; each holds a connection (fleet.http.max-connections).")
+          .validator(positive())
+          .build();
+
   public static final ConfigKey<Integer> WRITES_PER_MINUTE =
       ConfigKey.builder("fleet.http.writes-per-minute", ConfigType.INT)
           .defaultValue(120)
@@ -99,6 +109,7 @@ public final class HttpKeys {
         THREADS,
         QUEUE,
         MAX_CONNECTIONS,
+        LIVE_PAGES,
         WRITES_PER_MINUTE,
         SIGN_INS_PER_MINUTE,
         TRUSTED_PROXIES,

@@ -7,11 +7,15 @@ import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -20,8 +24,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The silent agents and the open events, kept change by change as the global views apply them
  * (never by scanning them): what the metrics and the page's silent section count and list. At
  * 100,000 VMs a scan of the VM views is 100,000 JSON documents, and a scrape or a page refresh ran
- * one. Only the silent VMs' and the open events' ids are kept, so its size follows what is silent
- * and open, not the fleet.
+ * one. For these the silent VMs' ids and the open events' views are kept: their size follows what
+ * is silent and open, not the fleet. The open events' views are kept as read (about 1.5 KB an event
+ * of one VM, 20-25 MiB at 15,000 open events): the API's open-event pages and summaries read them
+ * with no JSON, where a page of 50 read and parsed 50 views of up to thousands of VMs each.
  *
  * <p>The agents' results by outcome over every request the views hold ({@code
  * sebridge_fleet_approval_results}) are kept the same way: per request only its counts, an {@code
@@ -29,11 +35,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * requests about 15-20 MiB (the id, a map entry and a small array each), where a scrape read
  * 100,000 requests of up to thousands of VMs each.
  *
+ * <p>The keys of the VM and event views, in the stores' order, are kept too: the API's pages start
+ * at a cursor in them and read only the views they list ({@code FleetViews}), where a page read
+ * through the in-memory store copied every key after the cursor first (100,000 at 100,000 VMs, for
+ * a page of 50). About 100 bytes a key: 10 MiB at 100,000 VMs. Dropped with the view.
+ *
  * <p>Written by the global thread only; read by any.
  */
 public final class ViewTallies implements TopologyObserver {
   private final ConcurrentSkipListSet<String> silent = new ConcurrentSkipListSet<>();
-  private final Set<String> open = ConcurrentHashMap.newKeySet();
+  private final ConcurrentSkipListMap<String, EventView> open = new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListSet<String> vmKeys = new ConcurrentSkipListSet<>();
+  private final ConcurrentSkipListSet<String> eventKeys = new ConcurrentSkipListSet<>();
 
   /**
    * Outcomes seen, in the order first seen: an index into {@link #totals} and each request's
@@ -52,6 +65,7 @@ public final class ViewTallies implements TopologyObserver {
   public void keyChanged(String store, String key, Object value) {
     switch (store) {
       case FleetTopology.VMS_VIEW -> {
+        keep(vmKeys, key, value != null);
         if (value instanceof VmView v && v.silent()) {
           silent.add(key);
         } else {
@@ -59,8 +73,9 @@ public final class ViewTallies implements TopologyObserver {
         }
       }
       case FleetTopology.EVENTS_VIEW -> {
+        keep(eventKeys, key, value != null);
         if (value instanceof EventView e && e.open()) {
-          open.add(key);
+          open.put(key, e);
         } else {
           open.remove(key);
         }
@@ -74,6 +89,39 @@ public final class ViewTallies implements TopologyObserver {
         // not counted
       }
     }
+  }
+
+  private static void keep(Set<String> keys, String key, boolean present) {
+    if (present) {
+      keys.add(key);
+    } else {
+      keys.remove(key);
+    }
+  }
+
+  /** The VM views' keys (vmIds), in the store's order. */
+  public NavigableSet<String> vmKeys() {
+    return Collections.unmodifiableNavigableSet(vmKeys);
+  }
+
+  /** The event views' keys (lower-cased EventIds), in the store's order. */
+  public NavigableSet<String> eventKeys() {
+    return Collections.unmodifiableNavigableSet(eventKeys);
+  }
+
+  /** The open events' views by key, in the store's order (as the store has them now). */
+  public NavigableMap<String, EventView> openEventViews() {
+    return Collections.unmodifiableNavigableMap(open);
+  }
+
+  /** The silent agents' VM view keys, in the store's order. */
+  public NavigableSet<String> silentKeys() {
+    return Collections.unmodifiableNavigableSet(silent);
+  }
+
+  /** Whether the agent of this VM view's key is silent now. */
+  public boolean silent(String vmId) {
+    return vmId != null && silent.contains(vmId);
   }
 
   /** Agents silent now. */

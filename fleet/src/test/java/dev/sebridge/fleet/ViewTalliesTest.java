@@ -53,13 +53,20 @@ public class ViewTalliesTest {
     t.keyChanged(FleetTopology.VMS_VIEW, "vm-a", silent("vm-a", false)); // heard again
     t.keyChanged(FleetTopology.VMS_VIEW, "vm-c", null); // view dropped
     assertThat(t.silentCount()).isZero();
+    // The keys the API pages through follow the views: a dropped view's key goes with it.
+    assertThat(t.vmKeys()).containsExactly("vm-a", "vm-b");
+    assertThat(t.silent("vm-a")).isFalse();
 
     t.keyChanged(FleetTopology.EVENTS_VIEW, "e1", event(true));
     t.keyChanged(FleetTopology.EVENTS_VIEW, "e2", event(true));
     t.keyChanged(FleetTopology.EVENTS_VIEW, "e1", event(false)); // closed, kept a while
     assertThat(t.openEvents()).isEqualTo(1);
+    assertThat(t.openEventViews()).containsOnlyKeys("e2");
+    assertThat(t.eventKeys()).containsExactly("e1", "e2");
     t.keyChanged(FleetTopology.EVENTS_VIEW, "e2", null);
     assertThat(t.openEvents()).isZero();
+    assertThat(t.eventKeys()).containsExactly("e1");
+    assertThat(t.openEventViews()).isEmpty();
     // other views are not counted
     t.keyChanged(FleetTopology.REQUESTS_VIEW, "r1", event(true));
     assertThat(t.openEvents()).isZero();

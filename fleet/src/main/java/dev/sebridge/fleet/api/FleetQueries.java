@@ -91,24 +91,24 @@ public final class FleetQueries {
     Map<String, Optional<VmView>> read = new HashMap<>();
     Function<String, VmView> vm = id -> read.computeIfAbsent(id, views::vm).orElse(null);
     Predicate<VmEventState> ofInterest = vmFilter(f, vm);
+    Predicate<EventView> keep =
+        e ->
+            (f.open() == null || e.open() == f.open())
+                && (f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
+                && (f.source() == null || f.source().equalsIgnoreCase(e.eventSource()))
+                && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest));
     List<KeyValue<String, EventView>> found =
-        views.eventsAfter(
-            page.after(),
-            e ->
-                (f.open() == null || e.open() == f.open())
-                    && (f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
-                    && (f.source() == null || f.source().equalsIgnoreCase(e.eventSource()))
-                    && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest)),
-            page.limit() + 1);
+        Boolean.TRUE.equals(f.open())
+            ? views.openEventsAfter(page.after(), keep, page.limit() + 1)
+            : views.eventsAfter(page.after(), keep, page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("events");
     List<KeyValue<String, EventView>> shown =
         found.subList(0, Math.min(page.limit(), found.size()));
-    Map<String, VmView> vms = views.vmsOf(shown.stream().map(kv -> kv.value).toList());
     for (KeyValue<String, EventView> kv : shown) {
       List<VmEventState> matching = kv.value.vms().values().stream().filter(ofInterest).toList();
-      list.add(summary(kv.value, matching, vms));
+      list.add(summary(kv.value, matching));
     }
     if (found.size() > page.limit()) {
       out.put("next", Page.cursor(shown.get(shown.size() - 1).key));
@@ -132,16 +132,15 @@ public final class FleetQueries {
         .event(eventId)
         .map(
             e -> {
-              Map<String, VmView> vms = views.vmsOf(List.of(e));
-              ObjectNode n = summary(e, List.copyOf(e.vms().values()), vms);
+              ObjectNode n = summary(e, List.copyOf(e.vms().values()));
               ArrayNode list = n.putArray("vms");
-              e.vms().values().forEach(v -> list.add(vmState(v, vms.get(v.vmId()))));
+              e.vms().values().forEach(v -> list.add(vmState(v, views.silent(v.vmId()))));
               return n;
             });
   }
 
-  private ObjectNode summary(
-      EventView e, List<VmEventState> vmsOfInterest, Map<String, VmView> vms) {
+  /** An event's summary; a VM's silence is the views' word ({@link FleetViews#silent}). */
+  private ObjectNode summary(EventView e, List<VmEventState> vmsOfInterest) {
     Instant now = clock.instant();
     ObjectNode n = JsonSerde.JSON.createObjectNode();
     n.put("eventId", e.eventId());
@@ -190,8 +189,7 @@ public final class FleetQueries {
       counts.merge(v.status(), 1, Integer::sum);
       zones.merge(Objects.requireNonNullElse(v.zone(), "-"), 1, Integer::sum);
       scaleSets.merge(Objects.requireNonNullElse(v.scaleSet(), "-"), 1, Integer::sum);
-      VmView vm = vms.get(v.vmId());
-      if (vm != null && vm.silent()) {
+      if (views.silent(v.vmId())) {
         silent++;
       }
     }
@@ -202,9 +200,9 @@ public final class FleetQueries {
     return n;
   }
 
-  private static ObjectNode vmState(VmEventState v, VmView vm) {
+  private static ObjectNode vmState(VmEventState v, boolean silent) {
     ObjectNode n = JsonSerde.JSON.valueToTree(v);
-    n.put("silent", vm != null && vm.silent());
+    n.put("silent", silent);
     return n;
   }
 
@@ -238,15 +236,15 @@ public final class FleetQueries {
    * @param known only VMs the inventory lists (true) or unknown ones (false); null: either
    */
   public ObjectNode vms(Boolean silent, Boolean known, Page page) {
+    Predicate<VmView> keep =
+        v ->
+            (silent == null || v.silent() == silent)
+                && (known == null
+                    || v.inventory() == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN));
     List<KeyValue<String, VmView>> found =
-        views.vmsAfter(
-            page.after(),
-            v ->
-                (silent == null || v.silent() == silent)
-                    && (known == null
-                        || v.inventory()
-                            == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN)),
-            page.limit() + 1);
+        Boolean.TRUE.equals(silent)
+            ? views.silentVmsAfter(page.after(), keep, page.limit() + 1)
+            : views.vmsAfter(page.after(), keep, page.limit() + 1);
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("vms");

@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.api;
 
+import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.RequestView;
@@ -38,6 +39,7 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts;
   private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts;
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
+  private ViewTallies keys; // null: pages iterate the stores (tests)
   private Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> inventory =
       () -> {
         throw new IllegalStateException("no inventory is configured (fleet.inventory.*)");
@@ -77,6 +79,16 @@ public final class FleetViews {
         () -> store(streams, FleetTopology.ROLLOUTS_VIEW),
         () -> store(streams, FleetTopology.ROLLOUT_PARTS_VIEW),
         () -> store(streams, FleetTopology.POLICIES_VIEW));
+  }
+
+  /**
+   * These views, paged through the keys {@code keys} keeps as the views change (a service): a page
+   * reads the views it lists by key, instead of iterating the store (which copies every key after
+   * the cursor first).
+   */
+  public FleetViews withKeys(ViewTallies keys) {
+    this.keys = keys;
+    return this;
   }
 
   /** These views with Azure's inventory (a service with {@code fleet.inventory.*}). */
@@ -157,12 +169,81 @@ public final class FleetViews {
    */
   public List<KeyValue<String, EventView>> eventsAfter(
       String after, Predicate<EventView> keep, int n) {
-    return after(events.get(), after, keep, n);
+    return keys == null
+        ? after(events.get(), after, keep, n)
+        : after(keys.eventKeys(), events.get(), after, keep, n);
+  }
+
+  /**
+   * As {@link #eventsAfter}, of the open events only: with the kept keys, their views as kept (no
+   * closed one is read, and nothing is parsed).
+   */
+  public List<KeyValue<String, EventView>> openEventsAfter(
+      String after, Predicate<EventView> keep, int n) {
+    Predicate<EventView> open = e -> e.open() && keep.test(e);
+    // The store first, whether it is used or not: while Streams is not running it throws, and the
+    // page fails as any other instead of answering what was kept when it stopped.
+    ReadOnlyKeyValueStore<String, EventView> store = events.get();
+    if (keys == null) {
+      return after(store, after, open, n);
+    }
+    List<KeyValue<String, EventView>> out = new ArrayList<>();
+    var from = after == null ? keys.openEventViews() : keys.openEventViews().tailMap(after, false);
+    for (Map.Entry<String, EventView> e : from.entrySet()) {
+      if (out.size() >= n) {
+        break;
+      }
+      if (open.test(e.getValue())) {
+        out.add(KeyValue.pair(e.getKey(), e.getValue()));
+      }
+    }
+    return out;
   }
 
   /** Up to {@code n} VMs after the vmId {@code after}, by vmId, that {@code keep} accepts. */
   public List<KeyValue<String, VmView>> vmsAfter(String after, Predicate<VmView> keep, int n) {
-    return after(vms.get(), after, keep, n);
+    return keys == null
+        ? after(vms.get(), after, keep, n)
+        : after(keys.vmKeys(), vms.get(), after, keep, n);
+  }
+
+  /**
+   * As {@link #vmsAfter}, of the silent agents only: with the kept keys, read from the silent ones'
+   * (a fleet with none reads no view).
+   */
+  public List<KeyValue<String, VmView>> silentVmsAfter(
+      String after, Predicate<VmView> keep, int n) {
+    Predicate<VmView> silent = v -> v.silent() && keep.test(v);
+    return keys == null
+        ? after(vms.get(), after, silent, n)
+        : after(keys.silentKeys(), vms.get(), after, silent, n);
+  }
+
+  /** Whether the agent of this VM is silent (its view read only without the kept keys). */
+  public boolean silent(String vmId) {
+    if (keys != null) {
+      return keys.silent(vmId);
+    }
+    return vmId != null && vm(vmId).map(VmView::silent).orElse(false);
+  }
+
+  private static <V> List<KeyValue<String, V>> after(
+      java.util.NavigableSet<String> keys,
+      ReadOnlyKeyValueStore<String, V> store,
+      String after,
+      Predicate<V> keep,
+      int n) {
+    List<KeyValue<String, V>> out = new ArrayList<>();
+    for (String key : after == null ? keys : keys.tailSet(after, false)) {
+      if (out.size() >= n) {
+        break;
+      }
+      V value = store.get(key); // null: dropped since the key was listed
+      if (value != null && keep.test(value)) {
+        out.add(KeyValue.pair(key, value));
+      }
+    }
+    return out;
   }
 
   private static <V> List<KeyValue<String, V>> after(

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
+import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -30,25 +32,41 @@ class PagingTest {
 
   final MapStore<VmView> vms = new MapStore<>();
   final MapStore<EventView> events = new MapStore<>();
-  final FleetQueries queries =
-      new FleetQueries(
-          new FleetViews(
-              () -> vms,
-              () -> events,
-              () -> new MapStore<>(),
-              () -> new MapStore<>(),
-              () -> new MapStore<>()),
-          Clock.fixed(T0, ZoneOffset.UTC));
+  // What the service keeps as the global views change: the keys a page starts from.
+  final ViewTallies keys = new ViewTallies();
+  Random rnd;
 
+  FleetQueries queries(boolean keyed) {
+    FleetViews views =
+        new FleetViews(
+            () -> vms,
+            () -> events,
+            () -> new MapStore<>(),
+            () -> new MapStore<>(),
+            () -> new MapStore<>());
+    return new FleetQueries(keyed ? views.withKeys(keys) : views, Clock.fixed(T0, ZoneOffset.UTC));
+  }
+
+  /**
+   * @param keyed paged through the keys the service keeps ({@link ViewTallies}), or through the
+   *     stores themselves
+   * @param openOnly events with {@code open=true}, VMs with {@code silent=true}: only those, read
+   *     from their own keys
+   */
   @Property(tries = 200)
-  void anItemPresentThroughoutIsListedExactlyOnce(@ForAll long seed) {
-    Random rnd = new Random(seed);
+  void anItemPresentThroughoutIsListedExactlyOnce(
+      @ForAll long seed, @ForAll boolean keyed, @ForAll boolean openOnly) {
+    rnd = new Random(seed);
+    FleetQueries queries = queries(keyed);
     for (int i = 0; i < rnd.nextInt(60); i++) {
       putVm("vm-" + rnd.nextInt(80));
       putEvent("E-" + rnd.nextInt(80));
     }
     boolean listVms = rnd.nextBoolean();
     Set<String> throughout = new HashSet<>(listVms ? vms.map.keySet() : events.map.keySet());
+    if (openOnly) {
+      throughout.removeIf(k -> listVms ? !vms.map.get(k).silent() : !events.map.get(k).open());
+    }
     List<String> listed = new ArrayList<>();
     String cursor = null;
     int limit = 1 + rnd.nextInt(10);
@@ -60,29 +78,42 @@ class PagingTest {
       FleetQueries.Page page = FleetQueries.Page.of(q);
       ObjectNode answer =
           listVms
-              ? queries.vms(null, null, page)
+              ? queries.vms(openOnly ? true : null, null, page)
               : queries.events(
-                  new FleetQueries.EventFilter(null, null, null, null, null, null), page);
+                  new FleetQueries.EventFilter(
+                      openOnly ? true : null, null, null, null, null, null),
+                  page);
       JsonNode items = answer.get(listVms ? "vms" : "events");
       assertThat(items.size()).isLessThanOrEqualTo(limit);
       items.forEach(
-          n ->
-              listed.add(
+          n -> {
+            if (openOnly) {
+              // as the store has it when listed, not as the answer says
+              String key =
                   listVms
                       ? n.get("vmId").asText()
-                      : n.get("eventId").asText().toLowerCase(Locale.ROOT)));
+                      : n.get("eventId").asText().toLowerCase(Locale.ROOT);
+              assertThat(listVms ? vms.map.get(key).silent() : events.map.get(key).open())
+                  .as(key + " listed as " + (listVms ? "silent" : "open"))
+                  .isTrue();
+            }
+            listed.add(
+                listVms
+                    ? n.get("vmId").asText()
+                    : n.get("eventId").asText().toLowerCase(Locale.ROOT));
+          });
       // Meanwhile the fleet changes: items come and go, some of them ones already listed.
       for (int c = 0; c < rnd.nextInt(6); c++) {
         String key = (listVms ? "vm-" : "e-") + rnd.nextInt(80);
         boolean remove = rnd.nextBoolean();
         if (listVms) {
           if (remove) {
-            vms.map.remove(key);
+            remove(vms, FleetTopology.VMS_VIEW, key);
           } else {
             putVm(key);
           }
         } else if (remove) {
-          events.map.remove(key);
+          remove(events, FleetTopology.EVENTS_VIEW, key);
         } else {
           putEvent(key.toUpperCase(Locale.ROOT));
         }
@@ -97,9 +128,107 @@ class PagingTest {
     assertThat(listed).doesNotHaveDuplicates().isSorted().containsAll(throughout);
   }
 
+  /**
+   * Through the kept keys, a page reads the views it lists and no other: the open events' page
+   * reads no event from the store (their views are kept), however many closed ones there are, and
+   * neither list iterates a store.
+   */
+  @org.junit.jupiter.api.Test
+  void aPageThroughTheKeptKeysReadsOnlyWhatItLists() {
+    rnd = new Random(7);
+    for (int i = 0; i < 500; i++) {
+      putVm(String.format("vm-%03d", i));
+      putEvent(String.format("E-%03d", i));
+    }
+    FleetQueries queries = queries(true);
+    long open = events.map.values().stream().filter(EventView::open).count();
+    assertThat(open).isBetween(200L, 450L); // a third closed, spread among the open ones
+
+    ObjectNode page =
+        queries.events(
+            new FleetQueries.EventFilter(true, null, null, null, null, null),
+            FleetQueries.Page.of(Map.of("limit", "20")));
+    assertThat(page.get("events")).hasSize(20).allMatch(e -> e.get("open").asBoolean());
+    assertThat(events.gets).isEmpty(); // the open events' views as kept: nothing read or parsed
+    queries.vms(null, null, FleetQueries.Page.of(Map.of("limit", "20")));
+    assertThat(vms.gets).hasSize(21);
+    assertThat(vms.scans.get() + events.scans.get()).isZero();
+  }
+
+  /**
+   * The kept keys change how a page reads, not what it answers: the same data gives the same
+   * answers either way (open events, their silent agents, one event, silent VMs), page after page.
+   */
+  @Property(tries = 50)
+  void theKeptKeysAnswerAsTheStoresDo(@ForAll long seed) throws Exception {
+    rnd = new Random(seed);
+    for (int i = 0; i < 40; i++) {
+      putVm("vm-" + rnd.nextInt(30));
+      putEvent("E-" + rnd.nextInt(30));
+    }
+    putVm("vm-1"); // the events' VM, silent or not
+    for (boolean events : List.of(true, false)) {
+      for (Boolean filter : java.util.Arrays.asList(null, true, false)) {
+        String cursor = null;
+        for (int pages = 0; pages < 100; pages++) {
+          Map<String, String> q = new java.util.HashMap<>(Map.of("limit", "4"));
+          if (cursor != null) {
+            q.put("cursor", cursor);
+          }
+          ObjectNode[] answers = new ObjectNode[2];
+          for (int k = 0; k < 2; k++) {
+            FleetQueries queries = queries(k == 1);
+            FleetQueries.Page page = FleetQueries.Page.of(q);
+            answers[k] =
+                events
+                    ? queries.events(
+                        new FleetQueries.EventFilter(filter, null, null, null, null, null), page)
+                    : queries.vms(filter, null, page);
+          }
+          assertThat(answers[1]).isEqualTo(answers[0]);
+          if (!answers[0].has("next")) {
+            break;
+          }
+          cursor = answers[0].get("next").asText();
+        }
+      }
+    }
+    for (String id : events.map.keySet()) {
+      assertThat(queries(true).event(id)).isEqualTo(queries(false).event(id));
+    }
+  }
+
+  /** While Streams does not run the store throws: an open events' page fails, kept or not. */
+  @org.junit.jupiter.api.Test
+  void aPageOfOpenEventsFailsWhileTheStoreCannotBeRead() {
+    rnd = new Random(1);
+    putEvent("E-1");
+    FleetViews stopped =
+        new FleetViews(
+                () -> vms,
+                () -> {
+                  throw new org.apache.kafka.streams.errors.InvalidStateStoreException("stopped");
+                },
+                () -> new MapStore<>(),
+                () -> new MapStore<>(),
+                () -> new MapStore<>())
+            .withKeys(keys);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new FleetQueries(stopped, Clock.fixed(T0, ZoneOffset.UTC))
+                    .events(
+                        new FleetQueries.EventFilter(true, null, null, null, null, null),
+                        FleetQueries.Page.of(Map.of())))
+        .isInstanceOf(org.apache.kafka.streams.errors.InvalidStateStoreException.class);
+  }
+
+  <V> void remove(MapStore<V> store, String name, String key) {
+    store.map.remove(key);
+    keys.keyChanged(name, key, null);
+  }
+
   void putVm(String vmId) {
-    vms.map.put(
-        vmId,
+    VmView v =
         new VmView(
             vmId,
             vmId,
@@ -115,13 +244,15 @@ class PagingTest {
             T0,
             60,
             Map.of(),
-            false,
-            Set.of()));
+            rnd.nextInt(3) == 0,
+            Set.of());
+    vms.map.put(vmId, v);
+    keys.keyChanged(FleetTopology.VMS_VIEW, vmId, v);
   }
 
+  /** An event, open or (a third of them) closed. */
   void putEvent(String eventId) {
-    events.map.put(
-        eventId.toLowerCase(Locale.ROOT),
+    EventView e =
         new EventView(
             eventId,
             "Reboot",
@@ -132,9 +263,12 @@ class PagingTest {
             List.of("web-1"),
             T0,
             T0,
-            null,
+            rnd.nextInt(3) == 0 ? T0 : null,
             Map.of(
                 "vm-1",
-                new VmEventState("vm-1", "web-1", "1", "web", "scheduled", null, T0, null))));
+                new VmEventState("vm-1", "web-1", "1", "web", "scheduled", null, T0, null)));
+    String key = eventId.toLowerCase(Locale.ROOT);
+    events.map.put(key, e);
+    keys.keyChanged(FleetTopology.EVENTS_VIEW, key, e);
   }
 }
