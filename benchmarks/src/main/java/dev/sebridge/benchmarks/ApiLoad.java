@@ -106,6 +106,11 @@ final class ApiLoad implements AutoCloseable {
     return streamLines.get();
   }
 
+  /** Live stream requests the server refused (503: past a cap). */
+  int streamsRefused() {
+    return streamsRefused.get();
+  }
+
   /** Live streams that ended (the server closed them, or they failed). */
   int streamsClosed() {
     return streamsClosed.get();
@@ -268,7 +273,9 @@ final class ApiLoad implements AutoCloseable {
 
     @Override
     public void onNext(String line) {
-      streamLines.incrementAndGet();
+      if (open) { // not a refusal's body
+        streamLines.incrementAndGet();
+      }
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean ended =

@@ -54,6 +54,10 @@ public final class FleetBenchmark {
 
   static final int API_RATE = 200;
   static final int LIVE_STREAMS = 200;
+
+  /** Live streams each reader opens: the server's cap for one principal. */
+  static final int LIVE_STREAMS_EACH = 8;
+
   static final int LORIS = 80;
 
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
@@ -199,8 +203,10 @@ public final class FleetBenchmark {
     List<String> vmIds = gen.vms().stream().map(v -> v.vmId()).toList();
     try (ApiLoad load = new ApiLoad(fleet.url(), vmIds)) {
       load.learnEvents();
-      int open = load.openStreams(FleetProcess.readerTokens(), LIVE_STREAMS / 8);
-      System.out.printf("api: %d of %d live streams open%n", open, LIVE_STREAMS);
+      int open = load.openStreams(FleetProcess.readerTokens(), LIVE_STREAMS_EACH);
+      System.out.printf(
+          "api: %d of %d live streams open, %d refused%n",
+          open, LIVE_STREAMS, load.streamsRefused());
       load.run(Duration.ofSeconds(Math.min(20, apiSeconds)), API_RATE); // warm-up, not counted
       ApiLoad.Phase quiet = load.run(Duration.ofSeconds(apiSeconds), API_RATE);
       System.out.printf(
@@ -219,6 +225,7 @@ public final class FleetBenchmark {
           LIVE_STREAMS,
           open,
           open - load.streamsClosed(),
+          load.streamsRefused(),
           load.streamLines(),
           LORIS,
           opened,

@@ -106,6 +106,7 @@ final class FleetReport {
       int streams,
       int streamsOpen,
       int streamsAtEnd,
+      int streamsRefused,
       int streamLines,
       int loris,
       int lorisOpened,
@@ -118,9 +119,16 @@ final class FleetReport {
                 + " quarter the open events' first page of 50, a sixth those of one zone, a fifth"
                 + " the VMs' first page of 50, a quarter one VM, the rest one event; `/healthz` ten"
                 + " times a second beside them; %d of %d live page streams open (%d principals"
-                + " signed in through the form, 8 streams each), %d still open at the end, %d"
-                + " lines received on them.",
-            rate, streamsOpen, streams, streams / 8, streamsAtEnd, streamLines));
+                + " signed in through the form, %d streams each; %d refused), %d still open at the"
+                + " end, %d lines received on them.",
+            rate,
+            streamsOpen,
+            streams,
+            streams / FleetBenchmark.LIVE_STREAMS_EACH,
+            FleetBenchmark.LIVE_STREAMS_EACH,
+            streamsRefused,
+            streamsAtEnd,
+            streamLines));
     results.add(phase("  - with the live streams", quiet));
     results.add(
         phase(

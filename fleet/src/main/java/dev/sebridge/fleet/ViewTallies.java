@@ -43,10 +43,33 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Written by the global thread only; read by any.
  */
 public final class ViewTallies implements TopologyObserver {
-  private final ConcurrentSkipListSet<String> silent = new ConcurrentSkipListSet<>();
-  private final ConcurrentSkipListMap<String, EventView> open = new ConcurrentSkipListMap<>();
-  private final ConcurrentSkipListSet<String> vmKeys = new ConcurrentSkipListSet<>();
-  private final ConcurrentSkipListSet<String> eventKeys = new ConcurrentSkipListSet<>();
+  /**
+   * The stores' order: their keys' UTF-8 bytes, unsigned, which is the order of code points. {@code
+   * String}'s own order differs for a key with a character outside the Basic Multilingual Plane (a
+   * surrogate pair sorts before U+E000-U+FFFF by {@code char}, after them by code point).
+   */
+  public static final java.util.Comparator<String> STORE_ORDER = ViewTallies::compareCodePoints;
+
+  static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = a.codePointAt(i);
+      int y = b.codePointAt(j);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+
+  private final ConcurrentSkipListSet<String> silent = new ConcurrentSkipListSet<>(STORE_ORDER);
+  private final ConcurrentSkipListMap<String, EventView> open =
+      new ConcurrentSkipListMap<>(STORE_ORDER);
+  private final ConcurrentSkipListSet<String> vmKeys = new ConcurrentSkipListSet<>(STORE_ORDER);
+  private final ConcurrentSkipListSet<String> eventKeys = new ConcurrentSkipListSet<>(STORE_ORDER);
 
   /**
    * Outcomes seen, in the order first seen: an index into {@link #totals} and each request's

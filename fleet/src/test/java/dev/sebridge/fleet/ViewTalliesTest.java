@@ -142,4 +142,24 @@ public class ViewTalliesTest {
     assertThat(t.outcomes()).isEmpty();
     assertThat(t.requestsCounted()).isZero();
   }
+
+  /** The kept keys' order is the stores': their UTF-8 bytes, unsigned. */
+  @Property(tries = 500)
+  void theKeysAreInTheStoresOrder(@ForAll long seed) {
+    Random r = new Random(seed);
+    String[] parts = {"a", "Z", "-", "\u00e9", "\uFF21", "\uD83D\uDE00", "\uE000", "0", ""};
+    String a = "";
+    String b = "";
+    for (int i = 0; i < r.nextInt(4); i++) {
+      a += parts[r.nextInt(parts.length)];
+      b += parts[r.nextInt(parts.length)];
+    }
+    int bytes =
+        java.util.Arrays.compareUnsigned(
+            a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(Integer.signum(ViewTallies.STORE_ORDER.compare(a, b)))
+        .as("%s vs %s", a, b)
+        .isEqualTo(Integer.signum(bytes));
+  }
 }

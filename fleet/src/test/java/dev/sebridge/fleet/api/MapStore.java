@@ -10,7 +10,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** A store of views the API reads, filled by the test. */
 public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
-  public final TreeMap<String, V> map = new TreeMap<>();
+  // In the stores' order (their keys' UTF-8 bytes), as Kafka Streams' in-memory store has it.
+  public final TreeMap<String, V> map = new TreeMap<>(dev.sebridge.fleet.ViewTallies.STORE_ORDER);
   // What the reader asked of the store: how many whole scans, which keys.
   final java.util.concurrent.atomic.AtomicInteger scans =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -49,7 +50,8 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
   }
 
   private static <V> KeyValueIterator<String, V> iterator(Map<String, V> m) {
-    Iterator<Map.Entry<String, V>> it = new TreeMap<>(m).entrySet().iterator();
+    Iterator<Map.Entry<String, V>> it =
+        new java.util.ArrayList<>(m.entrySet()).iterator(); // in m's order
     return new KeyValueIterator<>() {
       Map.Entry<String, V> peeked;
 
