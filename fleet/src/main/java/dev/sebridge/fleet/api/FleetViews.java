@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -171,7 +172,7 @@ public final class FleetViews {
       String after, Predicate<EventView> keep, int n) {
     return keys == null
         ? after(events.get(), after, keep, n)
-        : after(keys.eventKeys(), events.get(), after, keep, n);
+        : after(keys.eventKeys(), events.get()::get, after, keep, n);
   }
 
   /**
@@ -187,24 +188,15 @@ public final class FleetViews {
     if (keys == null) {
       return after(store, after, open, n);
     }
-    List<KeyValue<String, EventView>> out = new ArrayList<>();
-    var from = after == null ? keys.openEventViews() : keys.openEventViews().tailMap(after, false);
-    for (Map.Entry<String, EventView> e : from.entrySet()) {
-      if (out.size() >= n) {
-        break;
-      }
-      if (open.test(e.getValue())) {
-        out.add(KeyValue.pair(e.getKey(), e.getValue()));
-      }
-    }
-    return out;
+    NavigableMap<String, EventView> kept = keys.openEventViews();
+    return after(kept.navigableKeySet(), kept::get, after, open, n);
   }
 
   /** Up to {@code n} VMs after the vmId {@code after}, by vmId, that {@code keep} accepts. */
   public List<KeyValue<String, VmView>> vmsAfter(String after, Predicate<VmView> keep, int n) {
     return keys == null
         ? after(vms.get(), after, keep, n)
-        : after(keys.vmKeys(), vms.get(), after, keep, n);
+        : after(keys.vmKeys(), vms.get()::get, after, keep, n);
   }
 
   /**
@@ -216,7 +208,7 @@ public final class FleetViews {
     Predicate<VmView> silent = v -> v.silent() && keep.test(v);
     return keys == null
         ? after(vms.get(), after, silent, n)
-        : after(keys.silentKeys(), vms.get(), after, silent, n);
+        : after(keys.silentKeys(), vms.get()::get, after, silent, n);
   }
 
   /** Whether the agent of this VM is silent (its view read only without the kept keys). */
@@ -227,9 +219,10 @@ public final class FleetViews {
     return vmId != null && vm(vmId).map(VmView::silent).orElse(false);
   }
 
+  /** Up to {@code n} of {@code keys} after {@code after} whose value (read by key) passes. */
   private static <V> List<KeyValue<String, V>> after(
       java.util.NavigableSet<String> keys,
-      ReadOnlyKeyValueStore<String, V> store,
+      java.util.function.Function<String, V> read,
       String after,
       Predicate<V> keep,
       int n) {
@@ -238,7 +231,7 @@ public final class FleetViews {
       if (out.size() >= n) {
         break;
       }
-      V value = store.get(key); // null: dropped since the key was listed
+      V value = read.apply(key); // null: dropped since the key was listed
       if (value != null && keep.test(value)) {
         out.add(KeyValue.pair(key, value));
       }
