@@ -161,7 +161,9 @@ class RunCommandTest {
 
   @Test
   void transientFaultsCauseNoFalseTransition() throws Exception {
-    run();
+    // Backoff capped at 1 s (5 s by default), as in AgentTest: the faults test what the agent makes
+    // of each answer, not how long it waits between them.
+    run(List.of(), Map.of(), "imds.max-backoff=1s");
     String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of("WestNO_0")));
     out.await(1, WAIT);
     sim.injectFault(new Fault.Status(500, null), 3);
@@ -341,10 +343,14 @@ class RunCommandTest {
             secrets.get(1),
             "commands.source=kafka",
             "commands.kafka.bootstrap-servers=127.0.0.1:1",
-            "commands.trusted-keys=" + keys);
+            "commands.trusted-keys=" + keys,
+            "publish.warn-after=1s",
+            // The Kafka sink never connects: its flush on SIGTERM would wait the whole 10 s.
+            "agent.shutdown-timeout=2s");
     sim.addEvent(EventSpec.scheduled("Freeze", List.of("WestNO_0")));
     out.await(1, WAIT);
-    Thread.sleep(3000); // let the Kafka sink and command source fail and log a few times
+    // The Kafka sink has failed long enough to say so, with its last error.
+    await().atMost(WAIT).until(() -> p.stderr().contains("sink kafka has been failing for"));
     assertThat(p.terminate(WAIT)).isZero();
     String logs = p.stderr() + p.stdout();
     assertThat(logs).contains("private key material").contains("\"level\":\"WARN\"");

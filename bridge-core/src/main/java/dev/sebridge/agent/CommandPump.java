@@ -176,7 +176,13 @@ final class CommandPump implements AutoCloseable {
         break;
       }
     }
+    // A stop that had to interrupt a hanging read is still a clean stop: the marker is written with
+    // the flag cleared (an interrupted thread's file write fails), then the flag is set again.
+    boolean interrupted = Thread.interrupted();
     marker.stopped();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

@@ -185,7 +185,7 @@ final class SinkWorker implements Runnable {
     stopping = true;
     wake();
     if (thread != null) {
-      thread.join(timeout.toMillis());
+      thread.join(Math.max(1, timeout.toMillis())); // join(0) would wait for ever
       if (thread.isAlive()) {
         thread.interrupt(); // stuck in an export: the records stay in the outbox
         thread.join(1000);

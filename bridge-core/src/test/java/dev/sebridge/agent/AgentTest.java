@@ -438,6 +438,33 @@ class AgentTest {
     }
   }
 
+  /**
+   * A stop while the command source hangs in a read (a broker gone) interrupts the pump after the
+   * shutdown timeout; that is still a clean stop. Before, the interrupted thread failed to write
+   * its reading marker (ClosedByInterruptException), the next start counted a death at that
+   * position, and three such restarts skipped the record there, a genuine command, as poison.
+   */
+  @Test
+  void aStopThatInterruptsAHangingReadIsACleanStopNotADeath() throws Exception {
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.polls.set(0);
+    java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    FailingCommandSourceProvider.pollGate = gate;
+    try {
+      startAgentWithTestCommandSource(Map.of("agent.shutdown-timeout", "1s"));
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() >= 1);
+      agent.close();
+      agent = null;
+    } finally {
+      FailingCommandSourceProvider.pollGate = null;
+      gate.countDown();
+    }
+    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
+    JsonNode m = new com.fasterxml.jackson.databind.ObjectMapper().readTree(marker.toFile());
+    assertThat(m.path("running").asBoolean()).as("marker %s", m).isFalse();
+    assertThat(m.path("crashes").asInt()).isZero();
+  }
+
   /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
   @Test
   void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {

@@ -22,6 +22,16 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** When set, {@code open} waits for it: the source is still connecting. */
   static volatile java.util.concurrent.CountDownLatch openGate;
 
+  /**
+   * When set, {@code poll} hangs on it, deaf to the pump's closing, until interrupted; it then
+   * throws with the thread's interrupt flag set, as Kafka's consumer does (its {@code
+   * InterruptException}) when a broker is gone.
+   */
+  static volatile java.util.concurrent.CountDownLatch pollGate;
+
+  /** Polls begun. */
+  static final AtomicInteger polls = new AtomicInteger();
+
   @Override
   public String name() {
     return NAME;
@@ -58,6 +68,16 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
 
       @Override
       public List<ReceivedCommand> poll(Duration timeout) {
+        polls.incrementAndGet();
+        java.util.concurrent.CountDownLatch gate = pollGate;
+        if (gate != null) {
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted in a read", e);
+          }
+        }
         return List.of();
       }
 

@@ -187,6 +187,54 @@ class OutboxTest {
     assertThat(a.received()).hasSize(50);
   }
 
+  /**
+   * A sink whose export never answers (its own timeout an hour away) does not hold the stop past
+   * the timeout: the worker is interrupted and the envelope stays in the outbox. Before, a worker
+   * still exporting when the timeout had been spent waiting for delivery was joined with no bound
+   * ({@code Thread.join(0)}), so the agent's stop waited for the export's own timeout.
+   */
+  @Test
+  void aSinkThatNeverAnswersDoesNotHoldTheStopPastItsTimeout() throws Exception {
+    java.util.concurrent.CountDownLatch exporting = new java.util.concurrent.CountDownLatch(1);
+    EventSink deaf =
+        new EventSink() {
+          @Override
+          public String name() {
+            return "deaf";
+          }
+
+          @Override
+          public CompletableFuture<Void> export(List<Envelope> batch) {
+            exporting.countDown();
+            return new CompletableFuture<>();
+          }
+
+          @Override
+          public CompletableFuture<Void> flush() {
+            return CompletableFuture.completedFuture(null);
+          }
+
+          @Override
+          public CompletableFuture<Void> shutdown() {
+            return CompletableFuture.completedFuture(null);
+          }
+        };
+    OutboxSettings hourLongExports =
+        new OutboxSettings(
+            64L * 1024 * 1024, 16 * 1024, 10, Duration.ofHours(1), Duration.ofMillis(200));
+    StateDirectory state = state();
+    Outbox o = new Outbox(state, List.of(deaf), hourLongExports, Clock.systemUTC());
+    o.publish(EventSinkContractTest.envelopes("vm-1", 1));
+    assertThat(exporting.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+        .isTrue();
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        Duration.ofSeconds(30), () -> o.close(Duration.ofMillis(100)));
+    InMemorySink up = new InMemorySink("deaf");
+    Outbox next = outbox(state, FAST, up);
+    assertThat(next.awaitDelivered(WAIT)).isTrue();
+    assertThat(up.received()).hasSize(1);
+  }
+
   @Test
   void aDestinationAskingToWaitIsNotAskedAgainSooner() throws Exception {
     // Backoff here is at most 200 ms; the sink answers like HTTP 429 with Retry-After: 1.5 s.
