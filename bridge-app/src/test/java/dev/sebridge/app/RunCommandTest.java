@@ -352,6 +352,14 @@ class RunCommandTest {
     // The Kafka sink has failed long enough to say so, with its last error.
     await().atMost(WAIT).until(() -> p.stderr().contains("sink kafka has been failing for"));
     assertThat(p.terminate(WAIT)).isZero();
+    // The command source never reached its broker: the stop is still a clean one for it.
+    assertThat(
+            new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(dir.resolve("state/commands/reading-kafka").toFile())
+                .path("running")
+                .asBoolean())
+        .as("the reading marker after a stop")
+        .isFalse();
     String logs = p.stderr() + p.stdout();
     assertThat(logs).contains("private key material").contains("\"level\":\"WARN\"");
     assertThat(logs).doesNotContain(password).doesNotContain(privateD);

@@ -181,22 +181,28 @@ public final class Agent implements AutoCloseable {
       return;
     }
     closing = true;
+    // One deadline for the whole stop: each step gets what the ones before it left.
     Duration timeout = config.get(CoreKeys.SHUTDOWN_TIMEOUT);
-    poller.stop(timeout);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    poller.stop(remaining(deadline));
     if (pump != null) {
-      pump.close(Duration.ofMillis(Math.min(5000, timeout.toMillis())));
+      pump.close(Duration.ofMillis(Math.min(5000, remaining(deadline).toMillis())));
     }
     if (policy != null) {
       policy.close();
     }
     scheduler.shutdownNow();
     identity.close();
-    publisher.close(timeout);
+    publisher.close(remaining(deadline));
     if (http != null) {
       http.close();
     }
     state.close();
     LOG.info("sebridge agent stopped");
+  }
+
+  private static Duration remaining(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   public int httpPort() {

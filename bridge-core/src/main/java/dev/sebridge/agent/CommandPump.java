@@ -176,13 +176,7 @@ final class CommandPump implements AutoCloseable {
         break;
       }
     }
-    // A stop that had to interrupt a hanging read is still a clean stop: the marker is written with
-    // the flag cleared (an interrupted thread's file write fails), then the flag is set again.
-    boolean interrupted = Thread.interrupted();
     marker.stopped();
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /**
@@ -230,13 +224,16 @@ final class CommandPump implements AutoCloseable {
     }
   }
 
-  /** Stops reading; waits up to {@code timeout} for the batch in hand to finish. */
+  /**
+   * Stops reading; waits up to {@code timeout} for the batch in hand to finish, then interrupts.
+   * The stop is clean whatever the pump's thread is stuck in: the marker says so from here.
+   */
   void close(Duration timeout) {
     closing.countDown();
     handler.cancel(false);
     if (thread != null) {
       try {
-        thread.join(timeout.toMillis());
+        thread.join(Math.max(1, timeout.toMillis())); // join(0) would wait for ever
         if (thread.isAlive()) {
           thread.interrupt();
           thread.join(1000);
@@ -244,6 +241,7 @@ final class CommandPump implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+      marker.stopped();
     }
   }
 

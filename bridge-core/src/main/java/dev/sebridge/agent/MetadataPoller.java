@@ -214,7 +214,7 @@ public final class MetadataPoller {
       return;
     }
     try {
-      thread.join(timeout.toMillis());
+      thread.join(Math.max(1, timeout.toMillis())); // join(0) would wait for ever
       if (thread.isAlive()) {
         thread.interrupt();
         thread.join(1000);

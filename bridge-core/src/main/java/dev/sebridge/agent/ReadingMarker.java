@@ -24,6 +24,7 @@ final class ReadingMarker {
   private long position = -1;
   private int crashes;
   private boolean running;
+  private boolean stopped;
 
   ReadingMarker(StateDirectory state, String sourceName) {
     this.state = state;
@@ -46,7 +47,7 @@ final class ReadingMarker {
    * Called once when the agent starts reading: counts a death if the last run did not stop cleanly.
    * Returns the position its record made the agent die at {@link #MAX_CRASHES} times, if so.
    */
-  java.util.OptionalLong start() {
+  synchronized java.util.OptionalLong start() {
     if (running && position >= 0) {
       crashes++;
     }
@@ -58,28 +59,41 @@ final class ReadingMarker {
   }
 
   /** The record at the position was skipped: reading goes on after it. */
-  void skipped() {
+  synchronized void skipped() {
+    if (stopped) {
+      return;
+    }
     position++;
     crashes = 0;
     write();
   }
 
   /** Before a read from {@code next}: recorded when it is further than before. */
-  void reading(long next) {
-    if (next > position) {
+  synchronized void reading(long next) {
+    if (!stopped && next > position) {
       position = next;
       crashes = 0;
       write();
     }
   }
 
-  /** A clean stop: the next start is not a death. */
-  void stopped() {
+  /**
+   * A clean stop: the next start is not a death, and the deaths counted so far are forgiven (the
+   * record there did not kill this run). Written once, by whichever comes first: the pump's thread
+   * as it ends, or the stop itself when that thread hangs (in a source's close); nothing the pump
+   * does afterwards is recorded.
+   */
+  synchronized void stopped() {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
     running = false;
+    crashes = 0;
     write();
   }
 
-  int crashes() {
+  synchronized int crashes() {
     return crashes;
   }
 

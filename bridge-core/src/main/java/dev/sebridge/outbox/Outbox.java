@@ -271,8 +271,10 @@ public final class Outbox implements EnvelopePublisher {
             "stopping with envelopes not yet delivered to {}; they stay in the outbox for the next run",
             failingOrPending());
       }
+      // All told at once, then each waited for within what is left of the one deadline.
+      workers.values().forEach(SinkWorker::requestStop);
       for (SinkWorker w : workers.values()) {
-        w.stop(remaining(deadline));
+        w.awaitStop(remaining(deadline));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * failing and probes it again later. One slow or dead sink never holds back another.
  */
 final class SinkWorker implements Runnable {
+  /** The least a stop waits for an export in hand before interrupting it. */
+  static final Duration LEAST_STOP_WAIT = Duration.ofMillis(200);
+
   private static final Logger LOG = LoggerFactory.getLogger(SinkWorker.class);
 
   /** Failed attempts after which the sink is reported not ready; earlier ones heal. */
@@ -181,11 +184,17 @@ final class SinkWorker implements Runnable {
     }
   }
 
-  void stop(Duration timeout) throws InterruptedException {
+  /** Tells the worker to stop after the export in hand. */
+  void requestStop() {
     stopping = true;
     wake();
+  }
+
+  /** Waits up to {@code timeout} (at least {@link #LEAST_STOP_WAIT}) for it, then interrupts. */
+  void awaitStop(Duration timeout) throws InterruptedException {
     if (thread != null) {
-      thread.join(Math.max(1, timeout.toMillis())); // join(0) would wait for ever
+      // join(0) would wait for ever; an export in hand that is about to end gets to end.
+      thread.join(Math.max(LEAST_STOP_WAIT.toMillis(), timeout.toMillis()));
       if (thread.isAlive()) {
         thread.interrupt(); // stuck in an export: the records stay in the outbox
         thread.join(1000);

@@ -2,7 +2,6 @@ package dev.sebridge.state;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -82,24 +81,21 @@ public final class StateDirectory implements AutoCloseable {
     return dir.resolve(name);
   }
 
-  /** Replaces a file (a name, or a path relative to the directory) atomically and durably. */
+  /**
+   * Replaces a file (a name, or a path relative to the directory) atomically and durably. An
+   * interrupt does not stop it: a thread the agent's stop interrupted still records where it was (a
+   * file channel would fail with {@code ClosedByInterruptException}, so the stop would look like a
+   * crash); the file is written through a stream, which interrupts do not affect.
+   */
   public void write(String name, byte[] content) {
     Path target = dir.resolve(name);
     Path tmp = dir.resolve(name + ".tmp");
     try {
       createPrivateDirectories(target.getParent());
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (java.io.FileOutputStream out = new java.io.FileOutputStream(tmp.toFile())) {
         restrict(tmp);
-        ByteBuffer buf = ByteBuffer.wrap(content);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
+        out.write(content);
+        out.getFD().sync();
       }
       try {
         Files.move(
@@ -149,10 +145,15 @@ public final class StateDirectory implements AutoCloseable {
     if (!POSIX) {
       return; // Windows cannot open a directory as a channel; NTFS journals the rename.
     }
+    boolean interrupted = Thread.interrupted(); // a channel would not sync for such a thread
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
     } catch (IOException e) {
       LOG.debug("fsync of directory {} failed: {}", dir, e.toString());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

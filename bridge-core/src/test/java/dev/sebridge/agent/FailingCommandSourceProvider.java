@@ -32,6 +32,15 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** Polls begun. */
   static final AtomicInteger polls = new AtomicInteger();
 
+  /** When set, the source reads from this position (as Kafka's does: an offset). */
+  static volatile Long position;
+
+  /**
+   * When set, {@code close} hangs on it, deaf to interrupts, as Kafka's admin client's close does
+   * while a call is pending.
+   */
+  static volatile java.util.concurrent.CountDownLatch closeGate;
+
   @Override
   public String name() {
     return NAME;
@@ -82,7 +91,22 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
       }
 
       @Override
-      public void close() {}
+      public java.util.OptionalLong readPosition() {
+        Long p = position;
+        return p == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(p);
+      }
+
+      @Override
+      public void close() {
+        java.util.concurrent.CountDownLatch gate = closeGate;
+        while (gate != null && gate.getCount() > 0) {
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            // deaf to it
+          }
+        }
+      }
     };
   }
 }

@@ -55,7 +55,8 @@ final class CommandTopicGuard {
   static void check(Map<String, Object> clientProps, String topic, Duration timeout) {
     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
     Config config;
-    try (Admin admin = Admin.create(adminProps(clientProps))) {
+    Admin admin = Admin.create(adminProps(clientProps));
+    try {
       config =
           admin
               .describeConfigs(List.of(resource))
@@ -79,6 +80,10 @@ final class CommandTopicGuard {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
+    } finally {
+      // Not waiting for a call still pending (a broker gone): close() would wait out its whole
+      // timeout, holding the agent's stop.
+      admin.close(Duration.ZERO);
     }
     String compression = value(config, TopicConfig.COMPRESSION_TYPE_CONFIG);
     String maxBytes = value(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
