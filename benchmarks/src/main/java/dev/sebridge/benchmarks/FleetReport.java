@@ -29,14 +29,23 @@ final class FleetReport {
             + " ms.");
   }
 
-  void steady(double rate, double p50Ms, double p99Ms, double maxHeapBytes, long maxRssKib) {
+  void steady(
+      double rate, boolean waves, double p50Ms, double p99Ms, double maxHeapBytes, long maxRssKib) {
     results.add(
         String.format(
             "- Steady state: %.0f envelopes/s (heartbeats every 60 s per VM, 2 %% of the VMs in"
-                + " maintenance). View delay (envelope time to the VM's view being queryable, the"
+                + " maintenance, in events of 1 to 50 VMs that move on "
+                + (waves
+                    ? "all at once every 20 s, a wave of transitions"
+                    : "each by its own clock, every 10 to 30 s")
+                + "). View delay (envelope time to the VM's view being queryable, the"
                 + " service's own `sebridge_fleet_view_delay_seconds`, last 2 minutes): p50 %.1f ms,"
                 + " p99 %.1f ms. Heap used at most %.0f MiB; RSS at most %.0f MiB (sampled every 5 s).",
-            rate, p50Ms, p99Ms, maxHeapBytes / 1048576, maxRssKib / 1024.0));
+            rate,
+            p50Ms,
+            p99Ms,
+            maxHeapBytes / 1048576,
+            maxRssKib / 1024.0));
     target(
         "view delay p99 at fleet rate", "<= 1 s", String.format("%.1f ms", p99Ms), p99Ms <= 1000);
     rssKib = maxRssKib;
@@ -202,17 +211,21 @@ final class FleetReport {
    * The heading of the section a run at this many VMs writes (one per fleet size, and one more with
    * Azure's inventory).
    */
-  static String heading(int vms, boolean inventory) {
-    return String.format("## Fleet at %,d VMs", vms) + (inventory ? " with Azure's inventory" : "");
+  static String heading(int vms, boolean inventory, boolean waves) {
+    return String.format("## Fleet at %,d VMs", vms)
+        + (inventory ? " with Azure's inventory" : "")
+        + (waves ? ", maintenance in waves" : "");
   }
 
   /** This run's section of FLEET-REPORT.md (a run at another size has its own beside it). */
-  String markdown(int vms, int steadySeconds, int agents, boolean inventory, String heap) {
+  String markdown(
+      int vms, int steadySeconds, int agents, boolean inventory, boolean waves, String heap) {
     StringBuilder b = new StringBuilder();
-    b.append(heading(vms, inventory))
+    b.append(heading(vms, inventory, waves))
         .append("\n\nWritten by `benchmarks/run-fleet.sh --vms ")
         .append(vms)
         .append(inventory ? " --inventory" : "")
+        .append(waves ? " --maintenance-waves" : "")
         .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "" : " --fleet-heap " + heap)
         .append("` on ")
         .append(Instant.now())
