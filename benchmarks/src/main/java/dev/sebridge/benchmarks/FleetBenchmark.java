@@ -26,8 +26,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * with 100 real agents ({@link RealAgentsFigure}). Writes benchmarks/FLEET-REPORT.md.
  *
  * <p>Usage: {@code FleetBenchmark --repo DIR --out FILE [--vms N] [--steady-seconds S] [--agents N]
- * [--inventory] [--maintenance-waves] [--fleet-heap SIZE] [--api-seconds S] [--fleet-jvm-option
- * OPTION]...}
+ * [--inventory] [--maintenance-waves] [--instances N] [--fleet-heap SIZE] [--api-seconds S]
+ * [--fleet-jvm-option OPTION]...}
  */
 public final class FleetBenchmark {
   static final String EVENTS = "scheduled-events";
@@ -45,10 +45,17 @@ public final class FleetBenchmark {
   boolean inventory;
 
   /**
-   * {@code --maintenance-waves}: every open event moves on at once every 20 s (about 2,700
-   * transitions at 100,000 VMs) instead of each by its own clock ({@link FleetGenerator}).
+   * {@code --maintenance-waves}: every open event moves on at once every 20 s (2,000 and 4,000
+   * transitions alternately at 100,000 VMs) instead of each by its own clock ({@link
+   * FleetGenerator}).
    */
   boolean waves;
+
+  /**
+   * {@code --instances}: service instances of one application (the issue's RSS target is per
+   * instance with 3); the others join after the first load, and the RSS of each is sampled.
+   */
+  int instances = 1;
 
   /** {@code --fleet-heap}: the service's {@code -Xmx} (the launcher's is 512m). */
   String heap = FleetProcess.LAUNCHER_HEAP;
@@ -84,6 +91,7 @@ public final class FleetBenchmark {
     int agents = 100;
     boolean inventory = false;
     boolean waves = false;
+    int instances = 1;
     String heap = FleetProcess.LAUNCHER_HEAP;
     int apiSeconds = 60;
     List<String> jvmOptions = new ArrayList<>();
@@ -96,6 +104,12 @@ public final class FleetBenchmark {
         case "--agents" -> agents = Integer.parseInt(args[++i]);
         case "--inventory" -> inventory = true;
         case "--maintenance-waves" -> waves = true;
+        case "--instances" -> {
+          instances = Integer.parseInt(args[++i]);
+          if (instances < 1) {
+            throw new IllegalArgumentException("--instances must be at least 1");
+          }
+        }
         case "--fleet-heap" -> heap = args[++i];
         case "--api-seconds" -> apiSeconds = Integer.parseInt(args[++i]);
         case "--fleet-jvm-option" -> jvmOptions.add(args[++i]);
@@ -111,6 +125,7 @@ public final class FleetBenchmark {
             agents);
     b.inventory = inventory;
     b.waves = waves;
+    b.instances = instances;
     b.heap = heap;
     b.apiSeconds = apiSeconds;
     b.jvmOptions.addAll(jvmOptions);
@@ -120,8 +135,8 @@ public final class FleetBenchmark {
     }
     RolloutTickBenchmark.replaceSection(
         out,
-        FleetReport.heading(vms, inventory, waves),
-        b.report.markdown(vms, steady, agents, inventory, waves, heap));
+        FleetReport.heading(vms, inventory, waves, instances),
+        b.report.markdown(vms, steady, agents, apiSeconds, inventory, waves, instances, heap));
     System.out.println("report written to " + out);
     System.exit(0);
   }
@@ -141,10 +156,31 @@ public final class FleetBenchmark {
       FleetProcess fleet = startFleet(kafka);
       fleet.awaitVms(vmCount, Duration.ofMinutes(3));
       report.firstLoad(Duration.ofNanos(System.nanoTime() - t0));
+      List<FleetProcess> others = new ArrayList<>();
+      if (instances > 1) {
+        long j0 = System.nanoTime();
+        for (int i = 2; i <= instances; i++) {
+          others.add(
+              FleetProcess.start(
+                  repo, work, kafka.bootstrapServers(), "fleet-" + i, inventory, heap, List.of()));
+        }
+        for (FleetProcess o : others) {
+          o.awaitVms(vmCount, Duration.ofMinutes(5));
+        }
+        report.joined(instances, Duration.ofNanos(System.nanoTime() - j0));
+      }
 
       // Steady state: heartbeats every 60 s per VM, each event moving on every 20 s on average
       // (all at once with --maintenance-waves).
-      ScheduledExecutorService ticks = Executors.newScheduledThreadPool(1);
+      // Daemon: a failure below ends the benchmark (and its processes, by their hooks).
+      ScheduledExecutorService ticks =
+          Executors.newScheduledThreadPool(
+              1,
+              r -> {
+                Thread t = new Thread(r, "fleet-benchmark-ticks");
+                t.setDaemon(true);
+                return t;
+              });
       Duration tick = Duration.ofMillis(100);
       ticks.scheduleAtFixedRate(
           () -> gen.heartbeatTick(tick), 0, tick.toMillis(), TimeUnit.MILLISECONDS);
@@ -156,16 +192,23 @@ public final class FleetBenchmark {
       long sentBefore = gen.sent.get();
       java.util.concurrent.atomic.AtomicLong maxRss = new java.util.concurrent.atomic.AtomicLong();
       double[] maxHeap = {0};
-      FleetProcess measured = fleet;
+      List<FleetProcess> measured = new ArrayList<>(List.of(fleet));
+      measured.addAll(others);
+      long[] rssEach = new long[measured.size()];
       ticks.scheduleAtFixedRate(
           () -> {
-            try {
-              maxRss.accumulateAndGet(ProcStat.rssKib(measured.pid()), Math::max);
-              synchronized (maxHeap) {
-                maxHeap[0] = Math.max(maxHeap[0], measured.heapBytes());
+            for (int i = 0; i < measured.size(); i++) {
+              try {
+                long rss = ProcStat.rssKib(measured.get(i).pid());
+                maxRss.accumulateAndGet(rss, Math::max);
+                double heapUsed = measured.get(i).heapBytes();
+                synchronized (maxHeap) {
+                  rssEach[i] = Math.max(rssEach[i], rss);
+                  maxHeap[0] = Math.max(maxHeap[0], heapUsed);
+                }
+              } catch (Exception e) {
+                System.err.println("footprint sample of instance " + (i + 1) + " failed: " + e);
               }
-            } catch (Exception e) {
-              System.err.println("footprint sample failed: " + e);
             }
           },
           5,
@@ -187,12 +230,21 @@ public final class FleetBenchmark {
           report.footprintWithApi(maxHeap[0], maxRss.get());
         }
       }
+      if (instances > 1) {
+        synchronized (maxHeap) {
+          report.rssEach(rssEach);
+        }
+      }
       report.rss();
       ticks.shutdownNow();
       ticks.awaitTermination(10, TimeUnit.SECONDS);
       gen.flush();
 
-      // Restart: a new process rebuilds every view from the changelogs and view topics.
+      // Restart: a new process rebuilds every view from the changelogs and view topics; alone, as
+      // in a run of one instance.
+      for (FleetProcess o : others) {
+        o.close();
+      }
       fleet.close();
       long r0 = System.nanoTime();
       fleet = startFleet(kafka);

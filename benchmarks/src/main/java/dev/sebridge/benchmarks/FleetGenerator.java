@@ -24,18 +24,28 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The envelopes of a large fleet, as its agents would write them: every VM a heartbeat every 60 s
  * (spread evenly), and about 2 % of the VMs in maintenance at any time, in events of 1 to 50 VMs
- * that go Scheduled, Started, Completed and are replaced by new ones. Each event moves on by its
- * own clock, 10 to 30 s after its last step ({@link #maintenanceTick}), as the events of many hosts
- * and scale sets do; or all of them at once every 20 s ({@link #maintenanceWave}), a wave of about
- * 2,700 transitions at 100,000 VMs.
+ * (25.5 on average) that go Scheduled, Started, Completed and are replaced by new ones: 150
+ * transitions a second at 100,000 VMs. Each event moves on by its own clock, 10 to 30 s after its
+ * last step ({@link #maintenanceTick}); or all of them at once every 20 s ({@link
+ * #maintenanceWave}), 2,000 and 4,000 transitions alternately at 100,000 VMs.
  */
 final class FleetGenerator implements AutoCloseable {
   static final Duration HEARTBEAT = Duration.ofSeconds(60);
 
   private final List<VmIdentity> vms = new ArrayList<>();
   private final AgentEnvelopes agents = new AgentEnvelopes(Clock.systemUTC());
-  private final KafkaProducer<String, byte[]> producer;
-  private final String topic;
+
+  /** Where envelopes go: the fleet's envelopes topic, keyed by vmId (a test's list). */
+  interface Output extends AutoCloseable {
+    void send(String vmId, byte[] envelope);
+
+    void flush();
+
+    @Override
+    void close();
+  }
+
+  private final Output out;
   private final Random random = new Random(19);
   private final List<Event> events = new ArrayList<>();
   private final Set<Integer> busy = new HashSet<>();
@@ -60,7 +70,15 @@ final class FleetGenerator implements AutoCloseable {
    *     them)
    */
   FleetGenerator(String bootstrap, String topic, int count, int reserved) {
-    this.topic = topic;
+    this(kafka(bootstrap, topic), count, reserved);
+  }
+
+  FleetGenerator(Output out, int count, int reserved) {
+    if (count - reserved < Math.max(1, count / 50)) {
+      throw new IllegalArgumentException(
+          count + " VMs with " + reserved + " reserved leave too few for 2 % in maintenance");
+    }
+    this.out = out;
     this.reserved = reserved;
     for (int i = 0; i < count; i++) {
       vms.add(
@@ -78,11 +96,31 @@ final class FleetGenerator implements AutoCloseable {
               i % 4 == 0 ? null : "vmss-" + (i % 20),
               "Linux"));
     }
-    producer =
+    nextSize = eventSize();
+  }
+
+  private static Output kafka(String bootstrap, String topic) {
+    KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
             Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", "5"),
             new StringSerializer(),
             new ByteArraySerializer());
+    return new Output() {
+      @Override
+      public void send(String vmId, byte[] envelope) {
+        producer.send(new ProducerRecord<>(topic, vmId, envelope));
+      }
+
+      @Override
+      public void flush() {
+        producer.flush();
+      }
+
+      @Override
+      public void close() {
+        producer.close();
+      }
+    };
   }
 
   List<VmIdentity> vms() {
@@ -94,7 +132,7 @@ final class FleetGenerator implements AutoCloseable {
     for (VmIdentity vm : vms) {
       send(vm, agents.heartbeat(vm, HEARTBEAT));
     }
-    producer.flush();
+    out.flush();
   }
 
   /** The heartbeats due in one tick of {@code tick} (all VMs once per minute, evenly spread). */
@@ -109,16 +147,29 @@ final class FleetGenerator implements AutoCloseable {
 
   /**
    * Moves on each event that is due (10 to 30 s after its last step, 20 s on average), and starts
-   * new ones until 2 % of the fleet is in maintenance.
+   * new ones while 2 % of the fleet is not in maintenance.
    */
   void maintenanceTick() {
-    long now = System.nanoTime();
-    step(e -> e.dueNanos <= now, now);
+    maintenanceTick(System.nanoTime());
   }
 
-  /** Moves every event one step at once, and starts new ones until 2 % is in maintenance. */
+  void maintenanceTick(long nowNanos) {
+    step(e -> e.dueNanos <= nowNanos, nowNanos);
+  }
+
+  /** Moves every event one step at once, and starts new ones while 2 % is not in maintenance. */
   void maintenanceWave() {
     step(e -> true, System.nanoTime());
+  }
+
+  /** Events open now. */
+  int openEvents() {
+    return events.size();
+  }
+
+  /** VMs in maintenance now. */
+  int inMaintenance() {
+    return busy.size();
   }
 
   private void step(java.util.function.Predicate<Event> due, long now) {
@@ -133,11 +184,13 @@ final class FleetGenerator implements AutoCloseable {
         e.dueNanos = now + nextStepNanos();
       }
     }
+    // Each event's size is drawn before it starts (1 to 50 VMs, 25.5 on average) and it waits for
+    // that many VMs to be free: sized by the VMs just freed, the events would dwindle to a VM or
+    // two when they move on one by one.
     int target = vms.size() / 50;
-    while (busy.size() < target) {
+    while (busy.size() + nextSize <= target) {
       List<Integer> members = new ArrayList<>();
-      int size = 1 + random.nextInt(Math.min(50, target - busy.size()));
-      while (members.size() < size) {
+      while (members.size() < nextSize) {
         int v = random.nextInt(vms.size() - reserved);
         if (busy.add(v)) {
           members.add(v);
@@ -147,7 +200,14 @@ final class FleetGenerator implements AutoCloseable {
       e.dueNanos = now + nextStepNanos();
       transition(e.id, members, TransitionType.SCHEDULED, "Scheduled");
       events.add(e);
+      nextSize = eventSize();
     }
+  }
+
+  private int nextSize;
+
+  private int eventSize() {
+    return 1 + random.nextInt(Math.min(50, Math.max(1, vms.size() / 50)));
   }
 
   private long nextStepNanos() {
@@ -179,16 +239,16 @@ final class FleetGenerator implements AutoCloseable {
   }
 
   private void send(VmIdentity vm, byte[] envelope) {
-    producer.send(new ProducerRecord<>(topic, vm.vmId(), envelope));
+    out.send(vm.vmId(), envelope);
     sent.incrementAndGet();
   }
 
   void flush() {
-    producer.flush();
+    out.flush();
   }
 
   @Override
   public void close() {
-    producer.close();
+    out.close();
   }
 }

@@ -53,9 +53,33 @@ final class FleetReport {
 
   private long rssKib;
 
+  /** Instances 2 to {@code n} of the same application joined, until each listed every VM. */
+  void joined(int n, Duration d) {
+    results.add(
+        String.format(
+            "- %d instances of one application: the other %d started after the first load, until"
+                + " each listed every VM: %d ms. Each holds the global views whole. They are"
+                + " stopped before the restart below, which is of one instance as in a run of one.",
+            n, n - 1, d.toMillis()));
+    instances = n;
+  }
+
+  private int instances = 1;
+
+  /** The RSS of each instance, at most, from the steady window on. */
+  void rssEach(long[] kib) {
+    StringBuilder b = new StringBuilder("- RSS of each instance at most:");
+    for (int i = 0; i < kib.length; i++) {
+      b.append(i == 0 ? " " : ", ").append(String.format("%.0f MiB", kib[i] / 1024.0));
+    }
+    results.add(b.append(apiFootprint ? " (the first one took the API's load)." : ".").toString());
+  }
+
   /** The RSS target, over the steady window and (when it ran) the API's load after it. */
   void rss() {
-    String what = apiFootprint ? "fleet service RSS, the API's load included" : "fleet service RSS";
+    String what =
+        (apiFootprint ? "fleet service RSS, the API's load included" : "fleet service RSS")
+            + (instances > 1 ? ", each of " + instances + " instances" : "");
     int rssTarget = large ? 1024 : 512;
     target(
         what,
@@ -211,21 +235,33 @@ final class FleetReport {
    * The heading of the section a run at this many VMs writes (one per fleet size, and one more with
    * Azure's inventory).
    */
-  static String heading(int vms, boolean inventory, boolean waves) {
+  static String heading(int vms, boolean inventory, boolean waves, int instances) {
     return String.format("## Fleet at %,d VMs", vms)
         + (inventory ? " with Azure's inventory" : "")
-        + (waves ? ", maintenance in waves" : "");
+        + (waves ? ", maintenance in waves" : "")
+        + (instances > 1 ? ", " + instances + " instances" : "");
   }
 
   /** This run's section of FLEET-REPORT.md (a run at another size has its own beside it). */
   String markdown(
-      int vms, int steadySeconds, int agents, boolean inventory, boolean waves, String heap) {
+      int vms,
+      int steadySeconds,
+      int agents,
+      int apiSeconds,
+      boolean inventory,
+      boolean waves,
+      int instances,
+      String heap) {
     StringBuilder b = new StringBuilder();
-    b.append(heading(vms, inventory, waves))
+    b.append(heading(vms, inventory, waves, instances))
         .append("\n\nWritten by `benchmarks/run-fleet.sh --vms ")
         .append(vms)
         .append(inventory ? " --inventory" : "")
         .append(waves ? " --maintenance-waves" : "")
+        .append(instances > 1 ? " --instances " + instances : "")
+        .append(steadySeconds == 180 ? "" : " --steady-seconds " + steadySeconds)
+        .append(agents == 100 ? "" : " --agents " + agents)
+        .append(apiSeconds == 60 ? "" : " --api-seconds " + apiSeconds)
         .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "" : " --fleet-heap " + heap)
         .append("` on ")
         .append(Instant.now())

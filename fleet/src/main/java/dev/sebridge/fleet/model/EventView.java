@@ -2,6 +2,7 @@ package dev.sebridge.fleet.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,7 +46,7 @@ public record EventView(
 
   public EventView {
     resources = resources == null ? List.of() : List.copyOf(resources);
-    vms = vms == null ? Map.of() : new TreeMap<>(vms);
+    vms = vms == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(vms));
   }
 
   /** An event only agents reported (so far). */

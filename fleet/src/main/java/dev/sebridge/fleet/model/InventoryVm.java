@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,7 +36,7 @@ public record InventoryVm(
     Map<String, String> tags) {
 
   public InventoryVm {
-    tags = tags == null ? Map.of() : new TreeMap<>(tags);
+    tags = tags == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(tags));
   }
 
   /** The key of a vmId in the inventory (vmIds are GUIDs; Azure spells them either case). */

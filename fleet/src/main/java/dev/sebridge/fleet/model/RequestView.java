@@ -2,6 +2,7 @@ package dev.sebridge.fleet.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,7 +17,7 @@ import java.util.TreeMap;
 public record RequestView(
     ApprovalRequest request, Instant commandsSentAt, Map<String, VmResult> vms) {
   public RequestView {
-    vms = vms == null ? Map.of() : new TreeMap<>(vms);
+    vms = vms == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(vms));
   }
 
   /** True once every VM has a result. */

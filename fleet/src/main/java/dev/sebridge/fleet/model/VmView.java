@@ -2,6 +2,7 @@ package dev.sebridge.fleet.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -50,7 +51,10 @@ public record VmView(
 
   public VmView {
     polls = polls == null ? Map.of() : Map.copyOf(polls);
-    openEvents = openEvents == null ? Set.of() : new TreeSet<>(openEvents);
+    openEvents =
+        openEvents == null
+            ? Set.of()
+            : Collections.unmodifiableSortedSet(new TreeSet<>(openEvents));
   }
 
   /** A view without an inventory's say (none configured). */

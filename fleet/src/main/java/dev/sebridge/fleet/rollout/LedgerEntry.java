@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sebridge.fleet.model.VmEventState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,7 +44,10 @@ public record LedgerEntry(
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean placed) {
 
   public LedgerEntry {
-    attributes = attributes == null ? Map.of() : new TreeMap<>(attributes);
+    attributes =
+        attributes == null
+            ? Map.of()
+            : Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
   }
 
   /** An entry of a VM that reported its event, or is known by name only. */

@@ -30,11 +30,13 @@ public final class JsonSerde<T> implements Serde<T> {
   private final Class<T> type;
 
   /**
-   * The value this serde last wrote on each thread, and its bytes. A processor puts a view in its
-   * store and sends the same object to its view topic next, through the same serde: the second
-   * write is the first one's bytes (a fifth of the stream thread's time at 100,000 VMs,
-   * benchmarks/FLEET-REPORT.md). By identity, so only that very object; the views are records
-   * nobody changes once made, and the bytes are only ever read (by the store, the producer).
+   * The value this serde last wrote on each thread, and its bytes, for one repeat. A processor puts
+   * a view in its store and sends the same object to its view topic next, through the same serde:
+   * the second write is the first one's bytes (writing views was 32 % of the stream thread's
+   * samples at 100,000 VMs, each written twice; benchmarks/FLEET-REPORT.md). By identity, so only
+   * that very object, and only as the next write of this serde on the thread: the views'
+   * collections cannot be changed at all, and no code changes any other value between writing it
+   * and writing it again. The bytes are only ever read (by the store, the producer).
    */
   private final ThreadLocal<Written> last = new ThreadLocal<>();
 
@@ -52,6 +54,7 @@ public final class JsonSerde<T> implements Serde<T> {
       }
       Written w = last.get();
       if (w != null && w.value() == value) {
+        last.remove();
         return w.bytes();
       }
       try {

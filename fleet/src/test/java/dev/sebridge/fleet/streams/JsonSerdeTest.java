@@ -41,6 +41,8 @@ class JsonSerdeTest {
     VmView a = view("vm-a", "1");
     byte[] first = store.serialize("store", a);
     assertThat(sink.serialize("views", a)).isSameAs(first);
+    assertThat(sink.serialize("views", a)).as("one repeat only").isNotSameAs(first);
+    assertThat(a.openEvents()).isUnmodifiable();
     VmView equal = view("vm-a", "1");
     byte[] again = sink.serialize("views", equal);
     assertThat(again).isNotSameAs(first).isEqualTo(first);
