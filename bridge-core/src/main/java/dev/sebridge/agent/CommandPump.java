@@ -191,7 +191,7 @@ final class CommandPump implements AutoCloseable {
       return;
     }
     java.util.Optional<String> skipped = source.skipAt(poison.getAsLong());
-    marker.skipped();
+    marker.skipped(skipped.isPresent());
     if (skipped.isPresent()) {
       LOG.error(
           "skipped the record at {}: the agent died reading there {} times",

@@ -58,12 +58,18 @@ final class ReadingMarker {
         : java.util.OptionalLong.empty();
   }
 
-  /** The record at the position was skipped: reading goes on after it. */
-  synchronized void skipped() {
+  /**
+   * The deaths at the position were dealt with: its record was skipped, and reading goes on after
+   * it; or there was no record there to skip (the agent died idle at the end of the stream, or the
+   * record is gone), and reading goes on from there, where the next death is counted.
+   */
+  synchronized void skipped(boolean recordSkipped) {
     if (stopped) {
       return;
     }
-    position++;
+    if (recordSkipped) {
+      position++;
+    }
     crashes = 0;
     write();
   }

@@ -1,0 +1,57 @@
+package dev.sebridge.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.state.StateDirectory;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReadingMarkerTest {
+  @TempDir Path dir;
+
+  /** Three runs that died reading at {@code position} (none stopped cleanly). */
+  static OptionalLong diedThreeTimesAt(StateDirectory state, long position) {
+    OptionalLong poison = OptionalLong.empty();
+    for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      poison = m.start();
+      m.reading(position);
+    }
+    return poison;
+  }
+
+  /**
+   * An agent that died three times idle at the end of the stream (a VM hard-rebooted by its own
+   * maintenance) has no record there to skip: reading goes on from that very position, and a record
+   * that later kills it there is counted there. Before, the marker moved one past it, so the deaths
+   * of the record that came to that position were counted at the next one: the skip then went past
+   * both, and reported the genuine command after the poison as the poison.
+   */
+  @Test
+  void nothingToSkipKeepsThePositionWhereTheNextDeathIsCounted() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.skipped(false);
+      m.reading(5);
+      // Three more deaths reading the record that came at 5: the record at 5 is the one skipped.
+      assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
+    }
+  }
+
+  /** A skipped record: reading goes on after it, with no deaths counted. */
+  @Test
+  void aSkippedRecordMovesThePositionPastIt() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.skipped(true);
+      assertThat(m.crashes()).isZero();
+      m.stopped();
+      assertThat(new ReadingMarker(state, "kafka").start()).isEmpty();
+    }
+  }
+}
