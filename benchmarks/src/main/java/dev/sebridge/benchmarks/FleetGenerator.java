@@ -50,6 +50,10 @@ final class FleetGenerator implements AutoCloseable {
   private final List<Event> events = new ArrayList<>();
   private final Set<Integer> busy = new HashSet<>();
   private final int reserved;
+
+  /** The size of the next event to start, drawn when the one before started. */
+  private int nextSize;
+
   final AtomicLong sent = new AtomicLong();
   private int nextHeartbeat;
 
@@ -203,8 +207,6 @@ final class FleetGenerator implements AutoCloseable {
       nextSize = eventSize();
     }
   }
-
-  private int nextSize;
 
   private int eventSize() {
     return 1 + random.nextInt(Math.min(50, Math.max(1, vms.size() / 50)));

@@ -6,6 +6,7 @@ import dev.sebridge.approval.ApprovalSettings;
 import dev.sebridge.command.CommandSourceCatalog;
 import dev.sebridge.command.TrustedKeys;
 import dev.sebridge.concurrent.DaemonThreads;
+import dev.sebridge.concurrent.Deadline;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.config.CoreKeys;
@@ -183,26 +184,22 @@ public final class Agent implements AutoCloseable {
     closing = true;
     // One deadline for the whole stop: each step gets what the ones before it left.
     Duration timeout = config.get(CoreKeys.SHUTDOWN_TIMEOUT);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    poller.stop(remaining(deadline));
+    Deadline deadline = Deadline.after(timeout);
+    poller.stop(deadline.remaining());
     if (pump != null) {
-      pump.close(Duration.ofMillis(Math.min(5000, remaining(deadline).toMillis())));
+      pump.close(Duration.ofMillis(Math.min(5000, deadline.remaining().toMillis())));
     }
     if (policy != null) {
       policy.close();
     }
     scheduler.shutdownNow();
     identity.close();
-    publisher.close(remaining(deadline));
+    publisher.close(deadline.remaining());
     if (http != null) {
       http.close();
     }
     state.close();
     LOG.info("sebridge agent stopped");
-  }
-
-  private static Duration remaining(long deadline) {
-    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   public int httpPort() {

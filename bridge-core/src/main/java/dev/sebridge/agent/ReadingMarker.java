@@ -60,8 +60,8 @@ final class ReadingMarker {
 
   /**
    * The deaths at the position were dealt with: its record was skipped, and reading goes on after
-   * it; or there was no record there to skip (the agent died idle at the end of the stream, or the
-   * record is gone), and reading goes on from there, where the next death is counted.
+   * it; or there was no record there to skip (the agent died idle at the end of the stream), and
+   * reading goes on from there, where the next death is counted.
    */
   synchronized void skipped(boolean recordSkipped) {
     if (stopped) {

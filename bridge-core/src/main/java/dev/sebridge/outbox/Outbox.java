@@ -1,5 +1,6 @@
 package dev.sebridge.outbox;
 
+import dev.sebridge.concurrent.Deadline;
 import dev.sebridge.envelope.Envelope;
 import dev.sebridge.spi.EventSink;
 import dev.sebridge.state.CrashPoints;
@@ -264,7 +265,7 @@ public final class Outbox implements EnvelopePublisher {
       return;
     }
     closed = true;
-    long deadline = System.nanoTime() + timeout.toNanos();
+    Deadline deadline = Deadline.after(timeout);
     try {
       if (!awaitDelivered(timeout)) {
         LOG.warn(
@@ -274,7 +275,7 @@ public final class Outbox implements EnvelopePublisher {
       // All told at once, then each waited for within what is left of the one deadline.
       workers.values().forEach(SinkWorker::requestStop);
       for (SinkWorker w : workers.values()) {
-        w.awaitStop(remaining(deadline));
+        w.awaitStop(deadline.remaining());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -289,7 +290,7 @@ public final class Outbox implements EnvelopePublisher {
     }
     try {
       CompletableFuture.allOf(shutdowns.toArray(CompletableFuture[]::new))
-          .get(Math.max(1000, remaining(deadline).toMillis()), TimeUnit.MILLISECONDS);
+          .get(Math.max(1000, deadline.remaining().toMillis()), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       LOG.warn("sinks did not shut down cleanly: {}", e.toString());
     }
@@ -301,9 +302,5 @@ public final class Outbox implements EnvelopePublisher {
         .filter(w -> w.cursor() < log.lastSeq())
         .map(SinkWorker::sinkName)
         .toList();
-  }
-
-  private static Duration remaining(long deadline) {
-    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 }
