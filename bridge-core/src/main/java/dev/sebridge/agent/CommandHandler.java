@@ -16,6 +16,7 @@ import dev.sebridge.envelope.Envelope;
 import dev.sebridge.envelope.EnvelopeFactory;
 import dev.sebridge.imds.VmIdentity;
 import dev.sebridge.outbox.EnvelopePublisher;
+import dev.sebridge.spi.CommandSource;
 import dev.sebridge.spi.ReceivedCommand;
 import dev.sebridge.state.CrashPoints;
 import java.time.Clock;
@@ -145,8 +146,12 @@ final class CommandHandler {
     counted.forEach(code -> metrics.rejectionCounted(code));
   }
 
-  /** A record the source skipped because the agent kept dying there: its result. */
-  void poison(String record, int crashes) throws InterruptedException {
+  /**
+   * A record the source skipped because the agent kept dying there: its result, committed with the
+   * position after it, so that no restart reads it again (the commands after it may all be other
+   * VMs', which move no position of this VM's).
+   */
+  void poison(CommandSource.Skipped skipped, int crashes) throws InterruptedException {
     ApprovalResult r =
         new ApprovalResult(
             new ApprovalResult.Command(null, null, null, null),
@@ -155,9 +160,9 @@ final class CommandHandler {
             "the agent died reading this record " + crashes + " times; it was skipped unread",
             List.of(),
             null,
-            record,
-            "poison:" + record);
-    commit(journal.position().orElse(null), List.of(r), List.of());
+            skipped.record(),
+            "poison:" + skipped.record());
+    commit(skipped.next(), List.of(r), List.of());
     metrics.approval(r);
   }
 

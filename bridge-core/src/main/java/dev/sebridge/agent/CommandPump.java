@@ -190,14 +190,20 @@ final class CommandPump implements AutoCloseable {
     if (poison.isEmpty()) {
       return;
     }
-    java.util.Optional<String> skipped = source.skipAt(poison.getAsLong());
+    java.util.Optional<CommandSource.Skipped> skipped = source.skipAt(poison.getAsLong());
     marker.skipped(skipped.isPresent());
     if (skipped.isPresent()) {
       LOG.error(
           "skipped the record at {}: the agent died reading there {} times",
-          skipped.get(),
+          skipped.get().record(),
           ReadingMarker.MAX_CRASHES);
       h.poison(skipped.get(), ReadingMarker.MAX_CRASHES);
+    } else {
+      LOG.warn(
+          "the agent died reading commands at position {} {} times, but there is no record there"
+              + " to skip (it died idle, or the record was read already); reading goes on",
+          poison.getAsLong(),
+          ReadingMarker.MAX_CRASHES);
     }
   }
 

@@ -40,11 +40,21 @@ public interface CommandSource extends AutoCloseable {
   /**
    * Skips the record at {@code position} without decoding it: the agent died reading there again
    * and again (a "poison record"). Called right after {@link #open}. Returns where the record was
-   * (e.g. {@code commands/3@1042}), or empty when there is no record there (nothing is skipped).
+   * and the position to resume after it, or empty when there is no record there to skip: none yet
+   * (the end of the stream), or one before where this source starts reading (read already).
    */
-  default Optional<String> skipAt(long position) {
+  default Optional<Skipped> skipAt(long position) {
     return Optional.empty();
   }
+
+  /**
+   * A record skipped unread.
+   *
+   * @param record where it was, e.g. {@code commands/3@1042}
+   * @param next the position after it, as a {@link ReceivedCommand#position()}: the core persists
+   *     it, so that a restart does not read the record again
+   */
+  record Skipped(String record, String next) {}
 
   @Override
   void close();

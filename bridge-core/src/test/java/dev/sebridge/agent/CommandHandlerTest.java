@@ -143,6 +143,30 @@ class CommandHandlerTest {
     assertThat(approvalsRecorded).containsExactly(List.of(e));
   }
 
+  /**
+   * A poison record's result is committed with the position after the record: a restart reads on
+   * from there, though no command of this VM's came after it. Before, the old position was kept,
+   * and a restarted agent read the poison again (and died again).
+   */
+  @Test
+  void aSkippedPoisonRecordIsNotReadAgainAfterARestart() throws Exception {
+    byte[] poison =
+        "{\"a record that kills the agent\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (Run run = new Run(CrashPoints.none())) {
+      run.handler.recover();
+      run.handler.poison(new dev.sebridge.spi.CommandSource.Skipped("commands/0@0", "1"), 3);
+    }
+    assertThat(outbox.ofType(RESULT)).hasSize(1);
+    assertThat(data(outbox.ofType(RESULT).get(0)).get("reasonCode").asText())
+        .isEqualTo("poison-record");
+    try (Run run = new Run(CrashPoints.none())) {
+      run.handler.recover();
+      assertThat(run.handler.position()).contains("1");
+      run.deliverFromPosition(topic(poison));
+    }
+    assertThat(outbox.ofType(RESULT)).as("the poison was not read again").hasSize(1);
+  }
+
   /** Defect 1: the result is not lost when the agent dies before it is durable. */
   @Test
   void aCrashAfterThePostStillYieldsTheResultAndNoSecondPost() throws Exception {

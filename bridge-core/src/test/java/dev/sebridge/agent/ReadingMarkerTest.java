@@ -54,4 +54,18 @@ class ReadingMarkerTest {
       assertThat(new ReadingMarker(state, "kafka").start()).isEmpty();
     }
   }
+
+  /** Deaths after a skip, before any read, are counted after the skipped record, not at it. */
+  @Test
+  void deathsRightAfterASkipAreCountedPastTheSkippedRecord() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
+      new ReadingMarker(state, "kafka").skipped(true);
+      OptionalLong poison = OptionalLong.empty();
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES; run++) {
+        poison = new ReadingMarker(state, "kafka").start();
+      }
+      assertThat(poison).hasValue(6);
+    }
+  }
 }

@@ -136,6 +136,45 @@ public abstract class CommandSourceContractTest {
     }
   }
 
+  /** The number a record's origin ends with ({@code ...@1042}): the position the core records. */
+  protected static long recordPosition(ReceivedCommand c) {
+    return Long.parseLong(c.origin().substring(c.origin().lastIndexOf('@') + 1));
+  }
+
+  /**
+   * A record skipped as poison is read neither by the source that skipped it nor by one opened at
+   * the position {@code skipAt} returned, which the core persists: a restart does not meet it again
+   * when only other VMs' records came after it. A position before where a source reads, or past the
+   * end, has nothing to skip.
+   */
+  @Test
+  void aSkippedRecordIsNotReadAgainNorAfterAReopenAtThePositionReturned() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "poison");
+    publish(neighbour(me, true), "a neighbour's");
+    long at;
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      List<ReceivedCommand> got = read(s, 1, READ);
+      assertThat(texts(got)).containsExactly("poison");
+      at = recordPosition(got.get(0));
+    }
+    CommandSource.Skipped skipped;
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      skipped = s.skipAt(at).orElseThrow();
+      assertThat(skipped.record()).endsWith("@" + at);
+      publish(me, "after");
+      assertThat(texts(read(s, 1, READ))).containsExactly("after");
+    }
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.of(skipped.next()));
+      assertThat(s.skipAt(at)).as("before where it reads: read already").isEmpty();
+      assertThat(s.skipAt(at + 1_000_000)).as("past the end: nothing there yet").isEmpty();
+      assertThat(texts(read(s, 1, READ))).containsExactly("after");
+    }
+  }
+
   @Test
   void closeIsIdempotent() {
     CommandSource s = source(UUID.randomUUID().toString(), Clock.systemUTC());

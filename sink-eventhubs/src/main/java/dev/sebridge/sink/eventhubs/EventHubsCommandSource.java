@@ -233,7 +233,11 @@ public final class EventHubsCommandSource implements CommandSource {
   }
 
   @Override
-  public synchronized Optional<String> skipAt(long position) {
+  public synchronized Optional<Skipped> skipAt(long position) {
+    java.util.OptionalLong from = readPosition();
+    if (from.isPresent() && position < from.getAsLong()) {
+      return Optional.empty(); // before where this source reads: read already, nothing to skip
+    }
     ensurePartition();
     long last =
         client
@@ -244,7 +248,8 @@ public final class EventHubsCommandSource implements CommandSource {
       return Optional.empty(); // no event there (yet): nothing to skip
     }
     lastSeen = position; // the next stream starts after it
-    return Optional.of(hub + "/" + partitionId + "@" + position);
+    return Optional.of(
+        new Skipped(hub + "/" + partitionId + "@" + position, Long.toString(position)));
   }
 
   @Override

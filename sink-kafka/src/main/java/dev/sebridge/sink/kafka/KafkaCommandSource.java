@@ -162,7 +162,7 @@ public final class KafkaCommandSource implements CommandSource {
   }
 
   @Override
-  public synchronized Optional<String> skipAt(long position) {
+  public synchronized Optional<Skipped> skipAt(long position) {
     if (partition == null) {
       assign();
     }
@@ -172,7 +172,9 @@ public final class KafkaCommandSource implements CommandSource {
     }
     // Every record before it was read already (the agent died fetching at this position).
     consumer.seek(partition, position + 1);
-    return Optional.of(topic + "/" + partition.partition() + "@" + position);
+    return Optional.of(
+        new Skipped(
+            topic + "/" + partition.partition() + "@" + position, Long.toString(position + 1)));
   }
 
   @Override
