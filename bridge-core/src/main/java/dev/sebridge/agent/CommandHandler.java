@@ -164,6 +164,7 @@ final class CommandHandler {
             "poison:" + skipped.record());
     commit(skipped.next(), List.of(r), List.of());
     metrics.approval(r);
+    crashPoints.reach(CrashPoints.PUMP_AFTER_POISON_RESULT);
   }
 
   /** Between batches: reports the counted rejections once their interval is over. */

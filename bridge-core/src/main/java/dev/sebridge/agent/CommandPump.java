@@ -191,14 +191,19 @@ final class CommandPump implements AutoCloseable {
       return;
     }
     java.util.Optional<CommandSource.Skipped> skipped = source.skipAt(poison.getAsLong());
-    marker.skipped(skipped.isPresent());
     if (skipped.isPresent()) {
       LOG.error(
           "skipped the record at {}: the agent died reading there {} times",
           skipped.get().record(),
           ReadingMarker.MAX_CRASHES);
+      // The position after it first, then the marker: a death in between finds the record read
+      // already (nothing to skip at its position). The other way round, the deaths of the record
+      // read again from the old position would be counted one past it, and the skip would take
+      // the record after it.
       h.poison(skipped.get(), ReadingMarker.MAX_CRASHES);
+      marker.skipped(true);
     } else {
+      marker.skipped(false);
       LOG.warn(
           "the agent died reading commands at position {} {} times, but there is no record there"
               + " to skip (it died idle, or the record was read already); reading goes on",

@@ -27,6 +27,10 @@ public final class CrashPoints {
   public static final String PUMP_AFTER_JOURNAL = "pump.after-journal";
   public static final String PUMP_AFTER_RESULT_DURABLE = "pump.after-result-durable";
   public static final String PUMP_AFTER_DONE = "pump.after-done";
+
+  /** A poison record's result and the position after it are durable; the marker is not. */
+  public static final String PUMP_AFTER_POISON_RESULT = "pump.after-poison-result";
+
   public static final String POLICY_AFTER_POST = "policy.after-post";
 
   /** The fleet service: an approval request's commands are sent, not yet committed. */

@@ -151,12 +151,13 @@ public abstract class CommandSourceContractTest {
   void aSkippedRecordIsNotReadAgainNorAfterAReopenAtThePositionReturned() throws Exception {
     String me = UUID.randomUUID().toString();
     publish(me, "poison");
+    publish(me, "right after"); // the position returned is neither before nor past it
     publish(neighbour(me, true), "a neighbour's");
     long at;
     try (CommandSource s = source(me, Clock.systemUTC())) {
       s.open(Optional.empty());
-      List<ReceivedCommand> got = read(s, 1, READ);
-      assertThat(texts(got)).containsExactly("poison");
+      List<ReceivedCommand> got = read(s, 2, READ);
+      assertThat(texts(got)).containsExactly("poison", "right after");
       at = recordPosition(got.get(0));
     }
     CommandSource.Skipped skipped;
@@ -165,13 +166,13 @@ public abstract class CommandSourceContractTest {
       skipped = s.skipAt(at).orElseThrow();
       assertThat(skipped.record()).endsWith("@" + at);
       publish(me, "after");
-      assertThat(texts(read(s, 1, READ))).containsExactly("after");
+      assertThat(texts(read(s, 2, READ))).containsExactly("right after", "after");
     }
     try (CommandSource s = source(me, Clock.systemUTC())) {
       s.open(Optional.of(skipped.next()));
       assertThat(s.skipAt(at)).as("before where it reads: read already").isEmpty();
       assertThat(s.skipAt(at + 1_000_000)).as("past the end: nothing there yet").isEmpty();
-      assertThat(texts(read(s, 1, READ))).containsExactly("after");
+      assertThat(texts(read(s, 2, READ))).containsExactly("right after", "after");
     }
   }
 
