@@ -22,6 +22,11 @@ final class GroupCounts {
     byGrouping.clear();
   }
 
+  /** The groupings counted now. */
+  java.util.Set<List<String>> groupings() {
+    return java.util.Set.copyOf(byGrouping.keySet());
+  }
+
   /** The VM's facts changed from {@code old} to {@code now} (either null: not in the views). */
   void moved(String vmId, VmFacts old, VmFacts now) {
     for (Map.Entry<List<String>, Map<String, Integer>> g : byGrouping.entrySet()) {

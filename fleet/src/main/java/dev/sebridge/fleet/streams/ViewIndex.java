@@ -1,33 +1,27 @@
 package dev.sebridge.fleet.streams;
 
-import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
-import dev.sebridge.fleet.rollout.Ledger;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.streams.state.KeyValueIterator;
+import java.util.concurrent.Executor;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the rollouts task asks of the global views every tick, kept up to date change by change
- * instead of scanned: each VM's group attributes, silence and newest heartbeat (and the group sizes
- * of every grouping a rollout asked for, counted as VMs change), every event's view (open, and
- * closed for {@code fleet.closed-retention}) with the open ones and the open ones released apart,
- * the events commands were sent for, and the agents' results. A tick then reads nothing fleet-sized
- * and deserialises nothing: at 100,000 VMs a scan of the VM views is 100,000 JSON documents, each
+ * instead of scanned ({@link IndexContents}): a tick then reads nothing fleet-sized and
+ * deserialises nothing: at 100,000 VMs a scan of the VM views is 100,000 JSON documents, each
  * second.
  *
  * <p>The global stores' updaters (the global thread) hand each change to {@link #changed}; the
@@ -35,12 +29,20 @@ import org.slf4j.LoggerFactory;
  * coalesced by key, only the newest of each, and as little as a rollout needs (a VM's facts, not
  * its view; a request's event and the results that did not accept): at most one entry per key of
  * the views, however long the task did not step. Nothing waits while no rollouts task uses the
- * index ({@link #attach}, {@link #detach}). The first step after attaching reads the three stores
- * whole; so does every step {@link #REBUILD_EVERY} later, a safety net that should find nothing to
- * repair (it logs a WARN, and counts, when it does), and the first step {@link
- * #RETRY_AFTER_FAILURE} after one that failed: a change that cannot be taken in (a view the index
- * cannot read) fails the step, and every step after it until the stores can be read whole, never a
- * step on an index without the change.
+ * index ({@link #attach}, {@link #detach}).
+ *
+ * <p>The first step after attaching reads the stores whole, on the task's thread: it has nothing to
+ * step on before. So does the first step {@link #RETRY_AFTER_FAILURE} after one that failed: a
+ * change that cannot be taken in (a view the index cannot read) fails the step, and every step
+ * after it until the stores can be read whole, never a step on an index without the change.
+ *
+ * <p>Every {@link #REBUILD_EVERY}, a safety net that should find nothing to repair reads the stores
+ * whole again, off the task's thread (at 100,000 VMs it takes seconds, and the task's thread serves
+ * every view). The steps meanwhile go on with the index as the changes keep it; the changes taken
+ * in since the read began are noted. The first step after the read ends puts those changes on top
+ * of what it read (each key as new as the index has it), compares the two, counts and logs (a WARN)
+ * the keys that differ, and goes on with the new one. A read that fails is done again on the task's
+ * thread, with the failure's consequences above.
  */
 final class ViewIndex {
   private static final Logger LOG = LoggerFactory.getLogger(ViewIndex.class);
@@ -72,28 +74,49 @@ final class ViewIndex {
   /** A key deleted, or a request that sent nothing (a map holds no null). */
   static final Object NONE = new Object();
 
+  /** Runs each whole read off the task's thread on a thread of its own (one each 10 minutes). */
+  private static final Executor OWN_THREAD =
+      r -> {
+        Thread t = new Thread(r, "fleet-view-index-check");
+        t.setDaemon(true);
+        t.start();
+      };
+
+  /**
+   * A whole read running off the task's thread.
+   *
+   * @param read what it read; done when it ended
+   * @param taken what the task took in since it began: the newest of each key
+   */
+  private record Check(
+      CompletableFuture<IndexContents> read, Instant startedAt, Map<Key, Object> taken) {}
+
   // Written by the global thread, taken in by the rollouts task's thread.
   private final ConcurrentHashMap<Key, Object> pending = new ConcurrentHashMap<>();
   private volatile boolean attached;
   private volatile boolean unreadable;
 
   // The rollouts task's thread only.
-  private final Map<String, VmFacts> vms = new HashMap<>();
-  private final Map<String, EventView> events = new HashMap<>();
-  private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
-  private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
-  private final Map<String, RequestFacts> requests = new HashMap<>();
-  private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
-  private final GroupCounts groups = new GroupCounts();
-  private final dev.sebridge.fleet.inventory.InventoryPlaces inventory =
-      new dev.sebridge.fleet.inventory.InventoryPlaces(); // with an inventory
   private final Membership membership;
+  private final Executor checks;
+  private IndexContents live;
+  private Check check;
   private Instant builtAt;
   private Instant failedAt;
   private int repairs;
+  private int reads;
 
   ViewIndex(Membership membership) {
+    this(membership, OWN_THREAD);
+  }
+
+  /**
+   * @param checks where the whole reads every {@link #REBUILD_EVERY} run
+   */
+  ViewIndex(Membership membership, Executor checks) {
     this.membership = membership;
+    this.checks = checks;
+    this.live = new IndexContents(membership);
   }
 
   /** Whether membership comes from Azure's inventory (its store is then read too). */
@@ -126,13 +149,15 @@ final class ViewIndex {
   void attach() {
     attached = true;
     builtAt = null;
+    check = null;
   }
 
   /** The rollouts task left: nothing waits, and nothing is kept, until one attaches again. */
   void detach() {
     attached = false;
     pending.clear();
-    clear();
+    live = new IndexContents(membership);
+    check = null; // a read still running is let go: nobody takes what it read
     builtAt = null;
     failedAt = null;
   }
@@ -152,7 +177,16 @@ final class ViewIndex {
               + failedAt.plus(RETRY_AFTER_FAILURE));
     }
     try {
-      if (builtAt == null || unreadable || !now.isBefore(builtAt.plus(REBUILD_EVERY))) {
+      if (builtAt != null && !unreadable) {
+        if (check == null && !now.isBefore(builtAt.plus(REBUILD_EVERY))) {
+          startCheck(stores, now);
+        }
+        if (check != null && check.read().isDone()) {
+          endCheck();
+        }
+      }
+      if (builtAt == null || unreadable) {
+        check = null;
         rebuild(stores, now);
       }
       takeIn();
@@ -160,6 +194,7 @@ final class ViewIndex {
     } catch (RuntimeException e) {
       builtAt = null;
       failedAt = now;
+      check = null;
       LOG.error(
           "view index: cannot read the views; nothing is stepped or released until it can (read"
               + " again in {})",
@@ -173,60 +208,69 @@ final class ViewIndex {
     for (Key k : pending.keySet()) {
       Object v = pending.remove(k);
       if (v != null) {
-        apply(k.store(), k.key(), v);
+        live.apply(k.store(), k.key(), v);
+        if (check != null) {
+          check.taken().put(k, v);
+        }
       }
     }
   }
 
+  /** Reads the stores whole on the task's thread: the first step, or one after a failure. */
   private void rebuild(Stores stores, Instant now) {
-    boolean check = builtAt != null && !unreadable;
-    Map<String, VmFacts> oldVms = Map.of();
-    Map<String, EventView> oldEvents = Map.of();
-    Map<String, RequestFacts> oldRequests = Map.of();
-    if (check) {
-      takeIn();
-      oldVms = Map.copyOf(vms);
-      oldEvents = Map.copyOf(events);
-      oldRequests = Map.copyOf(requests);
-    }
-    // What waits is let go first: the scan reads each key at least as new (a change is handed
+    // What waits is let go first: the read takes each key at least as new (a change is handed
     // over after its store has it), and a change handed over after this is taken in on top.
-    Set<Key> moving = new java.util.HashSet<>();
-    for (Key k : pending.keySet()) {
-      pending.remove(k);
-      moving.add(k);
-    }
+    pending.clear();
     unreadable = false;
-    clear();
-    scan(stores.vms(), FleetTopology.VMS_VIEW);
-    if (stores.inventory() != null && membership == Membership.INVENTORY) {
-      // the names first: who Azure's word on an event counts for
-      scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
-    }
-    scan(stores.events(), FleetTopology.EVENTS_VIEW);
-    scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
-    if (check) {
-      // A key that changed while the stores were read is not a difference.
-      moving.addAll(pending.keySet());
-      int differ =
-          IndexedViews.differences(oldVms, vms, FleetTopology.VMS_VIEW, moving)
-              + IndexedViews.differences(oldEvents, events, FleetTopology.EVENTS_VIEW, moving)
-              + IndexedViews.differences(
-                  oldRequests, requests, FleetTopology.REQUESTS_VIEW, moving);
-      if (differ > 0) {
-        repairs++;
-        LOG.warn(
-            "view index: {} view(s) differed from what their changes said; read whole again:"
-                + " {} VMs, {} events ({} open), {} requests kept ({} events sent for)",
-            differ,
-            vms.size(),
-            events.size(),
-            openEvents.size(),
-            requests.size(),
-            sentByEvent.size());
-      }
-    }
+    live = IndexContents.read(stores, membership, List.of());
     builtAt = now;
+    reads++;
+  }
+
+  /**
+   * Starts a whole read off the task's thread. Every change the task took in until now was in its
+   * store before it was handed over, so before the read begins: the read takes it, or a newer one.
+   */
+  private void startCheck(Stores stores, Instant now) {
+    Collection<List<String>> counted = live.groupings();
+    check =
+        new Check(
+            CompletableFuture.supplyAsync(
+                () -> IndexContents.read(stores, membership, counted), checks),
+            now,
+            new HashMap<>());
+  }
+
+  /**
+   * The whole read ended: the changes taken in since it began go on top of it, so each key is as
+   * new as in the index (a newer one still waits, and is taken in next); then it replaces the
+   * index. A key that differs and did not change meanwhile was missed by the changes: counted, and
+   * logged.
+   */
+  private void endCheck() {
+    Check c = check;
+    check = null;
+    IndexContents read;
+    try {
+      read = c.read().join();
+    } catch (RuntimeException e) {
+      LOG.warn("view index: the whole read off the task's thread failed; reading again on it", e);
+      unreadable = true; // read again now, on this thread: a failure there fails the step
+      return;
+    }
+    c.taken().forEach((k, v) -> read.apply(k.store(), k.key(), v));
+    Set<Key> moving = new HashSet<>(pending.keySet());
+    int differ = live.differences(read, moving);
+    if (differ > 0) {
+      repairs++;
+      LOG.warn(
+          "view index: {} view(s) differed from what their changes said; read whole again: {}",
+          differ,
+          read.sizes());
+    }
+    live = read;
+    builtAt = c.startedAt();
+    reads++;
   }
 
   /** How many whole reads found the index differing from the views (expected: none). */
@@ -234,170 +278,63 @@ final class ViewIndex {
     return repairs;
   }
 
-  private void clear() {
-    vms.clear();
-    events.clear();
-    openEvents.clear();
-    releasedOpen.clear();
-    requests.clear();
-    sentByEvent.clear();
-    groups.reset();
-    inventory.clear();
-  }
-
-  private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
-    try (KeyValueIterator<String, V> it = store.all()) {
-      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value, membership)));
-    }
-  }
-
-  /** Takes in what the index keeps of a change; reads everything it needs before changing. */
-  private void apply(String store, String key, Object kept) {
-    switch (store) {
-      case FleetTopology.VMS_VIEW -> {
-        VmFacts now = kept instanceof VmFacts f ? f : null;
-        VmFacts old = now == null ? vms.remove(key) : vms.put(key, now);
-        groups.moved(key, old, now);
-      }
-      case FleetTopology.EVENTS_VIEW -> {
-        EventView e = kept instanceof EventView v ? v : null;
-        boolean open = e != null && e.open();
-        boolean released = open && released(e);
-        put(events, key, e);
-        put(openEvents, key, open ? e : null);
-        put(releasedOpen, key, released ? e : null);
-      }
-      case FleetTopology.INVENTORY_VIEW -> {
-        if (!inventory.moved(
-            key, kept instanceof dev.sebridge.fleet.inventory.InventoryPlaces.Place p ? p : null)) {
-          return; // a refresh that changed something else of the VM
-        }
-        // Azure's word on an open event may now count, or no longer (a few events: those Azure
-        // reported).
-        for (Map.Entry<String, EventView> e : new ArrayList<>(openEvents.entrySet())) {
-          EventView v = e.getValue();
-          if (v.central() != null) {
-            put(releasedOpen, e.getKey(), released(v) ? v : null);
-          }
-        }
-      }
-      case FleetTopology.REQUESTS_VIEW -> {
-        RequestFacts r = kept instanceof RequestFacts f ? f : null;
-        RequestFacts old = r == null ? requests.remove(key) : requests.put(key, r);
-        if (old != null && old.sentEvent() != null) {
-          sentByEvent.computeIfPresent(
-              EventIds.lower(old.sentEvent()), (e, n) -> n > 1 ? n - 1 : null);
-        }
-        if (r != null && r.sentEvent() != null) {
-          sentByEvent.merge(EventIds.lower(r.sentEvent()), 1, Integer::sum);
-        }
-      }
-      default -> {
-        // not indexed
-      }
-    }
-  }
-
-  private static <V> void put(Map<String, V> m, String key, V value) {
-    if (value == null) {
-      m.remove(key);
-    } else {
-      m.put(key, value);
-    }
+  /** How many whole reads were taken into use. */
+  int reads() {
+    return reads;
   }
 
   /** A VM's facts, or null when the views do not have it. */
   VmFacts vm(String vmId) {
-    return vms.get(vmId);
+    return live.vm(vmId);
   }
 
   /** The event's view, by its id in any case; null when the views do not have it. */
   EventView event(String eventId) {
-    return events.get(EventIds.lower(eventId));
+    return live.event(eventId);
   }
 
   /** The open events' views, in the store's key order. */
   Collection<EventView> openEvents() {
-    return openEvents.values();
+    return live.openEvents();
   }
 
-  /**
-   * Whether Azure's central delivery says the event started or completed for VMs of this fleet: a
-   * name it lists is a VM Azure's inventory lists (with an inventory only: without one, Event
-   * Grid's word covers every VM of the subscription, and an event of a VM outside the fleet would
-   * hold every group of every rollout).
-   */
-  /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */
-  private boolean released(EventView e) {
-    return Ledger.released(e.vms().values()) || releasedByAzure(e);
-  }
-
+  /** See {@link IndexContents#releasedByAzure}. */
   boolean releasedByAzure(EventView e) {
-    return e != null
-        && membership == Membership.INVENTORY
-        && e.central() != null
-        && e.central().released()
-        && e.central().resources().stream().anyMatch(inventory::listed);
+    return live.releasedByAzure(e);
   }
 
-  /** The open events the views show released for any VM ({@link Ledger#released}). */
+  /** The open events the views show released for any VM. */
   Collection<EventView> releasedOpenEvents() {
-    return releasedOpen.values();
+    return live.releasedOpenEvents();
   }
 
-  /**
-   * The events requests sent commands for that the views have (one the views do not have lists no
-   * VM to count): read from the smaller of the two, never the requests' whole history.
-   */
+  /** See {@link IndexContents#requestedEvents}. */
   Collection<String> requestedEvents() {
-    List<String> out = new ArrayList<>();
-    if (sentByEvent.size() < events.size()) {
-      sentByEvent
-          .keySet()
-          .forEach(
-              k -> {
-                EventView e = events.get(k);
-                if (e != null) {
-                  out.add(e.eventId());
-                }
-              });
-    } else {
-      events.forEach(
-          (k, e) -> {
-            if (sentByEvent.containsKey(k)) {
-              out.add(e.eventId());
-            }
-          });
-    }
-    return out;
+    return live.requestedEvents();
   }
 
   /** The request's facts, or null when it sent nothing and has no result (or is unknown). */
   RequestFacts request(String requestId) {
-    return requests.get(requestId);
+    return live.request(requestId);
   }
 
-  /**
-   * Whether a reporting VM is one the fleet may count by vmId: with an inventory, only a VM whose
-   * view it knows (an unknown vmId, or one without a view, is known by name only).
-   */
+  /** See {@link IndexContents#known}. */
   boolean known(String vmId) {
-    VmFacts f = vms.get(vmId);
-    return f == null ? membership == Membership.AGENTS : !f.unknown();
+    return live.known(vmId);
   }
 
   /** Azure's inventory as the index keeps it (with an inventory only: empty without one). */
   dev.sebridge.fleet.inventory.InventoryPlaces inventory() {
-    return inventory;
+    return live.inventory();
   }
 
   /** Where the inventory puts a VM, or null when it does not list it (or there is none). */
   dev.sebridge.fleet.inventory.InventoryPlaces.Place place(String vmId) {
-    return inventory.place(vmId);
+    return live.place(vmId);
   }
 
   /** Live (not silent) VMs of the group under this grouping, those unknown left out. */
   int groupSize(List<String> groupBy, String group) {
-    return groups.size(groupBy, group, vms);
+    return live.groupSize(groupBy, group);
   }
 }

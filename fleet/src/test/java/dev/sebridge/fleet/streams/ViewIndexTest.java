@@ -51,42 +51,107 @@ class ViewIndexTest {
           List.of("zone", "scaleSet"),
           List.of("resourceGroup", "location"));
 
+  /**
+   * The whole reads run off the task's thread, held until the history runs them; while one reads,
+   * the stores change under it (told, and untold: drift) and the task steps on, taking changes in.
+   */
   @Property(tries = 300)
   void everyAnswerIsWhatAScanOfTheStoresGives(@ForAll long seed) {
     Random rnd = new Random(seed);
-    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
-    Instant now = T0;
-    boolean stale = false; // a change the index was not told of, not yet repaired
-    boolean untold = false;
+    HeldReads reads = new HeldReads();
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS, reads));
+    Instant[] now = {T0};
+    boolean[] stale = {false}; // a change the index was not told of, not yet repaired
+    boolean[] untold = {false};
+    // An untold change since the held read was started: that read may not repair it.
+    boolean[] untoldSinceRead = {false};
+    reads.onStart = () -> untoldSinceRead[0] = false;
+    Runnable untoldChange =
+        () -> {
+          f.change(rnd, false); // a change no updater told the index of
+          stale[0] = true;
+          untold[0] = true;
+          untoldSinceRead[0] = true;
+        };
+    Runnable step =
+        () -> {
+          now[0] = now[0].plusSeconds(1);
+          int before = f.index.reads();
+          f.world.newStep(now[0]);
+          if (f.index.reads() > before) {
+            stale[0] = untoldSinceRead[0]; // read whole, and taken into use
+          }
+          if (!stale[0]) {
+            f.assertSameAsAScan(rnd);
+          }
+        };
     for (int i = 0; i < 40 + rnd.nextInt(200); i++) {
       int op = rnd.nextInt(100);
-      if (op < 80) {
+      if (op < 76) {
         f.change(rnd, true);
-      } else if (op < 83) {
-        f.change(rnd, false); // a change no updater told the index of
-        stale = true;
-        untold = true;
-      } else if (op < 86) {
+      } else if (op < 79) {
+        untoldChange.run();
+      } else if (op < 82) {
         f.index.detach(); // the rollouts task moved away, and back
         f.change(rnd, true);
         f.index.attach();
+      } else if (op < 85) {
+        now[0] = now[0].plus(ViewIndex.REBUILD_EVERY); // starts a whole read, if none runs
+        f.world.newStep(now[0]);
       } else if (op < 88) {
-        now = now.plus(ViewIndex.REBUILD_EVERY);
-        f.world.newStep(now);
-        stale = false;
+        // The held read runs; while it reads, the stores change and the task steps.
+        boolean[] inside = {false};
+        f.whileReading(
+            () -> {
+              if (inside[0]) {
+                return; // a step's own whole read (after an attach): not interleaved further
+              }
+              inside[0] = true;
+              int what = rnd.nextInt(12);
+              if (what < 3) {
+                f.change(rnd, true);
+              } else if (what < 4) {
+                untoldChange.run();
+              } else if (what < 6) {
+                step.run();
+              }
+              inside[0] = false;
+            });
+        reads.runAll();
+        f.whileReading(() -> {});
       } else {
-        now = now.plusSeconds(1);
-        f.world.newStep(now);
-        if (!stale) {
-          f.assertSameAsAScan(rnd);
-        }
+        step.run();
       }
     }
-    now = now.plus(ViewIndex.REBUILD_EVERY);
-    f.world.newStep(now);
+    // Two more whole reads, the second with nothing untold since it began: no drift is left.
+    for (int last = 0; last < 2; last++) {
+      now[0] = now[0].plus(ViewIndex.REBUILD_EVERY);
+      f.world.newStep(now[0]);
+      reads.runAll();
+      now[0] = now[0].plusSeconds(1);
+      f.world.newStep(now[0]);
+    }
     f.assertSameAsAScan(rnd);
-    if (!untold) {
+    if (!untold[0]) {
       assertThat(f.index.repairs()).as("whole reads that found a difference").isZero();
+    }
+  }
+
+  /** Holds each whole read the index starts until the test runs it. */
+  static final class HeldReads implements java.util.concurrent.Executor {
+    final java.util.ArrayDeque<Runnable> held = new java.util.ArrayDeque<>();
+    Runnable onStart = () -> {};
+
+    @Override
+    public void execute(Runnable read) {
+      held.add(read);
+      onStart.run();
+    }
+
+    void runAll() {
+      while (!held.isEmpty()) {
+        held.poll().run();
+      }
     }
   }
 
@@ -108,7 +173,8 @@ class ViewIndexTest {
               },
               "global-thread");
       global.start();
-      // Every other step reads the stores whole while the global thread writes them.
+      // Every other step is due a whole read, which runs on a thread of its own (the index's
+      // own, as in production) while the global thread writes the stores and the task steps.
       Instant now = T0;
       for (int steps = 0; !done.await(0, TimeUnit.MILLISECONDS); steps++) {
         now = now.plus(steps % 2 == 0 ? ViewIndex.REBUILD_EVERY : Duration.ofSeconds(1));
@@ -117,13 +183,26 @@ class ViewIndexTest {
       global.join();
       f.world.newStep(now.plusSeconds(1));
       f.assertSameAsAScan(rnd);
+      // A whole read that began after the last change, taken into use: the same answers.
+      int before = f.index.reads();
+      Instant[] at = {now.plus(ViewIndex.REBUILD_EVERY)};
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(5))
+          .until(
+              () -> {
+                at[0] = at[0].plus(ViewIndex.REBUILD_EVERY);
+                f.world.newStep(at[0]);
+                return f.index.reads() > before + 1;
+              });
+      f.assertSameAsAScan(rnd);
     }
   }
 
   @Test
   void aGroupingAskedForIsCountedOnceThenMovedVmByVm() {
     Random rnd = new Random(7);
-    ViewIndex index = new ViewIndex(Membership.AGENTS);
+    ViewIndex index = new ViewIndex(Membership.AGENTS, Runnable::run);
     Fleet f = new Fleet(rnd, index);
     f.world.newStep(T0);
     f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-0");
@@ -146,7 +225,7 @@ class ViewIndexTest {
   @Test
   void withAnInventoryOnlyViewsStampedKnownCount() {
     Random rnd = new Random(11);
-    ViewIndex index = new ViewIndex(Membership.INVENTORY);
+    ViewIndex index = new ViewIndex(Membership.INVENTORY, Runnable::run);
     Fleet f = new Fleet(rnd, index);
     f.world.newStep(T0);
     int before = f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-9");
@@ -179,7 +258,7 @@ class ViewIndexTest {
    */
   @Test
   void withAnInventoryAVmWithoutAnAgentIsPlacedByNameInItsEventsResourceGroup() {
-    ViewIndex index = new ViewIndex(Membership.INVENTORY);
+    ViewIndex index = new ViewIndex(Membership.INVENTORY, Runnable::run);
     MapStore<VmView> vms = new MapStore<>();
     MapStore<EventView> events = new MapStore<>();
     MapStore<dev.sebridge.fleet.model.InventoryVm> inventory = new MapStore<>();
@@ -342,7 +421,7 @@ class ViewIndexTest {
   @Test
   void aViewItCannotReadFailsEveryStepUntilTheStoresReadWhole() {
     Random rnd = new Random(3);
-    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS, Runnable::run));
     f.world.newStep(T0);
     Map<String, VmEventState> unreadable = new java.util.HashMap<>();
     unreadable.put("vm-1", null);
@@ -370,10 +449,42 @@ class ViewIndexTest {
     f.assertSameAsAScan(rnd);
   }
 
+  /**
+   * A whole read off the task's thread that meets a view it cannot read (one no updater told the
+   * index of: a store restored behind their back) is done again on the task's thread, and the step
+   * fails: never a step on an index the read found wrong. The steps while it ran went on.
+   */
+  @Test
+  void aWholeReadOffTheThreadThatFailsIsDoneAgainOnItAndFailsTheStep() {
+    Random rnd = new Random(11);
+    HeldReads reads = new HeldReads();
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS, reads));
+    f.world.newStep(T0);
+    Map<String, VmEventState> unreadable = new java.util.HashMap<>();
+    unreadable.put("vm-1", null);
+    f.events.set(
+        "e-1",
+        new EventView(
+            "e-1", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, unreadable));
+    Instant due = T0.plus(ViewIndex.REBUILD_EVERY);
+    f.world.newStep(due); // starts the read, and steps on
+    f.change(rnd, true);
+    f.world.newStep(due.plusSeconds(1)); // the read has not run: the step goes on
+    reads.runAll();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(due.plusSeconds(2)))
+        .isInstanceOf(NullPointerException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.world.newStep(due.plusSeconds(3)))
+        .hasMessageContaining("could not read the views");
+    f.events.set("e-1", Fleet.event(rnd, "e-1"));
+    f.world.newStep(due.plusSeconds(2).plus(ViewIndex.RETRY_AFTER_FAILURE));
+    f.assertSameAsAScan(rnd);
+    assertThat(reads.held).as("no read started by the failure").isEmpty();
+  }
+
   @Test
   void everyGroupingIsCountedRightPastTheMostKept() {
     Random rnd = new Random(5);
-    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS));
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS, Runnable::run));
     f.world.newStep(T0);
     Scan s = f.scan();
     for (int i = 0; i < GroupCounts.MOST + 10; i++) {
@@ -405,6 +516,13 @@ class ViewIndexTest {
         change(rnd, false); // before the task attached: nobody queued them
       }
       index.attach();
+    }
+
+    /** What happens after each entry a whole read of any of the stores takes. */
+    void whileReading(Runnable r) {
+      vms.duringRead = r;
+      events.duringRead = r;
+      requests.duringRead = r;
     }
 
     /** A random change to one of the stores; {@code told}: its updater tells the index. */
@@ -642,6 +760,9 @@ class ViewIndexTest {
   static final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
     final ConcurrentSkipListMap<String, V> map = new ConcurrentSkipListMap<>();
 
+    /** Runs after each entry a whole read takes: the stores changing while they are read. */
+    volatile Runnable duringRead = () -> {};
+
     void set(String key, V value) {
       if (value == null) {
         map.remove(key);
@@ -662,7 +783,22 @@ class ViewIndexTest {
 
     @Override
     public KeyValueIterator<String, V> all() {
-      return iterator(map.entrySet().iterator());
+      Iterator<Map.Entry<String, V>> it = map.entrySet().iterator();
+      Runnable during = duringRead;
+      return iterator(
+          new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+              return it.hasNext();
+            }
+
+            @Override
+            public Map.Entry<String, V> next() {
+              Map.Entry<String, V> e = it.next();
+              during.run();
+              return e;
+            }
+          });
     }
 
     @Override

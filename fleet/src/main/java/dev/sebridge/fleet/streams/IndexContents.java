@@ -1,0 +1,242 @@
+package dev.sebridge.fleet.streams;
+
+import dev.sebridge.fleet.inventory.InventoryPlaces;
+import dev.sebridge.fleet.model.EventIds;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.rollout.Ledger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * What the {@link ViewIndex} keeps of the global views, and the answers read from it: each VM's
+ * facts (and the group sizes of every grouping asked for), every event's view with the open ones
+ * and the open ones released apart, the events commands were sent for, the agents' results, Azure's
+ * inventory. Used by one thread at a time: the one that reads the stores whole into a new one, then
+ * the rollouts task's thread.
+ */
+final class IndexContents {
+  private final Membership membership;
+  private final Map<String, VmFacts> vms = new HashMap<>();
+  private final Map<String, EventView> events = new HashMap<>();
+  private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
+  private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
+  private final Map<String, RequestFacts> requests = new HashMap<>();
+  private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
+  private final GroupCounts groups = new GroupCounts();
+  private final InventoryPlaces inventory = new InventoryPlaces(); // with an inventory
+
+  IndexContents(Membership membership) {
+    this.membership = membership;
+  }
+
+  /**
+   * The stores read whole: the VMs, the inventory's names (who Azure's word on an event counts
+   * for), the events, the requests; then the groupings in {@code counted} are counted.
+   *
+   * @throws RuntimeException when a view cannot be read
+   */
+  static IndexContents read(
+      ViewIndex.Stores stores, Membership membership, Collection<List<String>> counted) {
+    IndexContents c = new IndexContents(membership);
+    c.scan(stores.vms(), FleetTopology.VMS_VIEW);
+    if (stores.inventory() != null && membership == Membership.INVENTORY) {
+      c.scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
+    }
+    c.scan(stores.events(), FleetTopology.EVENTS_VIEW);
+    c.scan(stores.requests(), FleetTopology.REQUESTS_VIEW);
+    counted.forEach(g -> c.groups.size(g, "", c.vms));
+    return c;
+  }
+
+  private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
+    try (KeyValueIterator<String, V> it = store.all()) {
+      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value, membership)));
+    }
+  }
+
+  /** The groupings whose sizes are counted. */
+  Set<List<String>> groupings() {
+    return groups.groupings();
+  }
+
+  /**
+   * How many keys differ from {@code other}'s, those in {@code moving} aside (they changed while
+   * the two were read).
+   */
+  int differences(IndexContents other, Set<ViewIndex.Key> moving) {
+    return IndexedViews.differences(vms, other.vms, FleetTopology.VMS_VIEW, moving)
+        + IndexedViews.differences(events, other.events, FleetTopology.EVENTS_VIEW, moving)
+        + IndexedViews.differences(requests, other.requests, FleetTopology.REQUESTS_VIEW, moving);
+  }
+
+  /** Takes in what the index keeps of a change; reads everything it needs before changing. */
+  void apply(String store, String key, Object kept) {
+    switch (store) {
+      case FleetTopology.VMS_VIEW -> {
+        VmFacts now = kept instanceof VmFacts f ? f : null;
+        VmFacts old = now == null ? vms.remove(key) : vms.put(key, now);
+        groups.moved(key, old, now);
+      }
+      case FleetTopology.EVENTS_VIEW -> {
+        EventView e = kept instanceof EventView v ? v : null;
+        boolean open = e != null && e.open();
+        boolean released = open && released(e);
+        put(events, key, e);
+        put(openEvents, key, open ? e : null);
+        put(releasedOpen, key, released ? e : null);
+      }
+      case FleetTopology.INVENTORY_VIEW -> {
+        if (!inventory.moved(key, kept instanceof InventoryPlaces.Place p ? p : null)) {
+          return; // a refresh that changed something else of the VM
+        }
+        // Azure's word on an open event may now count, or no longer (a few events: those Azure
+        // reported).
+        for (Map.Entry<String, EventView> e : new ArrayList<>(openEvents.entrySet())) {
+          EventView v = e.getValue();
+          if (v.central() != null) {
+            put(releasedOpen, e.getKey(), released(v) ? v : null);
+          }
+        }
+      }
+      case FleetTopology.REQUESTS_VIEW -> {
+        RequestFacts r = kept instanceof RequestFacts f ? f : null;
+        RequestFacts old = r == null ? requests.remove(key) : requests.put(key, r);
+        if (old != null && old.sentEvent() != null) {
+          sentByEvent.computeIfPresent(
+              EventIds.lower(old.sentEvent()), (e, n) -> n > 1 ? n - 1 : null);
+        }
+        if (r != null && r.sentEvent() != null) {
+          sentByEvent.merge(EventIds.lower(r.sentEvent()), 1, Integer::sum);
+        }
+      }
+      default -> {
+        // not indexed
+      }
+    }
+  }
+
+  private static <V> void put(Map<String, V> m, String key, V value) {
+    if (value == null) {
+      m.remove(key);
+    } else {
+      m.put(key, value);
+    }
+  }
+
+  /** A VM's facts, or null when the views do not have it. */
+  VmFacts vm(String vmId) {
+    return vms.get(vmId);
+  }
+
+  /** The event's view, by its id in any case; null when the views do not have it. */
+  EventView event(String eventId) {
+    return events.get(EventIds.lower(eventId));
+  }
+
+  /** The open events' views, in the store's key order. */
+  Collection<EventView> openEvents() {
+    return openEvents.values();
+  }
+
+  /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */
+  private boolean released(EventView e) {
+    return Ledger.released(e.vms().values()) || releasedByAzure(e);
+  }
+
+  /**
+   * Whether Azure's central delivery says the event started or completed for VMs of this fleet: a
+   * name it lists is a VM Azure's inventory lists (with an inventory only: without one, Event
+   * Grid's word covers every VM of the subscription, and an event of a VM outside the fleet would
+   * hold every group of every rollout).
+   */
+  boolean releasedByAzure(EventView e) {
+    return e != null
+        && membership == Membership.INVENTORY
+        && e.central() != null
+        && e.central().released()
+        && e.central().resources().stream().anyMatch(inventory::listed);
+  }
+
+  /** The open events the views show released for any VM ({@link Ledger#released}). */
+  Collection<EventView> releasedOpenEvents() {
+    return releasedOpen.values();
+  }
+
+  /**
+   * The events requests sent commands for that the views have (one the views do not have lists no
+   * VM to count): read from the smaller of the two, never the requests' whole history.
+   */
+  Collection<String> requestedEvents() {
+    List<String> out = new ArrayList<>();
+    if (sentByEvent.size() < events.size()) {
+      sentByEvent
+          .keySet()
+          .forEach(
+              k -> {
+                EventView e = events.get(k);
+                if (e != null) {
+                  out.add(e.eventId());
+                }
+              });
+    } else {
+      events.forEach(
+          (k, e) -> {
+            if (sentByEvent.containsKey(k)) {
+              out.add(e.eventId());
+            }
+          });
+    }
+    return out;
+  }
+
+  /** The request's facts, or null when it sent nothing and has no result (or is unknown). */
+  RequestFacts request(String requestId) {
+    return requests.get(requestId);
+  }
+
+  /**
+   * Whether a reporting VM is one the fleet may count by vmId: with an inventory, only a VM whose
+   * view it knows (an unknown vmId, or one without a view, is known by name only).
+   */
+  boolean known(String vmId) {
+    VmFacts f = vms.get(vmId);
+    return f == null ? membership == Membership.AGENTS : !f.unknown();
+  }
+
+  /** Azure's inventory as the index keeps it (with an inventory only: empty without one). */
+  InventoryPlaces inventory() {
+    return inventory;
+  }
+
+  /** Where the inventory puts a VM, or null when it does not list it (or there is none). */
+  InventoryPlaces.Place place(String vmId) {
+    return inventory.place(vmId);
+  }
+
+  /** Live (not silent) VMs of the group under this grouping, those unknown left out. */
+  int groupSize(List<String> groupBy, String group) {
+    return groups.size(groupBy, group, vms);
+  }
+
+  /** How many VMs, events (open ones), requests and events sent for it keeps, for a log line. */
+  String sizes() {
+    return vms.size()
+        + " VMs, "
+        + events.size()
+        + " events ("
+        + openEvents.size()
+        + " open), "
+        + requests.size()
+        + " requests kept ("
+        + sentByEvent.size()
+        + " events sent for)";
+  }
+}
