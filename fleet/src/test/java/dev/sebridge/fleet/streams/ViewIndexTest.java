@@ -481,6 +481,56 @@ class ViewIndexTest {
     assertThat(reads.held).as("no read started by the failure").isEmpty();
   }
 
+  /**
+   * Drift on a key whose told change still waits when a read starts is repaired by that read: what
+   * waited is taken in before the read begins, not put on top of it. Before, it went on top, and
+   * the read agreed with the index on the drifted key.
+   */
+  @Test
+  void aReadRepairsDriftOnAKeyWhoseChangeWaitedWhenItBegan() {
+    HeldReads reads = new HeldReads();
+    Fleet f = new Fleet(new Random(13), new ViewIndex(Membership.AGENTS, reads));
+    f.world.newStep(T0);
+    VmView told = inZone("vm-7", "1");
+    f.vms.set("vm-7", told);
+    f.index.changed(FleetTopology.VMS_VIEW, "vm-7", told); // waits
+    f.vms.set("vm-7", inZone("vm-7", "3")); // behind the updaters' back
+    Instant due = T0.plus(ViewIndex.REBUILD_EVERY);
+    f.world.newStep(due); // takes in zone 1, then starts the read
+    reads.runAll();
+    f.world.newStep(due.plusSeconds(1));
+    assertThat(f.world.attribute("vm-7", "zone")).isEqualTo("3");
+    assertThat(f.index.repairs()).isEqualTo(1);
+  }
+
+  static VmView inZone(String vmId, String zone) {
+    return new VmView(
+        vmId, vmId, null, null, "rg-0", "west", zone, "ss-0", "1", T0, T0, T0, 60, null, false,
+        null);
+  }
+
+  /** A read that never ends is let go once the next is due, and the next one starts. */
+  @Test
+  void aReadThatNeverEndsIsLetGoWhenTheNextIsDue() {
+    HeldReads reads = new HeldReads();
+    Random rnd = new Random(17);
+    Fleet f = new Fleet(rnd, new ViewIndex(Membership.AGENTS, reads));
+    f.world.newStep(T0);
+    Instant due = T0.plus(ViewIndex.REBUILD_EVERY);
+    f.world.newStep(due);
+    assertThat(reads.held).hasSize(1);
+    f.world.newStep(due.plus(ViewIndex.REBUILD_EVERY).minusSeconds(1));
+    assertThat(reads.held).as("still waiting for the first").hasSize(1);
+    f.world.newStep(due.plus(ViewIndex.REBUILD_EVERY));
+    assertThat(reads.held).as("the next one started").hasSize(2);
+    Runnable stuck = reads.held.poll();
+    f.change(rnd, true);
+    reads.runAll();
+    stuck.run(); // ends late: nobody takes what it read
+    f.world.newStep(due.plus(ViewIndex.REBUILD_EVERY).plusSeconds(1));
+    f.assertSameAsAScan(rnd);
+  }
+
   @Test
   void everyGroupingIsCountedRightPastTheMostKept() {
     Random rnd = new Random(5);
