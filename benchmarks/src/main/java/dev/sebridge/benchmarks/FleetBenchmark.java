@@ -4,7 +4,6 @@ import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.sink.kafka.embedded.EmbeddedKafkaBroker;
 import java.io.IOException;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,9 +13,6 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The fleet service at fleet scale ({@code benchmarks/run-fleet.sh}): a generator writes the
@@ -39,7 +35,6 @@ public final class FleetBenchmark {
   final int steadySeconds;
   final int agentCount;
   final FleetReport report;
-  Duration apiAnswered;
 
   /** {@code --inventory}: the service runs with Azure's inventory of every generated VM. */
   boolean inventory;
@@ -63,16 +58,8 @@ public final class FleetBenchmark {
   /** {@code --fleet-jvm-option} (repeated): more options for the service's JVM (JFR, GC logs). */
   final List<String> jvmOptions = new ArrayList<>();
 
-  /** {@code --api-seconds}: each phase of the API under load ({@link ApiLoad}); 0: none. */
+  /** {@code --api-seconds}: each phase of the API under load ({@link FleetApiPhases}); 0: none. */
   int apiSeconds = 60;
-
-  static final int API_RATE = 200;
-  static final int LIVE_STREAMS = 200;
-
-  /** Live streams each reader opens: the server's cap for one principal. */
-  static final int LIVE_STREAMS_EACH = 8;
-
-  static final int LORIS = 80;
 
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
@@ -225,7 +212,8 @@ public final class FleetBenchmark {
           maxHeap[0],
           maxRss.get());
       if (apiSeconds > 0) {
-        apiUnderLoad(fleet, gen); // the generator goes on beside it, and so does the sampling
+        // The generator goes on beside it, and so does the sampling.
+        FleetApiPhases.underLoad(fleet, gen, apiSeconds, report);
         synchronized (maxHeap) {
           report.footprintWithApi(maxHeap[0], maxRss.get());
         }
@@ -257,48 +245,10 @@ public final class FleetBenchmark {
           event, gen.reservedVms(), dev.sebridge.track.TransitionType.SCHEDULED, "Scheduled");
       gen.flush();
       fleet.awaitScheduled(event, gen.reservedVms().size());
-      report.thousandCommands(
-          approveAll(kafka, fleet, event, gen.reservedVms().size()), apiAnswered);
+      FleetApiPhases.Approved approved =
+          FleetApiPhases.approveAll(kafka, fleet, COMMANDS, event, gen.reservedVms().size());
+      report.thousandCommands(approved.committed(), approved.answered());
       fleet.close();
-    }
-  }
-
-  /**
-   * {@link #API_RATE} reads a second with {@link #LIVE_STREAMS} live page streams open, then the
-   * same with {@link #LORIS} slow-loris connections held open beside them.
-   */
-  void apiUnderLoad(FleetProcess fleet, FleetGenerator gen) throws Exception {
-    List<String> vmIds = gen.vms().stream().map(v -> v.vmId()).toList();
-    try (ApiLoad load = new ApiLoad(fleet.url(), vmIds)) {
-      load.learnEvents();
-      int open = load.openStreams(FleetProcess.readerTokens(), LIVE_STREAMS_EACH);
-      System.out.printf(
-          "api: %d of %d live streams open, %d refused%n",
-          open, LIVE_STREAMS, load.streamsRefused());
-      load.run(Duration.ofSeconds(Math.min(20, apiSeconds)), API_RATE); // warm-up, not counted
-      ApiLoad.Phase quiet = load.run(Duration.ofSeconds(apiSeconds), API_RATE);
-      System.out.printf(
-          "api: reads %s; healthz %s%n", quiet.reads().summary(), quiet.probes().summary());
-      ApiLoad.Phase attacked;
-      int opened;
-      try (SlowLoris loris = SlowLoris.start(fleet.url(), LORIS, load.loginCookie())) {
-        attacked = load.run(Duration.ofSeconds(apiSeconds), API_RATE);
-        opened = loris.opened();
-      }
-      System.out.printf(
-          "api with slow loris: reads %s; healthz %s%n",
-          attacked.reads().summary(), attacked.probes().summary());
-      report.api(
-          API_RATE,
-          LIVE_STREAMS,
-          open,
-          open - load.streamsClosed(),
-          load.streamsRefused(),
-          load.streamLines(),
-          LORIS,
-          opened,
-          quiet,
-          attacked);
     }
   }
 
@@ -306,42 +256,6 @@ public final class FleetBenchmark {
   FleetProcess startFleet(EmbeddedKafkaBroker kafka) throws IOException {
     return FleetProcess.start(
         repo, work, kafka.bootstrapServers(), "fleet-1", inventory, heap, jvmOptions);
-  }
-
-  /** From the POST to every command readable (committed) on the commands topic. */
-  Duration approveAll(EmbeddedKafkaBroker kafka, FleetProcess fleet, String event, int expected)
-      throws Exception {
-    try (KafkaConsumer<byte[], byte[]> c =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers", kafka.bootstrapServers(),
-                "isolation.level", "read_committed",
-                "fetch.max.wait.ms", "20"),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = new ArrayList<>();
-      c.partitionsFor(COMMANDS)
-          .forEach(p -> parts.add(new TopicPartition(COMMANDS, p.partition())));
-      c.assign(parts);
-      c.seekToEnd(parts);
-      parts.forEach(c::position);
-      long t0 = System.nanoTime();
-      HttpResponse<String> r =
-          fleet.post("/api/events/" + event + "/approve", "{\"reason\":\"benchmark\"}");
-      if (r.statusCode() != 202) {
-        throw new IllegalStateException("approve answered " + r.statusCode() + ": " + r.body());
-      }
-      apiAnswered = Duration.ofNanos(System.nanoTime() - t0);
-      int seen = 0;
-      long deadline = t0 + TimeUnit.SECONDS.toNanos(60);
-      while (seen < expected && System.nanoTime() < deadline) {
-        seen += c.poll(Duration.ofMillis(50)).count();
-      }
-      if (seen < expected) {
-        throw new IllegalStateException(seen + " of " + expected + " commands within 60 s");
-      }
-      return Duration.ofNanos(System.nanoTime() - t0);
-    }
   }
 
   /**

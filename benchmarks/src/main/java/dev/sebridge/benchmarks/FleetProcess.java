@@ -57,7 +57,7 @@ final class FleetProcess implements AutoCloseable {
   /** The readers who open the live page streams ({@link ApiLoad}), 8 streams each. */
   static List<String> readerTokens() {
     List<String> t = new ArrayList<>();
-    for (int i = 0; i < FleetBenchmark.LIVE_STREAMS / FleetBenchmark.LIVE_STREAMS_EACH; i++) {
+    for (int i = 0; i < FleetApiPhases.LIVE_STREAMS / FleetApiPhases.LIVE_STREAMS_EACH; i++) {
       t.add(String.format("bench-reader-token-%02d-0123456789", i));
     }
     return t;

@@ -157,8 +157,8 @@ final class FleetReport {
             rate,
             streamsOpen,
             streams,
-            streams / FleetBenchmark.LIVE_STREAMS_EACH,
-            FleetBenchmark.LIVE_STREAMS_EACH,
+            streams / FleetApiPhases.LIVE_STREAMS_EACH,
+            FleetApiPhases.LIVE_STREAMS_EACH,
             streamsRefused,
             streamsAtEnd,
             streamLines));
