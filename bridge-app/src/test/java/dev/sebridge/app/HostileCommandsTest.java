@@ -131,12 +131,14 @@ class HostileCommandsTest {
   }
 
   /**
-   * A record that kills the agent (here: a bomb on a topic whose check is off) is skipped after
-   * three deaths, and stays skipped after the agent dies once more, right after the skip's result
-   * and position are durable and before its reading marker is (a crash point): no command of this
-   * VM's came after the bomb to move its position. Before, the skip lived in the consumer only, so
-   * the restarted agent read the bomb again and died; and with the marker written first, the deaths
-   * of the bomb read again were counted one past it.
+   * A record that kills the agent (here: a bomb on a topic whose check is off, right behind a
+   * genuine approval in the same fetch) is skipped after three deaths at its own position, and the
+   * approval before it is handled. After the first death the agent reads one record at a time;
+   * before, every death was counted at the fetch's first record, and the approval was skipped as
+   * the poison. The skip then holds across one more death, right after the skip's result and
+   * position are durable and before the reading marker is (a crash point), though no command of
+   * this VM's came after the bomb to move its position: before, the skip lived in the consumer
+   * only, and with the marker written first the deaths were counted one past the bomb.
    */
   @Test
   void aRecordThatKillsTheAgentIsSkippedAfterThreeDeathsWithAPoisonRecordResult() throws Exception {
@@ -144,30 +146,41 @@ class HostileCommandsTest {
     Map<String, String> s = settings(topic, Map.of("commands.kafka.verify-topic", "false"));
     List<String> jvm = List.of("-Xmx64m", "-XX:+ExitOnOutOfMemoryError");
     String e = fixture.sim().addEvent(EventSpec.scheduled("Reboot", List.of(ME.name())));
-    sendBomb(topic, NEIGHBOUR.vmId(), 96);
+    fixture.send(topic, ME.vmId(), approve(e, Instant.now())); // offset 0
+    sendBomb(topic, NEIGHBOUR.vmId(), 96); // offset 1
     List<Integer> exits = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) { // once in the fetch of both, three times at the bomb itself
       AgentProcess dying = fixture.processNoWait(ME, jvm, s);
       exits.add(dying.waitFor(WAIT));
     }
-    assertThat(exits).as("three deaths by OutOfMemoryError").containsOnly(3);
+    assertThat(exits).as("four deaths by OutOfMemoryError").containsOnly(3);
+    assertThat(fixture.sim().eventStatus(e)).as("approved between the deaths").contains("Started");
     List<String> crashing = new ArrayList<>(jvm);
     crashing.add("-D" + CrashPoints.PROPERTY + "=" + CrashPoints.PUMP_AFTER_POISON_RESULT);
     AgentProcess skipping = fixture.processNoWait(ME, crashing, s);
     assertThat(skipping.waitFor(WAIT)).as(skipping.stderr()).isEqualTo(CrashPoints.EXIT_CODE);
-    assertThat(skipping.stderr()).contains("skipped the record at " + topic + "/0@0");
+    assertThat(skipping.stderr()).contains("skipped the record at " + topic + "/0@1");
 
     AgentProcess restarted = fixture.processNoWait(ME, jvm, s);
     EnvelopeFile out = fixture.out(ME);
     await().atMost(WAIT).until(() -> !restarted.isAlive() || !poisonResults(out).isEmpty());
     assertThat(restarted.isAlive()).as("the restarted agent: %s", restarted.stderr()).isTrue();
-    assertThat(poisonResults(out).get(0).at("/data/record").asText()).isEqualTo(topic + "/0@0");
-    fixture.send(topic, ME.vmId(), approve(e, Instant.now()));
+    assertThat(poisonResults(out).get(0).at("/data/record").asText()).isEqualTo(topic + "/0@1");
+    assertThat(
+            results(out).stream()
+                .filter(r -> r.at("/data/record").asText().equals(topic + "/0@0"))
+                .map(r -> r.at("/data/outcome").asText())
+                .distinct())
+        .as("the approval before the bomb")
+        .containsExactly("accepted");
+    String later = fixture.sim().addEvent(EventSpec.scheduled("Reboot", List.of(ME.name())));
+    fixture.send(topic, ME.vmId(), approve(later, Instant.now()));
     await()
         .atMost(WAIT)
         .until(
             () ->
-                !restarted.isAlive() || fixture.sim().eventStatus(e).orElse("").equals("Started"));
+                !restarted.isAlive()
+                    || fixture.sim().eventStatus(later).orElse("").equals("Started"));
     assertThat(restarted.isAlive()).as("the restarted agent: %s", restarted.stderr()).isTrue();
     // Once: copies after a crash are the same envelope (one id), as delivery is at least once.
     assertThat(poisonResults(out).stream().map(r -> r.get("id").asText()).distinct())

@@ -123,14 +123,27 @@ final class CommandPump implements AutoCloseable {
       LOG.debug("the verifier's warm-up example did not verify");
     }
     int failures = 0;
-    boolean firstSession = true;
+    java.util.OptionalLong poison = marker.start();
+    boolean careful = marker.crashes() > 0;
+    if (careful) {
+      LOG.info(
+          "the agent died reading approval commands at position {} ({} time(s) in a row): reading"
+              + " them one record at a time; a record that kills it {} times is skipped",
+          marker.position(),
+          marker.crashes(),
+          ReadingMarker.MAX_CRASHES);
+    }
     while (closing.getCount() > 0) {
       try (CommandSource source = sources.apply(h.vm().vmId())) {
         h.recover();
+        if (careful) {
+          source.readOneAtATime();
+        }
         source.open(h.position());
-        if (firstSession) {
-          firstSession = false;
-          skipPoisonRecord(source, h);
+        if (poison.isPresent()) {
+          long at = poison.getAsLong();
+          poison = java.util.OptionalLong.empty(); // once per start, whatever happens
+          skipPoisonRecord(source, h, at);
         }
         LOG.info("reading approval commands from {} for vmId {}", source.name(), h.vm().vmId());
         while (closing.getCount() > 0) {
@@ -184,13 +197,9 @@ final class CommandPump implements AutoCloseable {
    * ReadingMarker#MAX_CRASHES} times, the record there is skipped, with a {@code poison-record}
    * result, so a record that breaks the source cannot keep the agent in a crash loop.
    */
-  private void skipPoisonRecord(CommandSource source, CommandHandler h)
+  private void skipPoisonRecord(CommandSource source, CommandHandler h, long poison)
       throws InterruptedException {
-    java.util.OptionalLong poison = marker.start();
-    if (poison.isEmpty()) {
-      return;
-    }
-    java.util.Optional<CommandSource.Skipped> skipped = source.skipAt(poison.getAsLong());
+    java.util.Optional<CommandSource.Skipped> skipped = source.skipAt(poison);
     if (skipped.isPresent()) {
       LOG.error(
           "skipped the record at {}: the agent died reading there {} times",
@@ -207,7 +216,7 @@ final class CommandPump implements AutoCloseable {
       LOG.warn(
           "the agent died reading commands at position {} {} times, but there is no record there"
               + " to skip (it died idle, or the record was read already); reading goes on",
-          poison.getAsLong(),
+          poison,
           ReadingMarker.MAX_CRASHES);
     }
   }

@@ -103,6 +103,11 @@ final class ReadingMarker {
     return crashes;
   }
 
+  /** Where the deaths were counted (-1: nowhere yet). */
+  synchronized long position() {
+    return position;
+  }
+
   private void write() {
     ObjectNode n = JSON.createObjectNode();
     n.put("position", position);

@@ -38,6 +38,14 @@ public interface CommandSource extends AutoCloseable {
   }
 
   /**
+   * Called before {@link #open} when the agent died reading the last time: from now on each {@link
+   * #poll} hands over at most one record (of any VM), decoding nothing past it, so that {@link
+   * #readPosition} is recorded before each record and the next death is counted at the record that
+   * caused it, not at the first record of a batch that held it (perhaps a genuine command).
+   */
+  default void readOneAtATime() {}
+
+  /**
    * Skips the record at {@code position} without decoding it: the agent died reading there again
    * and again (a "poison record"). Called right after {@link #open}. Returns where the record was
    * and the position to resume after it, or empty when there is no record there to skip: none yet

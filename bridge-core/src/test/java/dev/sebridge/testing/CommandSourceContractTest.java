@@ -176,6 +176,35 @@ public abstract class CommandSourceContractTest {
     }
   }
 
+  /**
+   * After a death the agent reads one record at a time: each poll hands over at most one record,
+   * and the read position moves past each, so the next death is counted at its own record.
+   */
+  @Test
+  void oneAtATimeEachPollHandsOverOneRecordAndMovesThePositionPastIt() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "one");
+    publish(me, "two");
+    publish(me, "three");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.readOneAtATime();
+      s.open(Optional.empty());
+      List<ReceivedCommand> got = new ArrayList<>();
+      long deadline = System.nanoTime() + READ.toNanos();
+      while (got.size() < 3 && System.nanoTime() < deadline) {
+        long before = s.readPosition().orElse(-1);
+        List<ReceivedCommand> polled = s.poll(Duration.ofMillis(300));
+        assertThat(polled).hasSizeLessThanOrEqualTo(1);
+        for (ReceivedCommand c : polled) {
+          assertThat(recordPosition(c)).isGreaterThanOrEqualTo(before);
+          assertThat(s.readPosition()).hasValue(recordPosition(c) + 1);
+        }
+        got.addAll(polled);
+      }
+      assertThat(texts(got)).containsExactly("one", "two", "three");
+    }
+  }
+
   @Test
   void closeIsIdempotent() {
     CommandSource s = source(UUID.randomUUID().toString(), Clock.systemUTC());

@@ -47,6 +47,7 @@ public final class EventHubsCommandSource implements CommandSource {
   private String partitionId;
   private Optional<String> startPosition = Optional.empty();
   private Long lastSeen;
+  private boolean oneAtATime;
   private boolean open;
 
   public EventHubsCommandSource(
@@ -60,6 +61,11 @@ public final class EventHubsCommandSource implements CommandSource {
   @Override
   public String name() {
     return "eventhubs";
+  }
+
+  @Override
+  public synchronized void readOneAtATime() {
+    oneAtATime = true;
   }
 
   @Override
@@ -137,7 +143,9 @@ public final class EventHubsCommandSource implements CommandSource {
       Thread.currentThread().interrupt();
       return List.of();
     }
-    received.drainTo(items);
+    if (!oneAtATime) {
+      received.drainTo(items);
+    }
     if (stream instanceof BoundedReceiver r) {
       r.request(items.size());
     }

@@ -53,6 +53,7 @@ public final class KafkaCommandSource implements CommandSource {
   private Consumer<byte[], byte[]> consumer;
   private TopicPartition partition;
   private Optional<String> startPosition = Optional.empty();
+  private boolean oneAtATime;
 
   public KafkaCommandSource(String topic, Map<String, Object> props, String vmId, Clock clock) {
     this(topic, props, vmId, clock, true);
@@ -77,10 +78,22 @@ public final class KafkaCommandSource implements CommandSource {
   }
 
   @Override
+  public synchronized void readOneAtATime() {
+    oneAtATime = true;
+  }
+
+  @Override
   public synchronized void open(Optional<String> position) {
     this.startPosition = position;
+    Map<String, Object> p = props;
+    if (oneAtATime) {
+      // The consumer decompresses a fetched batch only when its records are drained: one record
+      // a poll leaves the batches after it untouched.
+      p = new java.util.HashMap<>(props);
+      p.put("max.poll.records", "1");
+    }
     this.consumer =
-        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
   /** Finds and seeks the partition; retried by each poll until the broker and topic answer. */
