@@ -112,6 +112,9 @@ final class CommandPump implements AutoCloseable {
     return handled.get();
   }
 
+  /** How many records on from a death's position are read one at a time. */
+  static final int CAREFUL_RECORDS = 500;
+
   private void run() {
     CommandHandler h;
     try {
@@ -123,20 +126,19 @@ final class CommandPump implements AutoCloseable {
       LOG.debug("the verifier's warm-up example did not verify");
     }
     int failures = 0;
-    java.util.OptionalLong poison = marker.start();
-    boolean careful = marker.crashes() > 0;
-    if (careful) {
-      LOG.info(
-          "the agent died reading approval commands at position {} ({} time(s) in a row): reading"
-              + " them one record at a time; a record that kills it {} times is skipped",
-          marker.position(),
-          marker.crashes(),
-          ReadingMarker.MAX_CRASHES);
-    }
+    boolean started = false;
+    java.util.OptionalLong poison = java.util.OptionalLong.empty();
+    long carefulUntil = -1; // reading one record at a time until here
+    reading:
     while (closing.getCount() > 0) {
       try (CommandSource source = sources.apply(h.vm().vmId())) {
+        if (!started) { // once per start; retried with the rest when the state cannot be written
+          poison = marker.start();
+          started = true;
+          carefulUntil = careful();
+        }
         h.recover();
-        if (careful) {
+        if (carefulUntil >= 0) {
           source.readOneAtATime();
         }
         source.open(h.position());
@@ -155,6 +157,13 @@ final class CommandPump implements AutoCloseable {
           } else {
             h.handle(batch);
             handled.addAndGet(batch.size());
+          }
+          if (carefulUntil >= 0 && marker.position() > carefulUntil) {
+            LOG.info(
+                "read past position {} alive: reading approval commands in batches again",
+                carefulUntil);
+            carefulUntil = -1;
+            continue reading; // the source is closed and opened again, at the committed position
           }
         }
         break;
@@ -190,6 +199,29 @@ final class CommandPump implements AutoCloseable {
       }
     }
     marker.stopped();
+  }
+
+  /**
+   * After a death while reading (the last run did not stop cleanly), the records from the position
+   * it died at are read one at a time ({@link CommandSource#readOneAtATime}), so that the next
+   * death is counted at the record that causes it: up to {@link #CAREFUL_RECORDS} records on, which
+   * covers every record one read could hand over or decode (Kafka's {@code max.poll.records}, Event
+   * Hubs' events taken ahead). Returns the last such position, or -1.
+   */
+  private long careful() {
+    if (marker.crashes() == 0) {
+      return -1;
+    }
+    long until = marker.position() + CAREFUL_RECORDS;
+    LOG.info(
+        "the agent died reading approval commands at position {} ({} time(s) in a row): reading"
+            + " them one record at a time up to position {}; a record that kills it {} times is"
+            + " skipped",
+        marker.position(),
+        marker.crashes(),
+        until,
+        ReadingMarker.MAX_CRASHES);
+    return until;
   }
 
   /**

@@ -485,6 +485,41 @@ class AgentTest {
     }
   }
 
+  /**
+   * After a death while reading, the source is read one record at a time, and only up to {@link
+   * CommandPump#CAREFUL_RECORDS} records past the position of the death: then it is opened again to
+   * read in batches. (A VM hard-reset by its own maintenance dies that way; reading one record a
+   * time for the rest of the run cost a few fsyncs a record, and a flood behind it took hours.)
+   */
+  @Test
+  @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
+  void afterADeathTheSourceIsReadOneAtATimeOnlyPastTheRecordsOneReadCouldHold() throws Exception {
+    try (dev.sebridge.state.StateDirectory state =
+        dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())) {
+      state.write(
+          "commands/reading-" + FailingCommandSourceProvider.NAME,
+          "{\"position\":7,\"crashes\":0,\"running\":true}"
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.opened.set(0);
+    FailingCommandSourceProvider.oneAtATime.set(0);
+    FailingCommandSourceProvider.position = 7L;
+    FailingCommandSourceProvider.advancing = true;
+    try {
+      startAgentWithTestCommandSource(Map.of());
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.opened.get() >= 2);
+      assertThat(FailingCommandSourceProvider.oneAtATime.get())
+          .as("the first source only")
+          .isEqualTo(1);
+      assertThat(FailingCommandSourceProvider.position)
+          .isGreaterThan(7L + CommandPump.CAREFUL_RECORDS);
+    } finally {
+      FailingCommandSourceProvider.advancing = false;
+      FailingCommandSourceProvider.position = null;
+    }
+  }
+
   /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
   @Test
   void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {

@@ -35,6 +35,12 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** When set, the source reads from this position (as Kafka's does: an offset). */
   static volatile Long position;
 
+  /** When set, each poll moves {@link #position} one on (a record of another VM's read). */
+  static volatile boolean advancing;
+
+  /** Sources told to read one record at a time. */
+  static final AtomicInteger oneAtATime = new AtomicInteger();
+
   /**
    * When set, {@code close} hangs on it, deaf to interrupts, as Kafka's admin client's close does
    * while a call is pending.
@@ -78,6 +84,10 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
       @Override
       public List<ReceivedCommand> poll(Duration timeout) {
         polls.incrementAndGet();
+        Long p = position;
+        if (advancing && p != null) {
+          position = p + 1;
+        }
         java.util.concurrent.CountDownLatch gate = pollGate;
         if (gate != null) {
           try {
@@ -88,6 +98,11 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
           }
         }
         return List.of();
+      }
+
+      @Override
+      public void readOneAtATime() {
+        oneAtATime.incrementAndGet();
       }
 
       @Override

@@ -187,7 +187,7 @@ public final class EventHubsCommandSource implements CommandSource {
       extends reactor.core.publisher.BaseSubscriber<PartitionEvent> {
     @Override
     protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
-      request(BUFFERED);
+      request(oneAtATime ? 1 : BUFFERED); // one at a time: one event ahead (the prefetch aside)
     }
 
     @Override
