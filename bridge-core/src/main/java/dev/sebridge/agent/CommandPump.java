@@ -259,7 +259,11 @@ final class CommandPump implements AutoCloseable {
       if (next.isPresent()) {
         marker.reading(next.getAsLong());
       }
-      return source.poll(POLL);
+      List<ReceivedCommand> got = source.poll(POLL);
+      if (got.isEmpty() && next.isPresent() && source.readPosition().equals(next)) {
+        marker.idle(next.getAsLong()); // nothing there: the end of the stream
+      }
+      return got;
     } catch (UnsafeSourceException e) {
       throw e;
     } catch (RuntimeException e) {

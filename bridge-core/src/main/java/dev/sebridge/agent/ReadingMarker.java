@@ -24,6 +24,7 @@ final class ReadingMarker {
   private long position = -1;
   private int crashes;
   private boolean running;
+  private boolean idle;
   private boolean stopped;
 
   ReadingMarker(StateDirectory state, String sourceName) {
@@ -38,20 +39,24 @@ final class ReadingMarker {
       position = n.path("position").asLong(-1);
       crashes = n.path("crashes").asInt(0);
       running = n.path("running").asBoolean(false);
+      idle = n.path("idle").asBoolean(false);
     } catch (IOException e) {
       state.quarantine(file, e.toString());
     }
   }
 
   /**
-   * Called once when the agent starts reading: counts a death if the last run did not stop cleanly.
-   * Returns the position its record made the agent die at {@link #MAX_CRASHES} times, if so.
+   * Called once when the agent starts reading: counts a death if the last run did not stop cleanly
+   * and was not idle (a read at its position had found nothing, and none had found anything since:
+   * a VM hard-reset while quiet, which no record caused). Returns the position its record made the
+   * agent die at {@link #MAX_CRASHES} times, if so.
    */
   synchronized java.util.OptionalLong start() {
-    if (running && position >= 0) {
+    if (running && position >= 0 && !idle) {
       crashes++;
     }
     running = true;
+    idle = false; // this run's first read at the position decides again
     write();
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
@@ -79,6 +84,19 @@ final class ReadingMarker {
     if (!stopped && next > position) {
       position = next;
       crashes = 0;
+      idle = false;
+      write();
+    }
+  }
+
+  /**
+   * A read from {@code at} found nothing and left the position there: a death from now until a read
+   * finds something is no record's doing, and is not counted. (A record that kills the agent in the
+   * very next read is counted from the next run on: each run's first read decides again.)
+   */
+  synchronized void idle(long at) {
+    if (!stopped && !idle && at == position) {
+      idle = true;
       write();
     }
   }
@@ -113,6 +131,7 @@ final class ReadingMarker {
     n.put("position", position);
     n.put("crashes", crashes);
     n.put("running", running);
+    n.put("idle", idle);
     try {
       state.write(file, JSON.writeValueAsBytes(n));
     } catch (IOException e) {

@@ -520,6 +520,31 @@ class AgentTest {
     }
   }
 
+  /**
+   * A read that finds nothing at the end of the stream marks the reading marker idle: a death then
+   * (a quiet VM hard-reset) is not counted toward skipping the record that comes there next.
+   */
+  @Test
+  @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
+  void aReadThatFindsNothingMarksTheMarkerIdle() throws Exception {
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.polls.set(0);
+    FailingCommandSourceProvider.position = 9L;
+    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    try {
+      startAgentWithTestCommandSource(Map.of());
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 2);
+      JsonNode m = json.readTree(marker.toFile());
+      assertThat(m.path("position").asLong()).isEqualTo(9L);
+      assertThat(m.path("idle").asBoolean()).as("marker %s", m).isTrue();
+      assertThat(m.path("running").asBoolean()).isTrue();
+    } finally {
+      FailingCommandSourceProvider.position = null;
+    }
+  }
+
   /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
   @Test
   void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {

@@ -68,4 +68,57 @@ class ReadingMarkerTest {
       assertThat(poison).hasValue(6);
     }
   }
+
+  /**
+   * Three deaths while idle at the end of the stream (hard resets of a quiet VM) are no record's
+   * doing: nothing is counted, so an approval that arrived there meanwhile is read, not skipped.
+   */
+  @Test
+  void deathsWhileIdleAreNotCounted() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        ReadingMarker m = new ReadingMarker(state, "kafka");
+        assertThat(m.start()).isEmpty();
+        assertThat(m.crashes()).isZero();
+        m.reading(5);
+        m.idle(5);
+      }
+    }
+  }
+
+  /**
+   * A record that kills the agent in the read right after an idle one is counted from the next run
+   * on, whose first read decides again: one more death, then skipped as usual.
+   */
+  @Test
+  void aRecordThatKillsRightAfterAnIdleReadIsCountedFromTheNextRun() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker first = new ReadingMarker(state, "kafka");
+      first.start();
+      first.reading(5);
+      first.idle(5); // then the record came, and the next read died on it
+      OptionalLong poison = OptionalLong.empty();
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        ReadingMarker m = new ReadingMarker(state, "kafka");
+        poison = m.start();
+        m.reading(5);
+      }
+      assertThat(poison).hasValue(5);
+    }
+  }
+
+  /** An idle read at a position before the marker's (read again after a restart) marks nothing. */
+  @Test
+  void anIdleReadBehindTheMarkerMarksNothing() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(5);
+      m.reading(3); // not further: the marker stays at 5
+      m.idle(3);
+      assertThat(new ReadingMarker(state, "kafka").start()).isEmpty();
+      ReadingMarker again = new ReadingMarker(state, "kafka");
+      assertThat(again.crashes()).as("the death at 5 was counted").isEqualTo(1);
+    }
+  }
 }
