@@ -260,8 +260,10 @@ final class CommandPump implements AutoCloseable {
         marker.reading(next.getAsLong());
       }
       List<ReceivedCommand> got = source.poll(POLL);
-      if (got.isEmpty() && next.isPresent() && source.readPosition().equals(next)) {
-        marker.idle(next.getAsLong()); // nothing there: the end of the stream
+      if (!got.isEmpty()) {
+        marker.busy();
+      } else if (next.isPresent() && source.atEnd() && source.readPosition().equals(next)) {
+        marker.idle(next.getAsLong()); // nothing there: the end of the stream, as far as it knows
       }
       return got;
     } catch (UnsafeSourceException e) {

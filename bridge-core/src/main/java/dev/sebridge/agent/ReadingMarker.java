@@ -52,12 +52,22 @@ final class ReadingMarker {
    * agent die at {@link #MAX_CRASHES} times, if so.
    */
   synchronized java.util.OptionalLong start() {
+    int before = crashes;
+    boolean wasRunning = running;
+    boolean wasIdle = idle;
     if (running && position >= 0 && !idle) {
       crashes++;
     }
     running = true;
-    idle = false; // this run's first read at the position decides again
-    write();
+    idle = false; // this run's reads at the position decide again
+    try {
+      write();
+    } catch (RuntimeException e) { // not written: the start is tried again, and counts the same
+      crashes = before;
+      running = wasRunning;
+      idle = wasIdle;
+      throw e;
+    }
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
         : java.util.OptionalLong.empty();
@@ -97,6 +107,14 @@ final class ReadingMarker {
   synchronized void idle(long at) {
     if (!stopped && !idle && at == position) {
       idle = true;
+      write();
+    }
+  }
+
+  /** A read handed records over: a death while they are handled is counted. */
+  synchronized void busy() {
+    if (!stopped && idle) {
+      idle = false;
       write();
     }
   }

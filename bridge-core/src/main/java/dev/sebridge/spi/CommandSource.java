@@ -38,6 +38,15 @@ public interface CommandSource extends AutoCloseable {
   }
 
   /**
+   * Whether the last {@link #poll} left the reader at the end of the stream, as far as the source
+   * knows without asking anyone (Kafka: the lag its last fetch reported is 0): nothing was there to
+   * read. False when it cannot say (a fetch still on its way may hold a record).
+   */
+  default boolean atEnd() {
+    return false;
+  }
+
+  /**
    * Called before {@link #open} when the agent died reading the last time: from now on each {@link
    * #poll} hands over at most one record (of any VM), decoding nothing past it, so that {@link
    * #readPosition} is recorded before each record and the next death is counted at the record that

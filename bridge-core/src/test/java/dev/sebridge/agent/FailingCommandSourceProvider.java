@@ -101,6 +101,11 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
       }
 
       @Override
+      public boolean atEnd() {
+        return true; // it never has a record
+      }
+
+      @Override
       public void readOneAtATime() {
         oneAtATime.incrementAndGet();
       }

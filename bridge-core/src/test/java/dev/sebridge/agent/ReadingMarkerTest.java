@@ -121,4 +121,18 @@ class ReadingMarkerTest {
       assertThat(again.crashes()).as("the death at 5 was counted").isEqualTo(1);
     }
   }
+
+  /** Records handed over after an idle read: a death while they are handled is counted. */
+  @Test
+  void aDeathHandlingRecordsAfterAnIdleReadIsCounted() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(5);
+      m.idle(5);
+      m.busy(); // then handling them killed the agent
+      new ReadingMarker(state, "kafka").start();
+      assertThat(new ReadingMarker(state, "kafka").crashes()).isEqualTo(1);
+    }
+  }
 }

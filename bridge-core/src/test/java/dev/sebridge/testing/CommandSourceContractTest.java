@@ -35,6 +35,11 @@ public abstract class CommandSourceContractTest {
   /** Partitions of the commands channel. */
   protected abstract int partitions();
 
+  /** Whether the source can tell it read everything ({@link CommandSource#atEnd}). */
+  protected boolean knowsTheEnd() {
+    return false;
+  }
+
   protected void publish(String vmId, String text) throws Exception {
     publish(vmId, text.getBytes(StandardCharsets.UTF_8));
   }
@@ -204,6 +209,31 @@ public abstract class CommandSourceContractTest {
         got.addAll(polled);
       }
       assertThat(texts(got)).containsExactly("one", "two", "three");
+    }
+  }
+
+  /**
+   * At the end only when the source knows nothing is left: not before its first read (a fetch may
+   * be on its way), and after everything was read. The agent counts no death while at the end.
+   */
+  @Test
+  void atTheEndOnlyWhenItKnowsNothingIsLeft() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "one");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      assertThat(s.atEnd()).as("before any read").isFalse();
+      assertThat(texts(read(s, 1, READ))).containsExactly("one");
+      if (!knowsTheEnd()) {
+        return; // it never says so: every death while reading is counted
+      }
+      long deadline = System.nanoTime() + READ.toNanos();
+      while (!s.atEnd() && System.nanoTime() < deadline) {
+        assertThat(s.poll(Duration.ofMillis(300))).isEmpty();
+      }
+      assertThat(s.atEnd()).as("everything read").isTrue();
+      publish(me, "two");
+      assertThat(texts(read(s, 1, READ))).containsExactly("two");
     }
   }
 

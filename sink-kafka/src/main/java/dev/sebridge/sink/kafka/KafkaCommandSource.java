@@ -78,6 +78,15 @@ public final class KafkaCommandSource implements CommandSource {
   }
 
   @Override
+  public synchronized boolean atEnd() {
+    if (consumer == null || partition == null) {
+      return false;
+    }
+    OptionalLong lag = consumer.currentLag(partition); // from the last fetch; no request
+    return lag.isPresent() && lag.getAsLong() == 0;
+  }
+
+  @Override
   public synchronized void readOneAtATime() {
     oneAtATime = true;
   }
