@@ -47,18 +47,18 @@ final class GlobalWorld implements World {
   }
 
   Optional<EventView> event(String eventId) {
-    return Optional.ofNullable(index.event(eventId));
+    return Optional.ofNullable(index.contents().event(eventId));
   }
 
   /** The open events' views, in the store's key order. */
   Collection<EventView> openEventViews() {
-    return index.openEvents();
+    return index.contents().openEvents();
   }
 
   // The three below are asked tens of thousands of times a step: no Optional in between.
   @Override
   public Map<String, VmEventState> eventVms(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     return e == null ? Map.of() : e.vms();
   }
 
@@ -68,7 +68,7 @@ final class GlobalWorld implements World {
    */
   @Override
   public List<String> resources(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     if (e == null) {
       return List.of();
     }
@@ -89,13 +89,13 @@ final class GlobalWorld implements World {
 
   @Override
   public boolean releasedByAzure(String eventId) {
-    EventView e = index.event(eventId);
-    return index.releasedByAzure(e);
+    EventView e = index.contents().event(eventId);
+    return index.contents().releasedByAzure(e);
   }
 
   @Override
   public boolean startedByAzure(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     return e != null
         && e.central() != null
         && e.central().status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
@@ -103,7 +103,7 @@ final class GlobalWorld implements World {
 
   @Override
   public dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     return e == null || e.central() == null ? null : e.central().status();
   }
 
@@ -112,6 +112,7 @@ final class GlobalWorld implements World {
     return name == null || !index.inventoried()
         ? null
         : index
+            .contents()
             .inventory()
             .placed(
                 name,
@@ -128,33 +129,33 @@ final class GlobalWorld implements World {
 
   @Override
   public String scheduledEventResource(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     return e == null || e.central() == null ? null : e.central().resourceId();
   }
 
   @Override
   public boolean open(String eventId) {
-    EventView e = index.event(eventId);
+    EventView e = index.contents().event(eventId);
     return e != null && e.open();
   }
 
   @Override
   public Collection<String> openEvents() {
     List<String> out = new ArrayList<>();
-    index.openEvents().forEach(e -> out.add(e.eventId()));
+    index.contents().openEvents().forEach(e -> out.add(e.eventId()));
     return out;
   }
 
   @Override
   public Collection<String> releasedOpenEvents() {
     List<String> out = new ArrayList<>();
-    index.releasedOpenEvents().forEach(e -> out.add(e.eventId()));
+    index.contents().releasedOpenEvents().forEach(e -> out.add(e.eventId()));
     return out;
   }
 
   @Override
   public Collection<String> requestedEvents() {
-    return index.requestedEvents();
+    return index.contents().requestedEvents();
   }
 
   @Override
@@ -164,16 +165,16 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Instant> lastHeartbeat(String vmId) {
-    return Optional.ofNullable(index.vm(vmId)).map(VmFacts::lastHeartbeatAt);
+    return Optional.ofNullable(index.contents().vm(vmId)).map(VmFacts::lastHeartbeatAt);
   }
 
   @Override
   public String attribute(String vmId, String attribute) {
-    VmFacts v = index.vm(vmId);
+    VmFacts v = index.contents().vm(vmId);
     if (v == null || v.unknown()) {
       // A VM without an agent, or whose view the inventory has not stamped (its agent's own
       // claims): where Azure's inventory puts it, if it lists it.
-      dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.place(vmId);
+      dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.contents().place(vmId);
       if (p != null) {
         return p.attribute(attribute);
       }
@@ -183,18 +184,18 @@ final class GlobalWorld implements World {
 
   /** Whether the VM's agent is live: the fleet has its view and it is not silent. */
   boolean live(String vmId) {
-    VmFacts v = vmId == null ? null : index.vm(vmId);
+    VmFacts v = vmId == null ? null : index.contents().vm(vmId);
     return v != null && !v.silent();
   }
 
   @Override
   public boolean known(String vmId) {
-    return index.known(vmId);
+    return index.contents().known(vmId);
   }
 
   @Override
   public int groupSize(List<String> groupBy, String group) {
-    return index.groupSize(groupBy, group);
+    return index.contents().groupSize(groupBy, group);
   }
 
   /** Whether the requests view has this request (it was audited, accepted or refused). */
@@ -204,7 +205,7 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
-    RequestFacts r = requestId == null ? null : index.request(requestId);
+    RequestFacts r = requestId == null ? null : index.contents().request(requestId);
     return r == null ? Optional.empty() : Optional.ofNullable(r.unaccepted().get(vmId));
   }
 }

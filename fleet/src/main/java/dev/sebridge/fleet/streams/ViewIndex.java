@@ -295,58 +295,11 @@ final class ViewIndex {
     return reads;
   }
 
-  /** A VM's facts, or null when the views do not have it. */
-  VmFacts vm(String vmId) {
-    return live.vm(vmId);
-  }
-
-  /** The event's view, by its id in any case; null when the views do not have it. */
-  EventView event(String eventId) {
-    return live.event(eventId);
-  }
-
-  /** The open events' views, in the store's key order. */
-  Collection<EventView> openEvents() {
-    return live.openEvents();
-  }
-
-  /** See {@link IndexContents#releasedByAzure}. */
-  boolean releasedByAzure(EventView e) {
-    return live.releasedByAzure(e);
-  }
-
-  /** The open events the views show released for any VM. */
-  Collection<EventView> releasedOpenEvents() {
-    return live.releasedOpenEvents();
-  }
-
-  /** See {@link IndexContents#requestedEvents}. */
-  Collection<String> requestedEvents() {
-    return live.requestedEvents();
-  }
-
-  /** The request's facts, or null when it sent nothing and has no result (or is unknown). */
-  RequestFacts request(String requestId) {
-    return live.request(requestId);
-  }
-
-  /** See {@link IndexContents#known}. */
-  boolean known(String vmId) {
-    return live.known(vmId);
-  }
-
-  /** Azure's inventory as the index keeps it (with an inventory only: empty without one). */
-  dev.sebridge.fleet.inventory.InventoryPlaces inventory() {
-    return live.inventory();
-  }
-
-  /** Where the inventory puts a VM, or null when it does not list it (or there is none). */
-  dev.sebridge.fleet.inventory.InventoryPlaces.Place place(String vmId) {
-    return live.place(vmId);
-  }
-
-  /** Live (not silent) VMs of the group under this grouping, those unknown left out. */
-  int groupSize(List<String> groupBy, String group) {
-    return live.groupSize(groupBy, group);
+  /**
+   * What the index keeps, as of the last {@link #refresh}: read on the rollouts task's thread,
+   * within its step.
+   */
+  IndexContents contents() {
+    return live;
   }
 }
