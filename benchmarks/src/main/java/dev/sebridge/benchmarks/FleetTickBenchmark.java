@@ -62,6 +62,9 @@ public final class FleetTickBenchmark implements AutoCloseable {
   static final Topics TOPICS = new Topics("fleet", "envelopes", "commands", "approvals");
   static final String HEADING = "## Tick at scale";
 
+  /** Waiting ticks before the measured ones, and measured. */
+  static final int WAITING = 30;
+
   record Result(
       int vms,
       int history,
@@ -74,7 +77,16 @@ public final class FleetTickBenchmark implements AutoCloseable {
       Stats steadyPolicyTicks,
       double releaseTickMs,
       int approvals,
-      Stats steadyRolloutTicks) {}
+      Stats coldRolloutTicks,
+      Stats steadyRolloutTicks,
+      Stats steadySeconds) {}
+
+  /**
+   * One second of wall clock on the stream thread: all of it (every punctuation due, the per-minute
+   * retention scans included), and the rollouts task's tick within it (its metric, {@code
+   * sebridge_fleet_rollouts_tick_seconds}), in ms.
+   */
+  record Second(double whole, double rollouts) {}
 
   private final TopologyTestDriver driver;
   private final TestInputTopic<String, VmView> vmViews;
@@ -110,7 +122,18 @@ public final class FleetTickBenchmark implements AutoCloseable {
                     Duration.ofMinutes(5)),
                 3,
                 Retention.closedEvents(Duration.ofHours(24)),
-                TopologyObserver.NONE,
+                new TopologyObserver() {
+                  @Override
+                  public void applied(Instant envelopeTime) {}
+
+                  @Override
+                  public void approvedAfter(Duration sinceScheduled) {}
+
+                  @Override
+                  public void rolloutsTicked(Duration took) {
+                    ticked = took.toNanos() / 1e6;
+                  }
+                },
                 policies,
                 Duration.ofSeconds(1),
                 () -> 0,
@@ -168,7 +191,8 @@ public final class FleetTickBenchmark implements AutoCloseable {
         "fleet tick, %,d VMs, %,d past requests: loaded in %.1f s, heap %d MiB; policy pass over"
             + " %,d open events:"
             + " first %.1f ms, then %s; rollout of %,d VMs in %d groups: release tick %.1f ms"
-            + " (%,d approvals), then %s%n",
+            + " (%,d approvals), then %s while the JIT compiles, then %s (the stream thread's"
+            + " whole second: %s)%n",
         r.vms(),
         r.history(),
         r.loadSeconds(),
@@ -180,7 +204,9 @@ public final class FleetTickBenchmark implements AutoCloseable {
         r.groups(),
         r.releaseTickMs(),
         r.approvals(),
-        r.steadyRolloutTicks().summary());
+        r.coldRolloutTicks().summary(),
+        r.steadyRolloutTicks().summary(),
+        r.steadySeconds().summary());
     if (out != null) {
       FleetTickReport.write(out, r);
     }
@@ -208,10 +234,10 @@ public final class FleetTickBenchmark implements AutoCloseable {
       freezes.add(event("F-" + i, "Freeze", i, groups));
     }
     double load = (System.nanoTime() - start) / 1e9;
-    double first = tick(vms);
+    double first = tick(vms).whole();
     Stats policy = new Stats();
     for (int t = 0; t < 60; t++) {
-      policy.add(tick(vms));
+      policy.add(tick(vms).rollouts());
     }
     List<String> reboots = new ArrayList<>();
     for (int i = 0; i < rollout; i++) {
@@ -233,31 +259,47 @@ public final class FleetTickBenchmark implements AutoCloseable {
             "api"),
         now);
     audit.readValuesToList();
-    double release = tick(vms);
+    double release = tick(vms).whole();
     // The approvals the rollout decided in this tick, one key each.
     int approvals = (int) audit.readKeyValuesToList().stream().map(kv -> kv.key).distinct().count();
+    // The first waiting ticks run code the JIT has not compiled yet (no rollout stepped before in
+    // this JVM): reported apart; the measure is the next 30, as a service running for a while has.
+    Stats cold = new Stats();
+    for (int t = 0; t < WAITING; t++) {
+      cold.add(tick(vms).rollouts());
+    }
     Stats steady = new Stats();
-    for (int t = 0; t < 30; t++) {
-      steady.add(tick(vms));
+    Stats seconds = new Stats();
+    for (int t = 0; t < WAITING; t++) {
+      Second s = tick(vms);
+      steady.add(s.rollouts());
+      seconds.add(s.whole());
     }
     System.gc();
     long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
     return new Result(
-        vms, history, open, rollout, groups, load, heap, first, policy, release, approvals, steady);
+        vms, history, open, rollout, groups, load, heap, first, policy, release, approvals, cold,
+        steady, seconds);
   }
 
   private int heartbeats;
+  private double ticked; // the rollouts task's last tick, in ms, as the topology reports it
 
-  /** One second: a sixtieth of the VMs heartbeat (not timed), then the tick (timed), in ms. */
-  private double tick(int vms) {
+  /** One second: a sixtieth of the VMs heartbeat (not timed), then the second (timed). */
+  private Second tick(int vms) {
     now = now.plusSeconds(1);
     for (int i = 0; i < vms / 60; i++) {
       int vm = heartbeats++ % vms;
       vmViews.pipeInput(vmId(vm), vm(vm, groups, now), now);
     }
+    ticked = Double.NaN;
     long start = System.nanoTime();
     driver.advanceWallClockTime(Duration.ofSeconds(1));
-    return (System.nanoTime() - start) / 1e6;
+    double whole = (System.nanoTime() - start) / 1e6;
+    if (Double.isNaN(ticked)) {
+      throw new IllegalStateException("the rollouts task did not tick in this second");
+    }
+    return new Second(whole, ticked);
   }
 
   private String event(String id, String type, int vm, int groups) {

@@ -120,7 +120,8 @@ public final class RolloutTickBenchmark {
     int at = doc.indexOf(heading);
     if (at >= 0) {
       int next = doc.indexOf("\n## ", at + heading.length());
-      doc = doc.substring(0, at) + text + (next >= 0 ? doc.substring(next + 1) : "");
+      String body = next >= 0 && !text.endsWith("\n\n") ? text + "\n" : text; // a blank line
+      doc = doc.substring(0, at) + body + (next >= 0 ? doc.substring(next + 1) : "");
     } else {
       doc = doc + (doc.isEmpty() || doc.endsWith("\n\n") ? "" : "\n") + text;
     }

@@ -41,6 +41,7 @@ class ProgressAndRolloutTickTest {
     FleetTickBenchmark.Result r = FleetTickBenchmark.run(2_000, 500, 100, 300, 10);
     assertThat(r.steadyPolicyTicks().count()).isEqualTo(60);
     assertThat(r.steadyRolloutTicks().count()).isEqualTo(30);
+    assertThat(r.coldRolloutTicks().count()).isEqualTo(30);
     // 200 VMs a group, at most 10%: 20 of each group's 30 rollout VMs in the first wave.
     assertThat(r.approvals()).isEqualTo(200);
   }

@@ -34,6 +34,7 @@ public final class FleetMetrics implements TopologyObserver {
   private final AtomicReference<Instant> newestApplied = new AtomicReference<>();
   private final Timer approvalDelay;
   private final Timer viewDelay;
+  private final Timer rolloutsTick;
   private final MultiGauge outcomes;
   private final java.util.concurrent.atomic.AtomicInteger replaying =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -79,6 +80,14 @@ public final class FleetMetrics implements TopologyObserver {
             .description(
                 "From an envelope's time to the VM's view with it being queryable (p50, p99 over"
                     + " the last minutes)")
+            .publishPercentiles(0.5, 0.99)
+            .distributionStatisticExpiry(Duration.ofMinutes(2))
+            .register(registry);
+    rolloutsTick =
+        Timer.builder("sebridge.fleet.rollouts.tick")
+            .description(
+                "The rollouts task's tick on this instance, every second: the ledger moved on, every"
+                    + " active rollout stepped, the policies' pass (p50, p99 over the last minutes)")
             .publishPercentiles(0.5, 0.99)
             .distributionStatisticExpiry(Duration.ofMinutes(2))
             .register(registry);
@@ -153,6 +162,11 @@ public final class FleetMetrics implements TopologyObserver {
   @Override
   public void approvedAfter(Duration sinceScheduled) {
     approvalDelay.record(sinceScheduled.isNegative() ? Duration.ZERO : sinceScheduled);
+  }
+
+  @Override
+  public void rolloutsTicked(Duration took) {
+    rolloutsTick.record(took);
   }
 
   /**

@@ -248,19 +248,25 @@ public final class Ledger {
     // Each event the ledger holds, with who released it (entries are in key order).
     // By lower-cased id (event ids are case-insensitive), in hash maps: thousands of events.
     Map<String, String> originOf = new HashMap<>();
-    entries.values().forEach(e -> originOf.putIfAbsent(lower(e.eventId()), e.origin()));
     Map<String, String> events = new LinkedHashMap<>();
     // Only the open events the views show released (approved, started or over): an open event
     // that is not, not in the ledger and not requested, is not entered (below).
-    w.releasedOpenEvents().stream()
-        .filter(java.util.Objects::nonNull)
-        .forEach(e -> events.putIfAbsent(lower(e), e));
-    entries.values().forEach(e -> events.putIfAbsent(lower(e.eventId()), e.eventId()));
+    for (String e : w.releasedOpenEvents()) {
+      if (e != null) {
+        events.putIfAbsent(lower(e), e);
+      }
+    }
+    for (LedgerEntry e : entries.values()) {
+      String id = lower(e.eventId());
+      originOf.putIfAbsent(id, e.origin());
+      events.putIfAbsent(id, e.eventId());
+    }
     Set<String> requested = new java.util.HashSet<>();
     for (String e : w.requestedEvents()) {
       if (e != null) {
-        requested.add(lower(e));
-        events.putIfAbsent(lower(e), e);
+        String id = lower(e);
+        requested.add(id);
+        events.putIfAbsent(id, e);
       }
     }
     for (Map.Entry<String, String> ev : events.entrySet()) {

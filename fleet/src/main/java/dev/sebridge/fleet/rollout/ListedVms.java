@@ -49,15 +49,19 @@ public final class ListedVms {
    */
   public static List<Listed> of(String eventId, World w) {
     Map<String, VmEventState> reported = w.eventVms(eventId);
-    List<Listed> out = new ArrayList<>(reported.size() + 1);
-    Set<String> ids = new HashSet<>();
+    List<String> unreported = unreported(eventId, w);
+    List<Listed> out = new ArrayList<>(reported.size() + unreported.size());
     for (VmEventState s : reported.values()) {
       if (counts(s, w)) {
         out.add(new Listed(s.vmId(), s.name()));
-        ids.add(s.vmId());
       }
     }
-    for (String name : unreported(eventId, w)) {
+    if (unreported.isEmpty()) {
+      return out; // (the common case: every VM it lists reported it)
+    }
+    Set<String> ids = new HashSet<>();
+    out.forEach(l -> ids.add(l.vmId()));
+    for (String name : unreported) {
       String vmId = w.placed(eventId, name);
       // (one VM of the inventory listed twice, by a report and by a name, is the reported one)
       out.add(
@@ -70,6 +74,9 @@ public final class ListedVms {
 
   /** The VMs of an event that have not reported it and Azure's inventory places. */
   public static List<Listed> placed(String eventId, World w) {
+    if (unreported(eventId, w).isEmpty()) {
+      return List.of(); // only names no VM reported can be placed
+    }
     return of(eventId, w).stream().filter(Listed::placed).toList();
   }
 

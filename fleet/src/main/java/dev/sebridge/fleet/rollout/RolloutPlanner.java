@@ -130,7 +130,13 @@ public final class RolloutPlanner {
         history.add(new Rollout.Entry(now, "fleet", "completed", "every VM is back or skipped"));
       }
     }
-    Rollout next = with(r, state, halt, limits, vms, waves, history, unreported);
+    // Nothing released and no new state (a waiting step, most of them): the rollout built above,
+    // not a second copy of its 10,000 entries. (Only a release changes vms and waves after it, and
+    // only a new state the history.)
+    Rollout next =
+        releases.isEmpty() && state == current.state()
+            ? current
+            : with(r, state, halt, limits, vms, waves, history, unreported);
     ledger.constrain(next);
     return new Step(next, releases);
   }

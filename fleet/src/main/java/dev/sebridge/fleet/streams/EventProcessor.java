@@ -13,7 +13,6 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -23,6 +22,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class EventProcessor implements Processor<String, VmEventUpdate, String, EventView> {
   static final Duration RETENTION_CHECK = Duration.ofMinutes(1);
+
+  private final RetentionSweep<EventView> sweep = new RetentionSweep<>(RequestProcessor.SWEEP);
 
   private final Duration retention;
   private final TopologyObserver observer;
@@ -105,26 +106,30 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     }
   }
 
+  /**
+   * Closed events older than the retention are deleted, and an event only Azure reported that
+   * nothing was delivered for since {@code centralSilence} closes. Each check reads at most {@link
+   * RequestProcessor#SWEEP} events, on from where the last one stopped ({@link RetentionSweep}).
+   */
   private void forgetClosed(long wallClockMs) {
     Instant now = Instant.ofEpochMilli(wallClockMs);
     Instant horizon = now.minus(retention);
     Instant silent = now.minus(centralSilence);
-    List<String> expired = new ArrayList<>();
     List<KeyValue<String, EventView>> lost = new ArrayList<>();
-    try (KeyValueIterator<String, EventView> all = store.all()) {
-      while (all.hasNext()) {
-        KeyValue<String, EventView> kv = all.next();
-        EventView e = kv.value;
-        if (e.closedAt() != null && e.closedAt().isBefore(horizon)) {
-          expired.add(kv.key);
-        } else if (e.closedAt() == null
-            && e.vms().isEmpty()
-            && e.central() != null
-            && e.central().lastSeenAt().isBefore(silent)) {
-          lost.add(kv);
-        }
-      }
-    }
+    List<String> expired =
+        sweep.expired(
+            store,
+            (key, e) -> {
+              if (e.closedAt() != null) {
+                return e.closedAt().isBefore(horizon);
+              }
+              if (e.vms().isEmpty()
+                  && e.central() != null
+                  && e.central().lastSeenAt().isBefore(silent)) {
+                lost.add(KeyValue.pair(key, e));
+              }
+              return false;
+            });
     // An event only Azure reported, nothing delivered for it for so long: its Completed or
     // Canceled was lost. It closes (and is forgotten after the retention), so nothing stays open
     // for ever.

@@ -205,7 +205,8 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
-    RequestFacts r = requestId == null ? null : index.contents().request(requestId);
-    return r == null ? Optional.empty() : Optional.ofNullable(r.unaccepted().get(vmId));
+    return requestId == null
+        ? Optional.empty()
+        : Optional.ofNullable(index.contents().unaccepted(requestId).get(vmId));
   }
 }

@@ -4,6 +4,7 @@ import dev.sebridge.fleet.inventory.InventoryPlaces;
 import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.World;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,6 +31,9 @@ final class IndexContents {
   private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
+  // The requests with a result that did not accept (a few): what a rollout's step asks of each
+  // VM it released, answered from a small map rather than the month of requests kept.
+  private final Map<String, RequestFacts> unaccepted = new HashMap<>();
   private final GroupCounts groups = new GroupCounts();
   private final InventoryPlaces inventory = new InventoryPlaces(); // with an inventory
 
@@ -116,6 +120,7 @@ final class IndexContents {
         if (r != null && r.sentEvent() != null) {
           sentByEvent.merge(EventIds.lower(r.sentEvent()), 1, Integer::sum);
         }
+        put(unaccepted, key, r == null || r.unaccepted().isEmpty() ? null : r);
       }
       default -> {
         // not indexed
@@ -197,9 +202,13 @@ final class IndexContents {
     return out;
   }
 
-  /** The request's facts, or null when it sent nothing and has no result (or is unknown). */
-  RequestFacts request(String requestId) {
-    return requests.get(requestId);
+  /**
+   * The results of the request that did not accept, by vmId: empty when every agent accepted, or
+   * none answered yet, or the request is unknown.
+   */
+  Map<String, World.Result> unaccepted(String requestId) {
+    RequestFacts r = unaccepted.get(requestId);
+    return r == null ? Map.of() : r.unaccepted();
   }
 
   /**

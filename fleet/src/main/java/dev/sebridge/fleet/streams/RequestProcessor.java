@@ -50,6 +50,11 @@ final class RequestProcessor implements Processor<String, Object, String, Object
    *     FleetTopology#ACKNOWLEDGEMENTS}); without, a request's VMs without an agent get {@code
    *     failed}, and nothing is sent for them
    */
+  /** How many requests a retention check reads at most. */
+  static final int SWEEP = 2_000;
+
+  private final RetentionSweep<RequestView> sweep = new RetentionSweep<>(SWEEP);
+
   RequestProcessor(
       CommandIssuer issuer,
       CrashPoints crashPoints,
@@ -74,26 +79,24 @@ final class RequestProcessor implements Processor<String, Object, String, Object
   /**
    * Requests made longer than {@code history} ago are deleted (a tombstone on the views topic). One
    * read again from the audit topic after that (a replay) is older than a command lives: it is
-   * refused, never signed.
+   * refused, never signed. Each check reads at most {@link #SWEEP} requests, on from where the last
+   * one stopped ({@link RetentionSweep}): a request goes within {@code history} plus a minute per
+   * {@link #SWEEP} requests kept.
    */
   private void forgetOld(long wallClockMs) {
     Instant horizon = Instant.ofEpochMilli(wallClockMs).minus(history);
-    java.util.List<String> old = new java.util.ArrayList<>();
-    try (org.apache.kafka.streams.state.KeyValueIterator<String, RequestView> all = store.all()) {
-      all.forEachRemaining(
-          kv -> {
-            Instant at =
-                kv.value == null || kv.value.request() == null
-                    ? null
-                    : kv.value.request().requestedAt() != null
-                        ? kv.value.request().requestedAt()
-                        : kv.value.commandsSentAt();
-            if (at == null || at.isBefore(horizon)) {
-              old.add(kv.key);
-            }
-          });
-    }
-    for (String key : old) {
+    for (String key :
+        sweep.expired(
+            store,
+            (key, v) -> {
+              Instant at =
+                  v.request() == null
+                      ? null
+                      : v.request().requestedAt() != null
+                          ? v.request().requestedAt()
+                          : v.commandsSentAt();
+              return at == null || at.isBefore(horizon);
+            })) {
       store.delete(key);
       context.forward(
           new Record<String, Object>(key, null, wallClockMs), FleetTopology.REQUESTS_VIEW_SINK);

@@ -47,6 +47,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private LedgerStore ledgerStore;
   private GlobalWorld world;
   private PolicyPass policyPass;
+  private final RetentionSweep<PolicyDecision> decisionSweep =
+      new RetentionSweep<>(RequestProcessor.SWEEP);
 
   private final CrashPoints crashPoints;
   private final ReplayGate gate;
@@ -188,6 +190,13 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     if (!caughtUp()) {
       return;
     }
+    long start = System.nanoTime();
+    step();
+    observer.rolloutsTicked(Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  /** Every active rollout stepped, and the policies' pass, against one ledger. */
+  private void step() {
     world.newStep(now());
     Ledger ledger = ledger(activeRollouts());
     policyPass.decide(ledger);
@@ -219,7 +228,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     }
     world.newStep(now());
     try {
-      RolloutRetention.apply(rollouts, decisions, world, history, context, this::save);
+      RolloutRetention.apply(
+          rollouts, decisions, decisionSweep, world, history, context, this::save);
     } catch (RuntimeException e) {
       // A record the rule cannot read: kept (a store over its size, never a stopped thread).
       LOG.error("rollouts: retention could not run; tried again in {}", Retention.CHECK, e);

@@ -14,10 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -32,28 +30,25 @@ final class RolloutRetention {
 
   private RolloutRetention() {}
 
+  /**
+   * @param sweep what the decisions' checks read (at most {@link RequestProcessor#SWEEP} decisions
+   *     a check, on from where the last one stopped)
+   */
   static void apply(
       RolloutStore rollouts,
       KeyValueStore<String, PolicyDecision> decisions,
+      RetentionSweep<PolicyDecision> sweep,
       World world,
       Duration history,
       ProcessorContext<String, Object> context,
       Consumer<Rollout> save) {
     long wallClock = context.currentSystemTimeMs();
     Instant horizon = Instant.ofEpochMilli(wallClock).minus(history);
-    List<String> oldDecisions = new ArrayList<>();
-    try (KeyValueIterator<String, PolicyDecision> it = decisions.all()) {
-      while (it.hasNext()) {
-        KeyValue<String, PolicyDecision> kv = it.next();
-        // An open event's decision stays: deleted, the event would be decided again.
-        if (kv.value == null
-            || (kv.value.at() != null
-                && kv.value.at().isBefore(horizon)
-                && !world.open(kv.value.eventId()))) {
-          oldDecisions.add(kv.key);
-        }
-      }
-    }
+    // An open event's decision stays: deleted, the event would be decided again.
+    List<String> oldDecisions =
+        sweep.expired(
+            decisions,
+            (key, d) -> d.at() != null && d.at().isBefore(horizon) && !world.open(d.eventId()));
     for (String key : oldDecisions) {
       decisions.delete(key);
       context.forward(

@@ -34,6 +34,13 @@ public interface TopologyObserver {
   default void rolloutsReplaying(boolean replaying) {}
 
   /**
+   * The rollouts task stepped its rollouts and policies once (a tick: the ledger moved on, each
+   * active rollout's step, the policies' pass, the ledger written), taking {@code took} of the
+   * stream thread. Not called while it replays the rollouts topic (nothing is stepped then).
+   */
+  default void rolloutsTicked(Duration took) {}
+
+  /**
    * An event both an agent and Azure's central delivery have now reported: {@code first} reported
    * it {@code lead} before the other (their own clocks: the envelope's and the delivery's time).
    */
@@ -72,6 +79,11 @@ public interface TopologyObserver {
       @Override
       public void rolloutsReplaying(boolean replaying) {
         list.forEach(o -> o.rolloutsReplaying(replaying));
+      }
+
+      @Override
+      public void rolloutsTicked(Duration took) {
+        list.forEach(o -> o.rolloutsTicked(took));
       }
 
       @Override

@@ -68,4 +68,16 @@ class MetricsTalliesTest {
         // the outcomes keep their last values
         .contains("sebridge_fleet_approval_results{outcome=\"accepted\"} 2.0");
   }
+
+  /** The rollouts task's tick as its metric shows it: the count, and the slowest of the window. */
+  @Test
+  void theRolloutsTicksAreTimed() {
+    FleetMetrics metrics = new FleetMetrics(Clock.systemUTC());
+    metrics.rolloutsTicked(java.time.Duration.ofMillis(40));
+    metrics.rolloutsTicked(java.time.Duration.ofMillis(250));
+    assertThat(metrics.scrape())
+        .contains("sebridge_fleet_rollouts_tick_seconds_count 2")
+        .contains("sebridge_fleet_rollouts_tick_seconds_max 0.25")
+        .contains("sebridge_fleet_rollouts_tick_seconds{quantile=\"0.99\"}");
+  }
 }

@@ -66,6 +66,10 @@ class PolicyAndRolloutTopologyTest {
   final java.util.concurrent.atomic.AtomicBoolean replaying =
       new java.util.concurrent.atomic.AtomicBoolean();
 
+  /** The rollouts task's ticks the topology timed (the metric's source). */
+  final java.util.concurrent.atomic.AtomicInteger ticksTimed =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** What the test's {@link ReplayGate} answers: false while a test replays the rollouts topic. */
   final java.util.concurrent.atomic.AtomicBoolean caughtUp =
       new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -121,6 +125,12 @@ class PolicyAndRolloutTopologyTest {
                   @Override
                   public void rolloutsReplaying(boolean now) {
                     replaying.set(now);
+                  }
+
+                  @Override
+                  public void rolloutsTicked(Duration took) {
+                    assertThat(took).isPositive();
+                    ticksTimed.incrementAndGet();
                   }
                 },
                 policies,
@@ -440,6 +450,7 @@ class PolicyAndRolloutTopologyTest {
     tick();
     assertThat(commands.isEmpty()).as("nothing stepped while replaying").isTrue();
     assertThat(replaying).as("sebridge_fleet_rollouts_replaying").isTrue();
+    assertThat(ticksTimed).as("sebridge_fleet_rollouts_tick_seconds: no tick").hasValue(0);
     rollouts.pipeInput("r1", abort("r1"));
     String policyRollout = "policy-40-redeploy-v3";
     rollouts.pipeInput(policyRollout, abort(policyRollout));
@@ -447,6 +458,7 @@ class PolicyAndRolloutTopologyTest {
     tick();
     tick();
     assertThat(replaying).as("sebridge_fleet_rollouts_replaying").isFalse();
+    assertThat(ticksTimed).as("sebridge_fleet_rollouts_tick_seconds: each tick").hasValue(2);
     assertThat(commands.isEmpty()).as("r1 was aborted by a later record").isTrue();
     assertThat(rollout("r1").state()).isEqualTo(Rollout.ABORTED);
     assertThat(rollout(policyRollout).state()).isEqualTo(Rollout.ABORTED);
