@@ -205,7 +205,7 @@ final class GlobalWorld implements World {
 
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
-    return requestId == null
+    return requestId == null || vmId == null
         ? Optional.empty()
         : Optional.ofNullable(index.contents().unaccepted(requestId).get(vmId));
   }

@@ -80,8 +80,8 @@ final class RequestProcessor implements Processor<String, Object, String, Object
    * Requests made longer than {@code history} ago are deleted (a tombstone on the views topic). One
    * read again from the audit topic after that (a replay) is older than a command lives: it is
    * refused, never signed. Each check reads at most {@link #SWEEP} requests, on from where the last
-   * one stopped ({@link RetentionSweep}): a request goes within {@code history} plus a minute per
-   * {@link #SWEEP} requests kept.
+   * one stopped (the first of a processor: all; {@link RetentionSweep}): a request goes within
+   * {@code history} plus a minute per {@link #SWEEP} requests kept.
    */
   private void forgetOld(long wallClockMs) {
     Instant horizon = Instant.ofEpochMilli(wallClockMs).minus(history);
