@@ -262,7 +262,10 @@ final class CommandPump implements AutoCloseable {
       List<ReceivedCommand> got = source.poll(POLL);
       if (!got.isEmpty()) {
         marker.busy();
-      } else if (next.isPresent() && source.atEnd() && source.readPosition().equals(next)) {
+      } else if (next.isPresent()
+          && !marker.isIdle() // (asked once: a source may ask its broker)
+          && source.atEnd()
+          && source.readPosition().equals(next)) {
         marker.idle(next.getAsLong()); // nothing there: the end of the stream, as far as it knows
       }
       return got;

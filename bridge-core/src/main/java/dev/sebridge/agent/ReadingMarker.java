@@ -111,6 +111,11 @@ final class ReadingMarker {
     }
   }
 
+  /** Whether a read found nothing at the position, and none found anything since. */
+  synchronized boolean isIdle() {
+    return idle;
+  }
+
   /** A read handed records over: a death while they are handled is counted. */
   synchronized void busy() {
     if (!stopped && idle) {

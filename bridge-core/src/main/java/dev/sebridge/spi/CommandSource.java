@@ -38,9 +38,11 @@ public interface CommandSource extends AutoCloseable {
   }
 
   /**
-   * Whether the last {@link #poll} left the reader at the end of the stream, as far as the source
-   * knows without asking anyone (Kafka: the lag its last fetch reported is 0): nothing was there to
-   * read. False when it cannot say (a fetch still on its way may hold a record).
+   * Whether the last {@link #poll} left the reader at the end of the stream: nothing was there to
+   * read (Kafka: the lag its last fetch reported is 0; Event Hubs: the partition's last enqueued
+   * event is before the read position, asked of the hub once per position). False when it cannot
+   * say (a fetch still on its way may hold a record, the broker did not answer). The agent asks
+   * after a read that found nothing, once until a read hands records over again.
    */
   default boolean atEnd() {
     return false;

@@ -530,6 +530,7 @@ class AgentTest {
     FailingCommandSourceProvider.failures.set(0);
     FailingCommandSourceProvider.polls.set(0);
     FailingCommandSourceProvider.position = 9L;
+    FailingCommandSourceProvider.endAsked.set(0);
     Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
     com.fasterxml.jackson.databind.ObjectMapper json =
         new com.fasterxml.jackson.databind.ObjectMapper();
@@ -540,6 +541,8 @@ class AgentTest {
       assertThat(m.path("position").asLong()).isEqualTo(9L);
       assertThat(m.path("idle").asBoolean()).as("marker %s", m).isTrue();
       assertThat(m.path("running").asBoolean()).isTrue();
+      // Asked once: an idle marker does not ask again (Event Hubs asks its hub each time).
+      assertThat(FailingCommandSourceProvider.endAsked).hasValue(1);
     } finally {
       FailingCommandSourceProvider.position = null;
     }

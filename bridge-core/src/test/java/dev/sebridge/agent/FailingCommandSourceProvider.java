@@ -38,6 +38,9 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** When set, each poll moves {@link #position} one on (a record of another VM's read). */
   static volatile boolean advancing;
 
+  /** Times a source was asked whether it read everything. */
+  static final AtomicInteger endAsked = new AtomicInteger();
+
   /** Sources told to read one record at a time. */
   static final AtomicInteger oneAtATime = new AtomicInteger();
 
@@ -102,6 +105,7 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
 
       @Override
       public boolean atEnd() {
+        endAsked.incrementAndGet();
         return true; // it never has a record
       }
 

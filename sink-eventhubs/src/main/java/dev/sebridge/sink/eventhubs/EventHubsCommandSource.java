@@ -231,6 +231,46 @@ public final class EventHubsCommandSource implements CommandSource {
         || CommandPartitioning.sameVm(d.getPartitionKey(), vmId);
   }
 
+  /** How long {@link #atEnd} waits for the hub's answer; then it says it cannot tell. */
+  static final Duration END_TIMEOUT = Duration.ofSeconds(10);
+
+  private long endAskedAt = -1; // the read position atEnd last asked the hub at
+  private boolean endAnswer;
+
+  /**
+   * Asks the hub for the partition's last enqueued sequence number (a management request): at the
+   * end when it is before the read position, so no event is left to read, in the client's prefetch
+   * or on the hub. Asked once per read position (the agent asks only after a read that found
+   * nothing, while its reading marker is not idle yet): a VM's agent asks about as often as events
+   * reach its partition, never in a loop. False when the hub does not answer in {@link
+   * #END_TIMEOUT}, or events wait here.
+   */
+  @Override
+  public synchronized boolean atEnd() {
+    java.util.OptionalLong next = readPosition();
+    if (!open || stream == null || partitionId == null || next.isEmpty() || !received.isEmpty()) {
+      return false;
+    }
+    if (next.getAsLong() == endAskedAt) {
+      return endAnswer;
+    }
+    boolean atEnd;
+    try {
+      atEnd =
+          client
+                  .getPartitionProperties(partitionId)
+                  .block(END_TIMEOUT)
+                  .getLastEnqueuedSequenceNumber()
+              < next.getAsLong();
+    } catch (RuntimeException e) {
+      LOG.debug("cannot tell whether hub {} has more commands: {}", hub, e.toString());
+      return false; // asked again at the next empty read
+    }
+    endAskedAt = next.getAsLong();
+    endAnswer = atEnd;
+    return atEnd;
+  }
+
   @Override
   public synchronized java.util.OptionalLong readPosition() {
     return lastSeen == null

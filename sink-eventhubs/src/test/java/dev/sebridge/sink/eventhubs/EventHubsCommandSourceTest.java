@@ -57,6 +57,11 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
     return PARTITIONS;
   }
 
+  @Override
+  protected boolean knowsTheEnd() {
+    return true;
+  }
+
   static CommandSource source(String hub, String vmId, Clock clock) {
     Configuration config =
         Configuration.of(
@@ -82,6 +87,41 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
       }
     }
     return out;
+  }
+
+  /**
+   * Not at the end while an event waits past the read position, whether it already reached the
+   * source (one at a time: handed over on the next poll) or is on the hub only (published right
+   * before the question: the hub's last enqueued sequence number says so); at the end once it was
+   * read, as the hub says.
+   */
+  @Test
+  void notAtTheEndWhileAnEventWaitsPastTheReadPosition() {
+    String me = "vm-" + UUID.randomUUID();
+    publish("commands", me, "one");
+    publish("commands", me, "two");
+    String one;
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      one = pollUntil(s, 1, Duration.ofSeconds(30)).get(0);
+    }
+    assertThat(one).startsWith("one@");
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.readOneAtATime();
+      s.open(Optional.of(one.substring(one.indexOf('@') + 1)));
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
+          .singleElement()
+          .asString()
+          .startsWith("two@");
+      publish("commands", me, "three");
+      assertThat(s.atEnd()).as("three waits").isFalse();
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
+          .singleElement()
+          .asString()
+          .startsWith("three@");
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      assertThat(s.atEnd()).as("everything read").isTrue();
+    }
   }
 
   @Test
