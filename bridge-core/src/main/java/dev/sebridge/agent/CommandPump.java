@@ -264,8 +264,9 @@ final class CommandPump implements AutoCloseable {
         marker.busy();
       } else if (next.isPresent()
           && !marker.isIdle() // (asked once: a source may ask its broker)
-          && source.atEnd()
-          && source.readPosition().equals(next)) {
+          && marker.position() == next.getAsLong() // the furthest read, not catching up to it
+          && source.readPosition().equals(next) // nothing read, not even other VMs' records
+          && source.atEnd()) {
         marker.idle(next.getAsLong()); // nothing there: the end of the stream, as far as it knows
       }
       return got;

@@ -52,22 +52,10 @@ final class ReadingMarker {
    * agent die at {@link #MAX_CRASHES} times, if so.
    */
   synchronized java.util.OptionalLong start() {
-    int before = crashes;
-    boolean wasRunning = running;
-    boolean wasIdle = idle;
-    if (running && position >= 0 && !idle) {
-      crashes++;
-    }
-    running = true;
-    idle = false; // this run's reads at the position decide again
-    try {
-      write();
-    } catch (RuntimeException e) { // not written: the start is tried again, and counts the same
-      crashes = before;
-      running = wasRunning;
-      idle = wasIdle;
-      throw e;
-    }
+    int counted = running && position >= 0 && !idle ? crashes + 1 : crashes;
+    // this run's reads at the position decide again (not idle); not written: the start is tried
+    // again, and counts the same
+    commit(position, counted, true, false);
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
         : java.util.OptionalLong.empty();
@@ -82,20 +70,13 @@ final class ReadingMarker {
     if (stopped) {
       return;
     }
-    if (recordSkipped) {
-      position++;
-    }
-    crashes = 0;
-    write();
+    commit(recordSkipped ? position + 1 : position, 0, running, idle);
   }
 
   /** Before a read from {@code next}: recorded when it is further than before. */
   synchronized void reading(long next) {
     if (!stopped && next > position) {
-      position = next;
-      crashes = 0;
-      idle = false;
-      write();
+      commit(next, 0, running, false);
     }
   }
 
@@ -106,8 +87,7 @@ final class ReadingMarker {
    */
   synchronized void idle(long at) {
     if (!stopped && !idle && at == position) {
-      idle = true;
-      write();
+      commit(position, crashes, running, true);
     }
   }
 
@@ -119,8 +99,7 @@ final class ReadingMarker {
   /** A read handed records over: a death while they are handled is counted. */
   synchronized void busy() {
     if (!stopped && idle) {
-      idle = false;
-      write();
+      commit(position, crashes, running, false);
     }
   }
 
@@ -134,10 +113,8 @@ final class ReadingMarker {
     if (stopped) {
       return;
     }
+    commit(position, 0, false, idle);
     stopped = true;
-    running = false;
-    crashes = 0;
-    write();
   }
 
   synchronized int crashes() {
@@ -149,7 +126,12 @@ final class ReadingMarker {
     return position;
   }
 
-  private void write() {
+  /**
+   * Writes the marker as it is to be, then takes it on: a write that fails changes nothing, so the
+   * same call made again writes it again (before, the fields changed first, and a call repeated
+   * after a failed write found nothing to do: the file kept the old position while reads went on).
+   */
+  private void commit(long position, int crashes, boolean running, boolean idle) {
     ObjectNode n = JSON.createObjectNode();
     n.put("position", position);
     n.put("crashes", crashes);
@@ -160,5 +142,9 @@ final class ReadingMarker {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    this.position = position;
+    this.crashes = crashes;
+    this.running = running;
+    this.idle = idle;
   }
 }

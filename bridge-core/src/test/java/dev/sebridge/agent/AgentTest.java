@@ -506,6 +506,7 @@ class AgentTest {
     FailingCommandSourceProvider.oneAtATime.set(0);
     FailingCommandSourceProvider.position = 7L;
     FailingCommandSourceProvider.advancing = true;
+    FailingCommandSourceProvider.endAsked.set(0);
     try {
       startAgentWithTestCommandSource(Map.of());
       await().atMost(WAIT).until(() -> FailingCommandSourceProvider.opened.get() >= 2);
@@ -514,6 +515,9 @@ class AgentTest {
           .isEqualTo(1);
       assertThat(FailingCommandSourceProvider.position)
           .isGreaterThan(7L + CommandPump.CAREFUL_RECORDS);
+      // Every read moved the position (other VMs' records): the source was never asked whether
+      // it was at the end (Event Hubs would ask its hub each time).
+      assertThat(FailingCommandSourceProvider.endAsked).hasValue(0);
     } finally {
       FailingCommandSourceProvider.advancing = false;
       FailingCommandSourceProvider.position = null;

@@ -135,4 +135,45 @@ class ReadingMarkerTest {
       assertThat(new ReadingMarker(state, "kafka").crashes()).isEqualTo(1);
     }
   }
+
+  /**
+   * A write that fails (a full disk) changes nothing: the same call made again writes the marker.
+   * Before, the fields changed first, and the pump's next read at the same position found nothing
+   * to record: the file kept the old position, and deaths at the new one were counted at the old.
+   * (A directory where the write's temporary file goes makes the write fail, for root too.)
+   */
+  @Test
+  void aCallWhoseWriteFailedWritesWhenMadeAgain() throws Exception {
+    java.nio.file.Path blocker = dir.resolve("commands/reading-kafka.tmp");
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(5);
+      java.nio.file.Files.createDirectories(blocker);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.reading(6))
+          .isInstanceOf(java.io.UncheckedIOException.class);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.idle(5))
+          .isInstanceOf(java.io.UncheckedIOException.class);
+      assertThat(m.position()).as("as written").isEqualTo(5);
+      java.nio.file.Files.delete(blocker);
+      m.reading(6); // the pump's read, made again
+    }
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start(); // a death while reading at 6
+      assertThat(m.position()).isEqualTo(6);
+      assertThat(m.crashes()).as("counted at 6").isEqualTo(1);
+      // Idle at 6, not written: made again, it is.
+      java.nio.file.Files.createDirectories(blocker);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.idle(6))
+          .isInstanceOf(java.io.UncheckedIOException.class);
+      java.nio.file.Files.delete(blocker);
+      m.idle(6);
+    }
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      assertThat(m.crashes()).as("died idle: not counted").isEqualTo(1);
+    }
+  }
 }

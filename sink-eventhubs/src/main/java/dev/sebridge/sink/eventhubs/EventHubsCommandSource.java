@@ -2,6 +2,7 @@ package dev.sebridge.sink.eventhubs;
 
 import com.azure.messaging.eventhubs.EventData;
 import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
+import com.azure.messaging.eventhubs.PartitionProperties;
 import com.azure.messaging.eventhubs.models.EventPosition;
 import com.azure.messaging.eventhubs.models.PartitionEvent;
 import com.azure.messaging.eventhubs.models.ReceiveOptions;
@@ -238,12 +239,13 @@ public final class EventHubsCommandSource implements CommandSource {
   private boolean endAnswer;
 
   /**
-   * Asks the hub for the partition's last enqueued sequence number (a management request): at the
-   * end when it is before the read position, so no event is left to read, in the client's prefetch
-   * or on the hub. Asked once per read position (the agent asks only after a read that found
-   * nothing, while its reading marker is not idle yet): a VM's agent asks about as often as events
-   * reach its partition, never in a loop. False when the hub does not answer in {@link
-   * #END_TIMEOUT}, or events wait here.
+   * Asks the hub for the partition's properties (a management request): at the end when the
+   * partition is empty (every event expired) or its last enqueued event is before the read
+   * position, so no event is left to read, in the client's prefetch or on the hub. Asked once per
+   * read position, whatever the answer (an error or no answer in {@link #END_TIMEOUT} is "cannot
+   * tell": false, logged, and not asked again there); the agent asks only after a read that found
+   * nothing and moved nothing, at the furthest position it read: about once per event of its own,
+   * never in a loop.
    */
   @Override
   public synchronized boolean atEnd() {
@@ -254,21 +256,23 @@ public final class EventHubsCommandSource implements CommandSource {
     if (next.getAsLong() == endAskedAt) {
       return endAnswer;
     }
-    boolean atEnd;
-    try {
-      atEnd =
-          client
-                  .getPartitionProperties(partitionId)
-                  .block(END_TIMEOUT)
-                  .getLastEnqueuedSequenceNumber()
-              < next.getAsLong();
-    } catch (RuntimeException e) {
-      LOG.debug("cannot tell whether hub {} has more commands: {}", hub, e.toString());
-      return false; // asked again at the next empty read
-    }
     endAskedAt = next.getAsLong();
-    endAnswer = atEnd;
-    return atEnd;
+    endAnswer = false;
+    try {
+      PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
+      if (p == null) {
+        throw new IllegalStateException("no answer");
+      }
+      endAnswer = p.isEmpty() || p.getLastEnqueuedSequenceNumber() < next.getAsLong();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "cannot tell whether hub {} has commands past sequence number {}: {}; a death of the"
+              + " agent there counts toward skipping the record there",
+          hub,
+          next.getAsLong(),
+          e.toString());
+    }
+    return endAnswer;
   }
 
   @Override
@@ -303,6 +307,7 @@ public final class EventHubsCommandSource implements CommandSource {
   @Override
   public synchronized void close() {
     open = false;
+    endAskedAt = -1; // asked again after a reopen
     if (stream != null) {
       stream.dispose();
       stream = null;

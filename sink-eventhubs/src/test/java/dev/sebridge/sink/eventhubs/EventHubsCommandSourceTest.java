@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sebridge.command.CommandPartitioning;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.sink.eventhubs.testing.EventHubsTestHub;
+import dev.sebridge.sink.eventhubs.testing.EventHubsTestPeer;
 import dev.sebridge.spi.CommandSource;
 import dev.sebridge.spi.ReceivedCommand;
 import dev.sebridge.testing.CommandSourceContractTest;
@@ -90,13 +91,15 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
   }
 
   /**
-   * Not at the end while an event waits past the read position, whether it already reached the
-   * source (one at a time: handed over on the next poll) or is on the hub only (published right
-   * before the question: the hub's last enqueued sequence number says so); at the end once it was
-   * read, as the hub says.
+   * Not at the end while an event waits on the hub that has not reached the source (the peer holds
+   * its deliveries): the hub's last enqueued sequence number says so. At the end once it was read.
+   * Asked once per read position, whatever the answer.
    */
   @Test
-  void notAtTheEndWhileAnEventWaitsPastTheReadPosition() {
+  void notAtTheEndWhileAnEventWaitsOnTheHub() {
+    // The class's own hub. (Against the emulator, which cannot hold, "three" may reach the source
+    // first: not at the end all the same, from what the source holds.)
+    EventHubsTestPeer peer = namespace.peer().orElse(null);
     String me = "vm-" + UUID.randomUUID();
     publish("commands", me, "one");
     publish("commands", me, "two");
@@ -113,8 +116,19 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
           .singleElement()
           .asString()
           .startsWith("two@");
-      publish("commands", me, "three");
-      assertThat(s.atEnd()).as("three waits").isFalse();
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      if (peer != null) {
+        peer.holdDeliveries(true);
+      }
+      try {
+        publish("commands", me, "three");
+        assertThat(s.poll(Duration.ofMillis(200))).as("held").isEmpty();
+        assertThat(s.atEnd()).as("three waits on the hub").isFalse();
+      } finally {
+        if (peer != null) {
+          peer.holdDeliveries(false);
+        }
+      }
       assertThat(pollUntil(s, 1, Duration.ofSeconds(30)))
           .singleElement()
           .asString()

@@ -65,6 +65,7 @@ public final class EventHubsTestPeer implements AutoCloseable {
   private final List<String> tokens = new CopyOnWriteArrayList<>();
   private final Map<String, Integer> readers = new HashMap<>();
   private volatile int maxMessageSize = 1024 * 1024;
+  private volatile boolean held;
   private volatile int port;
   private ServerSocket server;
   private Thread acceptor;
@@ -76,6 +77,18 @@ public final class EventHubsTestPeer implements AutoCloseable {
   }
 
   /** The message size sender links advertise (1 MB by default, as Standard and above). */
+  /**
+   * While held, the peer stores what is sent and answers management requests, but delivers no event
+   * to any reader (an event on the hub that has not reached the client yet).
+   */
+  public void holdDeliveries(boolean hold) {
+    this.held = hold;
+  }
+
+  boolean deliveriesHeld() {
+    return held;
+  }
+
   public EventHubsTestPeer maxMessageSize(int bytes) {
     this.maxMessageSize = bytes;
     return this;

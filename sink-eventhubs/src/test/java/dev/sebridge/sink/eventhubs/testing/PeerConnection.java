@@ -386,6 +386,9 @@ final class PeerConnection implements Runnable {
 
   /** Sends stored events to every reader with credit. */
   private void pump() {
+    if (peer.deliveriesHeld()) {
+      return;
+    }
     for (Reader r : readers) {
       Sender s = r.link();
       if (s.getLocalState() != EndpointState.ACTIVE) {
