@@ -3,7 +3,6 @@ package dev.sebridge.benchmarks;
 import com.nimbusds.jose.JWSAlgorithm;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigProblem;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
@@ -25,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -123,11 +121,6 @@ public final class FleetTickBenchmark implements AutoCloseable {
                 3,
                 Retention.closedEvents(Duration.ofHours(24)),
                 new TopologyObserver() {
-                  @Override
-                  public void applied(Instant envelopeTime) {}
-
-                  @Override
-                  public void approvedAfter(Duration sinceScheduled) {}
 
                   @Override
                   public void rolloutsTicked(Duration took) {
@@ -223,11 +216,11 @@ public final class FleetTickBenchmark implements AutoCloseable {
     this.groups = groups;
     long start = System.nanoTime();
     for (int i = 0; i < vms; i++) {
-      vmViews.pipeInput(vmId(i), vm(i, groups, now), now);
+      vmViews.pipeInput(FleetTickFixtures.vmId(i), FleetTickFixtures.vm(i, groups, now), now);
     }
     // A month of earlier rollouts: requests kept (fleet.history-retention), their events long gone.
     for (int i = 0; i < history; i++) {
-      requestViews.pipeInput("past-" + i, pastRequest(i, vms), now);
+      requestViews.pipeInput("past-" + i, FleetTickFixtures.pastRequest(i, vms), now);
     }
     List<String> freezes = new ArrayList<>();
     for (int i = 0; i < open; i++) {
@@ -290,7 +283,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
     now = now.plusSeconds(1);
     for (int i = 0; i < vms / 60; i++) {
       int vm = heartbeats++ % vms;
-      vmViews.pipeInput(vmId(vm), vm(vm, groups, now), now);
+      vmViews.pipeInput(FleetTickFixtures.vmId(vm), FleetTickFixtures.vm(vm, groups, now), now);
     }
     ticked = Double.NaN;
     long start = System.nanoTime();
@@ -303,7 +296,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
   }
 
   private String event(String id, String type, int vm, int groups) {
-    String vmId = vmId(vm);
+    String vmId = FleetTickFixtures.vmId(vm);
     eventViews.pipeInput(
         id.toLowerCase(Locale.ROOT),
         new EventView(
@@ -313,64 +306,23 @@ public final class FleetTickBenchmark implements AutoCloseable {
             T0.plusSeconds(900),
             -1,
             "planned",
-            List.of(name(vm)),
+            List.of(FleetTickFixtures.name(vm)),
             T0,
             T0,
             null,
             Map.of(
                 vmId,
                 new VmEventState(
-                    vmId, name(vm), zone(vm), scaleSet(vm, groups), "scheduled", null, T0, null))),
+                    vmId,
+                    FleetTickFixtures.name(vm),
+                    FleetTickFixtures.zone(vm),
+                    FleetTickFixtures.scaleSet(vm, groups),
+                    "scheduled",
+                    null,
+                    T0,
+                    null))),
         now);
     return id;
-  }
-
-  /** A request of an earlier rollout: sent, accepted by its one VM. */
-  private static RequestView pastRequest(int i, int vms) {
-    String vmId = vmId(i % vms);
-    Instant at = T0.minus(Duration.ofDays(1 + i % 29));
-    return new RequestView(
-        new ApprovalRequest(
-            "past-" + i, "P-" + i, List.of(vmId), "an earlier wave", "bench", at, "rollout:old"),
-        at,
-        Map.of(vmId, new RequestView.VmResult("c-" + i, "accepted", null, "posted", at)));
-  }
-
-  private static VmView vm(int i, int groups, Instant at) {
-    String vmId = vmId(i);
-    return new VmView(
-        vmId,
-        name(i),
-        null,
-        "sub-1",
-        "rg-" + (i % 7),
-        "westeurope",
-        zone(i),
-        scaleSet(i, groups),
-        "0.1.0",
-        at,
-        at,
-        at,
-        60,
-        Map.of(),
-        false,
-        Set.of());
-  }
-
-  private static String vmId(int i) {
-    return String.format("vm-%06d", i);
-  }
-
-  private static String name(int i) {
-    return String.format("web-%06d", i);
-  }
-
-  private static String zone(int i) {
-    return Integer.toString(i % 3 + 1);
-  }
-
-  private static String scaleSet(int i, int groups) {
-    return "ss-" + (i % groups);
   }
 
   @Override

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -83,10 +82,10 @@ public final class RolloutPlanner {
     RolloutMembers.join(r, w, vms, limits, full);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
-      RolloutVm v = observe(r, e.getValue(), w, now);
+      RolloutVm v = VmProgress.observe(r, e.getValue(), w, now);
       e.setValue(v);
       if (halt == null) {
-        halt = failure(v, w, now);
+        halt = VmProgress.failure(v, w, now);
       }
     }
     RolloutMembers.waitForReports(r, w, vms, unreported, now);
@@ -164,77 +163,6 @@ public final class RolloutPlanner {
         waves,
         history,
         unreported);
-  }
-
-  /** Moves a VM on by what the fleet sees of it. */
-  private static RolloutVm observe(Rollout r, RolloutVm v, World w, Instant now) {
-    if (v.done()) {
-      return v;
-    }
-    VmEventState s = w.eventVms(v.eventId()).get(v.vmId());
-    if (s == null) {
-      return PlacedProgress.observe(r, v, w, now);
-    }
-    String status = s.status();
-    Instant deadline = now.plus(r.spec().timeout());
-    if ("canceled".equals(status) || ("inferred".equals(status) && "canceled".equals(s.guess()))) {
-      return v.phase(RolloutVm.CANCELED);
-    }
-    if (s != null && s.vanished()) {
-      // Nothing heard from it for fleet.vm-retention: as it was. Pending, its event waits for it
-      // like any unreported VM (and halts naming it); released, it is not back until heard from.
-      return v;
-    }
-    if ("started".equals(status)
-        && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {
-      return v.started(now, deadline);
-    }
-    if ("approved".equals(status) && v.phase().equals(RolloutVm.PENDING)) {
-      // someone else approved the event (another VM, the API): it is released all the same
-      return v.started(now, deadline).phase(RolloutVm.APPROVED);
-    }
-    if (("completed".equals(status) || "inferred".equals(status))
-        && !v.phase().equals(RolloutVm.COMPLETED)) {
-      // On to the agent's heartbeat in the same step, as the ledger's entry moves on (LedgerEntry
-      // .next): the rollout and the ledger count the VM back at the same moment.
-      v = v.completed(s.since() == null ? now : s.since(), deadline);
-    }
-    if (v.phase().equals(RolloutVm.COMPLETED)) {
-      if (v.agentBackAt() == null) {
-        Optional<Instant> heard = w.lastHeartbeat(v.vmId());
-        if (heard.isPresent() && heard.get().isAfter(v.completedAt())) {
-          v = v.agentBack(now);
-        }
-      }
-      if (v.agentBackAt() != null && !now.isBefore(v.agentBackAt().plus(r.spec().settle()))) {
-        return v.back(now);
-      }
-    }
-    return v;
-  }
-
-  /** Why this VM halts the rollout, if it does. */
-  private static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
-    if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
-      Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
-      if (result.isEmpty() && v.name() != null && !w.eventVms(v.eventId()).containsKey(v.vmId())) {
-        // acknowledged for through Azure's Maintenance API: its outcome is under its name
-        result =
-            w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
-      }
-      if (result.isPresent()) {
-        return new Rollout.Halt(
-            v.vmId(),
-            v.eventId(),
-            "approval " + result.get().outcome() + " on " + label(v) + ": " + result.get().reason(),
-            now);
-      }
-    }
-    if (v.unavailable() && v.deadline() != null && now.isAfter(v.deadline())) {
-      return new Rollout.Halt(
-          v.vmId(), v.eventId(), label(v) + " is not back in time (still " + v.phase() + ")", now);
-    }
-    return null;
   }
 
   /** An event with more pending VMs in one group than the group's limit can never be released. */
@@ -352,9 +280,5 @@ public final class RolloutPlanner {
               placed));
     }
     return releases;
-  }
-
-  private static String label(RolloutVm v) {
-    return v.name() == null ? v.vmId() : v.name() + " (" + v.vmId() + ")";
   }
 }

@@ -299,30 +299,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private void step(Rollout r, RolloutPlanner.Step s) {
     for (RolloutPlanner.Release release : s.releases()) {
-      String reason =
-          (r.origin().startsWith("policy:") ? r.origin().substring(7) : "rollout " + r.id())
-              + " wave "
-              + release.wave()
-              + ": "
-              + r.reason();
-      // VMs without a report of the event: acknowledged for through Azure's Maintenance API
-      // (the planner names them only when this instance acknowledges and Azure gave the ARM id).
-      String resource = world.scheduledEventResource(release.eventId());
       ApprovalRequest request =
-          new ApprovalRequest(
-              release.requestId(),
-              release.eventId(),
-              release.vmIds(),
-              reason,
-              r.requestedBy(),
-              now(),
-              "rollout:" + r.id(),
-              null,
-              null,
-              null,
-              release.acknowledge().isEmpty() || resource == null
-                  ? null
-                  : new dev.sebridge.fleet.model.Acknowledgement(resource, release.acknowledge()));
+          ReleaseRequests.of(r, release, world.scheduledEventResource(release.eventId()), now());
       context.forward(
           new Record<String, Object>(
               release.requestId(), request.admit(), context.currentSystemTimeMs()),

@@ -73,11 +73,6 @@ class CentralEventsTopologyTest {
     }
     TopologyObserver observer =
         new TopologyObserver() {
-          @Override
-          public void applied(Instant envelopeTime) {}
-
-          @Override
-          public void approvedAfter(Duration sinceScheduled) {}
 
           @Override
           public void seenByBoth(Source first, Duration lead) {

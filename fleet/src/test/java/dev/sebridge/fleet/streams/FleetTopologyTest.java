@@ -71,8 +71,6 @@ class FleetTopologyTest {
     key = new ECKeyGenerator(Curve.P_256).keyID("fleet-key").generate();
     TopologyObserver observer =
         new TopologyObserver() {
-          @Override
-          public void applied(Instant envelopeTime) {}
 
           @Override
           public void approvedAfter(Duration sinceScheduled) {

@@ -111,11 +111,6 @@ class PolicyAndRolloutTopologyTest {
                 3,
                 Retention.closedEvents(Duration.ofHours(24)),
                 new TopologyObserver() {
-                  @Override
-                  public void applied(Instant envelopeTime) {}
-
-                  @Override
-                  public void approvedAfter(Duration sinceScheduled) {}
 
                   @Override
                   public void misrouted() {

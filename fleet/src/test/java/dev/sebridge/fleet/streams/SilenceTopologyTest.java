@@ -52,9 +52,6 @@ class SilenceTopologyTest {
           public void applied(Instant envelopeTime) {
             applied.add(envelopeTime);
           }
-
-          @Override
-          public void approvedAfter(Duration sinceScheduled) {}
         };
     TopologyObserver observer = TopologyObserver.all(recorder, tallies);
     try (TopologyTestDriver driver =

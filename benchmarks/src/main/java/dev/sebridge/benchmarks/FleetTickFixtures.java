@@ -1,0 +1,63 @@
+package dev.sebridge.benchmarks;
+
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The generated fleet of {@link FleetTickBenchmark}: its VMs' views and the earlier requests. */
+final class FleetTickFixtures {
+  private FleetTickFixtures() {}
+
+  /** A request of an earlier rollout: sent, accepted by its one VM. */
+  static RequestView pastRequest(int i, int vms) {
+    String vmId = vmId(i % vms);
+    Instant at = FleetTickBenchmark.T0.minus(Duration.ofDays(1 + i % 29));
+    return new RequestView(
+        new ApprovalRequest(
+            "past-" + i, "P-" + i, List.of(vmId), "an earlier wave", "bench", at, "rollout:old"),
+        at,
+        Map.of(vmId, new RequestView.VmResult("c-" + i, "accepted", null, "posted", at)));
+  }
+
+  static VmView vm(int i, int groups, Instant at) {
+    String vmId = vmId(i);
+    return new VmView(
+        vmId,
+        name(i),
+        null,
+        "sub-1",
+        "rg-" + (i % 7),
+        "westeurope",
+        zone(i),
+        scaleSet(i, groups),
+        "0.1.0",
+        at,
+        at,
+        at,
+        60,
+        Map.of(),
+        false,
+        Set.of());
+  }
+
+  static String vmId(int i) {
+    return String.format("vm-%06d", i);
+  }
+
+  static String name(int i) {
+    return String.format("web-%06d", i);
+  }
+
+  static String zone(int i) {
+    return Integer.toString(i % 3 + 1);
+  }
+
+  static String scaleSet(int i, int groups) {
+    return "ss-" + (i % groups);
+  }
+}
