@@ -264,10 +264,12 @@ final class CommandPump implements AutoCloseable {
         marker.busy();
       } else if (next.isPresent()
           && !marker.isIdle() // (asked once: a source may ask its broker)
-          && marker.position() == next.getAsLong() // the furthest read, not catching up to it
           && source.readPosition().equals(next) // nothing read, not even other VMs' records
           && source.atEnd()) {
-        marker.idle(next.getAsLong()); // nothing there: the end of the stream, as far as it knows
+        // Nothing there: the end of the stream, as far as it knows; nothing either where the
+        // marker counts deaths, at or past it (a source that starts behind it, at the last
+        // command of the VM's own, and finds the records since then gone: Event Hubs' retention).
+        marker.idle(marker.position());
       }
       return got;
     } catch (UnsafeSourceException e) {

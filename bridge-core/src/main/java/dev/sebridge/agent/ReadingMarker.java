@@ -47,11 +47,14 @@ final class ReadingMarker {
 
   /**
    * Called once when the agent starts reading: counts a death if the last run did not stop cleanly
-   * and was not idle (a read at its position had found nothing, and none had found anything since:
-   * a VM hard-reset while quiet, which no record caused). Returns the position its record made the
-   * agent die at {@link #MAX_CRASHES} times, if so.
+   * and was not idle (a read had found the end of the stream, at or behind the position, and none
+   * had found anything since: a VM hard-reset while quiet, which no record caused). Returns the
+   * position its record made the agent die at {@link #MAX_CRASHES} times, if so.
    */
   synchronized java.util.OptionalLong start() {
+    if (stopped) {
+      return java.util.OptionalLong.empty(); // the stop came first: nothing more is recorded
+    }
     int counted = running && position >= 0 && !idle ? crashes + 1 : crashes;
     // this run's reads at the position decide again (not idle); not written: the start is tried
     // again, and counts the same
@@ -81,9 +84,11 @@ final class ReadingMarker {
   }
 
   /**
-   * A read from {@code at} found nothing and left the position there: a death from now until a read
-   * finds something is no record's doing, and is not counted. (A record that kills the agent in the
-   * very next read is counted from the next run on: each run's first read decides again.)
+   * A read found the end of the stream (the pump passes the marker's own position: a read behind it
+   * that found the end found nothing at it either): a death from now until a read finds something
+   * is no record's doing, and is not counted. Nothing is marked at another position. (A record that
+   * kills the agent in the very next read is counted from the next run on: each run's first read
+   * decides again.)
    */
   synchronized void idle(long at) {
     if (!stopped && !idle && at == position) {

@@ -39,10 +39,11 @@ public interface CommandSource extends AutoCloseable {
 
   /**
    * Whether the last {@link #poll} left the reader at the end of the stream: nothing was there to
-   * read (Kafka: the lag its last fetch reported is 0; Event Hubs: the partition's last enqueued
-   * event is before the read position, asked of the hub once per position). False when it cannot
-   * say (a fetch still on its way may hold a record, the broker did not answer). The agent asks
-   * after a read that found nothing, once until a read hands records over again.
+   * read (Kafka: the lag its last fetch reported is 0; Event Hubs: the partition is empty or its
+   * last enqueued event is before the read position, asked of the hub once per position, again a
+   * minute or so after a question that failed). False when it cannot say (a fetch still on its way
+   * may hold a record, the broker did not answer). The agent asks after a read that found nothing
+   * and moved nothing, once until a read hands records over again.
    */
   default boolean atEnd() {
     return false;

@@ -552,6 +552,38 @@ class AgentTest {
     }
   }
 
+  /**
+   * A source that starts behind the marker (at the VM's last own command, the marker past the other
+   * VMs' records read since) and finds the end there marks the marker idle where it counts deaths:
+   * nothing is there either (Event Hubs' retention took those records). Before, only a read at the
+   * marker's own position could, so such a VM's hard resets were all counted.
+   */
+  @Test
+  @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
+  void aSourceAtItsEndBehindTheMarkerMarksItIdleWhereItIs() throws Exception {
+    try (dev.sebridge.state.StateDirectory state =
+        dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())) {
+      state.write(
+          "commands/reading-" + FailingCommandSourceProvider.NAME,
+          "{\"position\":9,\"crashes\":0,\"running\":true}"
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.polls.set(0);
+    FailingCommandSourceProvider.position = 5L;
+    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
+    try {
+      startAgentWithTestCommandSource(Map.of());
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 2);
+      JsonNode m = new com.fasterxml.jackson.databind.ObjectMapper().readTree(marker.toFile());
+      assertThat(m.path("position").asLong()).isEqualTo(9L);
+      assertThat(m.path("crashes").asInt()).as("the death before: counted").isEqualTo(1);
+      assertThat(m.path("idle").asBoolean()).as("marker %s", m).isTrue();
+    } finally {
+      FailingCommandSourceProvider.position = null;
+    }
+  }
+
   /** Defect 4: sinks made before the outbox are shut down when the outbox cannot be made. */
   @Test
   void aFailedBuildReleasesTheSinksAndTheStateDirectory() throws Exception {

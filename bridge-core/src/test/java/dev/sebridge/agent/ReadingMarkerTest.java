@@ -107,7 +107,10 @@ class ReadingMarkerTest {
     }
   }
 
-  /** An idle read at a position before the marker's (read again after a restart) marks nothing. */
+  /**
+   * The marker is idle only at its own position: the pump marks it there, also after a read behind
+   * it that found the end (AgentTest.aSourceAtItsEndBehindTheMarkerMarksItIdleWhereItIs).
+   */
   @Test
   void anIdleReadBehindTheMarkerMarksNothing() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
@@ -174,6 +177,24 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       assertThat(m.crashes()).as("died idle: not counted").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A stop that came before the pump started (its close gave up waiting for the pump's thread)
+   * stays a clean stop: the late start records nothing, so the next run counts no death.
+   */
+  @Test
+  void aStartAfterTheStopRecordsNothing() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(5);
+      m.stopped();
+      assertThat(m.start()).isEmpty();
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      next.start();
+      assertThat(next.crashes()).as("no death").isZero();
     }
   }
 }

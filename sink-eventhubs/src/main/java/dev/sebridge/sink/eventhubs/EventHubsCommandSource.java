@@ -235,17 +235,21 @@ public final class EventHubsCommandSource implements CommandSource {
   /** How long {@link #atEnd} waits for the hub's answer; then it says it cannot tell. */
   static final Duration END_TIMEOUT = Duration.ofSeconds(10);
 
+  /** How long after a question that failed {@link #atEnd} asks again at the same position. */
+  static final Duration END_RETRY = Duration.ofMinutes(1);
+
   private long endAskedAt = -1; // the read position atEnd last asked the hub at
   private boolean endAnswer;
+  private java.time.Instant endFailedAt; // when to ask again after that question failed, or null
 
   /**
    * Asks the hub for the partition's properties (a management request): at the end when the
    * partition is empty (every event expired) or its last enqueued event is before the read
    * position, so no event is left to read, in the client's prefetch or on the hub. Asked once per
-   * read position, whatever the answer (an error or no answer in {@link #END_TIMEOUT} is "cannot
-   * tell": false, logged, and not asked again there); the agent asks only after a read that found
-   * nothing and moved nothing, at the furthest position it read: about once per event of its own,
-   * never in a loop.
+   * read position (an error or no answer in {@link #END_TIMEOUT} is "cannot tell": false, logged,
+   * and asked again at the same position only one to two {@link #END_RETRY} later); the agent asks
+   * only after a read that found nothing and moved nothing, while its marker is not idle: about
+   * once per burst of events on the partition, never in a loop.
    */
   @Override
   public synchronized boolean atEnd() {
@@ -253,11 +257,13 @@ public final class EventHubsCommandSource implements CommandSource {
     if (!open || stream == null || partitionId == null || next.isEmpty() || !received.isEmpty()) {
       return false;
     }
-    if (next.getAsLong() == endAskedAt) {
+    if (next.getAsLong() == endAskedAt
+        && (endFailedAt == null || clock.instant().isBefore(endFailedAt))) {
       return endAnswer;
     }
     endAskedAt = next.getAsLong();
     endAnswer = false;
+    endFailedAt = null;
     try {
       PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
       if (p == null) {
@@ -265,6 +271,14 @@ public final class EventHubsCommandSource implements CommandSource {
       }
       endAnswer = p.isEmpty() || p.getLastEnqueuedSequenceNumber() < next.getAsLong();
     } catch (RuntimeException e) {
+      // Asked again after END_RETRY and up to as long again: the VMs of a hub that failed them
+      // all do not ask again all at once.
+      endFailedAt =
+          clock
+              .instant()
+              .plus(END_RETRY)
+              .plusMillis(
+                  java.util.concurrent.ThreadLocalRandom.current().nextLong(END_RETRY.toMillis()));
       LOG.warn(
           "cannot tell whether hub {} has commands past sequence number {}: {}; a death of the"
               + " agent there counts toward skipping the record there",

@@ -93,7 +93,6 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
   /**
    * Not at the end while an event waits on the hub that has not reached the source (the peer holds
    * its deliveries): the hub's last enqueued sequence number says so. At the end once it was read.
-   * Asked once per read position, whatever the answer.
    */
   @Test
   void notAtTheEndWhileAnEventWaitsOnTheHub() {

@@ -76,7 +76,6 @@ public final class EventHubsTestPeer implements AutoCloseable {
     return this;
   }
 
-  /** The message size sender links advertise (1 MB by default, as Standard and above). */
   /**
    * While held, the peer stores what is sent and answers management requests, but delivers no event
    * to any reader (an event on the hub that has not reached the client yet).
@@ -89,6 +88,7 @@ public final class EventHubsTestPeer implements AutoCloseable {
     return held;
   }
 
+  /** The message size sender links advertise (1 MB by default, as Standard and above). */
   public EventHubsTestPeer maxMessageSize(int bytes) {
     this.maxMessageSize = bytes;
     return this;
