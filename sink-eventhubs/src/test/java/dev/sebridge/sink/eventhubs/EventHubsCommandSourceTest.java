@@ -137,6 +137,38 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
     }
   }
 
+  /**
+   * A question the hub failed is "cannot tell", and is asked again at the same position only one to
+   * two minutes later (the VMs of a hub that failed them all do not ask again at once, nor twice a
+   * second each).
+   */
+  @Test
+  void aQuestionTheHubFailedIsAskedAgainOnlyMinutesLater() {
+    EventHubsTestPeer peer = namespace.peer().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        peer != null, "only the AMQP test peer can refuse management requests");
+    dev.sebridge.testing.MutableClock clock =
+        new dev.sebridge.testing.MutableClock(java.time.Instant.now());
+    String me = "vm-" + UUID.randomUUID();
+    publish("commands", me, "one");
+    try (CommandSource s = source("commands", me, clock)) {
+      s.open(Optional.empty());
+      assertThat(pollUntil(s, 1, Duration.ofSeconds(30))).hasSize(1);
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      peer.failManagement(true);
+      try {
+        assertThat(s.atEnd()).as("the hub refused").isFalse();
+      } finally {
+        peer.failManagement(false);
+      }
+      assertThat(s.atEnd()).as("not asked again at once").isFalse();
+      clock.advance(EventHubsCommandSource.END_RETRY.minusSeconds(1));
+      assertThat(s.atEnd()).as("nor within a minute").isFalse();
+      clock.advance(EventHubsCommandSource.END_RETRY.plusSeconds(2));
+      assertThat(s.atEnd()).as("asked again two minutes later").isTrue();
+    }
+  }
+
   @Test
   void readsOnlyItsOwnCommandsFromItsPartitionAndResumesAfterTheStoredPosition() {
     String me = "vm-" + UUID.randomUUID();

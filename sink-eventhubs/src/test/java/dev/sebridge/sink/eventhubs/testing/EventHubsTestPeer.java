@@ -66,6 +66,7 @@ public final class EventHubsTestPeer implements AutoCloseable {
   private final Map<String, Integer> readers = new HashMap<>();
   private volatile int maxMessageSize = 1024 * 1024;
   private volatile boolean held;
+  private volatile boolean managementFails;
   private volatile int port;
   private ServerSocket server;
   private Thread acceptor;
@@ -86,6 +87,15 @@ public final class EventHubsTestPeer implements AutoCloseable {
 
   boolean deliveriesHeld() {
     return held;
+  }
+
+  /** While set, a partition's properties are refused (403), as a hub that denies the request. */
+  public void failManagement(boolean fail) {
+    this.managementFails = fail;
+  }
+
+  boolean managementFails() {
+    return managementFails;
   }
 
   /** The message size sender links advertise (1 MB by default, as Standard and above). */

@@ -516,6 +516,9 @@ final class PeerConnection implements Runnable {
       return status(200, "OK", body);
     }
     if ("com.microsoft:partition".equals(props.get("type"))) {
+      if (peer.managementFails()) {
+        return status(403, "Forbidden: the test peer refuses management requests", null);
+      }
       Partition p = hub.partition(String.valueOf(props.get("partition")));
       if (p == null) {
         return status(404, "no partition " + props.get("partition"), null);
