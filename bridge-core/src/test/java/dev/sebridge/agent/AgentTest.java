@@ -459,20 +459,15 @@ class AgentTest {
     java.util.concurrent.CountDownLatch close = new java.util.concurrent.CountDownLatch(1);
     FailingCommandSourceProvider.pollGate = poll;
     FailingCommandSourceProvider.closeGate = close;
-    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
-    com.fasterxml.jackson.databind.ObjectMapper json =
-        new com.fasterxml.jackson.databind.ObjectMapper();
     try {
       for (int run = 1; run <= 3; run++) {
         int before = FailingCommandSourceProvider.polls.get();
         startAgentWithTestCommandSource(Map.of("agent.shutdown-timeout", "1s"));
         await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > before);
-        assertThat(json.readTree(marker.toFile()).path("crashes").asInt())
-            .as("deaths counted at start %d", run)
-            .isZero();
+        assertThat(marker().path("crashes").asInt()).as("deaths counted at start %d", run).isZero();
         agent.close(); // the pump's thread still hangs in the source's close
         agent = null;
-        JsonNode m = json.readTree(marker.toFile());
+        JsonNode m = marker();
         assertThat(m.path("running").asBoolean()).as("marker after stop %d: %s", run, m).isFalse();
         assertThat(m.path("position").asLong()).isEqualTo(7L);
       }
@@ -494,13 +489,7 @@ class AgentTest {
   @Test
   @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
   void afterADeathTheSourceIsReadOneAtATimeOnlyPastTheRecordsOneReadCouldHold() throws Exception {
-    try (dev.sebridge.state.StateDirectory state =
-        dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())) {
-      state.write(
-          "commands/reading-" + FailingCommandSourceProvider.NAME,
-          "{\"position\":7,\"crashes\":0,\"running\":true}"
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
+    writeMarker("{\"position\":7,\"crashes\":0,\"running\":true}");
     FailingCommandSourceProvider.failures.set(0);
     FailingCommandSourceProvider.opened.set(0);
     FailingCommandSourceProvider.oneAtATime.set(0);
@@ -535,13 +524,10 @@ class AgentTest {
     FailingCommandSourceProvider.polls.set(0);
     FailingCommandSourceProvider.position = 9L;
     FailingCommandSourceProvider.endAsked.set(0);
-    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
-    com.fasterxml.jackson.databind.ObjectMapper json =
-        new com.fasterxml.jackson.databind.ObjectMapper();
     try {
       startAgentWithTestCommandSource(Map.of());
       await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 2);
-      JsonNode m = json.readTree(marker.toFile());
+      JsonNode m = marker();
       assertThat(m.path("position").asLong()).isEqualTo(9L);
       assertThat(m.path("idle").asBoolean()).as("marker %s", m).isTrue();
       assertThat(m.path("running").asBoolean()).isTrue();
@@ -561,21 +547,14 @@ class AgentTest {
   @Test
   @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
   void aSourceAtItsEndBehindTheMarkerMarksItIdleWhereItIs() throws Exception {
-    try (dev.sebridge.state.StateDirectory state =
-        dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())) {
-      state.write(
-          "commands/reading-" + FailingCommandSourceProvider.NAME,
-          "{\"position\":9,\"crashes\":0,\"running\":true}"
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
+    writeMarker("{\"position\":9,\"crashes\":0,\"running\":true}");
     FailingCommandSourceProvider.failures.set(0);
     FailingCommandSourceProvider.polls.set(0);
     FailingCommandSourceProvider.position = 5L;
-    Path marker = dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME);
     try {
       startAgentWithTestCommandSource(Map.of());
       await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 2);
-      JsonNode m = new com.fasterxml.jackson.databind.ObjectMapper().readTree(marker.toFile());
+      JsonNode m = marker();
       assertThat(m.path("position").asLong()).isEqualTo(9L);
       assertThat(m.path("crashes").asInt()).as("the death before: counted").isEqualTo(1);
       assertThat(m.path("idle").asBoolean()).as("marker %s", m).isTrue();
@@ -651,5 +630,22 @@ class AgentTest {
     sim.injectFault(new Fault.Status(500, null), 1000);
     await().atMost(Duration.ofSeconds(20)).until(() -> !agent.readinessProblems().isEmpty());
     assertThat(agent.readinessProblems()).anyMatch(p -> p.contains("IMDS has not answered"));
+  }
+
+  /** The test command source's reading marker, as a run before left it. */
+  private void writeMarker(String json) {
+    try (dev.sebridge.state.StateDirectory state =
+        dev.sebridge.state.StateDirectory.open(dir.resolve("state"), java.time.Clock.systemUTC())) {
+      state.write(
+          "commands/reading-" + FailingCommandSourceProvider.NAME,
+          json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The test command source's reading marker as the agent wrote it. */
+  private JsonNode marker() throws java.io.IOException {
+    return new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(
+            dir.resolve("state/commands/reading-" + FailingCommandSourceProvider.NAME).toFile());
   }
 }
