@@ -158,6 +158,9 @@ final class CommandPump implements AutoCloseable {
             h.handle(batch);
             handled.addAndGet(batch.size());
           }
+          if (readFrom.isPresent()) { // the read and its handling lived: a stop now forgives
+            marker.lived(readFrom.getAsLong());
+          }
           if (carefulUntil >= 0 && marker.position() > carefulUntil) {
             LOG.info(
                 "read past position {} alive: reading approval commands in batches again",
@@ -253,13 +256,18 @@ final class CommandPump implements AutoCloseable {
     }
   }
 
+  // Where the last read that returned started (the pump's thread only).
+  private java.util.OptionalLong readFrom = java.util.OptionalLong.empty();
+
   private List<ReceivedCommand> read(CommandSource source) throws SourceFailure {
     try {
       java.util.OptionalLong next = source.readPosition();
       if (next.isPresent()) {
         marker.reading(next.getAsLong());
       }
+      readFrom = java.util.OptionalLong.empty();
       List<ReceivedCommand> got = source.poll(POLL);
+      readFrom = next;
       if (!got.isEmpty()) {
         marker.busy();
       } else if (next.isPresent()

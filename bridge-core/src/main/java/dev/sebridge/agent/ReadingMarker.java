@@ -25,7 +25,10 @@ final class ReadingMarker {
   private int crashes;
   private boolean running;
   private boolean idle;
+  private boolean started;
   private boolean stopped;
+  // This run read at the position and handled what it found there (not written: a run's own).
+  private boolean lived;
 
   ReadingMarker(StateDirectory state, String sourceName) {
     this.state = state;
@@ -59,6 +62,7 @@ final class ReadingMarker {
     // this run's reads at the position decide again (not idle); not written: the start is tried
     // again, and counts the same
     commit(position, counted, true, false);
+    started = true;
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
         : java.util.OptionalLong.empty();
@@ -74,12 +78,26 @@ final class ReadingMarker {
       return;
     }
     commit(recordSkipped ? position + 1 : position, 0, running, idle);
+    lived = false;
   }
 
   /** Before a read from {@code next}: recorded when it is further than before. */
   synchronized void reading(long next) {
     if (!stopped && next > position) {
       commit(next, 0, running, false);
+      lived = false;
+    }
+  }
+
+  /**
+   * A read from {@code from} returned, and what it handed over was handled (or it found nothing):
+   * when that read started at or past the position, the record there did not kill this run, and a
+   * clean stop now forgives the deaths counted there. (A source that starts behind the marker, at
+   * the VM's last own command, reads records before the position first: those say nothing of it.)
+   */
+  synchronized void lived(long from) {
+    if (from >= position) {
+      lived = true;
     }
   }
 
@@ -109,16 +127,20 @@ final class ReadingMarker {
   }
 
   /**
-   * A clean stop: the next start is not a death, and the deaths counted so far are forgiven (the
-   * record there did not kill this run). Written once, by whichever comes first: the pump's thread
-   * as it ends, or the stop itself when that thread hangs (in a source's close); nothing the pump
-   * does afterwards is recorded.
+   * A clean stop: the next start is not a death. The deaths counted so far are forgiven only when
+   * this run read at their position and lived ({@link #lived}): a stop before that (the source
+   * never opened, a read that hung) says nothing of the record there, and forgave a poison's deaths
+   * before. A stop before the start writes nothing: the file still counts the last run's death.
+   * Written once, by whichever comes first: the pump's thread as it ends, or the stop itself when
+   * that thread hangs (in a source's close); nothing the pump does afterwards is recorded.
    */
   synchronized void stopped() {
     if (stopped) {
       return;
     }
-    commit(position, 0, false, idle);
+    if (started) {
+      commit(position, lived ? 0 : crashes, false, idle);
+    }
     stopped = true;
   }
 

@@ -481,6 +481,41 @@ class AgentTest {
   }
 
   /**
+   * A clean stop while the read at the position of earlier deaths hangs keeps those deaths: the
+   * record there did not let this run past it. A run that read there and lived forgives them on its
+   * clean stop. Before, any clean stop forgave them.
+   */
+  @Test
+  @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
+  void aCleanStopForgivesDeathsOnlyAfterAReadAtTheirPositionLived() throws Exception {
+    writeMarker("{\"position\":7,\"crashes\":1,\"running\":true}");
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.polls.set(0);
+    FailingCommandSourceProvider.position = 7L;
+    java.util.concurrent.CountDownLatch poll = new java.util.concurrent.CountDownLatch(1);
+    FailingCommandSourceProvider.pollGate = poll;
+    try {
+      startAgentWithTestCommandSource(Map.of("agent.shutdown-timeout", "1s"));
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 0);
+      agent.close(); // the read at 7 still hangs: interrupted
+      agent = null;
+      JsonNode m = marker();
+      assertThat(m.path("running").asBoolean()).as("marker %s", m).isFalse();
+      assertThat(m.path("crashes").asInt()).as("the deaths at 7: kept").isEqualTo(2);
+      FailingCommandSourceProvider.pollGate = null;
+      startAgentWithTestCommandSource(Map.of());
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 3);
+      agent.close();
+      agent = null;
+      assertThat(marker().path("crashes").asInt()).as("read at 7 and lived").isZero();
+    } finally {
+      FailingCommandSourceProvider.pollGate = null;
+      FailingCommandSourceProvider.position = null;
+      poll.countDown();
+    }
+  }
+
+  /**
    * After a death while reading, the source is read one record at a time, and only up to {@link
    * CommandPump#CAREFUL_RECORDS} records past the position of the death: then it is opened again to
    * read in batches. (A VM hard-reset by its own maintenance dies that way; reading one record a

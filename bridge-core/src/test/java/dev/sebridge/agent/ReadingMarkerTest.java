@@ -197,4 +197,67 @@ class ReadingMarkerTest {
       assertThat(next.crashes()).as("no death").isZero();
     }
   }
+
+  /** Two runs that died reading at {@code position}: two deaths counted, the second run's next. */
+  private static void diedTwiceAt(StateDirectory state, long position) {
+    for (int run = 0; run < 2; run++) {
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(position);
+    }
+  }
+
+  /**
+   * A clean stop before this run read at the position and lived (the source never opened, or its
+   * read hung until the stop) keeps the deaths counted there: one more death, and the record is
+   * skipped. Before, any clean stop forgave them, so a poison that kills the agent two times in
+   * three was never skipped.
+   */
+  @Test
+  void aStopBeforeAReadAtThePositionLivedKeepsItsDeaths() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 5);
+      ReadingMarker stoppedEarly = new ReadingMarker(state, "kafka");
+      stoppedEarly.start();
+      stoppedEarly.lived(3); // a read behind the position says nothing of the record there
+      stoppedEarly.stopped();
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      assertThat(next.start()).as("a clean stop is no death").isEmpty();
+      assertThat(next.crashes()).isEqualTo(2);
+      next.reading(5); // and it dies there
+      assertThat(new ReadingMarker(state, "kafka").start()).hasValue(5);
+    }
+  }
+
+  /** A run that read at the position and lived, then stopped cleanly: its deaths are forgiven. */
+  @Test
+  void aStopAfterAReadAtThePositionLivedForgivesItsDeaths() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 5);
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(5);
+      m.lived(5);
+      m.stopped();
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      assertThat(next.start()).isEmpty();
+      assertThat(next.crashes()).isZero();
+    }
+  }
+
+  /**
+   * A stop before the marker was started (the agent stopped before its identity was known) writes
+   * nothing: the last run's death is still counted at the next start. Before, the stop marked that
+   * run stopped and forgave every death.
+   */
+  @Test
+  void aStopBeforeTheStartKeepsTheLastRunsDeath() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 5);
+      new ReadingMarker(state, "kafka").stopped();
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      next.start();
+      assertThat(next.crashes()).as("the second run's death counted").isEqualTo(2);
+    }
+  }
 }
