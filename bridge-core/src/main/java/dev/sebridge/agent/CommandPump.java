@@ -51,6 +51,8 @@ final class CommandPump implements AutoCloseable {
           Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
   private final CountDownLatch closing = new CountDownLatch(1);
   private final AtomicLong handled = new AtomicLong();
+  // The read position after the last read's records (the pump's thread only).
+  private java.util.OptionalLong readTo = java.util.OptionalLong.empty();
 
   /** Not ready until the first read worked: approvals by command do not work before that. */
   private volatile String problem = "approval commands: not reading the command source yet";
@@ -158,8 +160,8 @@ final class CommandPump implements AutoCloseable {
             h.handle(batch);
             handled.addAndGet(batch.size());
           }
-          if (readFrom.isPresent()) { // the read and its handling lived: a stop now forgives
-            marker.lived(readFrom.getAsLong());
+          if (!batch.isEmpty() && readTo.isPresent()) { // read and handled: a stop forgives
+            marker.lived(readTo.getAsLong());
           }
           if (carefulUntil >= 0 && marker.position() > carefulUntil) {
             LOG.info(
@@ -256,19 +258,16 @@ final class CommandPump implements AutoCloseable {
     }
   }
 
-  // Where the last read that returned started (the pump's thread only).
-  private java.util.OptionalLong readFrom = java.util.OptionalLong.empty();
-
   private List<ReceivedCommand> read(CommandSource source) throws SourceFailure {
+    readTo = java.util.OptionalLong.empty();
     try {
       java.util.OptionalLong next = source.readPosition();
       if (next.isPresent()) {
         marker.reading(next.getAsLong());
       }
-      readFrom = java.util.OptionalLong.empty();
       List<ReceivedCommand> got = source.poll(POLL);
-      readFrom = next;
       if (!got.isEmpty()) {
+        readTo = source.readPosition();
         marker.busy();
       } else if (next.isPresent()
           && !marker.isIdle() // (asked once: a source may ask its broker)

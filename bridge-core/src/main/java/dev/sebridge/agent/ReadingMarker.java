@@ -26,6 +26,7 @@ final class ReadingMarker {
   private boolean running;
   private boolean idle;
   private boolean started;
+  private boolean readYet;
   private boolean stopped;
   // This run read at the position and handled what it found there (not written: a run's own).
   private boolean lived;
@@ -52,16 +53,17 @@ final class ReadingMarker {
    * Called once when the agent starts reading: counts a death if the last run did not stop cleanly
    * and was not idle (a read had found the end of the stream, at or behind the position, and none
    * had found anything since: a VM hard-reset while quiet, which no record caused). Returns the
-   * position its record made the agent die at {@link #MAX_CRASHES} times, if so.
+   * position its record made the agent die at {@link #MAX_CRASHES} times, if so. An idle marker
+   * stays idle until this run's first read ({@link #reading}): a death before it (while the source
+   * connects, or retries a broker that is down) read no record, and is not counted either.
    */
   synchronized java.util.OptionalLong start() {
     if (stopped) {
       return java.util.OptionalLong.empty(); // the stop came first: nothing more is recorded
     }
     int counted = running && position >= 0 && !idle ? crashes + 1 : crashes;
-    // this run's reads at the position decide again (not idle); not written: the start is tried
-    // again, and counts the same
-    commit(position, counted, true, false);
+    // not written: the start is tried again, and counts the same
+    commit(position, counted, true, idle);
     started = true;
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
@@ -81,22 +83,32 @@ final class ReadingMarker {
     lived = false;
   }
 
-  /** Before a read from {@code next}: recorded when it is further than before. */
+  /**
+   * Before a read from {@code next}: recorded when it is further than before. This run's first read
+   * at the position decides again whether the stream has a record there: an idle marker is marked
+   * busy (once a run: a quiet VM's later reads write nothing).
+   */
   synchronized void reading(long next) {
-    if (!stopped && next > position) {
+    if (stopped) {
+      return;
+    }
+    if (next > position) {
       commit(next, 0, running, false);
       lived = false;
+    } else if (!readYet && idle) {
+      commit(position, crashes, running, false);
     }
+    readYet = true;
   }
 
   /**
-   * A read from {@code from} returned, and what it handed over was handled (or it found nothing):
-   * when that read started at or past the position, the record there did not kill this run, and a
-   * clean stop now forgives the deaths counted there. (A source that starts behind the marker, at
-   * the VM's last own command, reads records before the position first: those say nothing of it.)
+   * Records were read up to {@code to} (the read position after them) and handled: when that is
+   * past the position, the record there did not kill this run, and a clean stop now forgives the
+   * deaths counted there. (A read that found nothing says nothing of the record there, unless the
+   * source knew it was at the end: {@link #idle}.)
    */
-  synchronized void lived(long from) {
-    if (from >= position) {
+  synchronized void lived(long to) {
+    if (to > position) {
       lived = true;
     }
   }
@@ -128,18 +140,20 @@ final class ReadingMarker {
 
   /**
    * A clean stop: the next start is not a death. The deaths counted so far are forgiven only when
-   * this run read at their position and lived ({@link #lived}): a stop before that (the source
-   * never opened, a read that hung) says nothing of the record there, and forgave a poison's deaths
-   * before. A stop before the start writes nothing: the file still counts the last run's death.
-   * Written once, by whichever comes first: the pump's thread as it ends, or the stop itself when
-   * that thread hangs (in a source's close); nothing the pump does afterwards is recorded.
+   * this run read the record at their position and handled it ({@link #lived}), or found no record
+   * there ({@link #idle}): a stop before that (the source never opened, a read found nothing before
+   * the source knew where the end was, a read or its handling hung) says nothing of the record
+   * there, and forgave a poison's deaths before. A stop before the start writes nothing: the file
+   * still counts the last run's death. Written once, by whichever comes first: the pump's thread as
+   * it ends, or the stop itself when that thread hangs (in a source's close); nothing the pump does
+   * afterwards is recorded.
    */
   synchronized void stopped() {
     if (stopped) {
       return;
     }
     if (started) {
-      commit(position, lived ? 0 : crashes, false, idle);
+      commit(position, lived || idle ? 0 : crashes, false, idle);
     }
     stopped = true;
   }

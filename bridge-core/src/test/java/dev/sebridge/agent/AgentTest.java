@@ -481,13 +481,15 @@ class AgentTest {
   }
 
   /**
-   * A clean stop while the read at the position of earlier deaths hangs keeps those deaths: the
-   * record there did not let this run past it. A run that read there and lived forgives them on its
-   * clean stop. Before, any clean stop forgave them.
+   * A clean stop keeps the deaths counted at a position unless the run found out that no record
+   * there kills it: not while the read there hangs, nor after reads that found nothing while the
+   * source did not know it was at the end (Event Hubs' first polls while it connects, Kafka's
+   * before its first fetch); it forgives them once a read there found the end of the stream.
+   * Before, any clean stop forgave them.
    */
   @Test
   @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
-  void aCleanStopForgivesDeathsOnlyAfterAReadAtTheirPositionLived() throws Exception {
+  void aCleanStopForgivesDeathsOnlyWhenTheRunFoundOutNoRecordThereKillsIt() throws Exception {
     writeMarker("{\"position\":7,\"crashes\":1,\"running\":true}");
     FailingCommandSourceProvider.failures.set(0);
     FailingCommandSourceProvider.polls.set(0);
@@ -501,15 +503,29 @@ class AgentTest {
       agent = null;
       JsonNode m = marker();
       assertThat(m.path("running").asBoolean()).as("marker %s", m).isFalse();
-      assertThat(m.path("crashes").asInt()).as("the deaths at 7: kept").isEqualTo(2);
+      assertThat(m.path("crashes").asInt()).as("the deaths at 7, read hanging").isEqualTo(2);
+
       FailingCommandSourceProvider.pollGate = null;
+      FailingCommandSourceProvider.notAtEnd = true;
+      int before = FailingCommandSourceProvider.polls.get();
       startAgentWithTestCommandSource(Map.of());
-      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > 3);
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > before + 3);
       agent.close();
       agent = null;
-      assertThat(marker().path("crashes").asInt()).as("read at 7 and lived").isZero();
+      assertThat(marker().path("crashes").asInt())
+          .as("the deaths at 7, reads that found nothing but not the end")
+          .isEqualTo(2);
+
+      FailingCommandSourceProvider.notAtEnd = false;
+      int again = FailingCommandSourceProvider.polls.get();
+      startAgentWithTestCommandSource(Map.of());
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.polls.get() > again + 3);
+      agent.close();
+      agent = null;
+      assertThat(marker().path("crashes").asInt()).as("the end found at 7").isZero();
     } finally {
       FailingCommandSourceProvider.pollGate = null;
+      FailingCommandSourceProvider.notAtEnd = false;
       FailingCommandSourceProvider.position = null;
       poll.countDown();
     }

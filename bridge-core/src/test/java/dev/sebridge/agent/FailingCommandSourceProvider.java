@@ -38,6 +38,9 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** When set, each poll moves {@link #position} one on (a record of another VM's read). */
   static volatile boolean advancing;
 
+  /** When set, the source does not know it read everything (Kafka before its first fetch). */
+  static volatile boolean notAtEnd;
+
   /** Times a source was asked whether it read everything. */
   static final AtomicInteger endAsked = new AtomicInteger();
 
@@ -106,7 +109,7 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
       @Override
       public boolean atEnd() {
         endAsked.incrementAndGet();
-        return true; // it never has a record
+        return !notAtEnd; // it never has a record
       }
 
       @Override

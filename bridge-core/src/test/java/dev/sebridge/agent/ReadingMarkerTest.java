@@ -219,7 +219,8 @@ class ReadingMarkerTest {
       diedTwiceAt(state, 5);
       ReadingMarker stoppedEarly = new ReadingMarker(state, "kafka");
       stoppedEarly.start();
-      stoppedEarly.lived(3); // a read behind the position says nothing of the record there
+      stoppedEarly.reading(3);
+      stoppedEarly.lived(5); // records before the position: they say nothing of the record there
       stoppedEarly.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
       assertThat(next.start()).as("a clean stop is no death").isEmpty();
@@ -237,7 +238,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
-      m.lived(5);
+      m.lived(6);
       m.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
       assertThat(next.start()).isEmpty();
@@ -258,6 +259,65 @@ class ReadingMarkerTest {
       ReadingMarker next = new ReadingMarker(state, "kafka");
       next.start();
       assertThat(next.crashes()).as("the second run's death counted").isEqualTo(2);
+    }
+  }
+
+  /**
+   * A run that started behind the position and read past it (one batch from before the position to
+   * after it, handled, then the stop) lived through the record there: its deaths are forgiven.
+   */
+  @Test
+  void aReadFromBehindThePositionThatPassedItForgivesItsDeaths() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 5);
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(3);
+      m.lived(8);
+      m.stopped();
+      assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
+    }
+  }
+
+  /**
+   * A run that found the end of the stream at the position (also from behind it: the pump marks the
+   * marker idle at its own position) found no record there: a clean stop forgives the deaths.
+   */
+  @Test
+  void aStopAfterTheEndWasFoundAtThePositionForgivesItsDeaths() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 5);
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(3);
+      m.idle(5);
+      m.stopped();
+      assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
+    }
+  }
+
+  /**
+   * A quiet VM hard-reset again before its next run's first read (its source still connecting, or a
+   * broker down) read no record: the marker stays idle and the death is not counted. The first read
+   * of a run decides again: a death after it is counted.
+   */
+  @Test
+  void aDeathBeforeTheRunsFirstReadIsNotCountedWhileIdle() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker quiet = new ReadingMarker(state, "kafka");
+      quiet.start();
+      quiet.reading(5);
+      quiet.idle(5);
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // died connecting
+      }
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      assertThat(m.crashes()).isZero();
+      m.reading(5); // then died in the read
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      next.start();
+      assertThat(next.crashes()).isEqualTo(1);
     }
   }
 }
