@@ -15,26 +15,26 @@ final class FleetAuthenticators {
   static Authenticator of(Configuration config) {
     List<Authenticator> all = new ArrayList<>();
     config
-        .find(FleetKeys.TOKENS_FILE)
-        .ifPresent(f -> all.add(StaticTokens.load(f, FleetKeys.TOKENS_FILE.name())));
+        .find(AuthKeys.TOKENS_FILE)
+        .ifPresent(f -> all.add(StaticTokens.load(f, AuthKeys.TOKENS_FILE.name())));
     config
-        .find(FleetKeys.ENTRA_TENANT)
+        .find(AuthKeys.ENTRA_TENANT)
         .ifPresent(
             tenant ->
                 all.add(
                     new EntraTokens(
                         config
-                            .find(FleetKeys.ENTRA_JWKS)
+                            .find(AuthKeys.ENTRA_JWKS)
                             .orElse(
                                 URI.create(
                                     "https://login.microsoftonline.com/"
                                         + tenant
                                         + "/discovery/v2.0/keys")),
                         config
-                            .find(FleetKeys.ENTRA_ISSUER)
+                            .find(AuthKeys.ENTRA_ISSUER)
                             .<java.util.Set<String>>map(java.util.Set::copyOf)
                             .orElse(EntraTokens.issuersOf(tenant)),
-                        java.util.Set.copyOf(config.get(FleetKeys.ENTRA_AUDIENCE)))));
+                        java.util.Set.copyOf(config.get(AuthKeys.ENTRA_AUDIENCE)))));
     return Authenticator.anyOf(all);
   }
 }

@@ -22,7 +22,6 @@ import dev.sebridge.fleet.signing.FleetSigner;
 import dev.sebridge.fleet.signing.KeyVaultJwsSigner;
 import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
-import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Topics;
 import dev.sebridge.fleet.streams.TopologyObserver;
 import dev.sebridge.fleet.web.FleetPage;
@@ -32,16 +31,12 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,7 +89,7 @@ public final class FleetService implements AutoCloseable {
             config.get(FleetKeys.APPROVALS_TOPIC),
             config.get(FleetKeys.CENTRAL_EVENTS),
             acknowledgements.enabled());
-    this.kafka = kafkaClientConfig(config);
+    this.kafka = FleetClients.kafka(config);
     Authenticator auth = FleetAuthenticators.of(config);
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
@@ -130,27 +125,9 @@ public final class FleetService implements AutoCloseable {
                     admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS)),
                 inventory.membership()),
             streamsConfig);
-    // A stream thread that dies of an exception nothing handled is replaced, and the instance
-    // keeps serving its views, unless it fails again and again (a failure that comes back with the
-    // same record would be replaced forever, committing nothing): then the client stops and
-    // /readyz says so, for the orchestrator to restart it.
-    ThreadReplacements replacements = new ThreadReplacements(clock);
+    // A failed stream thread is replaced, unless it fails again and again: then the client stops.
     streams.setUncaughtExceptionHandler(
-        e -> {
-          metrics.threadReplaced();
-          if (replacements.another()) {
-            LOG.error("a fleet stream thread failed; replacing it", e);
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler
-                .StreamThreadExceptionResponse.REPLACE_THREAD;
-          }
-          LOG.error(
-              "a fleet stream thread failed {} times within {}; stopping the streams",
-              ThreadReplacements.MAX,
-              ThreadReplacements.WINDOW,
-              e);
-          return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler
-              .StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
+        new ThreadReplacements(clock).handler(metrics::threadReplaced));
     streams.setStateListener(
         (now, before) -> {
           LOG.info("fleet streams: {} -> {}", before, now);
@@ -162,7 +139,8 @@ public final class FleetService implements AutoCloseable {
     metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.readiness = new FleetReadiness(streams, clock);
-    this.rolloutCommands = producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
+    this.rolloutCommands =
+        FleetClients.producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
     ApprovalRequests approvals =
         new ApprovalRequests(
             rolloutCommands,
@@ -284,25 +262,6 @@ public final class FleetService implements AutoCloseable {
     rolloutCommands.close(Duration.ofSeconds(5));
     admin.close(Duration.ofSeconds(5));
     issuer.close();
-  }
-
-  static Map<String, Object> kafkaClientConfig(Configuration config) {
-    Map<String, Object> m = new HashMap<>(config.passthrough(FleetKeys.KAFKA_CLIENT));
-    m.put("bootstrap.servers", config.get(FleetKeys.BOOTSTRAP_SERVERS));
-    return m;
-  }
-
-  private static <V> Producer<String, V> producer(
-      Map<String, Object> kafka, String clientId, Class<V> type) {
-    Map<String, Object> p = new HashMap<>(kafka);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    // An API call waits at most 10 s to hand the record over and 30 s for the broker to confirm
-    // (Audited.write): it answers 503 "state unknown" before the CLI's 60 s timeout.
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-    return new KafkaProducer<>(p, new StringSerializer(), new JsonSerde<>(type).serializer());
   }
 
   public static final class Builder {

@@ -4,16 +4,7 @@ import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.HttpHeaderName;
 import com.azure.core.http.HttpMethod;
-import com.azure.core.http.HttpPipeline;
-import com.azure.core.http.HttpPipelineBuilder;
 import com.azure.core.http.HttpRequest;
-import com.azure.core.http.policy.BearerTokenAuthenticationPolicy;
-import com.azure.core.http.policy.ExponentialBackoff;
-import com.azure.core.http.policy.RequestIdPolicy;
-import com.azure.core.http.policy.RetryPolicy;
-import com.azure.core.http.policy.TimeoutPolicy;
-import com.azure.core.http.policy.UserAgentPolicy;
-import com.azure.core.util.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
@@ -26,10 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Exceptions;
 
 /**
  * Azure's Maintenance API as the fleet uses it: acknowledging scheduled events, which Azure takes,
@@ -90,8 +79,7 @@ public final class MaintenanceApi {
   private final String endpoint;
 
   private final String apiVersion;
-  private final HttpPipeline pipeline;
-  private final Clock clock;
+  private final MaintenanceCalls calls;
 
   /**
    * @param endpoint Azure Resource Manager ({@code https://management.azure.com}); tokens are asked
@@ -109,21 +97,12 @@ public final class MaintenanceApi {
       HttpClient http,
       Duration firstRetryDelay,
       Clock clock) {
-    this.clock = clock;
     String e = endpoint.toString();
     this.endpoint = e.endsWith("/") ? e.substring(0, e.length() - 1) : e;
     this.apiVersion = apiVersion;
-    this.pipeline =
-        new HttpPipelineBuilder()
-            .httpClient(http)
-            .policies(
-                new UserAgentPolicy("sebridge-fleet"),
-                new RequestIdPolicy(),
-                new RetryPolicy(
-                    new ExponentialBackoff(RETRIES, firstRetryDelay, Duration.ofSeconds(30))),
-                new TimeoutPolicy(TRY_TIMEOUT),
-                new BearerTokenAuthenticationPolicy(credential, this.endpoint + "/.default"))
-            .build();
+    this.calls =
+        new MaintenanceCalls(
+            MaintenanceCalls.pipeline(credential, http, firstRetryDelay, this.endpoint), clock);
   }
 
   /**
@@ -182,7 +161,7 @@ public final class MaintenanceApi {
     HttpRequest request =
         new HttpRequest(HttpMethod.POST, endpoint + id + "/acknowledge?api-version=" + apiVersion)
             .setHeader(HttpHeaderName.CONTENT_LENGTH, "0");
-    Answer a = send(request, deadline);
+    MaintenanceCalls.Answer a = calls.send(request, deadline);
     if (a.failure() != null) {
       return a.failure();
     }
@@ -223,7 +202,7 @@ public final class MaintenanceApi {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    Answer a = send(request, deadline);
+    MaintenanceCalls.Answer a = calls.send(request, deadline);
     Map<String, Outcome> out = new LinkedHashMap<>();
     if (a.failure() == null && a.status() == 207) {
       return MultiStatus.results(a.body(), ids);
@@ -280,64 +259,8 @@ public final class MaintenanceApi {
     return out;
   }
 
-  /** An answer: its status and body, or what went wrong on the way. */
-  private record Answer(int status, JsonNode body, Outcome failure) {}
-
-  private Answer send(HttpRequest request, Instant deadline) {
-    Duration left = Duration.between(clock.instant(), deadline);
-    if (left.isNegative() || left.isZero()) {
-      return new Answer(
-          0,
-          JSON.nullNode(),
-          Outcome.failed(
-              "expired",
-              "not sent: the approval's lifetime ended at " + deadline + " before this call"));
-    }
-    Duration bound = left.compareTo(CALL_TIMEOUT) < 0 ? left : CALL_TIMEOUT;
-    try {
-      return pipeline
-          .send(request, Context.NONE)
-          .flatMap(
-              r ->
-                  r.getBodyAsByteArray()
-                      .defaultIfEmpty(new byte[0])
-                      .map(b -> new Answer(r.getStatusCode(), json(b), null))
-                      .doFinally(signal -> r.close()))
-          .timeout(bound)
-          .block();
-    } catch (RuntimeException e) {
-      Throwable cause = Exceptions.unwrap(e);
-      LOG.warn("Maintenance API: {} {} failed", request.getHttpMethod(), request.getUrl(), cause);
-      return new Answer(
-          0,
-          JSON.nullNode(),
-          cause instanceof TimeoutException
-              ? Outcome.failed(
-                  "unconfirmed",
-                  "no answer from Azure's Maintenance API within "
-                      + bound.toSeconds()
-                      + " s (retries and Azure's Retry-After included): whether it was"
-                      + " acknowledged is unknown")
-              : Outcome.failed(
-                  "unreachable",
-                  "Azure's Maintenance API could not be reached after up to "
-                      + (RETRIES + 1)
-                      + " tries: "
-                      + cause.getMessage()));
-    }
-  }
-
-  private static JsonNode json(byte[] bytes) {
-    try {
-      JsonNode n = bytes.length == 0 ? null : JSON.readTree(bytes);
-      return n == null ? JSON.nullNode() : n;
-    } catch (java.io.IOException notJson) {
-      return JSON.nullNode();
-    }
-  }
-
   /** A call Azure answered with an error. */
-  private static Outcome refused(Answer a, String id) {
+  private static Outcome refused(MaintenanceCalls.Answer a, String id) {
     JsonNode error = a.body().path("error");
     String said =
         "HTTP "

@@ -79,13 +79,11 @@ public final class Ledger {
 
   private final Map<String, LedgerEntry> entries;
   private final Set<String> touched = new TreeSet<>();
-  private final Map<String, Rollout> constraints = new TreeMap<>();
-  private final Map<String, Integer> groupSizes = new HashMap<>();
-
-  private final DownCounts down = new DownCounts();
+  private final LedgerLimits limits;
 
   public Ledger(Map<String, LedgerEntry> entries) {
     this.entries = new TreeMap<>(entries);
+    this.limits = new LedgerLimits(this.entries.values());
   }
 
   public static Ledger empty() {
@@ -108,21 +106,17 @@ public final class Ledger {
 
   /** Every release must keep this rollout's groups within its limits while it is active. */
   public void constrain(Rollout r) {
-    if (r.active()) {
-      constraints.put(r.id(), r);
-    } else {
-      constraints.remove(r.id());
-    }
+    limits.constrain(r);
   }
 
   /** Whether any active rollout's limits bind releases now. */
   public boolean constrained() {
-    return !constraints.isEmpty();
+    return limits.constrained();
   }
 
   /** The active rollout that holds the event back, if one does ({@link Rollout#holds}). */
   public Optional<Rollout> holder(String eventId) {
-    return constraints.values().stream().filter(r -> r.holds(eventId)).findFirst();
+    return limits.holder(eventId);
   }
 
   /**
@@ -130,55 +124,12 @@ public final class Ledger {
    * when it fits every one of them.
    */
   public Optional<String> refusal(String eventId, World w, Instant now) {
-    return check(eventId, w, now, true);
+    return limits.check(eventId, w, now, true);
   }
 
   /** Whether releasing this event now keeps every active rollout's groups within their limits. */
   public boolean fits(String eventId, World w, Instant now) {
-    return check(eventId, w, now, false).isEmpty();
-  }
-
-  /** The refusal, explained (formatted) only when asked: a planner checks thousands of events. */
-  private Optional<String> check(String eventId, World w, Instant now, boolean explain) {
-    List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
-    List<String> unreported =
-        listed.stream().filter(l -> l.vmId() == null).map(ListedVms.Listed::name).toList();
-    if (!constraints.isEmpty() && !unreported.isEmpty()) {
-      // Their groups are unknown: any group of any rollout could be the one they take over.
-      return Optional.of(
-          !explain
-              ? ""
-              : String.format(
-                  "event %s lists VMs that have not reported it and Azure's inventory does not"
-                      + " place: %s. IMDS would release them too, and the fleet cannot count"
-                      + " them in their groups",
-                  eventId, String.join(", ", unreported)));
-    }
-    for (Rollout r : constraints.values()) {
-      List<String> groupBy = r.spec().groupBy();
-      DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries.values());
-      // Every group the event's VMs are in must have room, those already down included: the
-      // event can keep a VM down after what took it down first is over.
-      Map<String, Integer> more = new LinkedHashMap<>();
-      for (ListedVms.Listed l : listed) {
-        more.merge(down.groupOf(l.vmId(), groupBy, w), d.isDown(l.vmKey()) ? 0 : 1, Integer::sum);
-      }
-      long unknown = d.byName() + unreported.size();
-      for (Map.Entry<String, Integer> g : more.entrySet()) {
-        int limit = limit(r, g.getKey(), w, (int) unknown);
-        int already = d.already(g.getKey());
-        if (already + g.getValue() > limit) {
-          return Optional.of(
-              !explain
-                  ? ""
-                  : String.format(
-                      "event %s would make %d more VM(s) of group %s unavailable, %d already are:"
-                          + " more than rollout %s allows (%d)",
-                      eventId, g.getValue(), g.getKey(), already, r.id(), limit));
-        }
-      }
-    }
-    return Optional.empty();
+    return limits.check(eventId, w, now, false).isEmpty();
   }
 
   /**
@@ -187,23 +138,7 @@ public final class Ledger {
    * asks this first, in constant time, of the thousands of events a large rollout holds.
    */
   public boolean noRoom(Rollout r, String group, String vmKey, World w, Instant now) {
-    DownCounts.Down d = down.of(r.spec().groupBy(), r.spec().settle(), now, entries.values());
-    // A VM down already takes no more room.
-    return !d.isDown(vmKey) && d.already(group) + 1 > limit(r, group, w, (int) d.byName());
-  }
-
-  /** Rollout {@code r}'s limit for a group now: the smaller of the recorded and the current. */
-  int limit(Rollout r, String group, World w, int unknownVms) {
-    int size;
-    if (group.equals(UNKNOWN_GROUP)) {
-      size = unknownVms;
-    } else {
-      String memo = String.join(",", r.spec().groupBy()) + "|" + group;
-      size = groupSizes.computeIfAbsent(memo, k -> w.groupSize(r.spec().groupBy(), group));
-    }
-    int current = r.spec().limit(Math.max(1, size));
-    Integer recorded = r.groupLimits().get(group);
-    return recorded == null ? current : Math.min(recorded, current);
+    return limits.noRoom(r, group, vmKey, w, now);
   }
 
   /** Records that an event was released now: every VM it lists becomes unavailable. */
@@ -235,7 +170,7 @@ public final class Ledger {
               l.placed());
       entries.put(e.key(), e);
       touched.add(e.key());
-      down.released(e, now);
+      limits.released(e, now);
     }
   }
 
@@ -346,13 +281,13 @@ public final class Ledger {
   private void put(LedgerEntry e) {
     entries.put(e.key(), e);
     touched.add(e.key());
-    down.clear();
+    limits.changed();
   }
 
   private void remove(String key) {
     entries.remove(key);
     touched.add(key);
-    down.clear();
+    limits.changed();
   }
 
   /** Entries by key, for the keys given (null where removed). */

@@ -7,9 +7,6 @@ import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Policies;
-import dev.sebridge.fleet.rollout.PolicyDecision;
-import dev.sebridge.fleet.rollout.RolloutCommand;
-import dev.sebridge.fleet.rollout.RolloutPart;
 import dev.sebridge.state.CrashPoints;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -288,57 +285,7 @@ public final class FleetTopology {
     }
 
     // Rollouts and policies: one task; approvals go out through the audit topic like any other.
-    JsonSerde<PolicyDecision> decisions = new JsonSerde<>(PolicyDecision.class);
-    t.addSource(
-        "rollout-commands",
-        new StringDeserializer(),
-        new JsonSerde<>(RolloutCommand.class).deserializer(),
-        topics.of(ROLLOUTS));
-    t.addProcessor(
-        "rollouts",
-        () ->
-            new RolloutProcessor(
-                policies,
-                tick,
-                CrashPoints.fromSystemProperties(),
-                replay,
-                retention.history(),
-                observer,
-                index,
-                topics.acknowledgements()),
-        "rollout-commands");
-    JsonSerde<RolloutPart> rolloutParts = new JsonSerde<>(RolloutPart.class);
-    RolloutHeaderSerde headers = new RolloutHeaderSerde();
-    t.addStateStore(store(ROLLOUT_STATE, headers), "rollouts");
-    t.addStateStore(store(ROLLOUT_PARTS_STATE, rolloutParts), "rollouts");
-    t.addStateStore(store(POLICY_STATE, decisions), "rollouts");
-    t.addStateStore(
-        store(LEDGER_STATE, new JsonSerde<>(dev.sebridge.fleet.rollout.LedgerEntry.class)),
-        "rollouts");
-    t.addSink(
-        APPROVALS_SINK,
-        topics.approvals(),
-        new StringSerializer(),
-        untyped(requests.serializer()),
-        "rollouts");
-    t.addSink(
-        ROLLOUTS_VIEW_SINK,
-        topics.of(VIEWS_ROLLOUTS),
-        new StringSerializer(),
-        untyped(headers.serializer()),
-        "rollouts");
-    t.addSink(
-        ROLLOUT_PARTS_VIEW_SINK,
-        topics.of(VIEWS_ROLLOUT_PARTS),
-        new StringSerializer(),
-        untyped(rolloutParts.serializer()),
-        "rollouts");
-    t.addSink(
-        POLICIES_VIEW_SINK,
-        topics.of(VIEWS_POLICIES),
-        new StringSerializer(),
-        untyped(decisions.serializer()),
-        "rollouts");
+    RolloutsTopology.add(t, topics, policies, tick, replay, retention, observer, index);
 
     // Every command on the topic, whoever wrote it: is it where its VM's agent reads?
     t.addSource(
@@ -359,7 +306,7 @@ public final class FleetTopology {
   }
 
   @SuppressWarnings("unchecked")
-  private static <T> Serializer<Object> untyped(Serializer<T> s) {
+  static <T> Serializer<Object> untyped(Serializer<T> s) {
     return (topic, value) -> s.serialize(topic, (T) value);
   }
 

@@ -1,0 +1,116 @@
+package dev.sebridge.fleet.rollout;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The {@link Ledger}'s limit check: every active rollout's limits ({@link #constrain}), and whether
+ * releasing an event now keeps each of their groups within its limit, counted from the ledger's
+ * entries ({@link DownCounts}, once per step). The ledger owns the entries and tells this when they
+ * change ({@link #released}, {@link #changed}); every release path asks through the ledger.
+ */
+final class LedgerLimits {
+  private final Collection<LedgerEntry> entries; // the ledger's, as they change
+  private final Map<String, Rollout> constraints = new TreeMap<>();
+  private final Map<String, Integer> groupSizes = new HashMap<>();
+  private final DownCounts down = new DownCounts();
+
+  LedgerLimits(Collection<LedgerEntry> entries) {
+    this.entries = entries;
+  }
+
+  void constrain(Rollout r) {
+    if (r.active()) {
+      constraints.put(r.id(), r);
+    } else {
+      constraints.remove(r.id());
+    }
+  }
+
+  boolean constrained() {
+    return !constraints.isEmpty();
+  }
+
+  Optional<Rollout> holder(String eventId) {
+    return constraints.values().stream().filter(r -> r.holds(eventId)).findFirst();
+  }
+
+  /** The refusal, explained (formatted) only when asked: a planner checks thousands of events. */
+  Optional<String> check(String eventId, World w, Instant now, boolean explain) {
+    List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
+    List<String> unreported =
+        listed.stream().filter(l -> l.vmId() == null).map(ListedVms.Listed::name).toList();
+    if (!constraints.isEmpty() && !unreported.isEmpty()) {
+      // Their groups are unknown: any group of any rollout could be the one they take over.
+      return Optional.of(
+          !explain
+              ? ""
+              : String.format(
+                  "event %s lists VMs that have not reported it and Azure's inventory does not"
+                      + " place: %s. IMDS would release them too, and the fleet cannot count"
+                      + " them in their groups",
+                  eventId, String.join(", ", unreported)));
+    }
+    for (Rollout r : constraints.values()) {
+      List<String> groupBy = r.spec().groupBy();
+      DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries);
+      // Every group the event's VMs are in must have room, those already down included: the
+      // event can keep a VM down after what took it down first is over.
+      Map<String, Integer> more = new LinkedHashMap<>();
+      for (ListedVms.Listed l : listed) {
+        more.merge(down.groupOf(l.vmId(), groupBy, w), d.isDown(l.vmKey()) ? 0 : 1, Integer::sum);
+      }
+      long unknown = d.byName() + unreported.size();
+      for (Map.Entry<String, Integer> g : more.entrySet()) {
+        int limit = limit(r, g.getKey(), w, (int) unknown);
+        int already = d.already(g.getKey());
+        if (already + g.getValue() > limit) {
+          return Optional.of(
+              !explain
+                  ? ""
+                  : String.format(
+                      "event %s would make %d more VM(s) of group %s unavailable, %d already are:"
+                          + " more than rollout %s allows (%d)",
+                      eventId, g.getValue(), g.getKey(), already, r.id(), limit));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  boolean noRoom(Rollout r, String group, String vmKey, World w, Instant now) {
+    DownCounts.Down d = down.of(r.spec().groupBy(), r.spec().settle(), now, entries);
+    // A VM down already takes no more room.
+    return !d.isDown(vmKey) && d.already(group) + 1 > limit(r, group, w, (int) d.byName());
+  }
+
+  /** Rollout {@code r}'s limit for a group now: the smaller of the recorded and the current. */
+  int limit(Rollout r, String group, World w, int unknownVms) {
+    int size;
+    if (group.equals(Ledger.UNKNOWN_GROUP)) {
+      size = unknownVms;
+    } else {
+      String memo = String.join(",", r.spec().groupBy()) + "|" + group;
+      size = groupSizes.computeIfAbsent(memo, k -> w.groupSize(r.spec().groupBy(), group));
+    }
+    int current = r.spec().limit(Math.max(1, size));
+    Integer recorded = r.groupLimits().get(group);
+    return recorded == null ? current : Math.min(recorded, current);
+  }
+
+  /** A release recorded this entry: counted in the same step. */
+  void released(LedgerEntry e, Instant now) {
+    down.released(e, now);
+  }
+
+  /** The entries changed otherwise: counted again when next asked. */
+  void changed() {
+    down.clear();
+  }
+}
