@@ -26,7 +26,9 @@ final class ReadingMarker {
   private boolean running;
   private boolean idle;
   private boolean started;
-  private boolean readYet;
+  // This run read (a read position was recorded, or records handed over): written, since a death
+  // before that read no record and is not counted.
+  private boolean read = true;
   private boolean stopped;
   // This run read at the position and handled what it found there (not written: a run's own).
   private boolean lived;
@@ -44,6 +46,7 @@ final class ReadingMarker {
       crashes = n.path("crashes").asInt(0);
       running = n.path("running").asBoolean(false);
       idle = n.path("idle").asBoolean(false);
+      read = n.path("read").asBoolean(true); // (a marker written before the field: as it was)
     } catch (IOException e) {
       state.quarantine(file, e.toString());
     }
@@ -53,17 +56,18 @@ final class ReadingMarker {
    * Called once when the agent starts reading: counts a death if the last run did not stop cleanly
    * and was not idle (a read had found the end of the stream, at or behind the position, and none
    * had found anything since: a VM hard-reset while quiet, which no record caused). Returns the
-   * position its record made the agent die at {@link #MAX_CRASHES} times, if so. An idle marker
-   * stays idle until this run's first read ({@link #reading}): a death before it (while the source
-   * connects, or retries a broker that is down) read no record, and is not counted either.
+   * position its record made the agent die at {@link #MAX_CRASHES} times, if so. Nor is a death
+   * counted before the run's first read ({@link #reading}, {@link #busy}): one while the source
+   * connects, or retries a broker that is down, read no record (a hard reset of a VM whose broker
+   * is unreachable). An idle marker stays idle until that first read.
    */
   synchronized java.util.OptionalLong start() {
     if (stopped) {
       return java.util.OptionalLong.empty(); // the stop came first: nothing more is recorded
     }
-    int counted = running && position >= 0 && !idle ? crashes + 1 : crashes;
+    int counted = running && read && position >= 0 && !idle ? crashes + 1 : crashes;
     // not written: the start is tried again, and counts the same
-    commit(position, counted, true, idle);
+    commit(position, counted, true, idle, false);
     started = true;
     return crashes >= MAX_CRASHES
         ? java.util.OptionalLong.of(position)
@@ -79,7 +83,7 @@ final class ReadingMarker {
     if (stopped) {
       return;
     }
-    commit(recordSkipped ? position + 1 : position, 0, running, idle);
+    commit(recordSkipped ? position + 1 : position, 0, running, idle, read);
     lived = false;
   }
 
@@ -93,12 +97,11 @@ final class ReadingMarker {
       return;
     }
     if (next > position) {
-      commit(next, 0, running, false);
+      commit(next, 0, running, false, true);
       lived = false;
-    } else if (!readYet && idle) {
-      commit(position, crashes, running, false);
+    } else if (!read) {
+      commit(position, crashes, running, false, true);
     }
-    readYet = true;
   }
 
   /**
@@ -116,13 +119,14 @@ final class ReadingMarker {
   /**
    * A read found the end of the stream (the pump passes the marker's own position: a read behind it
    * that found the end found nothing at it either): a death from now until a read finds something
-   * is no record's doing, and is not counted. Nothing is marked at another position. (A record that
-   * kills the agent in the very next read is counted from the next run on: each run's first read
-   * decides again.)
+   * is no record's doing, and is not counted; nor were the deaths counted there before, which had
+   * no record there to die of (they are cleared: a command that comes there later starts with
+   * none). Nothing is marked at another position. (A record that kills the agent in the very next
+   * read is counted from the next run on: each run's first read decides again.)
    */
   synchronized void idle(long at) {
     if (!stopped && !idle && at == position) {
-      commit(position, crashes, running, true);
+      commit(position, 0, running, true, read);
     }
   }
 
@@ -133,8 +137,8 @@ final class ReadingMarker {
 
   /** A read handed records over: a death while they are handled is counted. */
   synchronized void busy() {
-    if (!stopped && idle) {
-      commit(position, crashes, running, false);
+    if (!stopped && (idle || !read)) {
+      commit(position, crashes, running, false, true);
     }
   }
 
@@ -153,7 +157,7 @@ final class ReadingMarker {
       return;
     }
     if (started) {
-      commit(position, lived || idle ? 0 : crashes, false, idle);
+      commit(position, lived || idle ? 0 : crashes, false, idle, read);
     }
     stopped = true;
   }
@@ -172,12 +176,13 @@ final class ReadingMarker {
    * same call made again writes it again (before, the fields changed first, and a call repeated
    * after a failed write found nothing to do: the file kept the old position while reads went on).
    */
-  private void commit(long position, int crashes, boolean running, boolean idle) {
+  private void commit(long position, int crashes, boolean running, boolean idle, boolean read) {
     ObjectNode n = JSON.createObjectNode();
     n.put("position", position);
     n.put("crashes", crashes);
     n.put("running", running);
     n.put("idle", idle);
+    n.put("read", read);
     try {
       state.write(file, JSON.writeValueAsBytes(n));
     } catch (IOException e) {
@@ -187,5 +192,6 @@ final class ReadingMarker {
     this.crashes = crashes;
     this.running = running;
     this.idle = idle;
+    this.read = read;
   }
 }

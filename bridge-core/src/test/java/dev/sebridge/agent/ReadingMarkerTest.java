@@ -62,8 +62,10 @@ class ReadingMarkerTest {
       assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
       new ReadingMarker(state, "kafka").skipped(true);
       OptionalLong poison = OptionalLong.empty();
-      for (int run = 0; run < ReadingMarker.MAX_CRASHES; run++) {
-        poison = new ReadingMarker(state, "kafka").start();
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        ReadingMarker m = new ReadingMarker(state, "kafka");
+        poison = m.start();
+        m.reading(6); // the first read after the skip, where it dies
       }
       assertThat(poison).hasValue(6);
     }
@@ -176,7 +178,9 @@ class ReadingMarkerTest {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
-      assertThat(m.crashes()).as("died idle: not counted").isEqualTo(1);
+      // Written: idle, and the death before cleared (the end was found there); not written, the
+      // file would still count it.
+      assertThat(m.crashes()).as("died idle: not counted").isZero();
     }
   }
 
@@ -317,6 +321,47 @@ class ReadingMarkerTest {
       m.reading(5); // then died in the read
       ReadingMarker next = new ReadingMarker(state, "kafka");
       next.start();
+      assertThat(next.crashes()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Deaths before a run's first read (its broker down: the source cannot even tell where it reads)
+   * read no record, idle or not: only the death that handled a command counts. Before, a VM whose
+   * broker was unreachable while it was hard-reset twice skipped that command as poison.
+   */
+  @Test
+  void deathsBeforeARunsFirstReadAreNotCounted() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker handling = new ReadingMarker(state, "kafka");
+      handling.start();
+      handling.reading(50);
+      handling.busy(); // a command handed over; the VM hard-reset while it is handled
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // broker down; reset
+      }
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      assertThat(m.crashes()).as("the death handling the command").isEqualTo(1);
+    }
+  }
+
+  /**
+   * Finding the end of the stream at the position clears the deaths counted there: there was no
+   * record to die of. A command that comes there later starts with none; before, it inherited them
+   * and one more death (a hard reset while it was handled: the reboot it approved) skipped it.
+   */
+  @Test
+  void findingTheEndAtThePositionClearsItsDeaths() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      diedTwiceAt(state, 10); // found nothing, and the source could not tell it was the end
+      ReadingMarker m = new ReadingMarker(state, "kafka");
+      m.start();
+      m.reading(10);
+      m.idle(10);
+      m.busy(); // the command came, and the VM was reset while it was handled
+      ReadingMarker next = new ReadingMarker(state, "kafka");
+      assertThat(next.start()).isEmpty();
       assertThat(next.crashes()).isEqualTo(1);
     }
   }
