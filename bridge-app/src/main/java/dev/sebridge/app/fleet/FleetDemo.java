@@ -1,9 +1,7 @@
 package dev.sebridge.app.fleet;
 
-import dev.sebridge.app.Main;
 import dev.sebridge.app.Signals;
 import dev.sebridge.fleet.FleetService;
-import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.simulator.EventSpec;
 import dev.sebridge.simulator.ImdsSimulator;
 import dev.sebridge.simulator.SimVm;
@@ -16,12 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Predicate;
 
 /**
  * {@code sebridge demo --fleet}: 24 simulated VMs in 3 zones and 2 scale sets, 22 with an agent, an
@@ -51,13 +43,13 @@ public final class FleetDemo {
   static final List<Integer> WITHOUT_AGENT = List.of(20, 21);
 
   private final PrintWriter out;
-  private final PrintWriter err;
   private final Duration timeout;
+  private final DemoConsole console;
 
   public FleetDemo(PrintWriter out, PrintWriter err, Duration timeout) {
     this.out = out;
-    this.err = err;
     this.timeout = timeout;
+    this.console = new DemoConsole(out, err, timeout);
   }
 
   /** Runs the demo; with {@code follow}, keeps everything up until Ctrl-C. */
@@ -98,7 +90,7 @@ public final class FleetDemo {
       // was is stamped again with the agent's next heartbeat).
       for (SimVm vm : sim.vms()) {
         if (!withoutAgent(vm.name())) {
-          awaitCondition(
+          console.awaitCondition(
               vm.name() + " known to the inventory",
               () ->
                   fleet
@@ -146,12 +138,12 @@ public final class FleetDemo {
           "Azure schedules a host OS update that reboots 12 VMs (one Reboot event each), a Freeze"
               + " of 3 VMs and a user Redeploy:");
       for (String id : reboots) {
-        await(fleet, id, e -> e.vms().size() == 1);
+        console.await(fleet, id, e -> e.vms().size() == 1);
       }
-      await(fleet, freeze, e -> e.vms().size() == 3);
-      await(fleet, redeploy, e -> e.vms().size() == 1);
+      console.await(fleet, freeze, e -> e.vms().size() == 3);
+      console.await(fleet, redeploy, e -> e.vms().size() == 1);
       String[] client = {"--url", url, "--token-file", token.toString()};
-      cli(
+      console.cli(
           "fleet events --open --type Reboot",
           "fleet",
           "events",
@@ -169,7 +161,7 @@ public final class FleetDemo {
               + " dry run, so a person approves the Freeze, choosing 2 of its 3 VMs:");
       List<String> freezeVms =
           fleet.views().event(freeze).orElseThrow().vms().keySet().stream().limit(2).toList();
-      if (cli(
+      if (console.cli(
               "fleet approve " + freeze + " --vm <2 vmIds> --reason 'demo: live migration'",
               "fleet",
               "approve",
@@ -212,19 +204,19 @@ public final class FleetDemo {
                   Long.toString(timeout.toSeconds())));
       rollout.addAll(reboots);
       rollout.addAll(List.of(client));
-      if (cli(
+      if (console.cli(
               "fleet rollout <12 Reboot events> --max-unavailable 2 --group-by zone --settle 1s"
                   + " --timeout 2m --reason 'demo: host OS update'",
               rollout.toArray(String[]::new))
           != 0) {
         return 1;
       }
-      await(fleet, freeze, e -> e.counts().getOrDefault("completed", 0) == 3);
-      await(fleet, redeploy, e -> e.counts().getOrDefault("completed", 0) == 1);
-      if (withoutAnAgent(fleet, sim, client) != 0) {
+      console.await(fleet, freeze, e -> e.counts().getOrDefault("completed", 0) == 3);
+      console.await(fleet, redeploy, e -> e.counts().getOrDefault("completed", 0) == 1);
+      if (AgentlessDemo.run(console, fleet, sim, agentless, client) != 0) {
         return 1;
       }
-      cli("fleet events", "fleet", "events", client[0], client[1], client[2], client[3]);
+      console.cli("fleet events", "fleet", "events", client[0], client[1], client[2], client[3]);
       out.println();
       if (follow) {
         // Open for an hour, to try approvals and rollouts on: zone = (index % 3) + 1.
@@ -250,8 +242,8 @@ public final class FleetDemo {
                 EventSpec.scheduled("Reboot", List.of(all.get(2), all.get(5)))
                     .withNotice(3600)
                     .withStartedFor(2));
-        await(fleet, zone1, e -> e.vms().size() == 3);
-        await(fleet, zone3, e -> e.vms().size() == 2);
+        console.await(fleet, zone1, e -> e.vms().size() == 3);
+        console.await(fleet, zone3, e -> e.vms().size() == 2);
         out.printf(
             "Open for an hour, to try: %s (a 3-VM Reboot in zone 1), %s and %s (one VM each,"
                 + " zone 2), %s (2 VMs, zone 3).%n"
@@ -275,143 +267,5 @@ public final class FleetDemo {
       }
       return 0;
     }
-  }
-
-  /**
-   * The VMs without an agent: a Reboot each, which only Azure's central delivery tells of; the
-   * inventory places them in their zones, and a rollout acknowledges their events through the
-   * Maintenance API, which starts them as an approval through IMDS would.
-   */
-  private int withoutAnAgent(FleetService fleet, ImdsSimulator sim, String[] client)
-      throws Exception {
-    out.println();
-    out.printf(
-        "%s run no agent. Azure's central delivery (Event Grid) tells of a Reboot of each, and"
-            + " Azure's inventory (Resource Graph)%n  says where they are:%n",
-        String.join(" and ", agentless));
-    List<String> events = new ArrayList<>();
-    for (String vm : agentless) {
-      events.add(
-          sim.addEvent(
-              EventSpec.scheduled("Reboot", List.of(vm))
-                  .withNotice(900)
-                  .withStartedFor(2)
-                  .withDescription("Host OS update")));
-    }
-    for (String id : events) {
-      await(
-          fleet,
-          id,
-          e ->
-              e.central() != null
-                  && e.central().status()
-                      == dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED);
-    }
-    cli(
-        "fleet vms --coverage",
-        "fleet",
-        "vms",
-        "--coverage",
-        client[0],
-        client[1],
-        client[2],
-        client[3]);
-    out.println();
-    out.println(
-        "A rollout releases them through Azure's Maintenance API (no agent, no signed command),"
-            + " each counted in its own zone:");
-    List<String> rollout =
-        new ArrayList<>(
-            List.of(
-                "fleet",
-                "rollout",
-                "--max-unavailable",
-                "1",
-                "--group-by",
-                "zone",
-                "--settle",
-                "1s",
-                "--reason",
-                "demo: VMs without an agent",
-                "--watch",
-                "0"));
-    rollout.addAll(events);
-    rollout.addAll(List.of(client));
-    if (cli(
-            "fleet rollout <2 Reboot events> --max-unavailable 1 --group-by zone --settle 1s"
-                + " --reason 'demo: VMs without an agent' --watch 0",
-            rollout.toArray(String[]::new))
-        != 0) {
-      return 1;
-    }
-    // Azure started both once acknowledged and completed them; the rollout saw it.
-    awaitCondition(
-        "the rollout of the VMs without an agent",
-        () ->
-            fleet.views().rollouts().stream()
-                .filter(r -> r.reason().equals("demo: VMs without an agent"))
-                .anyMatch(
-                    r ->
-                        r.vms().size() == events.size()
-                            && r.vms().values().stream()
-                                .allMatch(
-                                    v ->
-                                        v.phase()
-                                            == dev.sebridge.fleet.rollout.RolloutVm.Phase
-                                                .COMPLETED)));
-    out.println();
-    out.println(
-        "Azure started and completed both once acknowledged. No agent says a VM without one is"
-            + " back: the rollout counts each down for 10 minutes after Azure said it completed.");
-    cli("fleet rollouts", "fleet", "rollouts", client[0], client[1], client[2], client[3]);
-    return 0;
-  }
-
-  /** Waits (polling every 100 ms) until {@code done} holds. */
-  private void awaitCondition(String what, java.util.function.BooleanSupplier done)
-      throws Exception {
-    CompletableFuture<Void> reached = new CompletableFuture<>();
-    java.util.concurrent.atomic.AtomicReference<RuntimeException> last =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    ScheduledExecutorService poll = Executors.newSingleThreadScheduledExecutor();
-    try {
-      poll.scheduleWithFixedDelay(
-          () -> {
-            try {
-              if (done.getAsBoolean()) {
-                reached.complete(null);
-              }
-            } catch (RuntimeException storesNotReadyYet) {
-              last.set(storesNotReadyYet); // a rebalance: next time
-            }
-          },
-          0,
-          100,
-          TimeUnit.MILLISECONDS);
-      reached.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      IllegalStateException failed =
-          new IllegalStateException("demo: " + what + " did not happen in " + timeout, e);
-      if (last.get() != null) {
-        failed.addSuppressed(last.get());
-      }
-      throw failed;
-    } finally {
-      poll.shutdownNow();
-    }
-  }
-
-  /** Shows {@code $ sebridge <shown>}, then runs the command line {@code args}. */
-  private int cli(String shown, String... args) {
-    out.println();
-    out.println("$ sebridge " + shown);
-    out.flush();
-    return Main.execute(out, err, args);
-  }
-
-  /** Waits (polling the view every 100 ms) until the event's view satisfies {@code done}. */
-  private void await(FleetService fleet, String eventId, Predicate<EventView> done)
-      throws Exception {
-    awaitCondition("event " + eventId, () -> fleet.views().event(eventId).filter(done).isPresent());
   }
 }
