@@ -265,6 +265,7 @@ final class CommandPump implements AutoCloseable {
       if (next.isPresent()) {
         marker.reading(next.getAsLong());
       }
+      marker.polling(); // from here a death may be a record's doing
       List<ReceivedCommand> got = source.poll(POLL);
       if (!got.isEmpty()) {
         readTo = source.readPosition();

@@ -26,8 +26,8 @@ final class ReadingMarker {
   private boolean running;
   private boolean idle;
   private boolean started;
-  // This run read (a read position was recorded, or records handed over): written, since a death
-  // before that read no record and is not counted.
+  // This run began a poll (written: a death before that, while the run recovers its state or its
+  // source cannot reach its broker, read no record and is not counted).
   private boolean read = true;
   private boolean stopped;
   // This run read at the position and handled what it found there (not written: a run's own).
@@ -57,9 +57,9 @@ final class ReadingMarker {
    * and was not idle (a read had found the end of the stream, at or behind the position, and none
    * had found anything since: a VM hard-reset while quiet, which no record caused). Returns the
    * position its record made the agent die at {@link #MAX_CRASHES} times, if so. Nor is a death
-   * counted before the run's first read ({@link #reading}, {@link #busy}): one while the source
-   * connects, or retries a broker that is down, read no record (a hard reset of a VM whose broker
-   * is unreachable). An idle marker stays idle until that first read.
+   * counted before the run's first poll ({@link #polling}): one while the run recovers its state,
+   * or its source cannot reach its broker to tell where it reads, read no record (a hard reset of a
+   * VM whose Kafka broker is unreachable). An idle marker stays idle until that first poll.
    */
   synchronized java.util.OptionalLong start() {
     if (stopped) {
@@ -97,9 +97,19 @@ final class ReadingMarker {
       return;
     }
     if (next > position) {
-      commit(next, 0, running, false, true);
+      commit(next, 0, running, false, read);
       lived = false;
-    } else if (!read) {
+    }
+  }
+
+  /**
+   * Right before a poll: the run's first one is recorded (once a run: a quiet VM's later polls
+   * write nothing). From then on a death may be a record's doing, and is counted; and this first
+   * poll decides again whether the stream has a record at the position (an idle marker is marked
+   * busy).
+   */
+  synchronized void polling() {
+    if (!stopped && !read) {
       commit(position, crashes, running, false, true);
     }
   }
@@ -137,8 +147,8 @@ final class ReadingMarker {
 
   /** A read handed records over: a death while they are handled is counted. */
   synchronized void busy() {
-    if (!stopped && (idle || !read)) {
-      commit(position, crashes, running, false, true);
+    if (!stopped && idle) {
+      commit(position, crashes, running, false, read);
     }
   }
 

@@ -19,6 +19,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       poison = m.start();
       m.reading(position);
+      m.polling();
     }
     return poison;
   }
@@ -37,6 +38,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.skipped(false);
       m.reading(5);
+      m.polling();
       // Three more deaths reading the record that came at 5: the record at 5 is the one skipped.
       assertThat(diedThreeTimesAt(state, 5)).hasValue(5);
     }
@@ -66,6 +68,7 @@ class ReadingMarkerTest {
         ReadingMarker m = new ReadingMarker(state, "kafka");
         poison = m.start();
         m.reading(6); // the first read after the skip, where it dies
+        m.polling();
       }
       assertThat(poison).hasValue(6);
     }
@@ -83,6 +86,7 @@ class ReadingMarkerTest {
         assertThat(m.start()).isEmpty();
         assertThat(m.crashes()).isZero();
         m.reading(5);
+        m.polling();
         m.idle(5);
       }
     }
@@ -98,12 +102,14 @@ class ReadingMarkerTest {
       ReadingMarker first = new ReadingMarker(state, "kafka");
       first.start();
       first.reading(5);
+      first.polling();
       first.idle(5); // then the record came, and the next read died on it
       OptionalLong poison = OptionalLong.empty();
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
         ReadingMarker m = new ReadingMarker(state, "kafka");
         poison = m.start();
         m.reading(5);
+        m.polling();
       }
       assertThat(poison).hasValue(5);
     }
@@ -119,7 +125,9 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
+      m.polling();
       m.reading(3); // not further: the marker stays at 5
+      m.polling();
       m.idle(3);
       assertThat(new ReadingMarker(state, "kafka").start()).isEmpty();
       ReadingMarker again = new ReadingMarker(state, "kafka");
@@ -134,6 +142,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
+      m.polling();
       m.idle(5);
       m.busy(); // then handling them killed the agent
       new ReadingMarker(state, "kafka").start();
@@ -154,6 +163,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
+      m.polling();
       java.nio.file.Files.createDirectories(blocker);
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.reading(6))
           .isInstanceOf(java.io.UncheckedIOException.class);
@@ -162,6 +172,7 @@ class ReadingMarkerTest {
       assertThat(m.position()).as("as written").isEqualTo(5);
       java.nio.file.Files.delete(blocker);
       m.reading(6); // the pump's read, made again
+      m.polling();
     }
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       ReadingMarker m = new ReadingMarker(state, "kafka");
@@ -194,6 +205,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
+      m.polling();
       m.stopped();
       assertThat(m.start()).isEmpty();
       ReadingMarker next = new ReadingMarker(state, "kafka");
@@ -208,6 +220,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(position);
+      m.polling();
     }
   }
 
@@ -224,12 +237,14 @@ class ReadingMarkerTest {
       ReadingMarker stoppedEarly = new ReadingMarker(state, "kafka");
       stoppedEarly.start();
       stoppedEarly.reading(3);
+      stoppedEarly.polling();
       stoppedEarly.lived(5); // records before the position: they say nothing of the record there
       stoppedEarly.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
       assertThat(next.start()).as("a clean stop is no death").isEmpty();
       assertThat(next.crashes()).isEqualTo(2);
       next.reading(5); // and it dies there
+      next.polling();
       assertThat(new ReadingMarker(state, "kafka").start()).hasValue(5);
     }
   }
@@ -242,6 +257,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(5);
+      m.polling();
       m.lived(6);
       m.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
@@ -277,6 +293,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(3);
+      m.polling();
       m.lived(8);
       m.stopped();
       assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
@@ -294,6 +311,7 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(3);
+      m.polling();
       m.idle(5);
       m.stopped();
       assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
@@ -311,6 +329,7 @@ class ReadingMarkerTest {
       ReadingMarker quiet = new ReadingMarker(state, "kafka");
       quiet.start();
       quiet.reading(5);
+      quiet.polling();
       quiet.idle(5);
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
         assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // died connecting
@@ -319,6 +338,7 @@ class ReadingMarkerTest {
       m.start();
       assertThat(m.crashes()).isZero();
       m.reading(5); // then died in the read
+      m.polling();
       ReadingMarker next = new ReadingMarker(state, "kafka");
       next.start();
       assertThat(next.crashes()).isEqualTo(1);
@@ -336,6 +356,7 @@ class ReadingMarkerTest {
       ReadingMarker handling = new ReadingMarker(state, "kafka");
       handling.start();
       handling.reading(50);
+      handling.polling();
       handling.busy(); // a command handed over; the VM hard-reset while it is handled
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
         assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // broker down; reset
@@ -358,11 +379,35 @@ class ReadingMarkerTest {
       ReadingMarker m = new ReadingMarker(state, "kafka");
       m.start();
       m.reading(10);
+      m.polling();
       m.idle(10);
       m.busy(); // the command came, and the VM was reset while it was handled
       ReadingMarker next = new ReadingMarker(state, "kafka");
       assertThat(next.start()).isEmpty();
       assertThat(next.crashes()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A source that cannot tell its read position before its first poll (Event Hubs with no stored
+   * position reads from a lookback) and dies in that poll, decoding a record: counted at the
+   * marker's position, and skipped there after three deaths. Only a death before the poll is not
+   * counted.
+   */
+  @Test
+  void aDeathInAPollWithoutAReadPositionIsCounted() {
+    try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
+      ReadingMarker first = new ReadingMarker(state, "eventhubs");
+      first.start();
+      first.reading(5);
+      first.stopped();
+      OptionalLong poison = OptionalLong.empty();
+      for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
+        ReadingMarker m = new ReadingMarker(state, "eventhubs");
+        poison = m.start();
+        m.polling(); // no read position to record; the poll dies decoding
+      }
+      assertThat(poison).hasValue(5);
     }
   }
 }

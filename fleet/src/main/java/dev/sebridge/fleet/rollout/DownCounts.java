@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the {@link Ledger} counts within one step ({@code now}): the unavailable VMs by group under
- * each groupBy and settle an active rollout has, and each VM's group as the views show it. Computed
- * once per step and kept up to date as the step releases ({@link #released}), so checking every
- * pending event of a 10,000-VM rollout does not scan every entry each time; any other change of the
- * entries calls {@link #clear}.
+ * What the {@link Ledger}'s limit check ({@link LedgerLimits}) counts within one step ({@code
+ * now}): the unavailable VMs by group under each groupBy and settle an active rollout has, and each
+ * VM's group as the views show it. Computed once per step and kept up to date as the step releases
+ * ({@link #released}), so checking every pending event of a 10,000-VM rollout does not scan every
+ * entry each time; any other change of the entries calls {@link #clear}.
  */
 final class DownCounts {
   /** Unavailable VMs by vmKey with their group, counts by group, how many counted by name. */

@@ -88,7 +88,7 @@ public record LedgerEntry(
     return backAt == null || now.isBefore(backAt.plus(settle));
   }
 
-  /** Its group under a rollout's groupBy ({@link Ledger#group}). */
+  /** Its group under a rollout's groupBy ({@link ListedVms#group}). */
   public String group(List<String> groupBy) {
     return ListedVms.group(vmId, attributes, groupBy);
   }
