@@ -8,10 +8,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Where the command pump was reading, {@code state.dir/commands/reading-<source>}: written before a
- * read that starts further along the stream than the last one, and marked stopped on a clean stop.
- * An agent that finds it still marked reading died while reading; dying again and again at the same
- * position means a record there breaks the source (a "poison record"), and it is skipped.
+ * Where the command pump was reading, {@code state.dir/commands/reading-<source>}: written when a
+ * run starts, before its first poll, before a read that starts further along the stream than the
+ * last one, when a read finds the end or records after it, and on a clean stop. An agent that finds
+ * it still marked reading died while reading; dying again and again at the same position means a
+ * record there breaks the source (a "poison record"), and it is skipped.
  */
 final class ReadingMarker {
   /** Deaths at one position after which its record is skipped. */
@@ -87,11 +88,7 @@ final class ReadingMarker {
     lived = false;
   }
 
-  /**
-   * Before a read from {@code next}: recorded when it is further than before. This run's first read
-   * at the position decides again whether the stream has a record there: an idle marker is marked
-   * busy (once a run: a quiet VM's later reads write nothing).
-   */
+  /** Before a read from {@code next}: recorded when it is further than before. */
   synchronized void reading(long next) {
     if (stopped) {
       return;
@@ -132,7 +129,7 @@ final class ReadingMarker {
    * is no record's doing, and is not counted; nor were the deaths counted there before, which had
    * no record there to die of (they are cleared: a command that comes there later starts with
    * none). Nothing is marked at another position. (A record that kills the agent in the very next
-   * read is counted from the next run on: each run's first read decides again.)
+   * read is counted from the next run on: each run's first poll decides again.)
    */
   synchronized void idle(long at) {
     if (!stopped && !idle && at == position) {
