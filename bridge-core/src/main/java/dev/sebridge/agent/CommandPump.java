@@ -137,7 +137,7 @@ final class CommandPump implements AutoCloseable {
         if (!started) { // once per start; retried with the rest when the state cannot be written
           poison = marker.start();
           started = true;
-          carefulUntil = careful();
+          carefulUntil = PoisonRecords.careful(marker);
         }
         h.recover();
         if (carefulUntil >= 0) {
@@ -147,7 +147,7 @@ final class CommandPump implements AutoCloseable {
         if (poison.isPresent()) {
           long at = poison.getAsLong();
           poison = java.util.OptionalLong.empty(); // once per start, whatever happens
-          skipPoisonRecord(source, h, at);
+          PoisonRecords.skip(marker, source, h, at);
         }
         LOG.info("reading approval commands from {} for vmId {}", source.name(), h.vm().vmId());
         while (closing.getCount() > 0) {
@@ -204,58 +204,6 @@ final class CommandPump implements AutoCloseable {
       }
     }
     marker.stopped();
-  }
-
-  /**
-   * After a death while reading (the last run did not stop cleanly), the records from the position
-   * it died at are read one at a time ({@link CommandSource#readOneAtATime}), so that the next
-   * death is counted at the record that causes it: up to {@link #CAREFUL_RECORDS} records on, which
-   * covers every record one read could hand over or decode (Kafka's {@code max.poll.records}, Event
-   * Hubs' events taken ahead). Returns the last such position, or -1.
-   */
-  private long careful() {
-    if (marker.crashes() == 0) {
-      return -1;
-    }
-    long until = marker.position() + CAREFUL_RECORDS;
-    LOG.info(
-        "the agent died reading approval commands at position {} ({} time(s) in a row): reading"
-            + " them one record at a time up to position {}; a record that kills it {} times is"
-            + " skipped",
-        marker.position(),
-        marker.crashes(),
-        until,
-        ReadingMarker.MAX_CRASHES);
-    return until;
-  }
-
-  /**
-   * Once per start: if the agent died reading at the same position {@link
-   * ReadingMarker#MAX_CRASHES} times, the record there is skipped, with a {@code poison-record}
-   * result, so a record that breaks the source cannot keep the agent in a crash loop.
-   */
-  private void skipPoisonRecord(CommandSource source, CommandHandler h, long poison)
-      throws InterruptedException {
-    java.util.Optional<CommandSource.Skipped> skipped = source.skipAt(poison);
-    if (skipped.isPresent()) {
-      LOG.error(
-          "skipped the record at {}: the agent died reading there {} times",
-          skipped.get().record(),
-          ReadingMarker.MAX_CRASHES);
-      // The position after it first, then the marker: a death in between finds the record read
-      // already (nothing to skip at its position). The other way round, the deaths of the record
-      // read again from the old position would be counted one past it, and the skip would take
-      // the record after it.
-      h.poison(skipped.get(), ReadingMarker.MAX_CRASHES);
-      marker.skipped(true);
-    } else {
-      marker.skipped(false);
-      LOG.warn(
-          "the agent died reading commands at position {} {} times, but there is no record there"
-              + " to skip (it died idle, or the record was read already); reading goes on",
-          poison,
-          ReadingMarker.MAX_CRASHES);
-    }
   }
 
   private List<ReceivedCommand> read(CommandSource source) throws SourceFailure {

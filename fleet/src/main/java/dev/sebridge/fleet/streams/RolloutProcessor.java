@@ -52,9 +52,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private final CrashPoints crashPoints;
   private final ReplayGate gate;
-  private ReplayGate.Check replay;
-  private boolean caughtUp;
-  private boolean replayLogged;
+  private RolloutsReplay replay;
 
   RolloutProcessor(
       Policies policies,
@@ -126,35 +124,13 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             });
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
     context.schedule(Retention.CHECK, PunctuationType.WALL_CLOCK_TIME, this::forgetOld);
-    this.replay = gate.start();
-    this.caughtUp = false;
-    this.replayLogged = false;
+    this.replay = new RolloutsReplay(gate.start(), observer);
     caughtUp();
   }
 
-  /**
-   * Whether the task has read the rollouts topic up to where it stood when the task started ({@link
-   * ReplayGate}); asked of the brokers until it has, then never again for this task.
-   */
+  /** Whether the task caught up with the rollouts topic ({@link RolloutsReplay}). */
   private boolean caughtUp() {
-    if (!caughtUp) {
-      try {
-        caughtUp = replay.caughtUp();
-      } catch (RuntimeException e) {
-        LOG.warn("rollouts: cannot tell whether the rollouts topic is caught up: {}", e.toString());
-        return false;
-      }
-      observer.rolloutsReplaying(!caughtUp);
-      if (caughtUp) {
-        LOG.info("rollouts: caught up with the rollouts topic; stepping rollouts and policies");
-      } else if (!replayLogged) {
-        replayLogged = true;
-        LOG.info(
-            "rollouts: reading the rollouts topic up to where it stood when this task started;"
-                + " nothing is stepped or released until then");
-      }
-    }
-    return caughtUp;
+    return replay.caughtUp();
   }
 
   @Override
