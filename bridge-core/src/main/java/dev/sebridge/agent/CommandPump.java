@@ -12,7 +12,9 @@ import dev.sebridge.spi.CommandSourceProvider;
 import dev.sebridge.spi.ReceivedCommand;
 import dev.sebridge.spi.UnsafeSourceException;
 import io.github.resilience4j.core.IntervalFunction;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -43,9 +45,19 @@ final class CommandPump implements AutoCloseable {
   /** An unsafe source (its configuration) is looked at again after this long. */
   static final Duration UNSAFE_RETRY = Duration.ofMinutes(5);
 
+  /**
+   * Opening or reading the command source, or handling what it read, not returned after this long
+   * is reported ({@link #problems()}): a read takes {@link #POLL} or its source's own timeouts (30
+   * s at most), a batch's handling seconds.
+   */
+  static final Duration STUCK = Duration.ofMinutes(2);
+
   private final Function<String, CommandSource> sources;
   private final CompletableFuture<CommandHandler> handler;
   private final ReadingMarker marker;
+  private final Clock clock;
+  // When the read under way began, null between reads (reported when it does not return).
+  private volatile Instant readingSince;
   private final IntervalFunction backoff =
       IntervalFunction.ofExponentialRandomBackoff(
           Duration.ofMillis(500), 2.0, 0.5, Duration.ofSeconds(30));
@@ -66,10 +78,12 @@ final class CommandPump implements AutoCloseable {
   CommandPump(
       Function<String, CommandSource> sources,
       CompletableFuture<CommandHandler> handler,
-      ReadingMarker marker) {
+      ReadingMarker marker,
+      Clock clock) {
     this.sources = sources;
     this.handler = handler;
     this.marker = marker;
+    this.clock = clock;
   }
 
   /** The pump for a configured command source, with its durable state in {@code state.dir}. */
@@ -93,7 +107,8 @@ final class CommandPump implements AutoCloseable {
                     service,
                     recorder,
                     service.vm())),
-        new ReadingMarker(ctx.state(), provider.name()));
+        new ReadingMarker(ctx.state(), provider.name()),
+        ctx.clock());
   }
 
   void start() {
@@ -105,6 +120,15 @@ final class CommandPump implements AutoCloseable {
     String p = problem;
     if (p == null && thread != null && !thread.isAlive() && closing.getCount() > 0) {
       p = "approval commands: the command pump stopped";
+    }
+    Instant since = readingSince;
+    if (p == null && since != null && clock.instant().isAfter(since.plus(STUCK))) {
+      // A source that hangs, or a record whose handling never ends (and never kills the agent,
+      // so it is never skipped): approvals by command wait behind it.
+      p =
+          "approval commands: opening or reading the command source, or handling what it read, has"
+              + " not returned since "
+              + since;
     }
     return p == null ? List.of() : List.of(p);
   }
@@ -133,6 +157,7 @@ final class CommandPump implements AutoCloseable {
     long carefulUntil = -1; // reading one record at a time until here
     reading:
     while (closing.getCount() > 0) {
+      readingSince = clock.instant(); // opening the source may hang too
       try (CommandSource source = sources.apply(h.vm().vmId())) {
         if (!started) { // once per start; retried with the rest when the state cannot be written
           poison = marker.start();
@@ -151,6 +176,7 @@ final class CommandPump implements AutoCloseable {
         }
         LOG.info("reading approval commands from {} for vmId {}", source.name(), h.vm().vmId());
         while (closing.getCount() > 0) {
+          readingSince = clock.instant();
           List<ReceivedCommand> batch = read(source);
           failures = 0;
           problem = null;
@@ -163,6 +189,7 @@ final class CommandPump implements AutoCloseable {
           if (!batch.isEmpty() && readTo.isPresent()) { // read and handled: a stop forgives
             marker.lived(readTo.getAsLong());
           }
+          readingSince = null;
           if (carefulUntil >= 0 && marker.position() > carefulUntil) {
             LOG.info(
                 "read past position {} alive: reading approval commands in batches again",
@@ -173,6 +200,7 @@ final class CommandPump implements AutoCloseable {
         }
         break;
       } catch (UnsafeSourceException e) {
+        readingSince = null;
         failures++;
         problem = "approval commands are off: " + e.getMessage();
         if (failures == 1) {
@@ -183,6 +211,7 @@ final class CommandPump implements AutoCloseable {
         }
         continue;
       } catch (SourceFailure e) {
+        readingSince = null;
         failures++;
         problem = "approval commands: cannot read from the command source: " + e.getMessage();
         if (failures == WARN_AFTER_READ_FAILURES) {
@@ -193,6 +222,7 @@ final class CommandPump implements AutoCloseable {
       } catch (InterruptedException e) {
         break;
       } catch (RuntimeException e) {
+        readingSince = null;
         failures++;
         problem = "approval commands: handling failed: " + e;
         if (failures == 1) {

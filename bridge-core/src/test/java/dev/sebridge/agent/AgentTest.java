@@ -403,6 +403,59 @@ class AgentTest {
     startAgent(settings);
   }
 
+  /**
+   * A read of the command source that does not return (a source that hangs, or a record whose
+   * handling never ends and never kills the agent, so it is never skipped) turns /readyz red after
+   * {@link CommandPump#STUCK}, naming it; before, readiness stayed green while approvals by command
+   * waited behind it. Green again once the read returns.
+   */
+  @Test
+  @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static
+  void aReadThatDoesNotReturnTurnsReadinessRed() throws Exception {
+    FailingCommandSourceProvider.failures.set(0);
+    FailingCommandSourceProvider.polls.set(0);
+    java.util.concurrent.CountDownLatch poll = new java.util.concurrent.CountDownLatch(1);
+    dev.sebridge.testing.MutableClock clock =
+        new dev.sebridge.testing.MutableClock(java.time.Instant.now());
+    java.nio.file.Files.writeString(
+        dir.resolve("keys.jwks"),
+        dev.sebridge.command.TestKeys.trustedSet(dev.sebridge.command.TestKeys.es256("k1")));
+    try {
+      agent =
+          Agent.builder(
+                  config(
+                      Map.of(
+                          "commands.source",
+                          FailingCommandSourceProvider.NAME,
+                          "commands.trusted-keys",
+                          dir.resolve("keys.jwks").toString())))
+              .clock(clock)
+              .build()
+              .start();
+      String stuck = "has not returned since";
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  agent.readinessProblems().stream()
+                      .noneMatch(p -> p.startsWith("approval commands")));
+      int held = FailingCommandSourceProvider.held.get();
+      FailingCommandSourceProvider.pollGate = poll; // the reads go well, then one hangs
+      await().atMost(WAIT).until(() -> FailingCommandSourceProvider.held.get() > held);
+      assertThat(agent.readinessProblems()).noneMatch(p -> p.contains(stuck));
+      clock.advance(CommandPump.STUCK.plusSeconds(1));
+      assertThat(agent.readinessProblems()).anyMatch(p -> p.contains(stuck));
+      FailingCommandSourceProvider.pollGate = null;
+      poll.countDown(); // the read returns
+      await()
+          .atMost(WAIT)
+          .until(() -> agent.readinessProblems().stream().noneMatch(p -> p.contains(stuck)));
+    } finally {
+      FailingCommandSourceProvider.pollGate = null;
+      poll.countDown();
+    }
+  }
+
   /** Defect 3: a command pump that fails is reported on /readyz, and comes back by itself. */
   @Test
   @ResourceLock(FailingCommandSourceProvider.NAME) // its settings are static

@@ -32,6 +32,9 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
   /** Polls begun. */
   static final AtomicInteger polls = new AtomicInteger();
 
+  /** Polls held by {@link #pollGate}. */
+  static final AtomicInteger held = new AtomicInteger();
+
   /** When set, the source reads from this position (as Kafka's does: an offset). */
   static volatile Long position;
 
@@ -96,6 +99,7 @@ public final class FailingCommandSourceProvider implements CommandSourceProvider
         }
         java.util.concurrent.CountDownLatch gate = pollGate;
         if (gate != null) {
+          held.incrementAndGet();
           try {
             gate.await();
           } catch (InterruptedException e) {
