@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * with exponential backoff and jitter (0.5 s to 30 s); meanwhile {@link #problems()} reports it, so
  * {@code /readyz} is not green while approvals by command do not work. A failure to read logs a
  * WARN once it has lasted {@value #WARN_AFTER_READ_FAILURES} attempts; a failure to handle, an
- * ERROR at once.
+ * ERROR at once. A read or its handling that does not return at all is reported after {@link
+ * #STUCK}.
  */
 final class CommandPump implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CommandPump.class);
@@ -46,9 +47,12 @@ final class CommandPump implements AutoCloseable {
   static final Duration UNSAFE_RETRY = Duration.ofMinutes(5);
 
   /**
-   * Opening or reading the command source, or handling what it read, not returned after this long
-   * is reported ({@link #problems()}): a read takes {@link #POLL} or its source's own timeouts (30
-   * s at most), a batch's handling seconds.
+   * Opening, reading or closing the command source, or handling what it read, not returned after
+   * this long is reported ({@link #problems()}): a read takes {@link #POLL} or its source's own
+   * timeouts (Kafka's first, about 40 s: the topic checks; Event Hubs' 30 s), handling a command
+   * seconds, up to about 30 s while IMDS is slow (its retries at {@code imds.request-timeout}); a
+   * batch of several approvals while IMDS is that slow can be reported too. Measured on the agent's
+   * clock: a jump shows early or late by as much.
    */
   static final Duration STUCK = Duration.ofMinutes(2);
 
@@ -195,6 +199,7 @@ final class CommandPump implements AutoCloseable {
                 "read past position {} alive: reading approval commands in batches again",
                 carefulUntil);
             carefulUntil = -1;
+            readingSince = clock.instant(); // closing the source may hang too
             continue reading; // the source is closed and opened again, at the committed position
           }
         }
@@ -233,6 +238,7 @@ final class CommandPump implements AutoCloseable {
         break;
       }
     }
+    readingSince = null;
     marker.stopped();
   }
 
