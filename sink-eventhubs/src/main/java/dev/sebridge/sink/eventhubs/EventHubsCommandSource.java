@@ -2,7 +2,6 @@ package dev.sebridge.sink.eventhubs;
 
 import com.azure.messaging.eventhubs.EventData;
 import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
-import com.azure.messaging.eventhubs.PartitionProperties;
 import com.azure.messaging.eventhubs.models.EventPosition;
 import com.azure.messaging.eventhubs.models.PartitionEvent;
 import com.azure.messaging.eventhubs.models.ReceiveOptions;
@@ -50,6 +49,7 @@ public final class EventHubsCommandSource implements CommandSource {
   private Long lastSeen;
   private boolean oneAtATime;
   private boolean open;
+  private final PartitionEnd end;
 
   public EventHubsCommandSource(
       Supplier<EventHubConsumerAsyncClient> factory, String hub, String vmId, Clock clock) {
@@ -57,6 +57,7 @@ public final class EventHubsCommandSource implements CommandSource {
     this.hub = hub;
     this.vmId = vmId;
     this.clock = clock;
+    this.end = new PartitionEnd(hub, clock);
   }
 
   @Override
@@ -238,10 +239,6 @@ public final class EventHubsCommandSource implements CommandSource {
   /** How long after a question that failed {@link #atEnd} asks again at the same position. */
   static final Duration END_RETRY = Duration.ofMinutes(1);
 
-  private long endAskedAt = -1; // the read position atEnd last asked the hub at
-  private boolean endAnswer;
-  private java.time.Instant endFailedAt; // when to ask again after that question failed, or null
-
   /**
    * Asks the hub for the partition's properties (a management request): at the end when the
    * partition is empty (every event expired) or its last enqueued event is before the read
@@ -257,36 +254,8 @@ public final class EventHubsCommandSource implements CommandSource {
     if (!open || stream == null || partitionId == null || next.isEmpty() || !received.isEmpty()) {
       return false;
     }
-    if (next.getAsLong() == endAskedAt
-        && (endFailedAt == null || clock.instant().isBefore(endFailedAt))) {
-      return endAnswer;
-    }
-    endAskedAt = next.getAsLong();
-    endAnswer = false;
-    endFailedAt = null;
-    try {
-      PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
-      if (p == null) {
-        throw new IllegalStateException("no answer");
-      }
-      endAnswer = p.isEmpty() || p.getLastEnqueuedSequenceNumber() < next.getAsLong();
-    } catch (RuntimeException e) {
-      // Asked again after END_RETRY and up to as long again: the VMs of a hub that failed them
-      // all do not ask again all at once.
-      endFailedAt =
-          clock
-              .instant()
-              .plus(END_RETRY)
-              .plusMillis(
-                  java.util.concurrent.ThreadLocalRandom.current().nextLong(END_RETRY.toMillis()));
-      LOG.warn(
-          "cannot tell whether hub {} has commands past sequence number {}: {}; a death of the"
-              + " agent there counts toward skipping the record there",
-          hub,
-          next.getAsLong(),
-          e.toString());
-    }
-    return endAnswer;
+    return end.atEnd(
+        next.getAsLong(), () -> client.getPartitionProperties(partitionId).block(END_TIMEOUT));
   }
 
   @Override
@@ -321,7 +290,7 @@ public final class EventHubsCommandSource implements CommandSource {
   @Override
   public synchronized void close() {
     open = false;
-    endAskedAt = -1; // asked again after a reopen
+    end.forget(); // asked again after a reopen
     if (stream != null) {
       stream.dispose();
       stream = null;
