@@ -11,8 +11,6 @@ import dev.sebridge.track.Transition;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -30,9 +28,8 @@ public final class EnvelopeFactory {
   public static final String SCHEMA_VERSION = "1.0";
   public static final String DATA_SCHEMA = "urn:sebridge:schema:scheduledevent:" + SCHEMA_VERSION;
   public static final String TYPE_PREFIX = "dev.sebridge.scheduledevent.";
-  private static final String TRUNCATION_MARK = "…[truncated]";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  static final ObjectMapper JSON = new ObjectMapper(); // (one mapper: EnvelopeFit's too)
 
   private final AgentInfo agent;
   private final Clock clock;
@@ -73,7 +70,7 @@ public final class EnvelopeFactory {
     data.set("vm", vmNode(vm));
     putAgent(data);
 
-    byte[] body = fit(ce);
+    byte[] body = EnvelopeFit.fit(ce);
     return new Envelope(id, typeOf(t), vm.source(), e.eventId(), vm.vmId(), time, body);
   }
 
@@ -241,102 +238,6 @@ public final class EnvelopeFactory {
     String s = ms.toString();
     // Instant.toString drops ".000"; keep a fixed shape for readers that sort as text.
     return ms.getNano() == 0 ? s.replace("Z", ".000Z") : s;
-  }
-
-  /** Serializes, truncating long texts of the event until the envelope fits. */
-  static byte[] fit(ObjectNode ce) {
-    byte[] body = bytes(ce);
-    if (body.length <= Envelope.MAX_BYTES) {
-      return body;
-    }
-    ObjectNode data = (ObjectNode) ce.get("data");
-    ObjectNode event = (ObjectNode) data.get("event");
-    var truncated = data.putArray("truncated");
-    // Description first, then the longest other texts, until it fits.
-    int over = bytes(ce).length - Envelope.MAX_BYTES;
-    if (event.path("Description").isTextual()) {
-      truncateField(event, "Description", over, truncated);
-      body = bytes(ce);
-    }
-    while (body.length > Envelope.MAX_BYTES) {
-      String longest = longestText(event);
-      if (longest == null) {
-        // Nothing left to cut in the event: drop unknown containers (arrays/objects) last.
-        String container = largestContainer(event);
-        if (container == null) {
-          break;
-        }
-        JsonNode c = event.get(container);
-        if (c.isArray() && c.size() > 1) {
-          // Keep the shape (Resources stays a list): drop entries from the end.
-          com.fasterxml.jackson.databind.node.ArrayNode arr =
-              (com.fasterxml.jackson.databind.node.ArrayNode) c;
-          int drop = Math.max(1, arr.size() / 4);
-          for (int i = 0; i < drop; i++) {
-            arr.remove(arr.size() - 1);
-          }
-        } else {
-          event.remove(container);
-        }
-        markTruncated(truncated, "event." + container);
-      } else {
-        truncateField(event, longest, body.length - Envelope.MAX_BYTES, truncated);
-      }
-      body = bytes(ce);
-    }
-    return body;
-  }
-
-  private static void truncateField(
-      ObjectNode event,
-      String field,
-      int over,
-      com.fasterxml.jackson.databind.node.ArrayNode truncated) {
-    String text = event.get(field).asText();
-    int keep = Math.max(0, text.length() - over - TRUNCATION_MARK.length() - 64);
-    event.put(field, text.substring(0, keep) + TRUNCATION_MARK);
-    markTruncated(truncated, "event." + field);
-  }
-
-  private static void markTruncated(
-      com.fasterxml.jackson.databind.node.ArrayNode truncated, String path) {
-    for (JsonNode n : truncated) {
-      if (n.asText().equals(path)) {
-        return;
-      }
-    }
-    truncated.add(path);
-  }
-
-  private static String longestText(ObjectNode event) {
-    String best = null;
-    int bestLen = 256; // not worth cutting below this
-    for (Iterator<Map.Entry<String, JsonNode>> it = event.fields(); it.hasNext(); ) {
-      var f = it.next();
-      if (f.getValue().isTextual()
-          && f.getValue().asText().length() > bestLen
-          && !f.getKey().equals("EventId")) {
-        best = f.getKey();
-        bestLen = f.getValue().asText().length();
-      }
-    }
-    return best;
-  }
-
-  private static String largestContainer(ObjectNode event) {
-    String best = null;
-    int bestLen = 0;
-    for (Iterator<Map.Entry<String, JsonNode>> it = event.fields(); it.hasNext(); ) {
-      var f = it.next();
-      if (f.getValue().isContainerNode()) {
-        int len = bytes(f.getValue()).length;
-        if (len > bestLen) {
-          best = f.getKey();
-          bestLen = len;
-        }
-      }
-    }
-    return best;
   }
 
   private static byte[] bytes(JsonNode n) {
