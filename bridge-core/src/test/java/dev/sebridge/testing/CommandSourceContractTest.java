@@ -213,6 +213,34 @@ public abstract class CommandSourceContractTest {
   }
 
   /**
+   * Each record is handed over from a read position the source told before the read, the first
+   * included, also with no stored position: the agent records that position before each read, so a
+   * death handling a record is counted at that record. (Event Hubs reading from its lookback had no
+   * position before its first record: a new VM's deaths there were never counted.)
+   */
+  @Test
+  void everyRecordIsReadFromAPositionToldBeforeTheRead() throws Exception {
+    String me = UUID.randomUUID().toString();
+    publish(me, "one");
+    publish(me, "two");
+    try (CommandSource s = source(me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      List<ReceivedCommand> got = new ArrayList<>();
+      long deadline = System.nanoTime() + READ.toNanos();
+      while (got.size() < 2 && System.nanoTime() < deadline) {
+        java.util.OptionalLong before = s.readPosition();
+        List<ReceivedCommand> polled = s.poll(Duration.ofMillis(300));
+        if (!polled.isEmpty()) {
+          assertThat(before).as("a position told before the read").isPresent();
+          assertThat(recordPosition(polled.get(0))).isGreaterThanOrEqualTo(before.getAsLong());
+        }
+        got.addAll(polled);
+      }
+      assertThat(texts(got)).containsExactly("one", "two");
+    }
+  }
+
+  /**
    * At the end only when the source knows nothing is left: not before its first read (a fetch may
    * be on its way), and after everything was read. The agent counts no death while at the end.
    */

@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +41,10 @@ public final class EventHubsCommandSource implements CommandSource {
   private final String hub;
   private final String vmId;
   private final Clock clock;
-  private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+  private final BlockingDeque<Object> received = new LinkedBlockingDeque<>();
+  // Reading from the lookback (no position): whether the first event's own was told (readPosition),
+  // or the first event was held back once for it.
+  private boolean told;
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
   private String partitionId;
@@ -136,8 +139,17 @@ public final class EventHubsCommandSource implements CommandSource {
     }
     List<Object> items = new ArrayList<>();
     try {
-      Object first = received.poll(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      Object first =
+          received.pollFirst(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       if (first == null) {
+        return List.of();
+      }
+      if (first instanceof PartitionEvent && lastSeen == null && startPosition.isEmpty() && !told) {
+        // Reading from the lookback, and nobody was told where: the first event stays for the next
+        // poll, and the read position until then is its own, so a death handling it is counted at
+        // it (the agent records the read position before each read; a new VM has none before).
+        received.addFirst(first);
+        told = true;
         return List.of();
       }
       items.add(first);
@@ -158,6 +170,7 @@ public final class EventHubsCommandSource implements CommandSource {
         stream.dispose();
         stream = null;
         received.clear();
+        told = false;
         if (out.isEmpty()) {
           throw new IllegalStateException("reading commands from " + hub + " failed: " + t, t);
         }
@@ -260,11 +273,18 @@ public final class EventHubsCommandSource implements CommandSource {
 
   @Override
   public synchronized java.util.OptionalLong readPosition() {
-    return lastSeen == null
-        ? startPosition
-            .map(p -> java.util.OptionalLong.of(parsePosition(p) + 1))
-            .orElse(java.util.OptionalLong.empty())
-        : java.util.OptionalLong.of(lastSeen + 1);
+    if (lastSeen != null) {
+      return java.util.OptionalLong.of(lastSeen + 1);
+    }
+    if (startPosition.isPresent()) {
+      return java.util.OptionalLong.of(parsePosition(startPosition.get()) + 1);
+    }
+    // From the lookback: the first event's, once it waits here (empty before).
+    if (received.peekFirst() instanceof PartitionEvent e) {
+      told = true;
+      return java.util.OptionalLong.of(e.getData().getSequenceNumber());
+    }
+    return java.util.OptionalLong.empty();
   }
 
   @Override
@@ -291,6 +311,7 @@ public final class EventHubsCommandSource implements CommandSource {
   public synchronized void close() {
     open = false;
     end.forget(); // asked again after a reopen
+    told = false;
     if (stream != null) {
       stream.dispose();
       stream = null;
