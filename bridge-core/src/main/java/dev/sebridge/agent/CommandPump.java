@@ -49,10 +49,10 @@ final class CommandPump implements AutoCloseable {
   /**
    * Opening, reading or closing the command source, or handling what it read, not returned after
    * this long is reported ({@link #problems()}): a read takes {@link #POLL} or its source's own
-   * timeouts (Kafka's first, about 40 s: the topic checks; Event Hubs' 30 s), handling a command
-   * seconds, up to about 30 s while IMDS is slow (its retries at {@code imds.request-timeout}); a
-   * batch of several approvals while IMDS is that slow can be reported too. Measured on the agent's
-   * clock: a jump shows early or late by as much.
+   * timeouts (Kafka's first, about 40 s: the topic checks; Event Hubs' about 40 s, a minute when it
+   * skips a poison), handling a command seconds, up to about 30 s while IMDS is slow (its retries
+   * at {@code imds.request-timeout}); a batch of several approvals while IMDS is that slow can be
+   * reported too. Measured on the agent's clock: a jump shows early or late by as much.
    */
   static final Duration STUCK = Duration.ofMinutes(2);
 

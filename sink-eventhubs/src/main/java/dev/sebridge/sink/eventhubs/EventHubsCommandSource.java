@@ -29,8 +29,10 @@ import reactor.core.Disposable;
  *
  * <p>The position is the sequence number of the last command handed over; the core persists it once
  * the command's result is durable, and reading resumes after it. Without one, reading starts 11
- * minutes back, which covers every command still valid. A receive stream that fails (after the
- * client's own retry) is opened again by the next poll, after the last event seen.
+ * minutes back, which covers every command still valid; the first event found there is held back
+ * one poll and its sequence number told as the read position, so the agent records where it reads
+ * before the read that hands it over (a death handling it is counted at it). A receive stream that
+ * fails (after the client's own retry) is opened again by the next poll, after the last event seen.
  */
 public final class EventHubsCommandSource implements CommandSource {
   private static final Logger LOG = LoggerFactory.getLogger(EventHubsCommandSource.class);
@@ -310,6 +312,7 @@ public final class EventHubsCommandSource implements CommandSource {
   @Override
   public synchronized void close() {
     open = false;
+    received.clear(); // nothing of this stream is handed over after a reopen
     end.forget(); // asked again after a reopen
     told = false;
     if (stream != null) {
