@@ -2,6 +2,7 @@ package dev.sebridge.sink.eventhubs;
 
 import com.azure.messaging.eventhubs.EventData;
 import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
+import com.azure.messaging.eventhubs.PartitionProperties;
 import com.azure.messaging.eventhubs.models.EventPosition;
 import com.azure.messaging.eventhubs.models.PartitionEvent;
 import com.azure.messaging.eventhubs.models.ReceiveOptions;
@@ -47,6 +48,10 @@ public final class EventHubsCommandSource implements CommandSource {
   // Reading from the lookback (no position): whether the first event's own was told (readPosition),
   // or the first event was held back once for it.
   private boolean told;
+  // Where the lookback starts (null: not reading from it), and whether the hub was asked if
+  // anything is in it.
+  private java.time.Instant lookbackFrom;
+  private boolean lookbackAsked;
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
   private String partitionId;
@@ -117,8 +122,10 @@ public final class EventHubsCommandSource implements CommandSource {
       from = EventPosition.fromSequenceNumber(seq, false);
       described = "after sequence number " + seq + " (the stored position)";
     } else {
-      from = EventPosition.fromEnqueuedTime(clock.instant().minus(LOOKBACK));
-      described = "at events enqueued since " + clock.instant().minus(LOOKBACK);
+      lookbackFrom = clock.instant().minus(LOOKBACK);
+      lookbackAsked = false;
+      from = EventPosition.fromEnqueuedTime(lookbackFrom);
+      described = "at events enqueued since " + lookbackFrom;
     }
     BoundedReceiver receiver = new BoundedReceiver();
     client.receiveFromPartition(partitionId, from, new ReceiveOptions()).subscribe(receiver);
@@ -144,6 +151,10 @@ public final class EventHubsCommandSource implements CommandSource {
       Object first =
           received.pollFirst(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       if (first == null) {
+        if (lastSeen == null && startPosition.isEmpty() && lookbackFrom != null && !lookbackAsked) {
+          lookbackAsked = true; // once per stream
+          lookbackEmpty();
+        }
         return List.of();
       }
       if (first instanceof PartitionEvent && lastSeen == null && startPosition.isEmpty() && !told) {
@@ -192,6 +203,28 @@ public final class EventHubsCommandSource implements CommandSource {
               properties(d)));
     }
     return out;
+  }
+
+  /**
+   * Reading from the lookback, a poll found nothing: when the hub's last event was enqueued before
+   * the lookback starts (or the partition is empty), nothing is in it, and the read position is
+   * right after that event. Without this a quiet partition gave no read position at all: the agent
+   * could not ask whether it was at the end, and counted a quiet VM's hard resets toward skipping
+   * the command that arrived next. Asked once per stream; a question that fails leaves it so.
+   */
+  private void lookbackEmpty() {
+    try {
+      PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
+      if (p != null
+          && lastSeen == null
+          && received.isEmpty()
+          && (p.isEmpty() || p.getLastEnqueuedTime().isBefore(lookbackFrom))) {
+        lastSeen = p.getLastEnqueuedSequenceNumber(); // (-1 for a partition that never had one)
+      }
+    } catch (RuntimeException e) {
+      LOG.debug(
+          "cannot tell whether hub {} has events since {}: {}", hub, lookbackFrom, e.toString());
+    }
   }
 
   /**

@@ -91,6 +91,39 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
   }
 
   /**
+   * With no stored position and nothing in the lookback (every event on the partition was enqueued
+   * before it), a poll that finds nothing tells the read position: right after the hub's last
+   * event. The source then knows it is at the end, so the agent counts no death of a quiet VM
+   * there; the next event is read from that position. Before, such a source had no read position at
+   * all, and a quiet VM's hard resets counted toward skipping the command that came next.
+   */
+  @Test
+  void aLookbackWithNothingInItTellsWhereReadingStarts() {
+    String me = "vm-" + UUID.randomUUID();
+    publish("commands", me, "before");
+    // The lookback starts now: "before" and every earlier event are out of it.
+    Clock now =
+        Clock.fixed(
+            java.time.Instant.now().plus(EventHubsCommandSource.LOOKBACK),
+            java.time.ZoneOffset.UTC);
+    try (CommandSource s = source("commands", me, now)) {
+      s.open(Optional.empty());
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (s.readPosition().isEmpty() && System.nanoTime() < deadline) {
+        assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      }
+      assertThat(s.readPosition()).as("told after a poll that found nothing").isPresent();
+      long at = s.readPosition().getAsLong();
+      assertThat(s.atEnd()).isTrue();
+      publish("commands", me, "after");
+      List<String> got = pollUntil(s, 1, Duration.ofSeconds(30));
+      assertThat(got).singleElement().asString().startsWith("after@");
+      long after = Long.parseLong(got.get(0).substring(got.get(0).indexOf('@') + 1));
+      assertThat(after).isGreaterThanOrEqualTo(at);
+    }
+  }
+
+  /**
    * Not at the end while an event waits on the hub that has not reached the source (the peer holds
    * its deliveries): the hub's last enqueued sequence number says so. At the end once it was read.
    */
