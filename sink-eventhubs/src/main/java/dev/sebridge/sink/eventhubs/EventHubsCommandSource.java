@@ -32,8 +32,9 @@ import reactor.core.Disposable;
  * the command's result is durable, and reading resumes after it. Without one, reading starts 11
  * minutes back, which covers every command still valid; the first event found there is held back
  * one poll and its sequence number told as the read position, so the agent records where it reads
- * before the read that hands it over (a death handling it is counted at it). A receive stream that
- * fails (after the client's own retry) is opened again by the next poll, after the last event seen.
+ * before the read that hands it over (a death handling it is counted at it); a lookback that holds
+ * nothing tells the position right after the hub's last event. A receive stream that fails (after
+ * the client's own retry) is opened again by the next poll, after the last event seen.
  */
 public final class EventHubsCommandSource implements CommandSource {
   private static final Logger LOG = LoggerFactory.getLogger(EventHubsCommandSource.class);
@@ -51,7 +52,10 @@ public final class EventHubsCommandSource implements CommandSource {
   // Where the lookback starts (null: not reading from it), and whether the hub was asked if
   // anything is in it.
   private java.time.Instant lookbackFrom;
-  private boolean lookbackAsked;
+  // When to ask the hub whether anything is in the lookback (null: not again on this stream), and
+  // the read position its answer gave: right after the hub's last event (null: none).
+  private java.time.Instant lookbackAskAt;
+  private Long lookbackEnd;
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
   private String partitionId;
@@ -123,7 +127,8 @@ public final class EventHubsCommandSource implements CommandSource {
       described = "after sequence number " + seq + " (the stored position)";
     } else {
       lookbackFrom = clock.instant().minus(LOOKBACK);
-      lookbackAsked = false;
+      lookbackAskAt = clock.instant();
+      lookbackEnd = null;
       from = EventPosition.fromEnqueuedTime(lookbackFrom);
       described = "at events enqueued since " + lookbackFrom;
     }
@@ -151,13 +156,19 @@ public final class EventHubsCommandSource implements CommandSource {
       Object first =
           received.pollFirst(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       if (first == null) {
-        if (lastSeen == null && startPosition.isEmpty() && lookbackFrom != null && !lookbackAsked) {
-          lookbackAsked = true; // once per stream
+        if (lastSeen == null
+            && startPosition.isEmpty()
+            && lookbackAskAt != null
+            && !clock.instant().isBefore(lookbackAskAt)) {
           lookbackEmpty();
         }
         return List.of();
       }
-      if (first instanceof PartitionEvent && lastSeen == null && startPosition.isEmpty() && !told) {
+      if (first instanceof PartitionEvent e
+          && lastSeen == null
+          && startPosition.isEmpty()
+          && !told
+          && !Long.valueOf(e.getData().getSequenceNumber()).equals(lookbackEnd)) {
         // Reading from the lookback, and nobody was told where: the first event stays for the next
         // poll, and the read position until then is its own, so a death handling it is counted at
         // it (the agent records the read position before each read; a new VM has none before).
@@ -206,24 +217,36 @@ public final class EventHubsCommandSource implements CommandSource {
   }
 
   /**
-   * Reading from the lookback, a poll found nothing: when the hub's last event was enqueued before
-   * the lookback starts (or the partition is empty), nothing is in it, and the read position is
-   * right after that event. Without this a quiet partition gave no read position at all: the agent
-   * could not ask whether it was at the end, and counted a quiet VM's hard resets toward skipping
-   * the command that arrived next. Asked once per stream; a question that fails leaves it so.
+   * Reading from the lookback, a poll found nothing: when the partition is empty or the hub's last
+   * event was enqueued before the lookback starts, nothing is in it, and the read position is right
+   * after that event ({@link #readPosition}; an event that comes with another number is held back
+   * once more and its own told). Without this a quiet partition gave no read position at all: the
+   * agent could not ask whether it was at the end, and counted a quiet VM's hard resets toward
+   * skipping the command that arrived next. Asked once per stream; a question that fails is asked
+   * again one to two {@link #END_RETRY} later.
    */
   private void lookbackEmpty() {
     try {
       PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
-      if (p != null
-          && lastSeen == null
-          && received.isEmpty()
-          && (p.isEmpty() || p.getLastEnqueuedTime().isBefore(lookbackFrom))) {
-        lastSeen = p.getLastEnqueuedSequenceNumber(); // (-1 for a partition that never had one)
+      if (p == null) {
+        throw new IllegalStateException("no answer");
+      }
+      lookbackAskAt = null;
+      if (p.isEmpty() || p.getLastEnqueuedTime().isBefore(lookbackFrom)) {
+        lookbackEnd = p.getLastEnqueuedSequenceNumber() + 1;
       }
     } catch (RuntimeException e) {
-      LOG.debug(
-          "cannot tell whether hub {} has events since {}: {}", hub, lookbackFrom, e.toString());
+      long retry = END_RETRY.toMillis();
+      lookbackAskAt =
+          clock
+              .instant()
+              .plusMillis(retry + java.util.concurrent.ThreadLocalRandom.current().nextLong(retry));
+      LOG.warn(
+          "cannot tell whether hub {} has commands enqueued since {}: {}; asked again at {}",
+          hub,
+          lookbackFrom,
+          e.toString(),
+          lookbackAskAt);
     }
   }
 
@@ -314,12 +337,15 @@ public final class EventHubsCommandSource implements CommandSource {
     if (startPosition.isPresent()) {
       return java.util.OptionalLong.of(parsePosition(startPosition.get()) + 1);
     }
-    // From the lookback: the first event's, once it waits here (empty before).
+    // From the lookback: the first event's, once it waits here; before, right after the hub's last
+    // event when the lookback holds none (lookbackEmpty), or none.
     if (received.peekFirst() instanceof PartitionEvent e) {
       told = true;
       return java.util.OptionalLong.of(e.getData().getSequenceNumber());
     }
-    return java.util.OptionalLong.empty();
+    return lookbackEnd == null
+        ? java.util.OptionalLong.empty()
+        : java.util.OptionalLong.of(lookbackEnd);
   }
 
   @Override
@@ -348,6 +374,8 @@ public final class EventHubsCommandSource implements CommandSource {
     received.clear(); // nothing of this stream is handed over after a reopen
     end.forget(); // asked again after a reopen
     told = false;
+    lookbackEnd = null;
+    lookbackAskAt = null;
     if (stream != null) {
       stream.dispose();
       stream = null;

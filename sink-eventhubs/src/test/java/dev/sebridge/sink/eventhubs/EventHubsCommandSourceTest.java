@@ -119,7 +119,51 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
       List<String> got = pollUntil(s, 1, Duration.ofSeconds(30));
       assertThat(got).singleElement().asString().startsWith("after@");
       long after = Long.parseLong(got.get(0).substring(got.get(0).indexOf('@') + 1));
-      assertThat(after).isGreaterThanOrEqualTo(at);
+      assertThat(after).as("read from the position told").isEqualTo(at);
+    }
+  }
+
+  /**
+   * An event in the lookback that has not reached the source yet (the peer holds its deliveries):
+   * the hub's last event is in the lookback, so no position is told from it; once the event comes,
+   * its own is told before it is handed over. (Told from the hub's last event, the position would
+   * be one past the event, and a death handling it would be counted at the wrong record.)
+   */
+  @Test
+  void anEventInTheLookbackThatHasNotArrivedTellsNoPositionBeforeItsOwn() {
+    EventHubsTestPeer peer = namespace.peer().orElse(null);
+    String me = "vm-" + UUID.randomUUID();
+    try (CommandSource s = source("commands", me, Clock.systemUTC())) {
+      s.open(Optional.empty());
+      if (peer != null) {
+        peer.holdDeliveries(true);
+      }
+      try {
+        publish("commands", me, "inside");
+        // Polls that find nothing (it is held): the hub's last event is in the lookback.
+        for (int i = 0; i < 3 && peer != null; i++) {
+          assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+          assertThat(s.readPosition()).as("nothing told while it waits on the hub").isEmpty();
+        }
+      } finally {
+        if (peer != null) {
+          peer.holdDeliveries(false);
+        }
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      List<ReceivedCommand> got = new ArrayList<>();
+      while (got.isEmpty() && System.nanoTime() < deadline) {
+        java.util.OptionalLong before = s.readPosition();
+        List<ReceivedCommand> polled = s.poll(Duration.ofMillis(300));
+        if (!polled.isEmpty()) {
+          // (other VMs' events in the lookback may come first: the read starts at the first)
+          assertThat(before).isPresent();
+          assertThat(Long.parseLong(polled.get(0).position()))
+              .isGreaterThanOrEqualTo(before.getAsLong());
+        }
+        got.addAll(polled);
+      }
+      assertThat(got).hasSize(1);
     }
   }
 
