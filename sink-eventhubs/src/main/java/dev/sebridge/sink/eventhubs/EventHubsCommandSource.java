@@ -49,13 +49,13 @@ public final class EventHubsCommandSource implements CommandSource {
   // Reading from the lookback (no position): whether the first event's own was told (readPosition),
   // or the first event was held back once for it.
   private boolean told;
-  // Where the lookback starts (null: not reading from it), and whether the hub was asked if
-  // anything is in it.
+  // Where the lookback starts (null: not reading from it).
   private java.time.Instant lookbackFrom;
   // When to ask the hub whether anything is in the lookback (null: not again on this stream), and
   // the read position its answer gave: right after the hub's last event (null: none).
   private java.time.Instant lookbackAskAt;
   private Long lookbackEnd;
+  private boolean lookbackWarned; // a failed question is a WARN once, then INFO
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
   private String partitionId;
@@ -195,6 +195,8 @@ public final class EventHubsCommandSource implements CommandSource {
         stream = null;
         received.clear();
         told = false;
+        lookbackEnd = null; // asked again on the next stream
+        lookbackAskAt = null;
         if (out.isEmpty()) {
           throw new IllegalStateException("reading commands from " + hub + " failed: " + t, t);
         }
@@ -223,7 +225,7 @@ public final class EventHubsCommandSource implements CommandSource {
    * once more and its own told). Without this a quiet partition gave no read position at all: the
    * agent could not ask whether it was at the end, and counted a quiet VM's hard resets toward
    * skipping the command that arrived next. Asked once per stream; a question that fails is asked
-   * again one to two {@link #END_RETRY} later.
+   * again one to two {@link #END_RETRY} later (a WARN the first time, INFO after).
    */
   private void lookbackEmpty() {
     try {
@@ -241,12 +243,14 @@ public final class EventHubsCommandSource implements CommandSource {
           clock
               .instant()
               .plusMillis(retry + java.util.concurrent.ThreadLocalRandom.current().nextLong(retry));
-      LOG.warn(
-          "cannot tell whether hub {} has commands enqueued since {}: {}; asked again at {}",
-          hub,
-          lookbackFrom,
-          e.toString(),
-          lookbackAskAt);
+      String said =
+          "cannot tell whether hub {} has commands enqueued since {}: {}; asked again at {}";
+      if (lookbackWarned) {
+        LOG.info(said, hub, lookbackFrom, e.toString(), lookbackAskAt);
+      } else {
+        lookbackWarned = true;
+        LOG.warn(said, hub, lookbackFrom, e.toString(), lookbackAskAt);
+      }
     }
   }
 

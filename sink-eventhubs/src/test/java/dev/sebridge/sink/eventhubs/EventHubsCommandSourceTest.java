@@ -246,6 +246,40 @@ class EventHubsCommandSourceTest extends CommandSourceContractTest {
     }
   }
 
+  /**
+   * The hub refuses the question whether anything is in the lookback: no position is told, and it
+   * is asked again one to two minutes later (an injected clock), not at every poll.
+   */
+  @Test
+  void aLookbackQuestionTheHubFailedIsAskedAgainMinutesLater() {
+    EventHubsTestPeer peer = namespace.peer().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        peer != null, "only the AMQP test peer can refuse management requests");
+    String me = "vm-" + UUID.randomUUID();
+    publish("commands", me, "before");
+    dev.sebridge.testing.MutableClock clock =
+        new dev.sebridge.testing.MutableClock(
+            java.time.Instant.now().plus(EventHubsCommandSource.LOOKBACK));
+    try (CommandSource s = source("commands", me, clock)) {
+      s.open(Optional.empty());
+      peer.failManagement(true);
+      try {
+        assertThat(s.poll(Duration.ofMillis(200))).isEmpty(); // asked: refused
+      } finally {
+        peer.failManagement(false);
+      }
+      assertThat(s.readPosition()).as("the hub refused").isEmpty();
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      assertThat(s.readPosition()).as("not asked again at once").isEmpty();
+      clock.advance(EventHubsCommandSource.END_RETRY.minusSeconds(1));
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      assertThat(s.readPosition()).as("nor within a minute").isEmpty();
+      clock.advance(EventHubsCommandSource.END_RETRY.plusSeconds(2));
+      assertThat(s.poll(Duration.ofMillis(200))).isEmpty();
+      assertThat(s.readPosition()).as("asked again two minutes later").isPresent();
+    }
+  }
+
   @Test
   void readsOnlyItsOwnCommandsFromItsPartitionAndResumesAfterTheStoredPosition() {
     String me = "vm-" + UUID.randomUUID();
