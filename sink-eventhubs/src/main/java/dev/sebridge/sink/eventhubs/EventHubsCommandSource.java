@@ -2,7 +2,6 @@ package dev.sebridge.sink.eventhubs;
 
 import com.azure.messaging.eventhubs.EventData;
 import com.azure.messaging.eventhubs.EventHubConsumerAsyncClient;
-import com.azure.messaging.eventhubs.PartitionProperties;
 import com.azure.messaging.eventhubs.models.EventPosition;
 import com.azure.messaging.eventhubs.models.PartitionEvent;
 import com.azure.messaging.eventhubs.models.ReceiveOptions;
@@ -46,16 +45,7 @@ public final class EventHubsCommandSource implements CommandSource {
   private final String vmId;
   private final Clock clock;
   private final BlockingDeque<Object> received = new LinkedBlockingDeque<>();
-  // Reading from the lookback (no position): whether the first event's own was told (readPosition),
-  // or the first event was held back once for it.
-  private boolean told;
-  // Where the lookback starts (null: not reading from it).
-  private java.time.Instant lookbackFrom;
-  // When to ask the hub whether anything is in the lookback (null: not again on this stream), and
-  // the read position its answer gave: right after the hub's last event (null: none).
-  private java.time.Instant lookbackAskAt;
-  private Long lookbackEnd;
-  private boolean lookbackWarned; // a failed question is a WARN once, then INFO
+  private final Lookback lookback;
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
   private String partitionId;
@@ -72,6 +62,7 @@ public final class EventHubsCommandSource implements CommandSource {
     this.vmId = vmId;
     this.clock = clock;
     this.end = new PartitionEnd(hub, clock);
+    this.lookback = new Lookback(hub, clock);
   }
 
   @Override
@@ -126,11 +117,9 @@ public final class EventHubsCommandSource implements CommandSource {
       from = EventPosition.fromSequenceNumber(seq, false);
       described = "after sequence number " + seq + " (the stored position)";
     } else {
-      lookbackFrom = clock.instant().minus(LOOKBACK);
-      lookbackAskAt = clock.instant();
-      lookbackEnd = null;
-      from = EventPosition.fromEnqueuedTime(lookbackFrom);
-      described = "at events enqueued since " + lookbackFrom;
+      java.time.Instant since = lookback.start(LOOKBACK);
+      from = EventPosition.fromEnqueuedTime(since);
+      described = "at events enqueued since " + since;
     }
     BoundedReceiver receiver = new BoundedReceiver();
     client.receiveFromPartition(partitionId, from, new ReceiveOptions()).subscribe(receiver);
@@ -156,24 +145,16 @@ public final class EventHubsCommandSource implements CommandSource {
       Object first =
           received.pollFirst(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       if (first == null) {
-        if (lastSeen == null
-            && startPosition.isEmpty()
-            && lookbackAskAt != null
-            && !clock.instant().isBefore(lookbackAskAt)) {
-          lookbackEmpty();
+        if (fromLookback()) {
+          lookback.nothingFound(
+              () -> client.getPartitionProperties(partitionId).block(END_TIMEOUT));
         }
         return List.of();
       }
       if (first instanceof PartitionEvent e
-          && lastSeen == null
-          && startPosition.isEmpty()
-          && !told
-          && !Long.valueOf(e.getData().getSequenceNumber()).equals(lookbackEnd)) {
-        // Reading from the lookback, and nobody was told where: the first event stays for the next
-        // poll, and the read position until then is its own, so a death handling it is counted at
-        // it (the agent records the read position before each read; a new VM has none before).
-        received.addFirst(first);
-        told = true;
+          && fromLookback()
+          && lookback.holdBack(e.getData().getSequenceNumber())) {
+        received.addFirst(first); // for the next poll: its position is told until then
         return List.of();
       }
       items.add(first);
@@ -194,9 +175,7 @@ public final class EventHubsCommandSource implements CommandSource {
         stream.dispose();
         stream = null;
         received.clear();
-        told = false;
-        lookbackEnd = null; // asked again on the next stream
-        lookbackAskAt = null;
+        lookback.forget(); // asked again on the next stream
         if (out.isEmpty()) {
           throw new IllegalStateException("reading commands from " + hub + " failed: " + t, t);
         }
@@ -218,40 +197,9 @@ public final class EventHubsCommandSource implements CommandSource {
     return out;
   }
 
-  /**
-   * Reading from the lookback, a poll found nothing: when the partition is empty or the hub's last
-   * event was enqueued before the lookback starts, nothing is in it, and the read position is right
-   * after that event ({@link #readPosition}; an event that comes with another number is held back
-   * once more and its own told). Without this a quiet partition gave no read position at all: the
-   * agent could not ask whether it was at the end, and counted a quiet VM's hard resets toward
-   * skipping the command that arrived next. Asked once per stream; a question that fails is asked
-   * again one to two {@link #END_RETRY} later (a WARN the first time, INFO after).
-   */
-  private void lookbackEmpty() {
-    try {
-      PartitionProperties p = client.getPartitionProperties(partitionId).block(END_TIMEOUT);
-      if (p == null) {
-        throw new IllegalStateException("no answer");
-      }
-      lookbackAskAt = null;
-      if (p.isEmpty() || p.getLastEnqueuedTime().isBefore(lookbackFrom)) {
-        lookbackEnd = p.getLastEnqueuedSequenceNumber() + 1;
-      }
-    } catch (RuntimeException e) {
-      long retry = END_RETRY.toMillis();
-      lookbackAskAt =
-          clock
-              .instant()
-              .plusMillis(retry + java.util.concurrent.ThreadLocalRandom.current().nextLong(retry));
-      String said =
-          "cannot tell whether hub {} has commands enqueued since {}: {}; asked again at {}";
-      if (lookbackWarned) {
-        LOG.info(said, hub, lookbackFrom, e.toString(), lookbackAskAt);
-      } else {
-        lookbackWarned = true;
-        LOG.warn(said, hub, lookbackFrom, e.toString(), lookbackAskAt);
-      }
-    }
+  /** Reading from the lookback: no event seen yet, and no stored position. */
+  private boolean fromLookback() {
+    return lastSeen == null && startPosition.isEmpty();
   }
 
   /**
@@ -341,15 +289,10 @@ public final class EventHubsCommandSource implements CommandSource {
     if (startPosition.isPresent()) {
       return java.util.OptionalLong.of(parsePosition(startPosition.get()) + 1);
     }
-    // From the lookback: the first event's, once it waits here; before, right after the hub's last
-    // event when the lookback holds none (lookbackEmpty), or none.
-    if (received.peekFirst() instanceof PartitionEvent e) {
-      told = true;
-      return java.util.OptionalLong.of(e.getData().getSequenceNumber());
-    }
-    return lookbackEnd == null
-        ? java.util.OptionalLong.empty()
-        : java.util.OptionalLong.of(lookbackEnd);
+    return lookback.position(
+        received.peekFirst() instanceof PartitionEvent e
+            ? java.util.OptionalLong.of(e.getData().getSequenceNumber())
+            : java.util.OptionalLong.empty());
   }
 
   @Override
@@ -377,9 +320,7 @@ public final class EventHubsCommandSource implements CommandSource {
     open = false;
     received.clear(); // nothing of this stream is handed over after a reopen
     end.forget(); // asked again after a reopen
-    told = false;
-    lookbackEnd = null;
-    lookbackAskAt = null;
+    lookback.forget();
     if (stream != null) {
       stream.dispose();
       stream = null;
