@@ -12,6 +12,15 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadingMarkerTest {
   @TempDir Path dir;
 
+  /** A run that started and began reading at {@code position} (its first poll under way). */
+  static ReadingMarker readingAt(StateDirectory state, long position) {
+    ReadingMarker m = new ReadingMarker(state, "kafka");
+    m.start();
+    m.reading(position);
+    m.polling();
+    return m;
+  }
+
   /** Three runs that died reading at {@code position} (none stopped cleanly). */
   static OptionalLong diedThreeTimesAt(StateDirectory state, long position) {
     OptionalLong poison = OptionalLong.empty();
@@ -99,10 +108,7 @@ class ReadingMarkerTest {
   @Test
   void aRecordThatKillsRightAfterAnIdleReadIsCountedFromTheNextRun() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker first = new ReadingMarker(state, "kafka");
-      first.start();
-      first.reading(5);
-      first.polling();
+      ReadingMarker first = readingAt(state, 5);
       first.idle(5); // then the record came, and the next read died on it
       OptionalLong poison = OptionalLong.empty();
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
@@ -122,10 +128,7 @@ class ReadingMarkerTest {
   @Test
   void anIdleReadBehindTheMarkerMarksNothing() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(5);
-      m.polling();
+      ReadingMarker m = readingAt(state, 5);
       m.reading(3); // not further: the marker stays at 5
       m.polling();
       m.idle(3);
@@ -139,10 +142,7 @@ class ReadingMarkerTest {
   @Test
   void aDeathHandlingRecordsAfterAnIdleReadIsCounted() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(5);
-      m.polling();
+      ReadingMarker m = readingAt(state, 5);
       m.idle(5);
       m.busy(); // then handling them killed the agent
       new ReadingMarker(state, "kafka").start();
@@ -160,10 +160,7 @@ class ReadingMarkerTest {
   void aCallWhoseWriteFailedWritesWhenMadeAgain() throws Exception {
     java.nio.file.Path blocker = dir.resolve("commands/reading-kafka.tmp");
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(5);
-      m.polling();
+      ReadingMarker m = readingAt(state, 5);
       java.nio.file.Files.createDirectories(blocker);
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.reading(6))
           .isInstanceOf(java.io.UncheckedIOException.class);
@@ -202,10 +199,7 @@ class ReadingMarkerTest {
   @Test
   void aStartAfterTheStopRecordsNothing() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(5);
-      m.polling();
+      ReadingMarker m = readingAt(state, 5);
       m.stopped();
       assertThat(m.start()).isEmpty();
       ReadingMarker next = new ReadingMarker(state, "kafka");
@@ -217,10 +211,7 @@ class ReadingMarkerTest {
   /** Two runs that died reading at {@code position}: two deaths counted, the second run's next. */
   private static void diedTwiceAt(StateDirectory state, long position) {
     for (int run = 0; run < 2; run++) {
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(position);
-      m.polling();
+      ReadingMarker m = readingAt(state, position);
     }
   }
 
@@ -234,10 +225,7 @@ class ReadingMarkerTest {
   void aStopBeforeAReadAtThePositionLivedKeepsItsDeaths() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       diedTwiceAt(state, 5);
-      ReadingMarker stoppedEarly = new ReadingMarker(state, "kafka");
-      stoppedEarly.start();
-      stoppedEarly.reading(3);
-      stoppedEarly.polling();
+      ReadingMarker stoppedEarly = readingAt(state, 3);
       stoppedEarly.lived(5); // records before the position: they say nothing of the record there
       stoppedEarly.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
@@ -254,10 +242,7 @@ class ReadingMarkerTest {
   void aStopAfterAReadAtThePositionLivedForgivesItsDeaths() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       diedTwiceAt(state, 5);
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(5);
-      m.polling();
+      ReadingMarker m = readingAt(state, 5);
       m.lived(6);
       m.stopped();
       ReadingMarker next = new ReadingMarker(state, "kafka");
@@ -290,10 +275,7 @@ class ReadingMarkerTest {
   void aReadFromBehindThePositionThatPassedItForgivesItsDeaths() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       diedTwiceAt(state, 5);
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(3);
-      m.polling();
+      ReadingMarker m = readingAt(state, 3);
       m.lived(8);
       m.stopped();
       assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
@@ -308,10 +290,7 @@ class ReadingMarkerTest {
   void aStopAfterTheEndWasFoundAtThePositionForgivesItsDeaths() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       diedTwiceAt(state, 5);
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(3);
-      m.polling();
+      ReadingMarker m = readingAt(state, 3);
       m.idle(5);
       m.stopped();
       assertThat(new ReadingMarker(state, "kafka").crashes()).isZero();
@@ -326,10 +305,7 @@ class ReadingMarkerTest {
   @Test
   void aDeathBeforeTheRunsFirstReadIsNotCountedWhileIdle() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker quiet = new ReadingMarker(state, "kafka");
-      quiet.start();
-      quiet.reading(5);
-      quiet.polling();
+      ReadingMarker quiet = readingAt(state, 5);
       quiet.idle(5);
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
         assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // died connecting
@@ -353,10 +329,7 @@ class ReadingMarkerTest {
   @Test
   void deathsBeforeARunsFirstReadAreNotCounted() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
-      ReadingMarker handling = new ReadingMarker(state, "kafka");
-      handling.start();
-      handling.reading(50);
-      handling.polling();
+      ReadingMarker handling = readingAt(state, 50);
       handling.busy(); // a command handed over; the VM hard-reset while it is handled
       for (int run = 0; run < ReadingMarker.MAX_CRASHES + 1; run++) {
         assertThat(new ReadingMarker(state, "kafka").start()).isEmpty(); // broker down; reset
@@ -376,10 +349,7 @@ class ReadingMarkerTest {
   void findingTheEndAtThePositionClearsItsDeaths() {
     try (StateDirectory state = StateDirectory.open(dir, Clock.systemUTC())) {
       diedTwiceAt(state, 10); // found nothing, and the source could not tell it was the end
-      ReadingMarker m = new ReadingMarker(state, "kafka");
-      m.start();
-      m.reading(10);
-      m.polling();
+      ReadingMarker m = readingAt(state, 10);
       m.idle(10);
       m.busy(); // the command came, and the VM was reset while it was handled
       ReadingMarker next = new ReadingMarker(state, "kafka");
