@@ -146,8 +146,7 @@ public final class EventHubsCommandSource implements CommandSource {
           received.pollFirst(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       if (first == null) {
         if (fromLookback()) {
-          lookback.nothingFound(
-              () -> client.getPartitionProperties(partitionId).block(END_TIMEOUT));
+          lookback.nothingFound(this::partitionProperties);
         }
         return List.of();
       }
@@ -277,8 +276,12 @@ public final class EventHubsCommandSource implements CommandSource {
     if (!open || stream == null || partitionId == null || next.isEmpty() || !received.isEmpty()) {
       return false;
     }
-    return end.atEnd(
-        next.getAsLong(), () -> client.getPartitionProperties(partitionId).block(END_TIMEOUT));
+    return end.atEnd(next.getAsLong(), this::partitionProperties);
+  }
+
+  /** The partition's properties, asked of the hub: null when it does not answer in time. */
+  private com.azure.messaging.eventhubs.PartitionProperties partitionProperties() {
+    return client.getPartitionProperties(partitionId).block(END_TIMEOUT);
   }
 
   @Override

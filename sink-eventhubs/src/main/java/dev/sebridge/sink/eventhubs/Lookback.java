@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,8 +72,7 @@ final class Lookback {
         end = p.getLastEnqueuedSequenceNumber() + 1;
       }
     } catch (RuntimeException e) {
-      long retry = EventHubsCommandSource.END_RETRY.toMillis();
-      askAt = clock.instant().plusMillis(retry + ThreadLocalRandom.current().nextLong(retry));
+      askAt = PartitionEnd.askAgainAt(clock);
       String said =
           "cannot tell whether hub {} has commands enqueued since {}: {}; asked again at {}";
       if (warned) {

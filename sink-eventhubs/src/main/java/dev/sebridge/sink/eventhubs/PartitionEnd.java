@@ -45,12 +45,7 @@ final class PartitionEnd {
       }
       asked = new Asked(next, p.isEmpty() || p.getLastEnqueuedSequenceNumber() < next, null);
     } catch (RuntimeException e) {
-      long retry = EventHubsCommandSource.END_RETRY.toMillis();
-      asked =
-          new Asked(
-              next,
-              false,
-              clock.instant().plusMillis(retry + ThreadLocalRandom.current().nextLong(retry)));
+      asked = new Asked(next, false, askAgainAt(clock));
       LOG.warn(
           "cannot tell whether hub {} has commands past sequence number {}: {}; a death of the"
               + " agent there counts toward skipping the record there",
@@ -59,6 +54,16 @@ final class PartitionEnd {
           e.toString());
     }
     return asked.answer();
+  }
+
+  /**
+   * When a question the hub failed is asked again: one to two {@link
+   * EventHubsCommandSource#END_RETRY} from now, spread so the VMs of a hub that failed them all do
+   * not ask again at once.
+   */
+  static Instant askAgainAt(Clock clock) {
+    long retry = EventHubsCommandSource.END_RETRY.toMillis();
+    return clock.instant().plusMillis(retry + ThreadLocalRandom.current().nextLong(retry));
   }
 
   /** Asks again at the next question (the source was closed). */
