@@ -110,12 +110,22 @@ final class CommandHandler {
 
   /** Handles a batch; returns once its results are durable and its position committed. */
   void handle(List<ReceivedCommand> batch) throws InterruptedException {
+    handle(batch, () -> {});
+  }
+
+  /**
+   * Handles a batch, telling {@code eachCommand} before each of its commands (how the pump knows a
+   * batch of slow approvals moves on); returns once its results are durable and its position
+   * committed.
+   */
+  void handle(List<ReceivedCommand> batch, Runnable eachCommand) throws InterruptedException {
     Instant now = clock.instant();
     List<ApprovalResult> results = new ArrayList<>();
     List<String> commandIds = new ArrayList<>();
     List<ApprovalResult> reported = new ArrayList<>();
     List<ReasonCode> counted = new ArrayList<>();
     for (ReceivedCommand received : batch) {
+      eachCommand.run();
       Verdict verdict =
           now.isBefore(replay.blindUntil())
               ? new Verdict.Rejected(

@@ -51,8 +51,9 @@ final class CommandPump implements AutoCloseable {
    * this long is reported ({@link #problems()}): a read takes {@link #POLL} or its source's own
    * timeouts (Kafka's first, about 40 s: the topic checks; Event Hubs' about 40 s, a minute when it
    * skips a poison), handling a command seconds, up to about 30 s while IMDS is slow (its retries
-   * at {@code imds.request-timeout}); a batch of several approvals while IMDS is that slow can be
-   * reported too. Measured on the agent's clock: a jump shows early or late by as much.
+   * at {@code imds.request-timeout}). Each command of a batch counts from its own start: a batch of
+   * several approvals while IMDS is that slow is not reported. Measured on the agent's clock: a
+   * jump shows early or late by as much.
    */
   static final Duration STUCK = Duration.ofMinutes(2);
 
@@ -187,7 +188,8 @@ final class CommandPump implements AutoCloseable {
           if (batch.isEmpty()) {
             h.idle();
           } else {
-            h.handle(batch);
+            // Each command of the batch its own 2 minutes: several slow approvals move on.
+            h.handle(batch, () -> readingSince = clock.instant());
             handled.addAndGet(batch.size());
           }
           if (!batch.isEmpty() && readTo.isPresent()) { // read and handled: a stop forgives

@@ -17,6 +17,7 @@ import dev.sebridge.envelope.AgentInfo;
 import dev.sebridge.envelope.Envelope;
 import dev.sebridge.envelope.EnvelopeFactory;
 import dev.sebridge.imds.VmIdentity;
+import dev.sebridge.spi.CommandSource;
 import dev.sebridge.spi.ReceivedCommand;
 import dev.sebridge.state.CrashPoints;
 import dev.sebridge.state.StateDirectory;
@@ -165,6 +166,73 @@ class CommandHandlerTest {
       run.deliverFromPosition(topic(poison));
     }
     assertThat(outbox.ofType(RESULT)).as("the poison was not read again").hasSize(1);
+  }
+
+  /**
+   * A batch of approvals each slow at IMDS (70 s of the agent's clock per POST, under {@link
+   * CommandPump#STUCK}): the pump's stuck watch counts each command from its own start, so
+   * readiness stays green while the batch moves on. Before, it counted from the batch's start and
+   * turned red at the batch's second command.
+   */
+  @Test
+  void aBatchOfSlowApprovalsIsNotReportedStuck() throws Exception {
+    List<ReceivedCommand> batch =
+        topic(
+            command(imds.schedule("Reboot")),
+            command(imds.schedule("Reboot")),
+            command(imds.schedule("Reboot")));
+    List<List<String>> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<CommandPump> pump =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    imds.onPost(
+        () -> {
+          clock.advance(Duration.ofSeconds(70));
+          problems.add(pump.get().problems()); // while the POST is under way
+        });
+    java.util.concurrent.BlockingQueue<List<ReceivedCommand>> reads =
+        new java.util.concurrent.LinkedBlockingQueue<>(List.of(batch));
+    try (Run run = new Run(CrashPoints.none())) {
+      CommandSource source =
+          new CommandSource() {
+            @Override
+            public String name() {
+              return "test";
+            }
+
+            @Override
+            public void open(java.util.Optional<String> position) {}
+
+            @Override
+            public List<ReceivedCommand> poll(Duration timeout) {
+              try {
+                List<ReceivedCommand> got =
+                    reads.poll(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                return got == null ? List.of() : got;
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return List.of();
+              }
+            }
+
+            @Override
+            public void close() {}
+          };
+      pump.set(
+          new CommandPump(
+              vmId -> source,
+              java.util.concurrent.CompletableFuture.completedFuture(run.handler),
+              new ReadingMarker(run.state, "test"),
+              clock));
+      pump.get().start();
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> pump.get().handled() == 3);
+      pump.get().close();
+    }
+    assertThat(imds.posts()).hasSize(3);
+    assertThat(problems)
+        .hasSize(3)
+        .allSatisfy(p -> assertThat(p).noneMatch(x -> x.contains("has not returned since")));
   }
 
   /** Defect 1: the result is not lost when the agent dies before it is durable. */

@@ -35,6 +35,7 @@ public final class FakeImds implements Imds {
       DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC).withLocale(Locale.US);
 
   private final Clock clock;
+  private Runnable onPost = () -> {};
   private final VmIdentity vm;
   private final Map<String, ObjectNode> events = new LinkedHashMap<>();
   private final Deque<ImdsFailure.Kind> readFailures = new ArrayDeque<>();
@@ -110,6 +111,12 @@ public final class FakeImds implements Imds {
     postFailures.addAll(List.of(kinds));
   }
 
+  /** Runs before each POST is answered, on the caller's thread (a slow IMDS, on a moved clock). */
+  public synchronized FakeImds onPost(Runnable r) {
+    this.onPost = r;
+    return this;
+  }
+
   /** The EventIds of every POST that IMDS took, in order. */
   public synchronized List<List<String>> posts() {
     return List.copyOf(posts);
@@ -150,6 +157,7 @@ public final class FakeImds implements Imds {
 
   @Override
   public synchronized ImdsResult<Integer> startEvents(List<String> eventIds, Duration timeout) {
+    onPost.run();
     ImdsFailure.Kind f = postFailures.poll();
     if (f != null) {
       return failed(f);
