@@ -16,7 +16,6 @@ import dev.sebridge.fleet.streams.JsonSerde;
 import dev.sebridge.fleet.streams.Retention;
 import dev.sebridge.fleet.streams.Topics;
 import dev.sebridge.fleet.streams.TopologyObserver;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,8 +51,9 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * check), and the index's 10-minute whole read (the first tick shows what one costs).
  *
  * <p>Usage: {@code FleetTickBenchmark [--vms 100000] [--history 100000] [--open 5000] [--rollout
- * 10000] [--groups 100] [--report FILE]}: the report's section "Tick at scale" is written (replaced
- * when there is one).
+ * 10000] [--groups 100] [--json]}: one JVM's run, its figures also on one line for {@link
+ * FleetTickRuns} with {@code --json}, which runs several and writes the report's section "Tick at
+ * scale".
  */
 public final class FleetTickBenchmark implements AutoCloseable {
   static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
@@ -167,7 +167,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
     int open = 5_000;
     int rollout = 10_000;
     int groups = 100;
-    Path out = null;
+    boolean json = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--vms" -> vms = Integer.parseInt(args[++i]);
@@ -175,7 +175,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
         case "--open" -> open = Integer.parseInt(args[++i]);
         case "--rollout" -> rollout = Integer.parseInt(args[++i]);
         case "--groups" -> groups = Integer.parseInt(args[++i]);
-        case "--report" -> out = Path.of(args[++i]);
+        case "--json" -> json = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -200,8 +200,8 @@ public final class FleetTickBenchmark implements AutoCloseable {
         r.coldRolloutTicks().summary(),
         r.steadyRolloutTicks().summary(),
         r.steadySeconds().summary());
-    if (out != null) {
-      FleetTickReport.write(out, r);
+    if (json) {
+      System.out.println(FleetTickRuns.line(r));
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark run's progress lines, and the rollout tick benchmark at a small size. */
@@ -37,12 +38,31 @@ class ProgressAndRolloutTickTest {
 
   /** The tick benchmark's two phases at a small size: the rollout's first wave goes out. */
   @Test
-  void theTickBenchmarkReleasesAWaveAtASmallSize() {
+  void theTickBenchmarkReleasesAWaveAtASmallSize() throws Exception {
     FleetTickBenchmark.Result r = FleetTickBenchmark.run(2_000, 500, 100, 300, 10);
     assertThat(r.steadyPolicyTicks().count()).isEqualTo(60);
     assertThat(r.steadyRolloutTicks().count()).isEqualTo(30);
     assertThat(r.coldRolloutTicks().count()).isEqualTo(30);
     // 200 VMs a group, at most 10%: 20 of each group's 30 rollout VMs in the first wave.
     assertThat(r.approvals()).isEqualTo(200);
+    // What a JVM prints is what the runner reads back, and the runs pool into the report.
+    String line = FleetTickRuns.line(r);
+    assertThat(line).startsWith(FleetTickRuns.RESULT).doesNotContain("\n");
+    FleetTickBenchmark.Result back =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readValue(line.substring(FleetTickRuns.RESULT.length()), FleetTickRuns.Measured.class)
+            .result();
+    assertThat(back.steadyRolloutTicks().samples()).isEqualTo(r.steadyRolloutTicks().samples());
+    FleetTickBenchmark.Result pooled = FleetTickRuns.pooled(List.of(r, back));
+    assertThat(pooled.steadyRolloutTicks().count()).isEqualTo(60);
+    assertThat(pooled.steadyPolicyTicks().count()).isEqualTo(120);
+    assertThat(pooled.steadyRolloutTicks().percentile(99)).isEqualTo(r.steadyRolloutTicks().max());
+    java.nio.file.Path report = java.nio.file.Files.createTempFile("fleet-report", ".md");
+    FleetTickReport.write(report, pooled, List.of(r, back));
+    assertThat(java.nio.file.Files.readString(report))
+        .contains("waiting (60 ticks), p99")
+        .contains("All of it in 2 JVMs")
+        .contains(String.format("| 2 | %.1f ms |", back.steadyPolicyTicks().percentile(99)));
+    java.nio.file.Files.delete(report);
   }
 }
