@@ -44,7 +44,10 @@ public final class EventHubsCommandSource implements CommandSource {
   private final String hub;
   private final String vmId;
   private final Clock clock;
-  private final BlockingDeque<Object> received = new LinkedBlockingDeque<>();
+  // The open stream's deliveries: each stream has its own queue, and one closed or failed leaves
+  // its
+  // queue behind, so what it delivers late (already on its way when it was disposed) is never read.
+  private BlockingDeque<Object> received = new LinkedBlockingDeque<>();
   private final Lookback lookback;
   private EventHubConsumerAsyncClient client;
   private Disposable stream;
@@ -122,6 +125,7 @@ public final class EventHubsCommandSource implements CommandSource {
       described = "at events enqueued since " + since;
     }
     BoundedReceiver receiver = new BoundedReceiver();
+    received = receiver.queue;
     client.receiveFromPartition(partitionId, from, new ReceiveOptions()).subscribe(receiver);
     stream = receiver;
     LOG.info(
@@ -173,7 +177,7 @@ public final class EventHubsCommandSource implements CommandSource {
         // Terminal for this stream: the next poll opens a new one after the last event seen.
         stream.dispose();
         stream = null;
-        received.clear();
+        received = new LinkedBlockingDeque<>(); // what the failed stream still delivers is not read
         lookback.forget(); // asked again on the next stream
         if (out.isEmpty()) {
           throw new IllegalStateException("reading commands from " + hub + " failed: " + t, t);
@@ -209,6 +213,8 @@ public final class EventHubsCommandSource implements CommandSource {
 
   private final class BoundedReceiver
       extends reactor.core.publisher.BaseSubscriber<PartitionEvent> {
+    final BlockingDeque<Object> queue = new LinkedBlockingDeque<>();
+
     @Override
     protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
       request(oneAtATime ? 1 : BUFFERED); // one at a time: one event ahead (the prefetch aside)
@@ -216,17 +222,17 @@ public final class EventHubsCommandSource implements CommandSource {
 
     @Override
     protected void hookOnNext(PartitionEvent event) {
-      received.add(event);
+      queue.add(event);
     }
 
     @Override
     protected void hookOnError(Throwable t) {
-      received.add(t);
+      queue.add(t);
     }
 
     @Override
     protected void hookOnComplete() {
-      received.add(new IllegalStateException("the receive stream ended"));
+      queue.add(new IllegalStateException("the receive stream ended"));
     }
   }
 
@@ -318,10 +324,15 @@ public final class EventHubsCommandSource implements CommandSource {
         new Skipped(hub + "/" + partitionId + "@" + position, Long.toString(position)));
   }
 
+  /** The current stream's subscriber, null when none is open (for tests). */
+  synchronized org.reactivestreams.Subscriber<PartitionEvent> receiving() {
+    return stream instanceof BoundedReceiver r ? r : null;
+  }
+
   @Override
   public synchronized void close() {
     open = false;
-    received.clear(); // nothing of this stream is handed over after a reopen
+    received = new LinkedBlockingDeque<>(); // nothing of this stream is read after a reopen
     end.forget(); // asked again after a reopen
     lookback.forget();
     if (stream != null) {
