@@ -61,7 +61,8 @@ final class CommandPump implements AutoCloseable {
   private final CompletableFuture<CommandHandler> handler;
   private final ReadingMarker marker;
   private final Clock clock;
-  // When the read under way began, null between reads (reported when it does not return).
+  // When the read under way began, or the handling of the command under way; null between reads
+  // (reported when it does not return).
   private volatile Instant readingSince;
   private final IntervalFunction backoff =
       IntervalFunction.ofExponentialRandomBackoff(

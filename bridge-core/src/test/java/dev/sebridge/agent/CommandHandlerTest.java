@@ -224,10 +224,13 @@ class CommandHandlerTest {
               new ReadingMarker(run.state, "test"),
               clock));
       pump.get().start();
-      org.awaitility.Awaitility.await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> pump.get().handled() == 3);
-      pump.get().close();
+      try {
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> pump.get().handled() == 3);
+      } finally {
+        pump.get().close();
+      }
     }
     assertThat(imds.posts()).hasSize(3);
     assertThat(problems)

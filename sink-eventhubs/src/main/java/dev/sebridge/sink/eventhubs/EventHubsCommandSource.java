@@ -44,9 +44,8 @@ public final class EventHubsCommandSource implements CommandSource {
   private final String hub;
   private final String vmId;
   private final Clock clock;
-  // The open stream's deliveries: each stream has its own queue, and one closed or failed leaves
-  // its
-  // queue behind, so what it delivers late (already on its way when it was disposed) is never read.
+  // The open stream's deliveries. Each stream has its own queue; one closed or failed leaves its
+  // queue behind, so what it delivers late (on its way when it was disposed) is never read.
   private BlockingDeque<Object> received = new LinkedBlockingDeque<>();
   private final Lookback lookback;
   private EventHubConsumerAsyncClient client;
