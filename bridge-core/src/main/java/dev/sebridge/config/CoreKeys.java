@@ -55,7 +55,7 @@ public final class CoreKeys {
       ConfigKey.builder("imds.request-timeout", ConfigType.DURATION_TYPE)
           .defaultValue(Duration.ofSeconds(5))
           .doc("Timeout of one IMDS request once IMDS has answered at least once.")
-          .validator(positive("imds.request-timeout"))
+          .validator(timeout("imds.request-timeout"))
           .build();
 
   public static final ConfigKey<Duration> IMDS_FIRST_REQUEST_TIMEOUT =
@@ -64,7 +64,7 @@ public final class CoreKeys {
           .doc(
               "Timeout of requests until IMDS first answers: the first call enables Scheduled"
                   + " Events for the VM and may take up to 2 minutes.")
-          .validator(positive("imds.first-request-timeout"))
+          .validator(timeout("imds.first-request-timeout"))
           .build();
 
   public static final ConfigKey<Duration> IMDS_MAX_BACKOFF =
@@ -310,6 +310,17 @@ public final class CoreKeys {
     return v.matches("\\d{4}-\\d{2}-\\d{2}")
         ? Optional.empty()
         : Optional.of("'" + v + "' is not an API version (YYYY-MM-DD)");
+  }
+
+  /**
+   * An IMDS request's timeout: at most 10 minutes (longer never ends in practice, and overflows).
+   */
+  private static java.util.function.Function<Duration, Optional<String>> timeout(String key) {
+    return d ->
+        // (checked on the defaults while this class initialises: no constant of its own)
+        d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0
+            ? Optional.of("must be positive and at most 10m")
+            : Optional.empty();
   }
 
   private static java.util.function.Function<Duration, Optional<String>> positive(String key) {

@@ -10,18 +10,27 @@ import java.util.Optional;
 public final class VmKeys {
   private VmKeys() {}
 
+  /** A value that would replace IMDS's with nothing (an empty environment variable). */
+  private static java.util.Optional<String> notBlank(String v) {
+    return v.isBlank()
+        ? java.util.Optional.of("must not be blank (unset it to read it from IMDS)")
+        : java.util.Optional.empty();
+  }
+
   public static final ConfigKey<String> VM_ID =
       ConfigKey.builder("vm.id", ConfigType.STRING)
           .doc(
               "Overrides the vmId read from /metadata/instance/compute (partition key and envelope"
-                  + " source). Leave unset on Azure.")
+                  + " source). Leave unset on Azure; set, it must not be blank.")
+          .validator(VmKeys::notBlank)
           .build();
 
   public static final ConfigKey<String> VM_NAME =
       ConfigKey.builder("vm.name", ConfigType.STRING)
           .doc(
               "Overrides the VM name read from IMDS, which is matched against an event's Resources"
-                  + " (affectsThisVm). Leave unset on Azure.")
+                  + " (affectsThisVm). Leave unset on Azure; set, it must not be blank.")
+          .validator(VmKeys::notBlank)
           .build();
 
   public static final ConfigKey<Path> VM_SMBIOS_UUID_FILE =

@@ -23,6 +23,8 @@ public final class DocumentParser {
   private static final ObjectMapper JSON =
       new ObjectMapper()
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          // two "Events" (or two of an event's fields): which one holds is anybody's guess
+          .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   private DocumentParser() {}

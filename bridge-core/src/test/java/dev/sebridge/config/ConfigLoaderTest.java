@@ -108,6 +108,30 @@ class ConfigLoaderTest {
         .hasMessageContaining("imds.poll-interval");
   }
 
+  /**
+   * An empty vm.id (an environment variable set to nothing) would replace IMDS's vmId with ""; an
+   * IMDS timeout of weeks overflowed the socket's and killed the poller. Both are problems naming
+   * their key (the agent exits 2), not values taken.
+   */
+  @Test
+  void anEmptyVmIdAndAnEndlessImdsTimeoutAreProblems() {
+    ConfigLoader.Result r =
+        loader.read(
+            null,
+            Map.of("SEBRIDGE_VM_ID", ""),
+            List.of("vm.name= ", "imds.first-request-timeout=1000h", "imds.request-timeout=11m"));
+    assertThat(r.problems())
+        .extracting(ConfigProblem::key)
+        .containsExactlyInAnyOrder(
+            "vm.id", "vm.name", "imds.first-request-timeout", "imds.request-timeout");
+    assertThat(r.problems().toString()).contains("must not be blank").contains("at most 10m");
+    assertThat(
+            loader
+                .read(null, Map.of("SEBRIDGE_VM_ID", "vm-1"), List.of("imds.request-timeout=10m"))
+                .problems())
+        .isEmpty();
+  }
+
   @Test
   void brokenYamlAndMissingFilesAreProblemsNotStackTraces() throws Exception {
     Path f = dir.resolve("broken.yaml");

@@ -134,6 +134,10 @@ class DocumentParserTest {
         "{\"DocumentIncarnation\": 1, \"Events\": [{\"EventId\": \"a\"}]}",
         "{\"DocumentIncarnation\": 1, \"Events\": [{\"EventId\": \"a\", \"EventStatus\": \"Scheduled\", \"Resources\": \"vm\"}]}",
         "{\"DocumentIncarnation\": 1, \"Events\": []} trailing",
+        "{\"DocumentIncarnation\": 5, \"Events\": [{\"EventId\": \"a\", \"EventStatus\":"
+            + " \"Scheduled\"}], \"Events\": []}",
+        "{\"DocumentIncarnation\": 5, \"Events\": [{\"EventId\": \"a\", \"EventStatus\":"
+            + " \"Scheduled\", \"EventStatus\": \"Completed\"}]}",
       })
   void neverReadsAMalformedAnswerAsNoEvents(String body) {
     assertThatThrownBy(() -> parse(body)).isInstanceOf(MalformedDocumentException.class);
