@@ -69,8 +69,11 @@ public final class CoreApi implements FleetServer.Route {
                   q.get("source"),
                   q.get("zone"),
                   q.get("scaleSet"),
-                  q.get("subscription")),
-              FleetQueries.Page.of(q)));
+                  q.get("subscription"),
+                  q.get("status"),
+                  q.get("resourceGroup"),
+                  q.get("text")),
+              FleetQueries.Page.of(q, FleetQueries.EVENTS)));
     } else if ((m = APPROVE.matcher(path)).matches() && method.equals("POST")) {
       ApiInput.query(call, "/api/events/{eventId}/approve");
       approve(call, ApiInput.segment(m.group(1)), p);
@@ -87,13 +90,13 @@ public final class CoreApi implements FleetServer.Route {
           queries.vms(
               q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
               q.containsKey("inventory") ? q.get("inventory").equals("known") : null,
-              FleetQueries.Page.of(q)));
+              FleetQueries.Page.of(q, FleetQueries.VMS)));
     } else if (path.equals("/api/coverage") && method.equals("GET")) {
       ApiInput.query(call, "/api/coverage");
       call.json(200, coverage.counts());
     } else if (path.equals("/api/coverage/without-agent") && method.equals("GET")) {
       Map<String, String> q = ApiInput.query(call, "/api/coverage/without-agent");
-      call.json(200, coverage.withoutAgent(FleetQueries.Page.of(q)));
+      call.json(200, coverage.withoutAgent(FleetQueries.Page.of(q, CoverageQueries.WITHOUT_AGENT)));
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/vms/{vmId}");
       call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));

@@ -67,6 +67,9 @@ public final class CoverageQueries {
    * A page of the VMs the inventory lists and no agent reports, in vmId order: the ids from the
    * coverage's own key-ordered set (no walk of the inventory), each VM then read by key.
    */
+  /** The list's name in its cursors. */
+  public static final String WITHOUT_AGENT = "vms-without-agent";
+
   public ObjectNode withoutAgent(FleetQueries.Page page) {
     Coverage c = coverage();
     List<String> ids = c.withoutAgentAfter(page.after(), page.limit() + 1);
@@ -83,7 +86,7 @@ public final class CoverageQueries {
       }
     }
     if (more) {
-      out.put("next", FleetQueries.Page.cursor(shown.get(shown.size() - 1)));
+      out.put("next", Cursors.of(WITHOUT_AGENT, shown.get(shown.size() - 1)));
     }
     return out;
   }

@@ -10,11 +10,9 @@ import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,11 +41,49 @@ public final class FleetQueries {
    * Filters of {@code GET /api/events}: null means any.
    *
    * @param open true: only events some VM is not done with; false: only closed ones
+   * @param status only the VMs in this status of the event are counted (scheduled, approved,
+   *     started, completed, canceled, inferred), and events without any are left out
+   * @param resourceGroup likewise, VMs of this resource group (case-insensitive)
+   * @param text in the event's id, description or a VM name it lists (case-insensitive)
    */
   public record EventFilter(
-      Boolean open, String type, String source, String zone, String scaleSet, String subscription) {
+      Boolean open,
+      String type,
+      String source,
+      String zone,
+      String scaleSet,
+      String subscription,
+      String status,
+      String resourceGroup,
+      String text) {
+    public EventFilter(
+        Boolean open,
+        String type,
+        String source,
+        String zone,
+        String scaleSet,
+        String subscription) {
+      this(open, type, source, zone, scaleSet, subscription, null, null, null);
+    }
+
     boolean byVm() {
-      return zone != null || scaleSet != null || subscription != null;
+      return zone != null
+          || scaleSet != null
+          || subscription != null
+          || status != null
+          || resourceGroup != null;
+    }
+
+    boolean byText(EventView e) {
+      if (text == null) {
+        return true;
+      }
+      String t = text.toLowerCase(java.util.Locale.ROOT);
+      return e.eventId().toLowerCase(java.util.Locale.ROOT).contains(t)
+          || (e.description() != null
+              && e.description().toLowerCase(java.util.Locale.ROOT).contains(t))
+          || e.resources().stream()
+              .anyMatch(n -> n != null && n.toLowerCase(java.util.Locale.ROOT).contains(t));
     }
   }
 
@@ -65,27 +101,21 @@ public final class FleetQueries {
       }
     }
 
-    /** The page a request's {@code limit} and {@code cursor} ask for (both checked by then). */
-    public static Page of(Map<String, String> query) {
+    /**
+     * The page of {@code list} a request's {@code limit} and {@code cursor} ask for (both checked
+     * against the contract by then; a cursor of another list is refused: {@link Cursors}).
+     */
+    public static Page of(Map<String, String> query, String list) {
       int limit = query.containsKey("limit") ? Integer.parseInt(query.get("limit")) : DEFAULT;
       String cursor = query.get("cursor");
-      if (cursor == null) {
-        return new Page(limit, null);
-      }
-      try {
-        return new Page(
-            limit, new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8));
-      } catch (IllegalArgumentException e) {
-        throw new ApiException(400, "cursor is not one this API gave: use a list's next");
-      }
-    }
-
-    static String cursor(String key) {
-      return Base64.getUrlEncoder()
-          .withoutPadding()
-          .encodeToString(key.getBytes(StandardCharsets.UTF_8));
+      return new Page(limit, cursor == null ? null : Cursors.after(list, cursor));
     }
   }
+
+  /** The lists' names in their cursors. */
+  public static final String EVENTS = "events";
+
+  public static final String VMS = "vms";
 
   public ObjectNode events(EventFilter f, Page page) {
     Map<String, Optional<VmView>> read = new HashMap<>();
@@ -96,6 +126,7 @@ public final class FleetQueries {
             (f.open() == null || e.open() == f.open())
                 && (f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
                 && (f.source() == null || f.source().equalsIgnoreCase(e.eventSource()))
+                && f.byText(e)
                 && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest));
     List<KeyValue<String, EventView>> found =
         Boolean.TRUE.equals(f.open())
@@ -111,7 +142,7 @@ public final class FleetQueries {
       list.add(summary(kv.value, matching));
     }
     if (found.size() > page.limit()) {
-      out.put("next", Page.cursor(shown.get(shown.size() - 1).key));
+      out.put("next", Cursors.of(EVENTS, shown.get(shown.size() - 1).key));
     }
     return out;
   }
@@ -120,10 +151,16 @@ public final class FleetQueries {
     return v ->
         (f.zone() == null || f.zone().equals(v.zone()))
             && (f.scaleSet() == null || f.scaleSet().equalsIgnoreCase(v.scaleSet()))
+            && (f.status() == null || f.status().equals(v.status()))
             && (f.subscription() == null
                 || Optional.ofNullable(vms.apply(v.vmId()))
                     .map(VmView::subscriptionId)
                     .map(f.subscription()::equalsIgnoreCase)
+                    .orElse(false))
+            && (f.resourceGroup() == null
+                || Optional.ofNullable(vms.apply(v.vmId()))
+                    .map(VmView::resourceGroup)
+                    .map(f.resourceGroup()::equalsIgnoreCase)
                     .orElse(false));
   }
 
@@ -251,7 +288,7 @@ public final class FleetQueries {
     List<KeyValue<String, VmView>> shown = found.subList(0, Math.min(page.limit(), found.size()));
     shown.forEach(kv -> list.add((ObjectNode) JsonSerde.JSON.valueToTree(kv.value)));
     if (found.size() > page.limit()) {
-      out.put("next", Page.cursor(shown.get(shown.size() - 1).key));
+      out.put("next", Cursors.of(VMS, shown.get(shown.size() - 1).key));
     }
     return out;
   }

@@ -20,7 +20,9 @@ class CoverageQueriesTest {
         new Runnable[] {
           none::requireInventory,
           none::counts,
-          () -> none.withoutAgent(FleetQueries.Page.of(java.util.Map.of()))
+          () ->
+              none.withoutAgent(
+                  FleetQueries.Page.of(java.util.Map.of(), CoverageQueries.WITHOUT_AGENT))
         }) {
       assertThatThrownBy(r::run)
           .isInstanceOfSatisfying(

@@ -370,6 +370,86 @@ class FleetApiTest {
     assertThat(vmsPage.has("next")).isTrue();
   }
 
+  /**
+   * The events' filters by a VM's status and resource group (only those VMs counted, events without
+   * any left out) and by text (the event's id, description or a VM name it lists).
+   */
+  @Test
+  void eventsFilterByStatusResourceGroupAndText() throws Exception {
+    java.util.function.Function<String, JsonNode> list =
+        q -> {
+          try {
+            HttpResponse<String> r = call("GET", "/api/events?" + q, READER, null, "/api/events");
+            assertThat(r.statusCode()).as(q).isEqualTo(200);
+            return JsonSerde.JSON.readTree(r.body()).get("events");
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        };
+    JsonNode started = list.apply("status=started");
+    assertThat(started).hasSize(1);
+    assertThat(started.get(0).get("eventId").asText()).isEqualTo(EVENT);
+    assertThat(started.get(0).get("vmCount").asInt()).isEqualTo(1); // vm-3 alone
+    assertThat(list.apply("status=scheduled")).hasSize(2);
+    assertThat(list.apply("status=completed")).isEmpty();
+    assertThat(list.apply("resourceGroup=RG")).hasSize(2);
+    assertThat(list.apply("resourceGroup=other")).isEmpty();
+    assertThat(list.apply("resourceGroup=rg&status=started")).hasSize(1);
+    assertThat(list.apply("text=PLANNED"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.get("eventId").asText()).isEqualTo(EVENT));
+    assertThat(list.apply("text=web-9")).hasSize(1); // a name only the event lists
+    assertThat(list.apply("text=eeee"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.get("eventId").asText()).isEqualTo(NEVER));
+    assertThat(list.apply("text=web-1")).hasSize(2);
+    assertThat(list.apply("text=nothing-like-it")).isEmpty();
+    HttpResponse<String> bad =
+        call("GET", "/api/events?status=sleeping", READER, null, "/api/events");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(JsonSerde.JSON.readTree(bad.body()).get("error").asText()).contains("status");
+  }
+
+  /**
+   * A cursor is the list's own: one of another list, or one changed or cut short on its way, is a
+   * 400, not read as some other place in the list (where the walk would start again or skip).
+   */
+  @Test
+  void aCursorOfAnotherListOrChangedOnItsWayIsA400() throws Exception {
+    String vmsNext =
+        JsonSerde.JSON
+            .readTree(call("GET", "/api/vms?limit=1", READER, null, "/api/vms").body())
+            .get("next")
+            .asText();
+    String eventsNext =
+        JsonSerde.JSON
+            .readTree(call("GET", "/api/events?limit=1", READER, null, "/api/events").body())
+            .get("next")
+            .asText();
+    assertThat(
+            call("GET", "/api/events?cursor=" + eventsNext, READER, null, "/api/events")
+                .statusCode())
+        .isEqualTo(200);
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put("/api/events?cursor=" + vmsNext, "another list");
+    refused.put("/api/vms?cursor=" + eventsNext, "another list");
+    refused.put("/api/events?cursor=AA", "not one this API gave");
+    refused.put(
+        "/api/events?cursor=" + eventsNext.substring(0, eventsNext.length() - 2),
+        "not one this API gave");
+    char[] changed = eventsNext.toCharArray();
+    changed[8] = changed[8] == 'A' ? 'B' : 'A';
+    refused.put("/api/events?cursor=" + new String(changed), "not one this API gave");
+    for (Map.Entry<String, String> q : refused.entrySet()) {
+      HttpResponse<String> r =
+          call("GET", q.getKey(), READER, null, q.getKey().substring(0, q.getKey().indexOf('?')));
+      assertThat(r.statusCode()).as(q.getKey()).isEqualTo(400);
+      assertThat(JsonSerde.JSON.readTree(r.body()).get("error").asText())
+          .as(q.getKey())
+          .contains(q.getValue());
+    }
+  }
+
   String campaignOf(String eventId) {
     return Campaigns.of(events.map.values()).stream()
         .filter(c -> c.events().stream().anyMatch(e -> e.eventId().equals(eventId)))

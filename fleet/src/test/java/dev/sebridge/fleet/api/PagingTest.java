@@ -75,7 +75,8 @@ class PagingTest {
       if (cursor != null) {
         q.put("cursor", cursor);
       }
-      FleetQueries.Page page = FleetQueries.Page.of(q);
+      FleetQueries.Page page =
+          FleetQueries.Page.of(q, listVms ? FleetQueries.VMS : FleetQueries.EVENTS);
       ObjectNode answer =
           listVms
               ? queries.vms(openOnly ? true : null, null, page)
@@ -151,10 +152,10 @@ class PagingTest {
     ObjectNode page =
         queries.events(
             new FleetQueries.EventFilter(true, null, null, null, null, null),
-            FleetQueries.Page.of(Map.of("limit", "20")));
+            FleetQueries.Page.of(Map.of("limit", "20"), FleetQueries.EVENTS));
     assertThat(page.get("events")).hasSize(20).allMatch(e -> e.get("open").asBoolean());
     assertThat(events.gets).isEmpty(); // the open events' views as kept: nothing read or parsed
-    queries.vms(null, null, FleetQueries.Page.of(Map.of("limit", "20")));
+    queries.vms(null, null, FleetQueries.Page.of(Map.of("limit", "20"), FleetQueries.VMS));
     assertThat(vms.gets).hasSize(21);
     assertThat(vms.scans.get() + events.scans.get()).isZero();
   }
@@ -182,7 +183,8 @@ class PagingTest {
           ObjectNode[] answers = new ObjectNode[2];
           for (int k = 0; k < 2; k++) {
             FleetQueries queries = queries(k == 1);
-            FleetQueries.Page page = FleetQueries.Page.of(q);
+            FleetQueries.Page page =
+                FleetQueries.Page.of(q, events ? FleetQueries.EVENTS : FleetQueries.VMS);
             answers[k] =
                 events
                     ? queries.events(
@@ -222,7 +224,7 @@ class PagingTest {
                 new FleetQueries(stopped, Clock.fixed(T0, ZoneOffset.UTC))
                     .events(
                         new FleetQueries.EventFilter(true, null, null, null, null, null),
-                        FleetQueries.Page.of(Map.of())))
+                        FleetQueries.Page.of(Map.of(), FleetQueries.EVENTS)))
         .isInstanceOf(org.apache.kafka.streams.errors.InvalidStateStoreException.class);
   }
 
