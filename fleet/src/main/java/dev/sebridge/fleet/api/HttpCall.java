@@ -84,8 +84,44 @@ public final class HttpCall {
     }
     String last = forwarded.get(forwarded.size() - 1);
     String[] hops = last.split(",");
-    String client = hops[hops.length - 1].trim();
+    String client = withoutPort(hops[hops.length - 1].trim());
     return client.isEmpty() ? remote : client;
+  }
+
+  /**
+   * One hop of {@code X-Forwarded-For} as an address: the port some proxies add left out
+   * (Application Gateway writes {@code IP:port}, a new port for each connection of one client).
+   */
+  static String withoutPort(String hop) {
+    if (hop.startsWith("[")) {
+      int end = hop.indexOf(']');
+      return end > 0 ? hop.substring(1, end) : hop;
+    }
+    int colon = hop.indexOf(':');
+    return colon > 0 && colon == hop.lastIndexOf(':') ? hop.substring(0, colon) : hop;
+  }
+
+  /**
+   * What a client's sign-ins are counted by: its IPv4 address, or its IPv6 address's /64 (a client
+   * is given a whole /64, and can send from any address in it). An address that is not one is
+   * counted as written.
+   */
+  public static String rateKey(String address) {
+    if (address.indexOf(':') < 0 || !address.matches("[0-9A-Fa-f:.]{2,45}")) {
+      return address;
+    }
+    try {
+      // Hex digits, ':' and '.' only: read as an IPv6 literal, never looked up (an invalid one
+      // throws).
+      java.net.InetAddress a = java.net.InetAddress.getByName(address);
+      if (a instanceof java.net.Inet4Address) {
+        return a.getHostAddress();
+      }
+      byte[] b = a.getAddress();
+      return java.util.HexFormat.of().formatHex(b, 0, 8) + "::/64";
+    } catch (java.net.UnknownHostException e) {
+      return address;
+    }
   }
 
   /** Whether the answer is a live stream (see {@link #stream}). */

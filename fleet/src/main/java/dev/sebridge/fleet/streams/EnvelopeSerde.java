@@ -70,7 +70,9 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     String type = node == null ? null : node.path("type").asText(null);
     List<String> problems = EnvelopeValidator.validate(node);
     if (!problems.isEmpty()) {
-      boolean ours = type != null && type.startsWith("dev.sebridge.") && type.endsWith(".v1");
+      // Counted by type only for the types there are: a kind per made-up type name would grow the
+      // counts (and the metric's series) with whatever an agent sends.
+      boolean ours = dev.sebridge.schemas.SchemaKind.ofType(type).isPresent();
       throw new InvalidEnvelopeException(
           ours ? "invalid " + type : "not-sebridge-v1", String.join("; ", problems));
     }

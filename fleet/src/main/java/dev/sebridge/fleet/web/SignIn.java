@@ -42,7 +42,7 @@ final class SignIn {
     if (!ex.method().equals("POST")) {
       return FleetServer.Admission.NOT_MINE;
     }
-    if (!attempts.take(ex.clientAddress(trustedProxies))) {
+    if (!attempts.take(HttpCall.rateKey(ex.clientAddress(trustedProxies)))) {
       ex.header("Retry-After", "60");
       return refused(ex, 429, "Too many sign-ins from this address: wait a minute.");
     }

@@ -152,7 +152,10 @@ class FleetPageGateTest {
       s.setSoTimeout(10_000);
       s.getOutputStream()
           .write(
-              ("POST /ui/login HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.7\r\nCookie:"
+              // Application Gateway appends IP:port, a new port for each connection
+              ("POST /ui/login HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.7:"
+                      + (40_000 + i)
+                      + "\r\nCookie:"
                       + " sebridge_login="
                       + nonce
                       + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
@@ -188,6 +191,21 @@ class FleetPageGateTest {
                 + "&token="
                 + APPROVER);
     assertThat(other).startsWith("HTTP/1.1 303");
+  }
+
+  /** A client's sign-ins count by its address without a port, and an IPv6 client by its /64. */
+  @Test
+  void signInsCountByAddressWithoutItsPortAndByAnIpv6ClientsSlash64() {
+    assertThat(HttpCall.withoutPort("203.0.113.7:40001")).isEqualTo("203.0.113.7");
+    assertThat(HttpCall.withoutPort("203.0.113.7")).isEqualTo("203.0.113.7");
+    assertThat(HttpCall.withoutPort("[2001:db8:1:2::5]:443")).isEqualTo("2001:db8:1:2::5");
+    assertThat(HttpCall.withoutPort("2001:db8:1:2::5")).isEqualTo("2001:db8:1:2::5");
+    assertThat(HttpCall.rateKey("2001:db8:1:2::5"))
+        .isEqualTo(HttpCall.rateKey("2001:db8:1:2:aaaa:bbbb:cccc:9"))
+        .isNotEqualTo(HttpCall.rateKey("2001:db8:1:3::5"));
+    assertThat(HttpCall.rateKey("203.0.113.7")).isEqualTo("203.0.113.7");
+    assertThat(HttpCall.rateKey("::ffff:203.0.113.7")).isEqualTo("203.0.113.7");
+    assertThat(HttpCall.rateKey("not:an:address")).isEqualTo("not:an:address");
   }
 
   @Test

@@ -257,6 +257,17 @@ class FleetTopologyTest {
     assertThat(skipped() - before).isEqualTo(4);
     assertThat(SkipAndCount.counts()).containsKeys("not-json", "not-sebridge-v1", "empty");
     assertThat(SkipAndCount.counts()).containsKey("invalid dev.sebridge.agent.heartbeat.v1");
+    // A made-up type name of ours is no kind of its own: the counts do not grow with them.
+    int kinds = SkipAndCount.counts().size();
+    for (int i = 0; i < 5; i++) {
+      envelopes.pipeInput(
+          "vm-1",
+          new String(broken, StandardCharsets.UTF_8)
+              .replace("dev.sebridge.agent.heartbeat.v1", "dev.sebridge.made-up-" + i + ".v1")
+              .getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(skipped() - before).isEqualTo(9);
+    assertThat(SkipAndCount.counts()).hasSize(kinds);
     assertThat(vm("vm-1")).isNull();
 
     send(vm1, agents.heartbeat(vm1, Duration.ofSeconds(60)));
