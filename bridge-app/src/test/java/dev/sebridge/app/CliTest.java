@@ -561,6 +561,47 @@ class CliTest {
     }
   }
 
+  /** Rollouts too: at most 100 a page (their contract's limit), every page followed. */
+  @Test
+  void fleetRolloutsFollowsEveryPage() throws Exception {
+    java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/rollouts",
+            ex -> {
+              String q = ex.getRequestURI().getRawQuery();
+              queries.add(q);
+              int page = q.contains("cursor=p2") ? 2 : 1;
+              return new Answer(
+                  200,
+                  "{\"generatedAt\":\"2026-11-27T00:00:00Z\",\"rollouts\":[{\"id\":\"patch-"
+                      + page
+                      + "\",\"state\":\"running\",\"requestedBy\":\"alice\",\"reason\":\"go\","
+                      + "\"vms\":[],\"waves\":[]}]"
+                      + (page < 2 ? ",\"next\":\"p2\"" : "")
+                      + "}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "reader-token-0123456789ab");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(run("fleet", "rollouts", "--url", url, "--token-file", token.toString()))
+          .as(err.toString())
+          .isZero();
+      assertThat(out.toString()).contains("patch-1").contains("patch-2");
+      assertThat(queries).containsExactly("limit=100", "limit=100&cursor=p2");
+      out.getBuffer().setLength(0);
+      assertThat(run("fleet", "rollouts", "--json", "--url", url, "--token-file", token.toString()))
+          .isZero();
+      com.fasterxml.jackson.databind.JsonNode printed =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString());
+      assertThat(printed.isArray()).isTrue(); // an array of rollouts, as before the pages
+      assertThat(printed).hasSize(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /**
    * A write whose outcome the service cannot tell (503, {@code "state": "unknown"}) is tried again
    * by the CLI with the same Idempotency-Key, so the service makes one request however many tries

@@ -161,7 +161,7 @@ public final class FleetService implements AutoCloseable {
                 auth,
                 writes,
                 readiness::problems)
-            .route(new RolloutApi(rollouts, views, policies))
+            .route(new RolloutApi(rollouts, views, policies, clock))
             .route(
                 new FleetPage(
                     auth,

@@ -76,15 +76,22 @@ final class FleetClient {
    * first page's answer with the items of all of them under {@code items}, and no {@code next}.
    */
   JsonNode getAll(String path, String items) throws IOException, InterruptedException {
+    return getAll(path, items, 1000);
+  }
+
+  /** The same, {@code pageSize} items a page (the most its list's contract allows). */
+  JsonNode getAll(String path, String items, int pageSize)
+      throws IOException, InterruptedException {
     String sep = path.contains("?") ? "&" : "?";
-    ObjectNode first = (ObjectNode) get(path + sep + "limit=1000");
+    ObjectNode first = (ObjectNode) get(path + sep + "limit=" + pageSize);
     ArrayNode all = first.get(items) instanceof ArrayNode found ? found : first.putArray(items);
     JsonNode page = first;
     for (int n = 1; page.hasNonNull("next"); n++) {
       if (n >= MOST_PAGES) {
         throw new IOException("more than " + MOST_PAGES + " pages of " + path);
       }
-      page = get(path + sep + "limit=1000&cursor=" + segment(page.get("next").asText()));
+      page =
+          get(path + sep + "limit=" + pageSize + "&cursor=" + segment(page.get("next").asText()));
       page.path(items).forEach(all::add);
     }
     first.remove("next");

@@ -89,7 +89,8 @@ final class FleetRolloutsCommand implements Callable<Integer> {
           r.path("waves").forEach(w -> out.println("  " + wave(r, w)));
         }
       } else {
-        JsonNode all = client.get("api/rollouts");
+        // Every page (at most 100 rollouts a page), printed as one array as before.
+        JsonNode all = client.getAll("api/rollouts", "rollouts", 100).get("rollouts");
         if (!options.printedJson(out, all)) {
           Table t = new Table("ID", "STATE", "BY", "VMS", "WAVES", "REASON");
           all.forEach(

@@ -106,7 +106,12 @@ public final class FleetQueries {
      * against the contract by then; a cursor of another list is refused: {@link Cursors}).
      */
     public static Page of(Map<String, String> query, String list) {
-      int limit = query.containsKey("limit") ? Integer.parseInt(query.get("limit")) : DEFAULT;
+      return of(query, list, DEFAULT);
+    }
+
+    /** The same, with a list's own default page size (its contract's). */
+    public static Page of(Map<String, String> query, String list, int byDefault) {
+      int limit = query.containsKey("limit") ? Integer.parseInt(query.get("limit")) : byDefault;
       String cursor = query.get("cursor");
       return new Page(limit, cursor == null ? null : Cursors.after(list, cursor));
     }

@@ -258,6 +258,17 @@ public final class FleetViews {
     return Optional.ofNullable(rollouts.get().get(id)).map(this::assemble);
   }
 
+  /**
+   * Up to {@code n} rollouts after the id {@code after} (null: from the first) whose header passes
+   * {@code keep}, in id order, each put together.
+   */
+  public List<KeyValue<String, Rollout>> rolloutsAfter(
+      String after, Predicate<Rollout> keep, int n) {
+    return after(rollouts.get(), after, keep, n).stream()
+        .map(kv -> KeyValue.pair(kv.key, assemble(kv.value)))
+        .toList();
+  }
+
   public List<Rollout> rollouts() {
     return all(rollouts.get()).stream().map(this::assemble).toList();
   }

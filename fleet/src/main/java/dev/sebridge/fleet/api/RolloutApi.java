@@ -29,11 +29,14 @@ public final class RolloutApi implements FleetServer.Route {
   private final RolloutRequests requests;
   private final FleetViews views;
   private final Policies policies;
+  private final java.time.Clock clock;
 
-  public RolloutApi(RolloutRequests requests, FleetViews views, Policies policies) {
+  public RolloutApi(
+      RolloutRequests requests, FleetViews views, Policies policies, java.time.Clock clock) {
     this.requests = requests;
     this.views = views;
     this.policies = policies;
+    this.clock = clock;
   }
 
   @Override
@@ -62,8 +65,7 @@ public final class RolloutApi implements FleetServer.Route {
       JsonNode body = ApiInput.body(ex, "/api/rollouts");
       created(ex, create(body, strings(body.get("eventIds")), p, ex));
     } else if (path.equals("/api/rollouts") && method.equals("GET")) {
-      ApiInput.query(ex, "/api/rollouts");
-      ex.json(200, JsonSerde.JSON.valueToTree(views.rollouts()));
+      ex.json(200, list(ApiInput.query(ex, "/api/rollouts")));
     } else if ((m = ACTION.matcher(path)).matches() && method.equals("POST")) {
       ApiInput.query(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
       JsonNode body = ApiInput.body(ex, "/api/rollouts/{rolloutId}/" + m.group(2));
@@ -139,5 +141,38 @@ public final class RolloutApi implements FleetServer.Route {
           .forEach(out::add);
     }
     return out;
+  }
+
+  /** The cursors' name for the rollouts' list, and its page sizes (a rollout can be megabytes). */
+  static final String ROLLOUTS = "rollouts";
+
+  static final int ROLLOUTS_PAGE = 20;
+
+  /** {@code GET /api/rollouts}: a page of rollouts in id order, by state and text. */
+  private ObjectNode list(java.util.Map<String, String> q) {
+    FleetQueries.Page page = FleetQueries.Page.of(q, ROLLOUTS, ROLLOUTS_PAGE);
+    String state = q.get("state");
+    String text = q.containsKey("text") ? q.get("text").toLowerCase(java.util.Locale.ROOT) : null;
+    java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
+        r ->
+            (state == null || r.state().name().equalsIgnoreCase(state))
+                && (text == null
+                    || contains(r.id(), text)
+                    || contains(r.reason(), text)
+                    || contains(r.requestedBy(), text));
+    var found = views.rolloutsAfter(page.after(), keep, page.limit() + 1);
+    var shown = found.subList(0, Math.min(page.limit(), found.size()));
+    ObjectNode out = JsonSerde.JSON.createObjectNode();
+    out.put("generatedAt", clock.instant().toString());
+    com.fasterxml.jackson.databind.node.ArrayNode list = out.putArray("rollouts");
+    shown.forEach(kv -> list.add(JsonSerde.JSON.valueToTree(kv.value)));
+    if (found.size() > page.limit()) {
+      out.put("next", Cursors.of(ROLLOUTS, shown.get(shown.size() - 1).key));
+    }
+    return out;
+  }
+
+  private static boolean contains(String field, String lowerText) {
+    return field != null && field.toLowerCase(java.util.Locale.ROOT).contains(lowerText);
   }
 }

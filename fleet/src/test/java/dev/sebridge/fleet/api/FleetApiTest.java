@@ -220,7 +220,8 @@ class FleetApiTest {
                 new RolloutApi(
                     new RolloutRequests(rolloutCommands, "rollouts", views, clock),
                     views,
-                    new Policies(3, List.of())))
+                    new Policies(3, List.of()),
+                    clock))
             .route(
                 new CoreApi(
                     new FleetQueries(views, clock),
@@ -408,6 +409,45 @@ class FleetApiTest {
         call("GET", "/api/events?status=sleeping", READER, null, "/api/events");
     assertThat(bad.statusCode()).isEqualTo(400);
     assertThat(JsonSerde.JSON.readTree(bad.body()).get("error").asText()).contains("status");
+  }
+
+  /** Rollouts come a page at a time (in id order), by state and by text. */
+  @Test
+  void rolloutsComeAPageAtATimeByStateAndText() throws Exception {
+    List<String> ids = new ArrayList<>();
+    String path = "/api/rollouts?limit=2";
+    for (int pages = 1; pages <= 10; pages++) {
+      HttpResponse<String> r = call("GET", path, READER, null, "/api/rollouts");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode page = JsonSerde.JSON.readTree(r.body());
+      assertThat(page.get("rollouts").size()).isLessThanOrEqualTo(2);
+      page.get("rollouts").forEach(x -> ids.add(x.get("id").asText()));
+      if (!page.has("next")) {
+        break;
+      }
+      path = "/api/rollouts?limit=2&cursor=" + page.get("next").asText();
+    }
+    assertThat(ids).containsExactlyElementsOf(new java.util.TreeSet<>(rollouts.map.keySet()));
+    assertThat(ids).contains("r-halted", "r-running", "r-done");
+    JsonNode halted =
+        JsonSerde.JSON.readTree(
+            call("GET", "/api/rollouts?state=halted", READER, null, "/api/rollouts").body());
+    assertThat(halted.get("rollouts"))
+        .extracting(x -> x.get("id").asText())
+        .containsExactly("r-halted");
+    JsonNode byText =
+        JsonSerde.JSON.readTree(
+            call("GET", "/api/rollouts?text=RUNNING", READER, null, "/api/rollouts").body());
+    assertThat(byText.get("rollouts"))
+        .extracting(x -> x.get("id").asText())
+        .containsExactly("r-running");
+    for (String refused :
+        List.of(
+            "/api/rollouts?limit=101", "/api/rollouts?state=paused", "/api/rollouts?cursor=AA")) {
+      assertThat(call("GET", refused, READER, null, "/api/rollouts").statusCode())
+          .as(refused)
+          .isEqualTo(400);
+    }
   }
 
   /**
