@@ -106,6 +106,8 @@ public final class CoreApi implements FleetServer.Route {
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/campaigns/{campaignId}");
       call.json(200, ApiInput.found(queries.campaign(ApiInput.segment(m.group(1))), "campaign"));
+    } else if (path.equals("/api/approvals") && method.equals("GET")) {
+      call.json(200, queries.approvals(ApiInput.query(call, "/api/approvals")));
     } else if ((m = APPROVAL.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/approvals/{requestId}");
       call.json(

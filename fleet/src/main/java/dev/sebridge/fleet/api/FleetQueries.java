@@ -35,6 +35,14 @@ public final class FleetQueries {
   public FleetQueries(FleetViews views, Clock clock) {
     this.views = views;
     this.clock = clock;
+    this.approvals = new ApprovalQueries(views, clock);
+  }
+
+  private final ApprovalQueries approvals;
+
+  /** {@code GET /api/approvals} ({@link ApprovalQueries}). */
+  public ObjectNode approvals(Map<String, String> query) {
+    return approvals.list(query);
   }
 
   /**

@@ -164,6 +164,15 @@ public final class FleetViews {
   }
 
   /**
+   * Up to {@code n} approval requests after the id {@code after} (null: from the first), in id
+   * order, that {@code keep} accepts.
+   */
+  public List<KeyValue<String, RequestView>> requestsAfter(
+      String after, Predicate<RequestView> keep, int n) {
+    return after(requests.get(), after, keep, n);
+  }
+
+  /**
    * Up to {@code n} events after the key {@code after} (null: from the first), in the store's key
    * order (the lower-cased EventId), that {@code keep} accepts: a page reads only as far as it
    * needs.

@@ -411,6 +411,70 @@ class FleetApiTest {
     assertThat(JsonSerde.JSON.readTree(bad.body()).get("error").asText()).contains("status");
   }
 
+  /** Approval requests come a page at a time (in id order), by event, asker, state and text. */
+  @Test
+  void approvalsComeAPageAtATimeByEventAskerStateAndText() throws Exception {
+    requests.map.put(
+        "r2",
+        new RequestView(
+            new ApprovalRequest(
+                "r2",
+                NEVER,
+                List.of("vm-1"),
+                "hotfix",
+                "bob",
+                T0,
+                "api",
+                false,
+                "a rollout holds the event",
+                false,
+                null),
+            null,
+            Map.of()));
+    requests.map.put(
+        "r3",
+        new RequestView(
+            new ApprovalRequest("r3", EVENT, List.of("vm-2"), "patch night", "alice", T0, "api"),
+            T0,
+            Map.of("vm-2", new RequestView.VmResult("fleet:r3:vm-2", null, null, null, null))));
+    List<String> ids = new ArrayList<>();
+    String path = "/api/approvals?limit=2";
+    for (int pages = 1; pages <= 10; pages++) {
+      HttpResponse<String> r = call("GET", path, READER, null, "/api/approvals");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode page = JsonSerde.JSON.readTree(r.body());
+      page.get("approvals").forEach(x -> ids.add(x.get("request").get("requestId").asText()));
+      if (!page.has("next")) {
+        break;
+      }
+      path = "/api/approvals?limit=2&cursor=" + page.get("next").asText();
+    }
+    assertThat(ids).containsExactly("r1", "r2", "r3");
+    Map<String, List<String>> filtered = new java.util.LinkedHashMap<>();
+    filtered.put("state=refused", List.of("r2"));
+    filtered.put("state=waiting", List.of("r3"));
+    filtered.put("state=complete", List.of("r1"));
+    filtered.put("eventId=" + NEVER.toLowerCase(), List.of("r2"));
+    filtered.put("requestedBy=BOB", List.of("r2"));
+    filtered.put("text=NIGHT", List.of("r3"));
+    filtered.put("eventId=" + EVENT + "&requestedBy=alice", List.of("r1", "r3"));
+    for (Map.Entry<String, List<String>> f : filtered.entrySet()) {
+      JsonNode page =
+          JsonSerde.JSON.readTree(
+              call("GET", "/api/approvals?" + f.getKey(), READER, null, "/api/approvals").body());
+      assertThat(page.get("approvals"))
+          .as(f.getKey())
+          .extracting(x -> x.get("request").get("requestId").asText())
+          .containsExactlyElementsOf(f.getValue());
+    }
+    for (String refused :
+        List.of("/api/approvals?state=lost", "/api/approvals?limit=0", "/api/approvals?by=bob")) {
+      assertThat(call("GET", refused, READER, null, "/api/approvals").statusCode())
+          .as(refused)
+          .isEqualTo(400);
+    }
+  }
+
   /** Rollouts come a page at a time (in id order), by state and by text. */
   @Test
   void rolloutsComeAPageAtATimeByStateAndText() throws Exception {
@@ -1070,6 +1134,7 @@ class FleetApiTest {
             new Case(
                 "POST", "/api/rollouts", "/api/rollouts", null, rollout("go", "1", EVENT), 401),
             new Case("GET", "/api/rollouts", "/api/rollouts", READER, null, 200),
+            new Case("GET", "/api/approvals", "/api/approvals", READER, null, 200),
             new Case(
                 "GET", "/api/rollouts/{rolloutId}", "/api/rollouts/r-halted", READER, null, 200),
             new Case("GET", "/api/rollouts/{rolloutId}", "/api/rollouts/r-x", READER, null, 404),
