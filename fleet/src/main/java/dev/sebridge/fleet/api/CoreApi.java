@@ -88,8 +88,13 @@ public final class CoreApi implements FleetServer.Route {
       call.json(
           200,
           queries.vms(
-              q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
-              q.containsKey("inventory") ? q.get("inventory").equals("known") : null,
+              new FleetQueries.VmFilter(
+                  q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
+                  q.containsKey("inventory") ? q.get("inventory").equals("known") : null,
+                  q.get("zone"),
+                  q.get("scaleSet"),
+                  q.get("resourceGroup"),
+                  q.get("text")),
               FleetQueries.Page.of(q, FleetQueries.VMS)));
     } else if (path.equals("/api/coverage") && method.equals("GET")) {
       ApiInput.query(call, "/api/coverage");

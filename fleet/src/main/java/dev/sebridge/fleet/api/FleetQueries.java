@@ -286,11 +286,47 @@ public final class FleetQueries {
    * @param known only VMs the inventory lists (true) or unknown ones (false); null: either
    */
   public ObjectNode vms(Boolean silent, Boolean known, Page page) {
-    Predicate<VmView> keep =
-        v ->
-            (silent == null || v.silent() == silent)
-                && (known == null
-                    || v.inventory() == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN));
+    return vms(new VmFilter(silent, known, null, null, null, null), page);
+  }
+
+  /**
+   * Filters of {@code GET /api/vms}: null means any.
+   *
+   * @param silent only silent agents (true) or only those heard from (false)
+   * @param known only VMs the inventory lists (true) or unknown ones (false)
+   * @param zone the VM's zone
+   * @param scaleSet its scale set (case-insensitive)
+   * @param resourceGroup its resource group (case-insensitive)
+   * @param text in its vmId or name (case-insensitive)
+   */
+  public record VmFilter(
+      Boolean silent,
+      Boolean known,
+      String zone,
+      String scaleSet,
+      String resourceGroup,
+      String text) {
+    boolean keeps(VmView v) {
+      return (silent == null || v.silent() == silent)
+          && (known == null
+              || v.inventory() == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN))
+          && (zone == null || zone.equals(v.zone()))
+          && (scaleSet == null || scaleSet.equalsIgnoreCase(v.scaleSet()))
+          && (resourceGroup == null || resourceGroup.equalsIgnoreCase(v.resourceGroup()))
+          && (text == null || contains(v.vmId(), text) || contains(v.name(), text));
+    }
+
+    private static boolean contains(String field, String text) {
+      return field != null
+          && field
+              .toLowerCase(java.util.Locale.ROOT)
+              .contains(text.toLowerCase(java.util.Locale.ROOT));
+    }
+  }
+
+  public ObjectNode vms(VmFilter f, Page page) {
+    Boolean silent = f.silent();
+    Predicate<VmView> keep = f::keeps;
     List<KeyValue<String, VmView>> found =
         Boolean.TRUE.equals(silent)
             ? views.silentVmsAfter(page.after(), keep, page.limit() + 1)

@@ -411,6 +411,27 @@ class FleetApiTest {
     assertThat(JsonSerde.JSON.readTree(bad.body()).get("error").asText()).contains("status");
   }
 
+  /** VMs filter by zone, scale set, resource group and text (vmId or name). */
+  @Test
+  void vmsFilterByZoneScaleSetResourceGroupAndText() throws Exception {
+    Map<String, List<String>> filtered = new java.util.LinkedHashMap<>();
+    filtered.put("zone=2", List.of("vm-2"));
+    filtered.put("scaleSet=WEB", List.of("vm-1", "vm-2"));
+    filtered.put("resourceGroup=RG", List.of("vm-1", "vm-2", "vm-3"));
+    filtered.put("resourceGroup=other", List.of());
+    filtered.put("text=DB", List.of("vm-3"));
+    filtered.put("text=vm-1", List.of("vm-1"));
+    filtered.put("scaleSet=web&zone=1", List.of("vm-1"));
+    for (Map.Entry<String, List<String>> f : filtered.entrySet()) {
+      HttpResponse<String> r = call("GET", "/api/vms?" + f.getKey(), READER, null, "/api/vms");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      assertThat(JsonSerde.JSON.readTree(r.body()).get("vms"))
+          .as(f.getKey())
+          .extracting(x -> x.get("vmId").asText())
+          .containsExactlyElementsOf(f.getValue());
+    }
+  }
+
   /** Approval requests come a page at a time (in id order), by event, asker, state and text. */
   @Test
   void approvalsComeAPageAtATimeByEventAskerStateAndText() throws Exception {
@@ -647,7 +668,8 @@ class FleetApiTest {
     refused.put("/api/events?cursor=***", "cursor");
     refused.put("/api/events?type=", "type");
     refused.put("/api/vms?silent=1", "silent");
-    refused.put("/api/vms?zone=1", "zone");
+    refused.put("/api/vms?region=1", "region");
+    refused.put("/api/vms?zone=", "zone");
     refused.put("/api/events/" + EVENT + "?verbose=true", "verbose");
     refused.put("/api/approvals/r1?x=", "x");
     for (Map.Entry<String, String> q : refused.entrySet()) {
