@@ -54,7 +54,7 @@ public final class CoreKeys {
   public static final ConfigKey<Duration> IMDS_REQUEST_TIMEOUT =
       ConfigKey.builder("imds.request-timeout", ConfigType.DURATION_TYPE)
           .defaultValue(Duration.ofSeconds(5))
-          .doc("Timeout of one IMDS request once IMDS has answered at least once.")
+          .doc("Timeout of one IMDS request once IMDS has answered at least once (at most 10m).")
           .validator(timeout("imds.request-timeout"))
           .build();
 
@@ -63,7 +63,7 @@ public final class CoreKeys {
           .defaultValue(Duration.ofSeconds(150))
           .doc(
               "Timeout of requests until IMDS first answers: the first call enables Scheduled"
-                  + " Events for the VM and may take up to 2 minutes.")
+                  + " Events for the VM and may take up to 2 minutes (at most 10m).")
           .validator(timeout("imds.first-request-timeout"))
           .build();
 

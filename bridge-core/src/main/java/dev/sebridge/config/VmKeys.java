@@ -12,16 +12,20 @@ public final class VmKeys {
 
   /** A value that would replace IMDS's with nothing (an empty environment variable). */
   private static java.util.Optional<String> notBlank(String v) {
-    return v.isBlank()
-        ? java.util.Optional.of("must not be blank (unset it to read it from IMDS)")
-        : java.util.Optional.empty();
+    if (v.isBlank()) {
+      return java.util.Optional.of("must not be blank (unset it to read it from IMDS)");
+    }
+    return v.strip().equals(v)
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(
+            "must not begin or end with white space (an env file's line ending?)");
   }
 
   public static final ConfigKey<String> VM_ID =
       ConfigKey.builder("vm.id", ConfigType.STRING)
           .doc(
               "Overrides the vmId read from /metadata/instance/compute (partition key and envelope"
-                  + " source). Leave unset on Azure; set, it must not be blank.")
+                  + " source). Leave unset on Azure; set, it must not be blank or begin or end with white space.")
           .validator(VmKeys::notBlank)
           .build();
 
@@ -29,7 +33,7 @@ public final class VmKeys {
       ConfigKey.builder("vm.name", ConfigType.STRING)
           .doc(
               "Overrides the VM name read from IMDS, which is matched against an event's Resources"
-                  + " (affectsThisVm). Leave unset on Azure; set, it must not be blank.")
+                  + " (affectsThisVm). Leave unset on Azure; set, it must not be blank or begin or end with white space.")
           .validator(VmKeys::notBlank)
           .build();
 

@@ -20,10 +20,11 @@ public record AgentInfo(String version, String hostName) {
   }
 
   /**
-   * The local host name: {@code HOSTNAME}, else as Java resolves it, else the kernel's (Linux) or
-   * {@code COMPUTERNAME} (Windows): a host whose name the name service does not resolve (custom
-   * DNS, no {@code /etc/hosts} entry; systemd sets no {@code HOSTNAME}) still has one. "unknown"
-   * when none says.
+   * The local host name: {@code HOSTNAME}, else the kernel's (Linux: the name the system was given,
+   * which needs no name service), else as Java resolves it, else {@code COMPUTERNAME} (Windows). A
+   * host whose name the name service does not resolve (custom DNS, no {@code /etc/hosts} entry;
+   * systemd sets no {@code HOSTNAME}) still has one, and none waits for an unreachable DNS server
+   * first. "unknown" when none says.
    */
   public static String localHostName() {
     return localHostName(
@@ -36,20 +37,20 @@ public record AgentInfo(String version, String hostName) {
       return fromEnv.trim();
     }
     try {
-      String name = resolved.call();
-      if (name != null && !name.isBlank()) {
-        return name;
-      }
-    } catch (Exception e) {
-      // the name service does not know it (UnknownHostException): the system's own below
-    }
-    try {
       String name = Files.readString(kernel, StandardCharsets.UTF_8).trim();
       if (!name.isEmpty()) {
         return name;
       }
     } catch (IOException | SecurityException e) {
       // not Linux, or not readable
+    }
+    try {
+      String name = resolved.call();
+      if (name != null && !name.isBlank()) {
+        return name;
+      }
+    } catch (Exception e) {
+      // the name service does not know it (UnknownHostException)
     }
     String windows = env.get("COMPUTERNAME");
     return windows != null && !windows.isBlank() ? windows.trim() : "unknown";

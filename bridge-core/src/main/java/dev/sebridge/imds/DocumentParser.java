@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads a scheduled events document. Strict about the shape that makes it a document ({@code
  * DocumentIncarnation} and {@code Events}, each event with an {@code EventId} and {@code
- * EventStatus}), tolerant about everything else: unknown fields and values are kept.
+ * EventStatus}), tolerant about everything else: unknown fields and values are kept. A key twice in
+ * any object, at any depth, makes the document malformed: which of the two holds is anybody's guess
+ * (two {@code Events}, the second empty, would be read as no events), and IMDS's serializer never
+ * writes one.
  */
 public final class DocumentParser {
   private static final Logger LOG = LoggerFactory.getLogger(DocumentParser.class);
@@ -34,7 +37,7 @@ public final class DocumentParser {
     try {
       root = JSON.readTree(body);
     } catch (JacksonException e) {
-      throw new MalformedDocumentException("not JSON: " + e.getOriginalMessage());
+      throw new MalformedDocumentException("not JSON it can read: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new MalformedDocumentException("unreadable: " + e.getMessage());
     } catch (NumberFormatException e) {

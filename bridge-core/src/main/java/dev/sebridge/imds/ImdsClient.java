@@ -140,7 +140,9 @@ public final class ImdsClient implements Imds {
     }
     c.setInstanceFollowRedirects(false);
     c.setUseCaches(false);
-    c.setConnectTimeout((int) Math.min(CONNECT_TIMEOUT.toMillis(), timeout.toMillis()));
+    // (at least 1 ms: 0 would mean for ever)
+    c.setConnectTimeout(
+        (int) Math.max(1, Math.min(CONNECT_TIMEOUT.toMillis(), timeout.toMillis())));
     c.setReadTimeout((int) Math.max(1, timeout.toMillis()));
     c.setRequestProperty("Metadata", "true");
     c.setRequestProperty("Accept", "application/json");

@@ -125,6 +125,9 @@ class ConfigLoaderTest {
         .containsExactlyInAnyOrder(
             "vm.id", "vm.name", "imds.first-request-timeout", "imds.request-timeout");
     assertThat(r.problems().toString()).contains("must not be blank").contains("at most 10m");
+    assertThat(loader.read(null, Map.of("SEBRIDGE_VM_ID", "vm-1\r"), List.of()).problems())
+        .extracting(ConfigProblem::key)
+        .containsExactly("vm.id"); // an env file's Windows line ending
     assertThat(
             loader
                 .read(null, Map.of("SEBRIDGE_VM_ID", "vm-1"), List.of("imds.request-timeout=10m"))

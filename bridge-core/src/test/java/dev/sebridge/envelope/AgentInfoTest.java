@@ -30,13 +30,18 @@ class AgentInfoTest {
   }
 
   @Test
-  void theEnvironmentThenTheNameServiceThenTheKernelThenWindows() throws Exception {
+  void theEnvironmentThenTheKernelThenTheNameServiceThenWindows() throws Exception {
     Path kernel = Files.writeString(dir.resolve("hostname"), "from-kernel\n");
     Path none = dir.resolve("absent");
-    assertThat(AgentInfo.localHostName(Map.of("HOSTNAME", "from-env"), () -> "resolved", kernel))
+    Callable<String> never =
+        () -> {
+          throw new AssertionError("the name service is not asked while the kernel says");
+        };
+    assertThat(AgentInfo.localHostName(Map.of("HOSTNAME", "from-env\n"), never, kernel))
         .isEqualTo("from-env");
-    assertThat(AgentInfo.localHostName(Map.of("HOSTNAME", " "), () -> "resolved", kernel))
-        .isEqualTo("resolved");
+    assertThat(AgentInfo.localHostName(Map.of("HOSTNAME", " "), never, kernel))
+        .isEqualTo("from-kernel");
+    assertThat(AgentInfo.localHostName(Map.of(), () -> "resolved", none)).isEqualTo("resolved");
     assertThat(AgentInfo.localHostName(Map.of("COMPUTERNAME", "WIN-1"), UNRESOLVED, none))
         .isEqualTo("WIN-1");
     assertThat(AgentInfo.localHostName(Map.of(), UNRESOLVED, none)).isEqualTo("unknown");

@@ -138,6 +138,9 @@ class DocumentParserTest {
             + " \"Scheduled\"}], \"Events\": []}",
         "{\"DocumentIncarnation\": 5, \"Events\": [{\"EventId\": \"a\", \"EventStatus\":"
             + " \"Scheduled\", \"EventStatus\": \"Completed\"}]}",
+        // at any depth, in a field the parser does not read too: ambiguous all the same
+        "{\"DocumentIncarnation\": 5, \"Events\": [{\"EventId\": \"a\", \"EventStatus\":"
+            + " \"Scheduled\", \"X\": {\"y\": 1, \"y\": 2}}]}",
       })
   void neverReadsAMalformedAnswerAsNoEvents(String body) {
     assertThatThrownBy(() -> parse(body)).isInstanceOf(MalformedDocumentException.class);
