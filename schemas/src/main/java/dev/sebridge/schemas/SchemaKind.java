@@ -49,6 +49,11 @@ public enum SchemaKind {
         .findFirst();
   }
 
+  /** The v1 type of this kind exactly ({@code dev.sebridge.agent.heartbeat.v1}), if it is that. */
+  public static Optional<SchemaKind> ofV1Type(String ceType) {
+    return ofType(ceType).filter(k -> ceType.equals(k.typePrefix + "v1"));
+  }
+
   public static Optional<SchemaKind> ofCliName(String name) {
     return Arrays.stream(values()).filter(k -> k.cliName.equals(name)).findFirst();
   }

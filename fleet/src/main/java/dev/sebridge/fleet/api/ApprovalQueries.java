@@ -32,11 +32,16 @@ final class ApprovalQueries {
   }
 
   /**
-   * A request's state as the list filters it: refused (by the ledger or the checks: nothing was
-   * sent), waiting (some VM has no result yet), or complete (every VM has one).
+   * A request's state as the list filters it: refused (by the ledger or the checks, or its commands
+   * could not be signed: nothing was sent), waiting (some VM has no result yet), or complete (every
+   * VM has one).
    */
   static String state(RequestView r) {
-    if (r.request() != null && r.request().refusal() != null) {
+    boolean refused = r.request() != null && r.request().refusal() != null;
+    boolean unsent =
+        !r.vms().isEmpty()
+            && r.vms().values().stream().allMatch(v -> "not-sent".equals(v.reasonCode()));
+    if (refused || unsent) {
       return "refused";
     }
     return r.complete() ? "complete" : "waiting";

@@ -63,13 +63,13 @@ public final class CoverageQueries {
     return out;
   }
 
+  /** The list's name in its cursors. */
+  public static final String WITHOUT_AGENT = "vms-without-agent";
+
   /**
    * A page of the VMs the inventory lists and no agent reports, in vmId order: the ids from the
    * coverage's own key-ordered set (no walk of the inventory), each VM then read by key.
    */
-  /** The list's name in its cursors. */
-  public static final String WITHOUT_AGENT = "vms-without-agent";
-
   public ObjectNode withoutAgent(FleetQueries.Page page) {
     Coverage c = coverage();
     List<String> ids = c.withoutAgentAfter(page.after(), page.limit() + 1);

@@ -268,14 +268,12 @@ public final class FleetViews {
   }
 
   /**
-   * Up to {@code n} rollouts after the id {@code after} (null: from the first) whose header passes
-   * {@code keep}, in id order, each put together.
+   * Up to {@code n} rollouts' headers after the id {@code after} (null: from the first) that pass
+   * {@code keep}, in id order (not put together: {@link #rollout} does that for those shown).
    */
   public List<KeyValue<String, Rollout>> rolloutsAfter(
       String after, Predicate<Rollout> keep, int n) {
-    return after(rollouts.get(), after, keep, n).stream()
-        .map(kv -> KeyValue.pair(kv.key, assemble(kv.value)))
-        .toList();
+    return after(rollouts.get(), after, keep, n);
   }
 
   public List<Rollout> rollouts() {

@@ -106,13 +106,14 @@ public final class HttpCall {
    * is given a whole /64, and can send from any address in it). An address that is not one is
    * counted as written.
    */
-  public static String rateKey(String address) {
-    if (address.indexOf(':') < 0 || !address.matches("[0-9A-Fa-f:.]{2,45}")) {
+  public static String rateKey(String written) {
+    String address = withoutPort(written); // also Jetty's [IPv6] of a direct client
+    if (address.indexOf(':') < 0 || !address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}")) {
       return address;
     }
     try {
-      // Hex digits, ':' and '.' only: read as an IPv6 literal, never looked up (an invalid one
-      // throws).
+      // Hex digits, ':' and '.' only, starting with a hex digit or ':': read as an IPv6 literal,
+      // never looked up (an invalid one throws).
       java.net.InetAddress a = java.net.InetAddress.getByName(address);
       if (a instanceof java.net.Inet4Address) {
         return a.getHostAddress();

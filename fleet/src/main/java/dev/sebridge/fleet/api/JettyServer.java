@@ -22,10 +22,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Jetty server under {@link FleetServer}: one HTTP/1.1 connector with the configured idle
- * timeout and connection cap (idle connections get 2 s at the cap), a bounded pool of Jetty's own
- * threads (they parse, authenticate, admit and write; the routes run on FleetServer's pool), bodies
- * at {@link #MIN_BODY_RATE} at least, headers of at most 16 KiB, no server name, and what Jetty
- * refuses itself (a malformed request line, headers too large) answered as the API's JSON errors.
+ * timeout and connection cap (idle connections get 2 s at the cap; one client address a sixteenth
+ * of it: {@link AddressConnections}), a bounded pool of Jetty's own threads (they parse,
+ * authenticate, admit and write; the routes run on FleetServer's pool), bodies at {@link
+ * #MIN_BODY_RATE} at least, headers of at most 16 KiB, no server name, and what Jetty refuses
+ * itself (a malformed request line, headers too large) answered as the API's JSON errors.
  */
 final class JettyServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JettyServer.class);
@@ -63,6 +64,10 @@ final class JettyServer implements AutoCloseable {
     // At the cap, idle connections are closed after 2 s instead of the idle timeout.
     cap.setEndPointIdleTimeout(2_000);
     server.addBean(cap);
+    // And one client address a sixteenth of it (a trusted proxy exempt).
+    connector.addEventListener( // (a listener of the connector's: told of each connection)
+        new AddressConnections(
+            AddressConnections.of(limits.maxConnections()), limits.trustedProxies()));
     server.setErrorHandler(JettyServer::jettyError);
     server.setHandler(
         // Blocking: admission may authenticate (a JWKS fetch), so it never runs on the selector.

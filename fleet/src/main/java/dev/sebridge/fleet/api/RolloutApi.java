@@ -165,7 +165,9 @@ public final class RolloutApi implements FleetServer.Route {
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     com.fasterxml.jackson.databind.node.ArrayNode list = out.putArray("rollouts");
-    shown.forEach(kv -> list.add(JsonSerde.JSON.valueToTree(kv.value)));
+    // Put together only those shown (a rollout's VMs are in parts: RolloutParts).
+    shown.forEach(
+        kv -> views.rollout(kv.key).ifPresent(r -> list.add(JsonSerde.JSON.valueToTree(r))));
     if (found.size() > page.limit()) {
       out.put("next", Cursors.of(ROLLOUTS, shown.get(shown.size() - 1).key));
     }

@@ -72,7 +72,7 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     if (!problems.isEmpty()) {
       // Counted by type only for the types there are: a kind per made-up type name would grow the
       // counts (and the metric's series) with whatever an agent sends.
-      boolean ours = dev.sebridge.schemas.SchemaKind.ofType(type).isPresent();
+      boolean ours = dev.sebridge.schemas.SchemaKind.ofV1Type(type).isPresent();
       throw new InvalidEnvelopeException(
           ours ? "invalid " + type : "not-sebridge-v1", String.join("; ", problems));
     }

@@ -206,17 +206,24 @@ class FleetPageGateTest {
     assertThat(HttpCall.rateKey("203.0.113.7")).isEqualTo("203.0.113.7");
     assertThat(HttpCall.rateKey("::ffff:203.0.113.7")).isEqualTo("203.0.113.7");
     assertThat(HttpCall.rateKey("not:an:address")).isEqualTo("not:an:address");
+    // Jetty writes a direct IPv6 client's address in brackets
+    assertThat(HttpCall.rateKey("[2001:db8:1:2:0:0:0:5]"))
+        .isEqualTo(HttpCall.rateKey("2001:db8:1:2::77"));
+    assertThat(HttpCall.rateKey(".::")).isEqualTo(".::"); // not a literal: never looked up
   }
 
   @Test
   void eightyStalledSignInsLeaveTheProbesAndThePageAnswering() throws Exception {
-    start(new HttpLimits(Duration.ofSeconds(2), 2, 2, 1000, 3, 1000, false, java.util.Set.of()));
+    start(new HttpLimits(Duration.ofSeconds(2), 2, 2, 4096, 3, 1000, false, java.util.Set.of()));
     String nonce =
         field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
     List<Socket> stalled = new ArrayList<>();
     for (int i = 0; i < 80; i++) {
-      Socket s = new Socket("127.0.0.1", server.port());
+      // from another client address than the probes' (one address holds at most 256)
+      Socket s = new Socket();
       sockets.add(s);
+      s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
+      s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()), 10_000);
       s.setSoTimeout(15_000);
       s.getOutputStream()
           .write(

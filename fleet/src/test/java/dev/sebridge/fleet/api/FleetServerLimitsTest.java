@@ -44,35 +44,38 @@ class FleetServerLimitsTest {
 
   @BeforeEach
   void start() throws IOException {
-    server =
-        new FleetServer(
-                "127.0.0.1",
-                0,
-                HttpLimits.defaults().withIdleTimeout(Duration.ofSeconds(2)).withThreads(2, 2),
-                StaticTokens.of(
-                    Map.of(
-                        APPROVER, new Principal("alice", Principal.Role.APPROVER),
-                        READER, new Principal("dashboard", Principal.Role.READER))),
-                new RateLimits(3),
-                this::readiness)
-            .route(
-                new FleetServer.Route() {
-                  @Override
-                  public FleetServer.Admission admit(
-                      HttpCall call, String path, Optional<Principal> bearer) {
-                    // as the page admits a sign-in: no token needed
-                    return path.equals("/ui/login")
-                        ? FleetServer.Admission.ADMITTED
-                        : FleetServer.Admission.NOT_MINE;
-                  }
+    server = serve(HttpLimits.defaults().withIdleTimeout(Duration.ofSeconds(2)).withThreads(2, 2));
+  }
 
-                  @Override
-                  public boolean handle(HttpCall call, String path, Optional<Principal> p)
-                      throws IOException {
-                    return route(call, path, p);
-                  }
-                })
-            .start();
+  private FleetServer serve(HttpLimits limits) throws IOException {
+    return new FleetServer(
+            "127.0.0.1",
+            0,
+            limits,
+            StaticTokens.of(
+                Map.of(
+                    APPROVER, new Principal("alice", Principal.Role.APPROVER),
+                    READER, new Principal("dashboard", Principal.Role.READER))),
+            new RateLimits(3),
+            this::readiness)
+        .route(
+            new FleetServer.Route() {
+              @Override
+              public FleetServer.Admission admit(
+                  HttpCall call, String path, Optional<Principal> bearer) {
+                // as the page admits a sign-in: no token needed
+                return path.equals("/ui/login")
+                    ? FleetServer.Admission.ADMITTED
+                    : FleetServer.Admission.NOT_MINE;
+              }
+
+              @Override
+              public boolean handle(HttpCall call, String path, Optional<Principal> p)
+                  throws IOException {
+                return route(call, path, p);
+              }
+            })
+        .start();
   }
 
   /** Ready at once; then a readiness check that hangs (a broker that does not answer). */
@@ -102,6 +105,60 @@ class FleetServerLimitsTest {
             .getBytes(StandardCharsets.UTF_8),
         "application/json");
     return true;
+  }
+
+  /**
+   * One client address holds at most a sixteenth of the connection cap: of seven connections it
+   * opens at once (each sends part of its headers and waits), the server closes three unanswered as
+   * they open, and answers the four others once their headers come; another address's health probe
+   * answers meanwhile. Before, one client could hold every connection the server allows (Jetty has
+   * no deadline for a request's headers), and the probes with them.
+   */
+  @Test
+  void oneAddressHoldsAtMostASixteenthOfTheConnections() throws Exception {
+    server.close();
+    release.countDown(); // readiness answers at once (a new server asks it again)
+    server =
+        serve(new HttpLimits(Duration.ofSeconds(30), 2, 2, 64, 3, 10, true, java.util.Set.of()));
+    int most = AddressConnections.of(64);
+    assertThat(most).isEqualTo(4);
+    List<Socket> mine = new ArrayList<>();
+    for (int i = 0; i < most + 3; i++) {
+      Socket s = from("127.0.0.2");
+      s.getOutputStream().write("GET /healthz HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      mine.add(s);
+    }
+    assertThat(statusOf(get("/healthz", null))).isEqualTo(200); // from 127.0.0.1
+    int answered = 0;
+    int closed = 0;
+    for (Socket s : mine) {
+      try {
+        s.getOutputStream()
+            .write("Host: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+      } catch (java.net.SocketException gone) {
+        // closed already
+      }
+      String a = readAll(s);
+      if (a.isEmpty()) {
+        closed++;
+      } else {
+        assertThat(a).startsWith("HTTP/1.1 200");
+        answered++;
+      }
+    }
+    assertThat(closed).isEqualTo(3);
+    assertThat(answered).isEqualTo(most);
+  }
+
+  private Socket from(String local) throws IOException {
+    Socket s = new Socket();
+    sockets.add(s);
+    s.bind(new java.net.InetSocketAddress(local, 0));
+    s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()), 10_000);
+    s.setSoTimeout(10_000);
+    return s;
   }
 
   @AfterEach

@@ -263,7 +263,11 @@ class FleetTopologyTest {
       envelopes.pipeInput(
           "vm-1",
           new String(broken, StandardCharsets.UTF_8)
-              .replace("dev.sebridge.agent.heartbeat.v1", "dev.sebridge.made-up-" + i + ".v1")
+              .replace(
+                  "dev.sebridge.agent.heartbeat.v1",
+                  i % 2 == 0
+                      ? "dev.sebridge.made-up-" + i + ".v1"
+                      : "dev.sebridge.agent.heartbeat.x" + i)
               .getBytes(StandardCharsets.UTF_8));
     }
     assertThat(skipped() - before).isEqualTo(9);
