@@ -11,6 +11,7 @@ if [[ " $* " != *" --no-reference "* ]] && ! /usr/bin/python3 -c 'import request
   echo "installing python3-requests for the reference loop..." >&2
   (apt-get update -qq && apt-get install -y -qq python3-requests) >/dev/null
 fi
+echo "building the agent and the benchmarks (a minute or two)..." >&2
 ./mvnw -B -q -DskipTests -Dspotless.check.skip=true install -pl benchmarks -am
 cp="$(./mvnw -B -q -pl benchmarks dependency:build-classpath -Dmdep.outputFile=/dev/stdout)"
 exec java -Xmx512m -cp "benchmarks/target/classes:$cp" dev.sebridge.benchmarks.Benchmarks --repo "$here" --out benchmarks/REPORT.md "$@"

@@ -121,6 +121,7 @@ final class ApprovalBenchmark {
           }
         }
       }
+      harness.progress.progress("approvals", harness.approvals, harness.approvals);
       harness.report.approval(stats, inOrder, failed);
     }
   }

@@ -298,6 +298,7 @@ public final class Benchmarks {
           }
         }
       }
+      progress.progress("changes", changes, changes);
       report.detection(interval, agentStats, missed, ref == null ? null : refStats);
     }
   }
@@ -330,6 +331,7 @@ public final class Benchmarks {
         }
       }
     }
+    progress.progress("starts", startRuns, startRuns);
     report.startTime(stats);
   }
 }

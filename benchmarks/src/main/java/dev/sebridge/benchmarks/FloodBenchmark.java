@@ -117,7 +117,9 @@ final class FloodBenchmark {
       kinds.put("expired", () -> expired);
       List<String> rates = new ArrayList<>();
       LostRecords lost = new LostRecords();
+      int kindsDone = 0;
       for (var kind : kinds.entrySet()) {
+        harness.progress.progress("kinds of bad record, a backlog each", kindsDone++, kinds.size());
         double before = metrics.rejected(kind.getKey());
         // Produced while the agent is stopped (SIGSTOP), so that the rate is the agent's and not
         // the producer's: the timing starts when it is let go (SIGCONT) with the backlog waiting.
@@ -144,10 +146,12 @@ final class FloodBenchmark {
                     + " s)",
                 kind.getKey(), perKind, handled, perKind / handled, produced));
       }
+      harness.progress.progress("kinds of bad record, a backlog each", kinds.size(), kinds.size());
       Random random = new Random(11);
       List<Supplier<byte[]>> garbage = new ArrayList<>(kinds.values());
       long t0 = System.nanoTime();
       for (int i = 0; i < flood; i++) {
+        harness.progress.progress("flood records produced", i, flood);
         producer.send(
             new ProducerRecord<>(
                 commands, keyBytes, garbage.get(random.nextInt(garbage.size())).get()),
@@ -155,6 +159,7 @@ final class FloodBenchmark {
       }
       producer.flush();
       lost.check();
+      harness.progress.progress("flood records produced", flood, flood);
       double floodSeconds = (System.nanoTime() - t0) / 1e9;
       producer
           .send(new ProducerRecord<>(commands, keyBytes, sign(key, event, Instant.now())))

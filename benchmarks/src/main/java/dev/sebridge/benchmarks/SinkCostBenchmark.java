@@ -67,6 +67,7 @@ final class SinkCostBenchmark {
                       "AZURE_POD_IDENTITY_AUTHORITY_HOST",
                       "http://127.0.0.1:" + sims.get(2).port())));
       for (int i = 0; i < variants.size(); i++) {
+        harness.progress.progress("agents started (a sink each)", i, variants.size());
         Variant v = variants.get(i);
         String topic = "events-sinks-" + i;
         kafka.createTopic(topic, 3);
@@ -83,10 +84,12 @@ final class SinkCostBenchmark {
                     "state-sinks-" + i,
                     v.settings())));
       }
+      harness.progress.progress("agents started (a sink each)", variants.size(), variants.size());
       harness.settle(sims);
       Map<String, long[]> max = new LinkedHashMap<>();
       variants.forEach(v -> max.put(v.name(), new long[2]));
       for (int s = 0; s < seconds; s++) {
+        harness.progress.progress("window, seconds", s, seconds);
         Thread.sleep(1000);
         for (int i = 0; i < agents.size(); i++) {
           long[] m = max.get(variants.get(i).name());
@@ -94,6 +97,7 @@ final class SinkCostBenchmark {
           m[1] = Math.max(m[1], ProcStat.pssKib(agents.get(i).pid()));
         }
       }
+      harness.progress.progress("window, seconds", seconds, seconds);
       new FootprintReport(harness.report)
           .sinkCost(
               seconds,

@@ -70,9 +70,7 @@ final class SlowLoris implements AutoCloseable {
   private Socket open() {
     try {
       Socket s = new Socket();
-      if (server instanceof java.net.InetSocketAddress a
-          && a.getAddress() != null
-          && a.getAddress().isLoopbackAddress()) {
+      if (server.getAddress() != null && server.getAddress().isLoopbackAddress()) {
         // An attacker is another client than the benchmark's readers: the server holds one
         // address to a sixteenth of its connections.
         s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
