@@ -31,9 +31,14 @@ public final class ApiInput {
   public static JsonNode body(HttpCall call, String template) {
     JsonNode n;
     try {
-      n = JsonSerde.JSON.readTree(call.body());
+      // One JSON value and nothing after it: {"reason":"r"} {"vms":[]} is not a body, it is two.
+      n =
+          JsonSerde.JSON
+              .reader()
+              .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+              .readTree(call.body());
     } catch (IOException e) {
-      throw new ApiException(400, "the body is not JSON");
+      throw new ApiException(400, "the body is not one JSON value");
     }
     if (n == null || !n.isObject()) {
       throw new ApiException(400, "the body must be a JSON object");

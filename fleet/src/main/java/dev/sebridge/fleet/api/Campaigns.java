@@ -109,6 +109,19 @@ public final class Campaigns {
     return out;
   }
 
+  /**
+   * What a campaign's rollout form was shown ({@link #rollable}'s events): a hash of their ids. The
+   * page sends it back with the form, and a campaign whose events changed since (one came or went,
+   * or the campaign's grouping moved) is refused rather than rolled out with what the approver did
+   * not review.
+   */
+  public static String reviewed(List<String> rollable) {
+    return hash(
+        String.join(
+            "\n",
+            rollable.stream().map(e -> e.toLowerCase(java.util.Locale.ROOT)).sorted().toList()));
+  }
+
   /** The campaign with this id among these events. */
   public static java.util.Optional<Campaign> find(Collection<EventView> events, String id) {
     return of(events).stream().filter(c -> c.id().equals(id)).findFirst();

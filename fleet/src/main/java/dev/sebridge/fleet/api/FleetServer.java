@@ -43,7 +43,7 @@ public final class FleetServer implements AutoCloseable {
 
   private final JettyServer jetty;
   private final ThreadPoolExecutor work;
-  private final Authenticator auth;
+  private final BearerGate bearer;
   private final Readiness readiness;
   private final RateLimits writes;
   private final List<Route> routes = new ArrayList<>();
@@ -80,7 +80,7 @@ public final class FleetServer implements AutoCloseable {
       Authenticator auth,
       RateLimits writes,
       Supplier<List<String>> readiness) {
-    this.auth = auth;
+    this.bearer = new BearerGate(auth, limits.trustedProxies());
     this.readiness = new Readiness(readiness);
     this.writes = writes;
     this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
@@ -264,13 +264,9 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /** The principal of the request's bearer token, if it has a valid one. */
+  /** The principal of the request's bearer token, if it has a valid one ({@link BearerGate}). */
   private Optional<Principal> principal(HttpCall call) {
-    String h = call.header("Authorization");
-    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    return auth.authenticate(h.substring(7).trim());
+    return bearer.principal(call);
   }
 
   private static ObjectNode status(String s) {

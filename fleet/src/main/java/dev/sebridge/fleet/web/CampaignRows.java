@@ -152,9 +152,10 @@ final class CampaignRows {
     if (page < pages) {
       m.put("next", page + 1);
     }
-    int rollable = Campaigns.rollable(c, views).size();
-    if (rollable > 0) {
-      m.put("rollable", rollable);
+    List<String> rollable = Campaigns.rollable(c, views);
+    if (!rollable.isEmpty()) {
+      m.put("rollable", rollable.size());
+      m.put("reviewed", Campaigns.reviewed(rollable));
       m.put("groupChoices", RolloutSpec.GROUP_ATTRIBUTES.stream().sorted().toList());
     }
     return m;

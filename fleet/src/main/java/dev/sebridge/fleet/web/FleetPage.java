@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -207,13 +208,29 @@ public final class FleetPage implements FleetServer.Route {
           render(
               "rollout-actions.mustache", actions.rolloutForms(ApiInput.segment(m.group(1)), p)));
     } else if ((m = EVENT_POST.matcher(path)).matches() && method.equals("POST")) {
-      String done = actions.onEvent(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);
+      String done =
+          actions.onEvent(
+              ApiInput.segment(m.group(1)),
+              m.group(2),
+              m.group(2).equals("approve")
+                  ? form(ex, PageActions.APPROVE_FIELDS, Set.of())
+                  : form(ex, PageActions.ROLLOUT_FIELDS, PageActions.LISTS),
+              p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else if ((m = CAMPAIGN_POST.matcher(path)).matches() && method.equals("POST")) {
-      String done = actions.onCampaign(ApiInput.segment(m.group(1)), form(ex), p);
+      String done =
+          actions.onCampaign(
+              ApiInput.segment(m.group(1)),
+              form(ex, PageActions.CAMPAIGN_FIELDS, PageActions.LISTS),
+              p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else if ((m = ROLLOUT_POST.matcher(path)).matches() && method.equals("POST")) {
-      String done = actions.onRollout(ApiInput.segment(m.group(1)), m.group(2), form(ex), p);
+      String done =
+          actions.onRollout(
+              ApiInput.segment(m.group(1)),
+              m.group(2),
+              form(ex, PageActions.ACTION_FIELDS, Set.of()),
+              p);
       html(ex, 200, render("message.mustache", Map.of("text", done)));
     } else {
       throw new ApiException(404, "no such page: " + method + " " + path);
@@ -237,17 +254,31 @@ public final class FleetPage implements FleetServer.Route {
     html(ex, 200, render(name + ".mustache", m));
   }
 
-  static Map<String, String> form(HttpCall ex) throws IOException {
+  /**
+   * A form's fields (application/x-www-form-urlencoded), as its route takes them: a field the route
+   * does not take, or one given twice that is not a list ({@code repeatable}, joined with commas),
+   * is a 400 and nothing happens. Before, both were taken quietly: {@code vms=vm-1} on an event's
+   * approval was ignored and the approval went to every Scheduled VM, and {@code reason=a&reason=b}
+   * was recorded as "a,b".
+   */
+  static Map<String, String> form(HttpCall ex, Set<String> fields, Set<String> repeatable)
+      throws IOException {
     String body = new String(ex.body(), StandardCharsets.UTF_8);
     Map<String, String> out = new HashMap<>();
     for (String part : body.split("&")) {
-      int eq = part.indexOf('=');
-      if (eq > 0) {
-        out.merge(
-            ApiInput.decode(part.substring(0, eq)),
-            ApiInput.decode(part.substring(eq + 1)),
-            (a, b) -> a + "," + b);
+      if (part.isEmpty()) {
+        continue;
       }
+      int eq = part.indexOf('=');
+      String name = ApiInput.decode(eq < 0 ? part : part.substring(0, eq));
+      String value = eq < 0 ? "" : ApiInput.decode(part.substring(eq + 1));
+      if (!fields.contains(name)) {
+        throw new ApiException(400, "the form has no field " + name);
+      }
+      if (out.containsKey(name) && !repeatable.contains(name)) {
+        throw new ApiException(400, "the form gives " + name + " more than once");
+      }
+      out.merge(name, value, (a, b) -> a + "," + b);
     }
     return out;
   }

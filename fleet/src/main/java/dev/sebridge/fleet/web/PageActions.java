@@ -100,6 +100,21 @@ final class PageActions {
     return rolloutRows.rollout(r);
   }
 
+  /** The fields each form takes (docs/fleet.md, the page's routes), and those that are lists. */
+  static final java.util.Set<String> APPROVE_FIELDS = java.util.Set.of("reason", "idempotencyKey");
+
+  static final java.util.Set<String> CAMPAIGN_FIELDS =
+      java.util.Set.of(
+          "reason", "maxUnavailable", "groupBy", "settle", "timeout", "idempotencyKey", "reviewed");
+
+  static final java.util.Set<String> ROLLOUT_FIELDS =
+      java.util.Set.of(
+          "reason", "events", "maxUnavailable", "groupBy", "settle", "timeout", "idempotencyKey");
+
+  static final java.util.Set<String> ACTION_FIELDS = java.util.Set.of("reason", "vmId", "eventId");
+
+  static final java.util.Set<String> LISTS = java.util.Set.of("events", "groupBy");
+
   String onEvent(String eventId, String action, Map<String, String> form, Principal p) {
     String reason = form.get("reason");
     if (action.equals("approve")) {
@@ -136,7 +151,9 @@ final class PageActions {
 
   /**
    * Rolls a campaign out: the events {@link Campaigns#rollable} resolves it to now (what the API
-   * shows as its {@code scheduledEventIds} and the CLI's {@code --campaign} takes), however many.
+   * shows as its {@code scheduledEventIds} and the CLI's {@code --campaign} takes), however many,
+   * when they are those the form showed ({@link Campaigns#reviewed}; 409 when the campaign changed
+   * since: an event came or went, or its grouping moved).
    */
   String onCampaign(String campaignId, Map<String, String> form, Principal p) {
     approver(p);
@@ -147,6 +164,18 @@ final class PageActions {
     if (events.isEmpty()) {
       throw new ApiException(
           409, "campaign " + campaignId + " has no open event with a VM scheduled to roll out");
+    }
+    // The events the form showed, or nothing: an approver rolls out what they reviewed.
+    if (form.get("reviewed") == null) {
+      throw new ApiException(400, "the form does not say which events it showed (reviewed)");
+    }
+    if (!form.get("reviewed").equals(Campaigns.reviewed(events))) {
+      throw new ApiException(
+          409,
+          "campaign "
+              + campaignId
+              + " changed since the page showed it (its events are not those reviewed): reload"
+              + " it and review it again");
     }
     String id = startRollout(events, form, p);
     return "Rollout "

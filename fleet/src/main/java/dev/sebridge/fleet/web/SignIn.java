@@ -58,7 +58,8 @@ final class SignIn {
       form(ex, 200, null);
       return;
     }
-    Map<String, String> form = FleetPage.form(ex);
+    Map<String, String> form =
+        FleetPage.form(ex, java.util.Set.of("token", "nonce"), java.util.Set.of());
     String client = ex.clientAddress(trustedProxies);
     if (!WebSession.loginNonceMatches(ex, form.get("nonce"))) {
       LOG.info(

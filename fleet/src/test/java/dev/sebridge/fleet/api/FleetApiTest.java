@@ -800,6 +800,18 @@ class FleetApiTest {
             action("back", null).put("force", true),
             "/api/rollouts/{rolloutId}/resume");
     assertThat(action.statusCode()).as(action.body()).isEqualTo(400);
+    // Two JSON values are not a body (the first was taken and the rest ignored).
+    HttpResponse<String> two =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .header("Authorization", "Bearer " + APPROVER)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"reason\":\"r\"} {\"vms\":[]}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(two.statusCode()).as(two.body()).isEqualTo(400);
+    assertThat(JsonSerde.JSON.readTree(two.body()).path("error").asText())
+        .contains("one JSON value");
     assertThat(audit.history()).isEmpty();
     assertThat(rolloutCommands.history()).isEmpty();
   }

@@ -55,12 +55,15 @@ class FleetPageGateTest {
             Duration.ofSeconds(5), 4, 16, 100, 3, 3, secureCookie, java.util.Set.of("127.0.0.1")));
   }
 
+  /** The events the page's views hold (empty unless a test puts some). */
+  final MapStore<EventView> events = new MapStore<>();
+
   void start(HttpLimits limits) throws IOException {
     MutableClock clock = new MutableClock(Instant.parse("2026-11-23T10:00:00Z"));
     FleetViews views =
         new FleetViews(
             MapStore<VmView>::new,
-            MapStore<EventView>::new,
+            () -> events,
             MapStore<RequestView>::new,
             MapStore<Rollout>::new,
             MapStore<PolicyDecision>::new);
@@ -316,6 +319,125 @@ class FleetPageGateTest {
         send("POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n");
     assertThat(noSession).startsWith("HTTP/1.1 401");
     assertThat(commands.history()).isEmpty();
+  }
+
+  /**
+   * A page form's field its route does not take, or one given twice that is not a list, is a 400
+   * and nothing is sent. Before, {@code vms=vm-1} on an event's approval was ignored (the approval
+   * went to every Scheduled VM) and two reasons were recorded as one "a,b".
+   */
+  @Test
+  void aFormFieldTheRouteDoesNotTakeOrGivenTwiceIsA400() throws Exception {
+    start(false);
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    String session = cookie(signIn(nonce, nonce, APPROVER), "sebridge_fleet");
+    String page =
+        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
+    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put("reason=patch&vms=vm-1", "no field vms");
+    refused.put("reason=a&reason=b", "reason more than once");
+    for (Map.Entry<String, String> f : refused.entrySet()) {
+      String answer =
+          send(
+              "POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                  + session
+                  + "\r\nX-CSRF-Token: "
+                  + csrf
+                  + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                  + f.getKey().length()
+                  + "\r\n\r\n"
+                  + f.getKey());
+      assertThat(answer).as(f.getKey()).startsWith("HTTP/1.1 400").contains(f.getValue());
+    }
+    assertThat(commands.history()).isEmpty();
+  }
+
+  /**
+   * A campaign's rollout form carries what it showed: when the campaign's events changed since (one
+   * more came, or its grouping moved), the rollout is refused (409) and nothing is sent; the form
+   * shown again rolls out what it now shows. Before, the form looked the campaign up again when
+   * sent, and an approver who reviewed 3 events rolled out 4.
+   */
+  @Test
+  void aCampaignRolloutIsRefusedWhenItsEventsChangedSinceTheFormWasShown() throws Exception {
+    Instant t0 = Instant.parse("2026-11-23T09:00:00Z");
+    for (int i = 0; i < 3; i++) {
+      events.map.put("e-" + i, campaignEvent(i, t0.plusSeconds(60L * i)));
+    }
+    String id = Campaigns.of(events.map.values()).get(0).id();
+    start(false);
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    String session = cookie(signIn(nonce, nonce, APPROVER), "sebridge_fleet");
+    String page =
+        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
+    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    java.util.function.Supplier<String> reviewed =
+        () -> {
+          try {
+            return field(
+                send(
+                    "GET /ui/campaigns/"
+                        + id
+                        + "/page/1 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                        + session
+                        + "\r\n\r\n"),
+                "name=\"reviewed\" value=\"([0-9a-f]+)\"");
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    String shown = reviewed.get();
+    events.map.put("e-3", campaignEvent(3, t0.plusSeconds(180))); // one more, same campaign
+    assertThat(Campaigns.of(events.map.values()).get(0).id()).isEqualTo(id);
+    java.util.function.Function<String, String> rollOut =
+        form ->
+            sendQuietly(
+                "POST /ui/campaigns/"
+                    + id
+                    + "/rollout HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                    + session
+                    + "\r\nX-CSRF-Token: "
+                    + csrf
+                    + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                    + form.length()
+                    + "\r\n\r\n"
+                    + form);
+    String stale = rollOut.apply("reason=patch&maxUnavailable=1&reviewed=" + shown);
+    assertThat(stale).startsWith("HTTP/1.1 409").contains("changed since the page showed it");
+    assertThat(rollOut.apply("reason=patch&maxUnavailable=1")).startsWith("HTTP/1.1 400");
+    assertThat(commands.history()).isEmpty();
+    String fresh = rollOut.apply("reason=patch&maxUnavailable=1&reviewed=" + reviewed.get());
+    assertThat(fresh).startsWith("HTTP/1.1 200").contains("the 4 event(s) of campaign");
+    assertThat(commands.history()).hasSize(1);
+  }
+
+  private static EventView campaignEvent(int i, Instant seen) {
+    return new EventView(
+        "e-" + i,
+        "Freeze",
+        "Platform",
+        seen.plusSeconds(3600),
+        5,
+        "host update",
+        List.of("vm-" + i),
+        seen,
+        seen,
+        null,
+        Map.of(
+            "id-" + i,
+            new dev.sebridge.fleet.model.VmEventState(
+                "id-" + i, "vm-" + i, "1", null, "scheduled", null, seen, null)));
+  }
+
+  private String sendQuietly(String request) {
+    try {
+      return send(request);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private String signIn(String cookie, String nonce, String token) throws IOException {
