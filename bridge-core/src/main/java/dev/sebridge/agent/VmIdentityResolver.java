@@ -50,6 +50,9 @@ final class VmIdentityResolver implements AutoCloseable {
   private final Optional<String> vmId;
   private final Optional<String> vmName;
   private final Duration timeout;
+  private final Duration later;
+  private final java.util.concurrent.atomic.AtomicInteger asked =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final Duration firstBackoff;
   private final SmbiosUuid smbios;
   private final Supplier<String> hostName;
@@ -61,6 +64,7 @@ final class VmIdentityResolver implements AutoCloseable {
       Optional<String> vmId,
       Optional<String> vmName,
       Duration timeout,
+      Duration later,
       Duration firstBackoff,
       SmbiosUuid smbios,
       Supplier<String> hostName,
@@ -69,13 +73,17 @@ final class VmIdentityResolver implements AutoCloseable {
     this.vmId = vmId;
     this.vmName = vmName;
     this.timeout = timeout;
+    this.later = later;
     this.firstBackoff = firstBackoff;
     this.smbios = smbios;
     this.hostName = hostName;
     this.scheduler = scheduler;
   }
 
-  /** A resolver reading {@code vm.id}, {@code vm.name} and {@code imds.first-request-timeout}. */
+  /**
+   * A resolver reading {@code vm.id}, {@code vm.name}, {@code imds.first-request-timeout} (the
+   * first question) and {@code imds.request-timeout} (those after it).
+   */
   static VmIdentityResolver create(
       Imds imds, Configuration config, ScheduledExecutorService scheduler) {
     return new VmIdentityResolver(
@@ -83,6 +91,7 @@ final class VmIdentityResolver implements AutoCloseable {
         config.find(VmKeys.VM_ID),
         config.find(VmKeys.VM_NAME),
         config.get(CoreKeys.IMDS_FIRST_REQUEST_TIMEOUT),
+        config.get(CoreKeys.IMDS_REQUEST_TIMEOUT),
         Duration.ofSeconds(1),
         SmbiosUuid.forThisMachine(
             config.get(VmKeys.VM_SMBIOS_UUID_FILE),
@@ -125,7 +134,14 @@ final class VmIdentityResolver implements AutoCloseable {
                 .build());
     retry
         .executeCompletionStage(
-            scheduler, () -> CompletableFuture.supplyAsync(() -> imds.identity(timeout), scheduler))
+            scheduler,
+            () ->
+                CompletableFuture.supplyAsync(
+                    // The first question may wait as long as IMDS's first answer can take; the
+                    // others as long as any request: a compute endpoint that accepts and never
+                    // answers held each of ten attempts for the first's 150 s (some 29 minutes
+                    // before the fallback, envelopes waiting).
+                    () -> imds.identity(asked.getAndIncrement() == 0 ? timeout : later), scheduler))
         .thenAccept(
             r -> {
               if (r instanceof ImdsResult.Ok<VmIdentity> ok) {

@@ -70,6 +70,13 @@ class VmIdentityResolverTest {
     assertThat(imds.calls.get())
         .as("IMDS asked ten times first")
         .isGreaterThanOrEqualTo(VmIdentityResolver.FALLBACK_AT_ATTEMPT);
+    // Only the first question waits as long as IMDS's first answer may take; the others as long
+    // as any request (imds.request-timeout): a compute endpoint that never answers costs the
+    // fallback minutes, not ten first-request timeouts (29 minutes at the defaults).
+    assertThat(imds.timeouts.get(0)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(imds.timeouts.subList(1, imds.timeouts.size()))
+        .isNotEmpty()
+        .containsOnly(Duration.ofMillis(300));
   }
 
   @Test
@@ -133,6 +140,7 @@ class VmIdentityResolverTest {
         id,
         name,
         Duration.ofSeconds(1),
+        Duration.ofMillis(300),
         Duration.ofMillis(5),
         smbios,
         () -> "web-host",
@@ -142,6 +150,7 @@ class VmIdentityResolverTest {
   /** Compute metadata that answers 404 (as the mock server does) until told to answer. */
   static final class FakeCompute implements Imds {
     final AtomicInteger calls = new AtomicInteger();
+    final java.util.List<Duration> timeouts = new java.util.concurrent.CopyOnWriteArrayList<>();
     final AtomicBoolean answers = new AtomicBoolean();
     volatile ImdsFailure.Kind kind = ImdsFailure.Kind.NOT_FOUND;
 
@@ -158,6 +167,7 @@ class VmIdentityResolverTest {
     @Override
     public ImdsResult<VmIdentity> identity(Duration timeout) {
       calls.incrementAndGet();
+      timeouts.add(timeout);
       if (answers.get()) {
         return new ImdsResult.Ok<>(
             new VmIdentity("from-imds", "imds-name", null, null, null, null, null, null, null)
