@@ -13,8 +13,11 @@ import org.slf4j.LoggerFactory;
  * address; a trusted proxy exempt): past it, a new connection of that address is closed as it
  * opens. The server's own cap ({@code fleet.http.max-connections}) is for all clients together, and
  * Jetty has no deadline for a request's headers: one client dripping a header byte now and then on
- * each of thousands of connections held them all, and the health probes with them. Retention: an
- * entry per address with a connection open, dropped with its last.
+ * each of thousands of connections held them all, and the health probes with them.
+ *
+ * <p>Each connection's address is taken when it opens and kept with it (a closed socket no longer
+ * tells its peer's address). Retention: an entry per open connection, and one per address with a
+ * connection open, both dropped with the connection.
  */
 final class AddressConnections implements Connection.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(AddressConnections.class);
@@ -22,10 +25,11 @@ final class AddressConnections implements Connection.Listener {
   private final int most;
   private final Set<String> trustedProxies;
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Connection, String> counted = new ConcurrentHashMap<>();
 
   AddressConnections(int most, Set<String> trustedProxies) {
     this.most = most;
-    this.trustedProxies = Set.copyOf(trustedProxies);
+    this.trustedProxies = HttpLimits.canonical(trustedProxies);
   }
 
   /** A sixteenth of the server's cap, at least 4. */
@@ -39,6 +43,7 @@ final class AddressConnections implements Connection.Listener {
     if (key == null) {
       return;
     }
+    counted.put(connection, key);
     int n = open.merge(key, 1, Integer::sum);
     if (n > most) {
       LOG.debug("closing a connection of {}: it holds {} already", key, most);
@@ -48,7 +53,7 @@ final class AddressConnections implements Connection.Listener {
 
   @Override
   public void onClosed(Connection connection) {
-    String key = key(connection);
+    String key = counted.remove(connection);
     if (key != null) {
       open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
     }
@@ -66,6 +71,6 @@ final class AddressConnections implements Connection.Listener {
       return null;
     }
     String address = a.getAddress().getHostAddress();
-    return trustedProxies.contains(address) ? null : HttpCall.rateKey(address);
+    return trustedProxies.contains(HttpCall.canonical(address)) ? null : HttpCall.rateKey(address);
   }
 }

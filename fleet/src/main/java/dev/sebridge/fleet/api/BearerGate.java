@@ -10,25 +10,39 @@ import org.slf4j.LoggerFactory;
 /**
  * A request's bearer token, authenticated, with guessing bounded: each token that does not
  * authenticate counts against its client's address (an IPv6 client's /64; behind a trusted proxy,
- * the address it forwards), logged at INFO; past {@link #FAILURES_PER_MINUTE} a minute the
- * address's requests with a token are refused (429) before the token is looked at. Before, any
- * route answered 401 or 200 to a guessed token as fast as it was asked, logged at DEBUG or not at
- * all, so the page's sign-in limit could be walked around. Retention: the limits' (at most 10,000
- * addresses, the least recently used dropped).
+ * the address it forwards), logged at INFO, once a minute for the same token (a dashboard retrying
+ * its expired token is one failure, not one per request); past {@link #FAILURES_PER_MINUTE}
+ * different tokens a minute the address's requests with a token are refused (429) before the token
+ * is looked at. Before, any route answered 401 or 200 to a guessed token as fast as it was asked,
+ * logged at DEBUG or not at all, so the page's sign-in limit could be walked around. Retention: the
+ * limits' (at most 10,000 addresses, the least recently used dropped), and at most {@link
+ * #REMEMBERED} failed tokens (a hash of each with its address), for a minute each.
  */
 final class BearerGate {
   private static final Logger LOG = LoggerFactory.getLogger(BearerGate.class);
 
-  /** Tokens from one address that may fail to authenticate in a minute. */
+  /** Different tokens from one address that may fail to authenticate in a minute. */
   static final int FAILURES_PER_MINUTE = 30;
+
+  /** Failed tokens remembered (the least recently failed dropped first). */
+  static final int REMEMBERED = 10_000;
 
   private final Authenticator auth;
   private final Set<String> trustedProxies;
   private final RateLimits failures = new RateLimits(FAILURES_PER_MINUTE);
+  // address|hash of a token that failed -> when it was counted (the same token is counted once a
+  // minute)
+  private final java.util.Map<String, Long> failed =
+      new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
+          return size() > REMEMBERED;
+        }
+      };
 
   BearerGate(Authenticator auth, Set<String> trustedProxies) {
     this.auth = auth;
-    this.trustedProxies = Set.copyOf(trustedProxies);
+    this.trustedProxies = HttpLimits.canonical(trustedProxies);
   }
 
   /**
@@ -48,11 +62,34 @@ final class BearerGate {
       throw new ApiException(
           429, "too many tokens from this address did not authenticate: wait a minute");
     }
-    Optional<Principal> p = auth.authenticate(h.substring(7).trim());
-    if (p.isEmpty()) {
+    String token = h.substring(7).trim();
+    Optional<Principal> p = auth.authenticate(token);
+    if (p.isEmpty() && newFailure(client + "|" + hash(token))) {
       failures.take(client);
       LOG.info("a bearer token from {} did not authenticate", client);
     }
     return p;
+  }
+
+  /** Whether this address's token failed for the first time this minute. */
+  private synchronized boolean newFailure(String key) {
+    long now = System.nanoTime();
+    Long at = failed.get(key);
+    if (at != null && now - at < java.util.concurrent.TimeUnit.MINUTES.toNanos(1)) {
+      return false;
+    }
+    failed.put(key, now);
+    return true;
+  }
+
+  private static String hash(String token) {
+    try {
+      byte[] d =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(d, 0, 16);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -75,7 +75,7 @@ public final class HttpCall {
    */
   public String clientAddress(java.util.Set<String> trustedProxies) {
     String remote = remoteAddress();
-    if (!trustedProxies.contains(remote)) {
+    if (!trustedProxies.contains(canonical(remote))) {
       return remote;
     }
     List<String> forwarded = headers("X-Forwarded-For");
@@ -99,6 +99,26 @@ public final class HttpCall {
     }
     int colon = hop.indexOf(':');
     return colon > 0 && colon == hop.lastIndexOf(':') ? hop.substring(0, colon) : hop;
+  }
+
+  /**
+   * An address as written (a port and IPv6 brackets left out) in one form: an IP literal as Java
+   * writes it ({@code fd00::4} and {@code [fd00:0:0:0:0:0:0:4]} alike), anything else as it is.
+   * Nothing is looked up.
+   */
+  static String canonical(String written) {
+    String address = withoutPort(written.trim());
+    // Only a literal: an IPv4 one, or one with ':' (read as IPv6, never looked up).
+    boolean v4 = address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+    boolean v6 = address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}");
+    if (!v4 && !v6) {
+      return address;
+    }
+    try {
+      return java.net.InetAddress.getByName(address).getHostAddress();
+    } catch (java.net.UnknownHostException e) {
+      return address;
+    }
   }
 
   /**

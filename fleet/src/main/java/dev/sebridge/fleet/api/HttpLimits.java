@@ -26,7 +26,17 @@ public record HttpLimits(
     java.util.Set<String> trustedProxies) {
 
   public HttpLimits {
-    trustedProxies = java.util.Set.copyOf(trustedProxies);
+    trustedProxies = canonical(trustedProxies);
+  }
+
+  /**
+   * Addresses as the server compares them ({@link HttpCall#canonical}): {@code fd00::4} and the
+   * {@code [fd00:0:0:0:0:0:0:4]} Jetty writes are the same proxy.
+   */
+  static java.util.Set<String> canonical(java.util.Set<String> addresses) {
+    return addresses.stream()
+        .map(HttpCall::canonical)
+        .collect(java.util.stream.Collectors.toUnmodifiableSet());
   }
 
   /** The defaults of the {@code fleet.http.*} keys. */

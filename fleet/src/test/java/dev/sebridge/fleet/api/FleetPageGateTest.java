@@ -213,6 +213,11 @@ class FleetPageGateTest {
     assertThat(HttpCall.rateKey("[2001:db8:1:2:0:0:0:5]"))
         .isEqualTo(HttpCall.rateKey("2001:db8:1:2::77"));
     assertThat(HttpCall.rateKey(".::")).isEqualTo(".::"); // not a literal: never looked up
+    // a trusted proxy written one way is the same proxy Jetty writes another way
+    assertThat(HttpCall.canonical("[fd00:0:0:0:0:0:0:4]")).isEqualTo(HttpCall.canonical("fd00::4"));
+    assertThat(HttpLimits.canonical(java.util.Set.of("fd00::4", "10.0.0.4:443")))
+        .containsExactlyInAnyOrder(HttpCall.canonical("fd00::4"), "10.0.0.4");
+    assertThat(HttpCall.canonical("cafe.be")).isEqualTo("cafe.be"); // a name: never looked up
   }
 
   @Test
