@@ -109,7 +109,10 @@ public final class HttpCall {
   static String canonical(String written) {
     String address = withoutPort(written.trim());
     // Only a literal: an IPv4 one, or one with ':' (read as IPv6, never looked up).
-    boolean v4 = address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+    boolean v4 =
+        address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}")
+            && java.util.Arrays.stream(address.split("\\."))
+                .allMatch(o -> Integer.parseInt(o) <= 255); // 999.1.1.1 would be looked up
     boolean v6 = address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}");
     if (!v4 && !v6) {
       return address;

@@ -217,7 +217,7 @@ class FleetPageGateTest {
     assertThat(HttpCall.canonical("[fd00:0:0:0:0:0:0:4]")).isEqualTo(HttpCall.canonical("fd00::4"));
     assertThat(HttpLimits.canonical(java.util.Set.of("fd00::4", "10.0.0.4:443")))
         .containsExactlyInAnyOrder(HttpCall.canonical("fd00::4"), "10.0.0.4");
-    assertThat(HttpCall.canonical("cafe.be")).isEqualTo("cafe.be"); // a name: never looked up
+    assertThat(HttpCall.canonical("cafe.be")).isEqualTo("cafe.be"); // a name stays as written
   }
 
   @Test
