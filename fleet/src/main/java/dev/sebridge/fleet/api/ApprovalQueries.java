@@ -1,13 +1,11 @@
 package dev.sebridge.fleet.api;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.time.Clock;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.kafka.streams.KeyValue;
@@ -52,7 +50,7 @@ final class ApprovalQueries {
     String event = q.get("eventId");
     String by = q.get("requestedBy");
     String state = q.get("state");
-    String text = q.containsKey("text") ? q.get("text").toLowerCase(Locale.ROOT) : null;
+    String text = q.get("text");
     Predicate<RequestView> keep =
         v -> {
           ApprovalRequest r = v.request();
@@ -60,26 +58,29 @@ final class ApprovalQueries {
               && (event == null || event.equalsIgnoreCase(r.eventId()))
               && (by == null || by.equalsIgnoreCase(r.requestedBy()))
               && (state == null || state.equals(state(v)))
-              && (text == null
-                  || contains(r.eventId(), text)
-                  || contains(r.reason(), text)
-                  || contains(r.requestedBy(), text));
+              && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy());
         };
     List<KeyValue<String, RequestView>> found =
         views.requestsAfter(page.after(), keep, page.limit() + 1);
-    List<KeyValue<String, RequestView>> shown =
-        found.subList(0, Math.min(page.limit(), found.size()));
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    ArrayNode list = out.putArray("approvals");
-    shown.forEach(kv -> list.add(FleetQueries.requestJson(kv.value)));
-    if (found.size() > page.limit()) {
-      out.put("next", Cursors.of(APPROVALS, shown.get(shown.size() - 1).key));
-    }
-    return out;
+    return ListAnswers.page(
+        APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));
   }
 
-  private static boolean contains(String field, String lowerText) {
-    return field != null && field.toLowerCase(Locale.ROOT).contains(lowerText);
+  /** {@code GET /api/approvals/{requestId}}. */
+  java.util.Optional<ObjectNode> request(String requestId) {
+    return views.request(requestId).map(ApprovalQueries::json);
+  }
+
+  /** A request as the API shows it: the view, each outcome counted, and whether it is complete. */
+  static ObjectNode json(RequestView r) {
+    ObjectNode n = JsonSerde.JSON.valueToTree(r);
+    Map<String, Integer> outcomes = new java.util.TreeMap<>();
+    r.vms()
+        .values()
+        .forEach(
+            v -> outcomes.merge(v.outcome() == null ? "waiting" : v.outcome(), 1, Integer::sum));
+    n.set("outcomes", JsonSerde.JSON.valueToTree(outcomes));
+    n.put("complete", r.complete());
+    return n;
   }
 }

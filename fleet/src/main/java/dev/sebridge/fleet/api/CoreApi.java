@@ -88,7 +88,7 @@ public final class CoreApi implements FleetServer.Route {
       call.json(
           200,
           queries.vms(
-              new FleetQueries.VmFilter(
+              new VmQueries.VmFilter(
                   q.containsKey("silent") ? Boolean.valueOf(q.get("silent")) : null,
                   q.containsKey("inventory") ? q.get("inventory").equals("known") : null,
                   q.get("zone"),

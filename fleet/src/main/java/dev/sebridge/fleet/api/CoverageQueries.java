@@ -1,13 +1,11 @@
 package dev.sebridge.fleet.api;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -72,22 +70,20 @@ public final class CoverageQueries {
    */
   public ObjectNode withoutAgent(FleetQueries.Page page) {
     Coverage c = coverage();
-    List<String> ids = c.withoutAgentAfter(page.after(), page.limit() + 1);
-    boolean more = ids.size() > page.limit();
-    List<String> shown = ids.subList(0, Math.min(page.limit(), ids.size()));
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    ArrayNode list = out.putArray("vms");
     var inventory = views.inventory();
-    for (String id : shown) {
-      InventoryVm vm = inventory.get(id);
-      if (vm != null) { // listed a moment ago, gone since: not shown
-        list.add((ObjectNode) JsonSerde.JSON.valueToTree(vm));
-      }
-    }
-    if (more) {
-      out.put("next", Cursors.of(WITHOUT_AGENT, shown.get(shown.size() - 1)));
-    }
-    return out;
+    return ListAnswers.page(
+        WITHOUT_AGENT,
+        "vms",
+        c.withoutAgentAfter(page.after(), page.limit() + 1).stream()
+            .map(id -> org.apache.kafka.streams.KeyValue.pair(id, id))
+            .toList(),
+        page.limit(),
+        clock,
+        (a, kv) -> {
+          InventoryVm vm = inventory.get(kv.key);
+          if (vm != null) { // listed a moment ago, gone since: not shown
+            a.add((ObjectNode) JsonSerde.JSON.valueToTree(vm));
+          }
+        });
   }
 }

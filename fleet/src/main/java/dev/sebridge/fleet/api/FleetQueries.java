@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.CentralReport;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.InventoryState;
-import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.Source;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
@@ -36,9 +34,11 @@ public final class FleetQueries {
     this.views = views;
     this.clock = clock;
     this.approvals = new ApprovalQueries(views, clock);
+    this.vmQueries = new VmQueries(views, clock);
   }
 
   private final ApprovalQueries approvals;
+  private final VmQueries vmQueries;
 
   /** {@code GET /api/approvals} ({@link ApprovalQueries}). */
   public ObjectNode approvals(Map<String, String> query) {
@@ -83,15 +83,8 @@ public final class FleetQueries {
     }
 
     boolean byText(EventView e) {
-      if (text == null) {
-        return true;
-      }
-      String t = text.toLowerCase(java.util.Locale.ROOT);
-      return e.eventId().toLowerCase(java.util.Locale.ROOT).contains(t)
-          || (e.description() != null
-              && e.description().toLowerCase(java.util.Locale.ROOT).contains(t))
-          || e.resources().stream()
-              .anyMatch(n -> n != null && n.toLowerCase(java.util.Locale.ROOT).contains(t));
+      return ListAnswers.mentions(text, e.eventId(), e.description())
+          || ListAnswers.mentions(text, e.resources());
     }
   }
 
@@ -128,7 +121,7 @@ public final class FleetQueries {
   /** The lists' names in their cursors. */
   public static final String EVENTS = "events";
 
-  public static final String VMS = "vms";
+  public static final String VMS = VmQueries.VMS;
 
   public ObjectNode events(EventFilter f, Page page) {
     Map<String, Optional<VmView>> read = new HashMap<>();
@@ -145,19 +138,14 @@ public final class FleetQueries {
         Boolean.TRUE.equals(f.open())
             ? views.openEventsAfter(page.after(), keep, page.limit() + 1)
             : views.eventsAfter(page.after(), keep, page.limit() + 1);
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    ArrayNode list = out.putArray("events");
-    List<KeyValue<String, EventView>> shown =
-        found.subList(0, Math.min(page.limit(), found.size()));
-    for (KeyValue<String, EventView> kv : shown) {
-      List<VmEventState> matching = kv.value.vms().values().stream().filter(ofInterest).toList();
-      list.add(summary(kv.value, matching));
-    }
-    if (found.size() > page.limit()) {
-      out.put("next", Cursors.of(EVENTS, shown.get(shown.size() - 1).key));
-    }
-    return out;
+    return ListAnswers.page(
+        EVENTS,
+        "events",
+        found,
+        page.limit(),
+        clock,
+        (a, kv) ->
+            a.add(summary(kv.value, kv.value.vms().values().stream().filter(ofInterest).toList())));
   }
 
   private static Predicate<VmEventState> vmFilter(EventFilter f, Function<String, VmView> vms) {
@@ -286,80 +274,21 @@ public final class FleetQueries {
    * @param known only VMs the inventory lists (true) or unknown ones (false); null: either
    */
   public ObjectNode vms(Boolean silent, Boolean known, Page page) {
-    return vms(new VmFilter(silent, known, null, null, null, null), page);
+    return vms(new VmQueries.VmFilter(silent, known, null, null, null, null), page);
   }
 
-  /**
-   * Filters of {@code GET /api/vms}: null means any.
-   *
-   * @param silent only silent agents (true) or only those heard from (false)
-   * @param known only VMs the inventory lists (true) or unknown ones (false)
-   * @param zone the VM's zone
-   * @param scaleSet its scale set (case-insensitive)
-   * @param resourceGroup its resource group (case-insensitive)
-   * @param text in its vmId or name (case-insensitive)
-   */
-  public record VmFilter(
-      Boolean silent,
-      Boolean known,
-      String zone,
-      String scaleSet,
-      String resourceGroup,
-      String text) {
-    boolean keeps(VmView v) {
-      return (silent == null || v.silent() == silent)
-          && (known == null
-              || v.inventory() == (known ? InventoryState.KNOWN : InventoryState.UNKNOWN))
-          && (zone == null || zone.equals(v.zone()))
-          && (scaleSet == null || scaleSet.equalsIgnoreCase(v.scaleSet()))
-          && (resourceGroup == null || resourceGroup.equalsIgnoreCase(v.resourceGroup()))
-          && (text == null || contains(v.vmId(), text) || contains(v.name(), text));
-    }
-
-    private static boolean contains(String field, String text) {
-      return field != null
-          && field
-              .toLowerCase(java.util.Locale.ROOT)
-              .contains(text.toLowerCase(java.util.Locale.ROOT));
-    }
-  }
-
-  public ObjectNode vms(VmFilter f, Page page) {
-    Boolean silent = f.silent();
-    Predicate<VmView> keep = f::keeps;
-    List<KeyValue<String, VmView>> found =
-        Boolean.TRUE.equals(silent)
-            ? views.silentVmsAfter(page.after(), keep, page.limit() + 1)
-            : views.vmsAfter(page.after(), keep, page.limit() + 1);
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    ArrayNode list = out.putArray("vms");
-    List<KeyValue<String, VmView>> shown = found.subList(0, Math.min(page.limit(), found.size()));
-    shown.forEach(kv -> list.add((ObjectNode) JsonSerde.JSON.valueToTree(kv.value)));
-    if (found.size() > page.limit()) {
-      out.put("next", Cursors.of(VMS, shown.get(shown.size() - 1).key));
-    }
-    return out;
+  /** {@code GET /api/vms} ({@link VmQueries}). */
+  public ObjectNode vms(VmQueries.VmFilter f, Page page) {
+    return vmQueries.vms(f, page);
   }
 
   public Optional<ObjectNode> vm(String vmId) {
-    return views.vm(vmId).map(v -> (ObjectNode) JsonSerde.JSON.valueToTree(v));
+    return vmQueries.vm(vmId);
   }
 
+  /** {@code GET /api/approvals/{requestId}} ({@link ApprovalQueries}). */
   public Optional<ObjectNode> request(String requestId) {
-    return views.request(requestId).map(FleetQueries::requestJson);
-  }
-
-  static ObjectNode requestJson(RequestView r) {
-    ObjectNode n = JsonSerde.JSON.valueToTree(r);
-    Map<String, Integer> outcomes = new TreeMap<>();
-    r.vms()
-        .values()
-        .forEach(
-            v -> outcomes.merge(v.outcome() == null ? "waiting" : v.outcome(), 1, Integer::sum));
-    n.set("outcomes", JsonSerde.JSON.valueToTree(outcomes));
-    n.put("complete", r.complete());
-    return n;
+    return approvals.request(requestId);
   }
 
   private static String str(Instant t) {

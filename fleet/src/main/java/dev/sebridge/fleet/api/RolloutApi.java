@@ -152,29 +152,18 @@ public final class RolloutApi implements FleetServer.Route {
   private ObjectNode list(java.util.Map<String, String> q) {
     FleetQueries.Page page = FleetQueries.Page.of(q, ROLLOUTS, ROLLOUTS_PAGE);
     String state = q.get("state");
-    String text = q.containsKey("text") ? q.get("text").toLowerCase(java.util.Locale.ROOT) : null;
+    String text = q.get("text");
     java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
         r ->
             (state == null || r.state().name().equalsIgnoreCase(state))
-                && (text == null
-                    || contains(r.id(), text)
-                    || contains(r.reason(), text)
-                    || contains(r.requestedBy(), text));
-    var found = views.rolloutsAfter(page.after(), keep, page.limit() + 1);
-    var shown = found.subList(0, Math.min(page.limit(), found.size()));
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    com.fasterxml.jackson.databind.node.ArrayNode list = out.putArray("rollouts");
-    // Put together only those shown (a rollout's VMs are in parts: RolloutParts).
-    shown.forEach(
-        kv -> views.rollout(kv.key).ifPresent(r -> list.add(JsonSerde.JSON.valueToTree(r))));
-    if (found.size() > page.limit()) {
-      out.put("next", Cursors.of(ROLLOUTS, shown.get(shown.size() - 1).key));
-    }
-    return out;
-  }
-
-  private static boolean contains(String field, String lowerText) {
-    return field != null && field.toLowerCase(java.util.Locale.ROOT).contains(lowerText);
+                && ListAnswers.mentions(text, r.id(), r.reason(), r.requestedBy());
+    return ListAnswers.page(
+        ROLLOUTS,
+        "rollouts",
+        views.rolloutsAfter(page.after(), keep, page.limit() + 1),
+        page.limit(),
+        clock,
+        // Put together only those shown (a rollout's VMs are in parts: RolloutParts).
+        (a, kv) -> views.rollout(kv.key).ifPresent(r -> a.add(JsonSerde.JSON.valueToTree(r))));
   }
 }
