@@ -28,63 +28,9 @@ public final class FleetTickRuns {
 
   private FleetTickRuns() {}
 
-  /** One JVM's figures, as it prints them ({@link FleetTickBenchmark#main} with {@code --json}). */
-  record Measured(
-      int vms,
-      int history,
-      int open,
-      int rollout,
-      int groups,
-      double loadSeconds,
-      long heapMiB,
-      double firstPolicyPassMs,
-      List<Double> steadyPolicyTicks,
-      double releaseTickMs,
-      int approvals,
-      List<Double> coldRolloutTicks,
-      List<Double> steadyRolloutTicks,
-      List<Double> steadySeconds) {
-
-    static Measured of(FleetTickBenchmark.Result r) {
-      return new Measured(
-          r.vms(),
-          r.history(),
-          r.open(),
-          r.rollout(),
-          r.groups(),
-          r.loadSeconds(),
-          r.heapMiB(),
-          r.firstPolicyPassMs(),
-          r.steadyPolicyTicks().samples(),
-          r.releaseTickMs(),
-          r.approvals(),
-          r.coldRolloutTicks().samples(),
-          r.steadyRolloutTicks().samples(),
-          r.steadySeconds().samples());
-    }
-
-    FleetTickBenchmark.Result result() {
-      return new FleetTickBenchmark.Result(
-          vms,
-          history,
-          open,
-          rollout,
-          groups,
-          loadSeconds,
-          heapMiB,
-          firstPolicyPassMs,
-          stats(steadyPolicyTicks),
-          releaseTickMs,
-          approvals,
-          stats(coldRolloutTicks),
-          stats(steadyRolloutTicks),
-          stats(steadySeconds));
-    }
-  }
-
   /** The line a JVM prints its figures on. */
   static String line(FleetTickBenchmark.Result r) throws IOException {
-    return RESULT + JSON.writeValueAsString(Measured.of(r));
+    return RESULT + JSON.writeValueAsString(r);
   }
 
   /**
@@ -115,12 +61,6 @@ public final class FleetTickRuns {
     Stats out = new Stats();
     runs.forEach(r -> which.apply(r).samples().forEach(out::add));
     return out;
-  }
-
-  private static Stats stats(List<Double> samples) {
-    Stats s = new Stats();
-    samples.forEach(s::add);
-    return s;
   }
 
   public static void main(String[] args) throws Exception {
@@ -184,6 +124,6 @@ public final class FleetTickRuns {
       throw new IllegalStateException(
           "a run of the benchmark exited " + exit + ":\n" + String.join("\n", tail));
     }
-    return JSON.readValue(result, Measured.class).result();
+    return JSON.readValue(result, FleetTickBenchmark.Result.class);
   }
 }

@@ -12,8 +12,18 @@ final class Stats {
     samples.add(ms);
   }
 
+  /** The samples, as a run prints them ({@link FleetTickRuns}). */
+  @com.fasterxml.jackson.annotation.JsonValue
   List<Double> samples() {
     return List.copyOf(samples);
+  }
+
+  /** Stats of these samples, as a run's printed figures are read back. */
+  @com.fasterxml.jackson.annotation.JsonCreator
+  static Stats of(List<Double> samples) {
+    Stats s = new Stats();
+    samples.forEach(s::add);
+    return s;
   }
 
   int count() {

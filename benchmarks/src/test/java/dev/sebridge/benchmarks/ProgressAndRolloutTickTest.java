@@ -50,8 +50,8 @@ class ProgressAndRolloutTickTest {
     assertThat(line).startsWith(FleetTickRuns.RESULT).doesNotContain("\n");
     FleetTickBenchmark.Result back =
         new com.fasterxml.jackson.databind.ObjectMapper()
-            .readValue(line.substring(FleetTickRuns.RESULT.length()), FleetTickRuns.Measured.class)
-            .result();
+            .readValue(
+                line.substring(FleetTickRuns.RESULT.length()), FleetTickBenchmark.Result.class);
     assertThat(back.steadyRolloutTicks().samples()).isEqualTo(r.steadyRolloutTicks().samples());
     FleetTickBenchmark.Result pooled = FleetTickRuns.pooled(List.of(r, back));
     assertThat(pooled.steadyRolloutTicks().count()).isEqualTo(60);
