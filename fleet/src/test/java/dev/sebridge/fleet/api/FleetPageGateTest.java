@@ -299,12 +299,9 @@ class FleetPageGateTest {
   @Test
   void aReadersActionIsRefusedBeforeItsBodyIsRead() throws Exception {
     start(false);
-    String nonce =
-        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
-    String session = cookie(signIn(nonce, nonce, READER), "sebridge_fleet");
-    String page =
-        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
-    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    SignedIn signed = signInAs(READER);
+    String session = signed.session();
+    String csrf = signed.csrf();
     String refused =
         send(
             "POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
@@ -334,12 +331,9 @@ class FleetPageGateTest {
   @Test
   void aFormFieldTheRouteDoesNotTakeOrGivenTwiceIsA400() throws Exception {
     start(false);
-    String nonce =
-        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
-    String session = cookie(signIn(nonce, nonce, APPROVER), "sebridge_fleet");
-    String page =
-        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
-    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    SignedIn signed = signInAs(APPROVER);
+    String session = signed.session();
+    String csrf = signed.csrf();
     Map<String, String> refused = new java.util.LinkedHashMap<>();
     refused.put("reason=patch&vms=vm-1", "no field vms");
     refused.put("reason=a&reason=b", "reason more than once");
@@ -373,12 +367,9 @@ class FleetPageGateTest {
     }
     String id = Campaigns.of(events.map.values()).get(0).id();
     start(false);
-    String nonce =
-        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
-    String session = cookie(signIn(nonce, nonce, APPROVER), "sebridge_fleet");
-    String page =
-        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
-    String csrf = field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\"");
+    SignedIn signed = signInAs(APPROVER);
+    String session = signed.session();
+    String csrf = signed.csrf();
     java.util.function.Supplier<String> reviewed =
         () -> {
           try {
@@ -443,6 +434,19 @@ class FleetPageGateTest {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** A page session: its cookie and the CSRF token its page carries. */
+  record SignedIn(String session, String csrf) {}
+
+  /** Signs in to the page with this token (the form's nonce and cookie), and opens the page. */
+  private SignedIn signInAs(String token) throws IOException {
+    String nonce =
+        field(send("GET /ui/login HTTP/1.1\r\nHost: x\r\n\r\n"), "value=\"([0-9a-f]{32})\"");
+    String session = cookie(signIn(nonce, nonce, token), "sebridge_fleet");
+    String page =
+        send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + session + "\r\n\r\n");
+    return new SignedIn(session, field(page, "\"X-CSRF-Token\":\"([0-9a-f]+)\""));
   }
 
   private String signIn(String cookie, String nonce, String token) throws IOException {

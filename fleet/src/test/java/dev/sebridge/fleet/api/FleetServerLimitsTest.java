@@ -116,10 +116,7 @@ class FleetServerLimitsTest {
    */
   @Test
   void oneAddressHoldsAtMostASixteenthOfTheConnections() throws Exception {
-    server.close();
-    release.countDown(); // readiness answers at once (a new server asks it again)
-    server =
-        serve(new HttpLimits(Duration.ofSeconds(30), 2, 2, 64, 3, 10, true, java.util.Set.of()));
+    serveCappedAt64();
     int most = AddressConnections.of(64);
     assertThat(most).isEqualTo(4);
     List<Socket> mine = new ArrayList<>();
@@ -188,10 +185,7 @@ class FleetServerLimitsTest {
    */
   @Test
   void anAddressIsCountedByTheConnectionsItHoldsNowNotThoseItHeld() throws Exception {
-    server.close();
-    release.countDown(); // readiness answers at once (a new server asks it again)
-    server =
-        serve(new HttpLimits(Duration.ofSeconds(30), 2, 2, 64, 3, 10, true, java.util.Set.of()));
+    serveCappedAt64();
     for (int i = 0; i < 3 * AddressConnections.of(64); i++) {
       Socket s = from("127.0.0.2");
       s.getOutputStream()
@@ -202,6 +196,17 @@ class FleetServerLimitsTest {
       assertThat(s.getInputStream().read()).as("closed by the server").isEqualTo(-1);
       s.close();
     }
+  }
+
+  /**
+   * The test's server again with a 30 s idle timeout and a cap of 64 connections (4 for one
+   * address); readiness answers at once (a new server asks it again).
+   */
+  private void serveCappedAt64() throws IOException {
+    server.close();
+    release.countDown();
+    server =
+        serve(new HttpLimits(Duration.ofSeconds(30), 2, 2, 64, 3, 10, true, java.util.Set.of()));
   }
 
   private Socket from(String local) throws IOException {
