@@ -108,20 +108,13 @@ public final class HttpCall {
    */
   static String canonical(String written) {
     String address = withoutPort(written.trim());
-    // Only a literal: an IPv4 one, or one with ':' (read as IPv6, never looked up).
     boolean v4 =
         address.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}")
             && java.util.Arrays.stream(address.split("\\."))
                 .allMatch(o -> Integer.parseInt(o) <= 255); // 999.1.1.1 would be looked up
-    boolean v6 = address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}");
-    if (!v4 && !v6) {
-      return address;
-    }
-    try {
-      return java.net.InetAddress.getByName(address).getHostAddress();
-    } catch (java.net.UnknownHostException e) {
-      return address;
-    }
+    return (v4 ? ip(address) : ipv6(address))
+        .map(java.net.InetAddress::getHostAddress)
+        .orElse(address);
   }
 
   /**
@@ -131,20 +124,32 @@ public final class HttpCall {
    */
   public static String rateKey(String written) {
     String address = withoutPort(written); // also Jetty's [IPv6] of a direct client
-    if (address.indexOf(':') < 0 || !address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}")) {
-      return address;
-    }
+    return ipv6(address)
+        .map(
+            a ->
+                a instanceof java.net.Inet4Address
+                    ? a.getHostAddress()
+                    : java.util.HexFormat.of().formatHex(a.getAddress(), 0, 8) + "::/64")
+        .orElse(address);
+  }
+
+  /**
+   * An IPv6 literal (or an IPv4-mapped one): ':' in it, hex digits, ':' and '.' only, starting with
+   * a hex digit or ':', so Java reads it as an address and never looks it up (an invalid one
+   * throws: empty).
+   */
+  private static java.util.Optional<java.net.InetAddress> ipv6(String address) {
+    return address.indexOf(':') >= 0 && address.matches("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}")
+        ? ip(address)
+        : java.util.Optional.empty();
+  }
+
+  /** A literal checked to be one, read without a lookup; empty when Java refuses it. */
+  private static java.util.Optional<java.net.InetAddress> ip(String literal) {
     try {
-      // Hex digits, ':' and '.' only, starting with a hex digit or ':': read as an IPv6 literal,
-      // never looked up (an invalid one throws).
-      java.net.InetAddress a = java.net.InetAddress.getByName(address);
-      if (a instanceof java.net.Inet4Address) {
-        return a.getHostAddress();
-      }
-      byte[] b = a.getAddress();
-      return java.util.HexFormat.of().formatHex(b, 0, 8) + "::/64";
+      return java.util.Optional.of(java.net.InetAddress.getByName(literal));
     } catch (java.net.UnknownHostException e) {
-      return address;
+      return java.util.Optional.empty();
     }
   }
 
