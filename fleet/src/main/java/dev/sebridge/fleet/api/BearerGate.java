@@ -8,15 +8,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A request's bearer token, authenticated, with guessing bounded: each token that does not
- * authenticate counts against its client's address (an IPv6 client's /64; behind a trusted proxy,
- * the address it forwards), logged at INFO, once a minute for the same token (a dashboard retrying
- * its expired token is one failure, not one per request); past {@link #FAILURES_PER_MINUTE}
- * different tokens a minute the address's requests with a token are refused (429) before the token
- * is looked at. Before, any route answered 401 or 200 to a guessed token as fast as it was asked,
- * logged at DEBUG or not at all, so the page's sign-in limit could be walked around. Retention: the
- * limits' (at most 10,000 addresses, the least recently used dropped), and at most {@link
- * #REMEMBERED} failed tokens (a hash of each with its address), for a minute each.
+ * A request's token, authenticated, with guessing bounded: the API's bearer token, the page's
+ * session cookie ({@link FleetServer#SESSION_COOKIE}). Each token that does not authenticate counts
+ * against its client's address (an IPv6 client's /64; behind a trusted proxy, the address it
+ * forwards), logged at INFO, once a minute for the same token (a dashboard retrying its expired
+ * token is one failure, not one per request); past {@link #FAILURES_PER_MINUTE} different tokens a
+ * minute the address's requests with a token are refused (429) before the token is looked at.
+ * Before, any route answered 401 or 200 to a guessed token as fast as it was asked, logged at DEBUG
+ * or not at all, so the page's sign-in limit could be walked around (with a bearer header on the
+ * API, and with a made-up session cookie on the page until it was authenticated here too).
+ * Retention: the limits' (at most 10,000 addresses, the least recently used dropped), and at most
+ * {@link #REMEMBERED} failed tokens (a hash of each with its address), for a minute each.
  */
 final class BearerGate {
   private static final Logger LOG = LoggerFactory.getLogger(BearerGate.class);
@@ -51,22 +53,36 @@ final class BearerGate {
    *
    * @throws ApiException 429 while the client's address has spent its failures this minute
    */
-  Optional<Principal> principal(HttpCall call) {
+  Optional<Principal> bearer(HttpCall call) {
     String h = call.header("Authorization");
     if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return Optional.empty();
     }
+    return principal(call, h.substring(7).trim(), "bearer token");
+  }
+
+  /**
+   * The principal of the page's session cookie; empty without one, or when it does not
+   * authenticate.
+   *
+   * @throws ApiException 429 while the client's address has spent its failures this minute
+   */
+  Optional<Principal> session(HttpCall call) {
+    return call.cookie(FleetServer.SESSION_COOKIE)
+        .flatMap(token -> principal(call, token, "session cookie"));
+  }
+
+  private Optional<Principal> principal(HttpCall call, String token, String what) {
     String client = HttpCall.rateKey(call.clientAddress(trustedProxies));
     if (failures.spent(client)) {
       call.header("Retry-After", "60");
       throw new ApiException(
           429, "too many tokens from this address did not authenticate: wait a minute");
     }
-    String token = h.substring(7).trim();
     Optional<Principal> p = auth.authenticate(token);
     if (p.isEmpty() && newFailure(client + "|" + hash(token))) {
       failures.take(client);
-      LOG.info("a bearer token from {} did not authenticate", client);
+      LOG.info("a {} from {} did not authenticate", what, client);
     }
     return p;
   }

@@ -26,13 +26,19 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>{@code /healthz} and {@code /readyz} are answered on Jetty's own threads: they never wait
  *       behind API work.
- *   <li>An API call without a valid bearer token is answered 401 at once. A request that carries a
+ *   <li>The request's principal is found: an API call's by its bearer token (without a valid one,
+ *       401 at once), the page's by its session cookie ({@link #SESSION_COOKIE}); tokens that do
+ *       not authenticate are limited per address ({@link BearerGate}). A request that carries a
  *       body (any method but GET and HEAD) is admitted before its body is read, or refused: over
  *       {@link #MAX_BODY} (413), a reader (403), over its principal's write rate (429); the page
  *       admits its own ({@link Route#admit}); a body nobody admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout.
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
- *       HttpLimits#queue()}); past it, 503 with Retry-After.
+ *       HttpLimits#queue()}); past it, 503 with Retry-After. A request without a principal (the
+ *       sign-in form, its assets, a sign-in, a redirect or 401 to it) runs on a pool of its own, an
+ *       eighth of that size ({@link HttpLimits#anonymousThreads()}): however many clients nobody
+ *       signed in send, they never take a thread or a place in the queue from the API or a
+ *       signed-in page.
  * </ol>
  */
 public final class FleetServer implements AutoCloseable {
@@ -41,8 +47,12 @@ public final class FleetServer implements AutoCloseable {
   /** The largest request body taken (every documented body is well under 4 KiB). */
   public static final int MAX_BODY = 64 * 1024;
 
+  /** The page's session cookie: the same token as the API's bearer ({@code web.WebSession}). */
+  public static final String SESSION_COOKIE = "sebridge_fleet";
+
   private final JettyServer jetty;
   private final ThreadPoolExecutor work;
+  private final ThreadPoolExecutor anonymous;
   private final BearerGate bearer;
   private final Readiness readiness;
   private final RateLimits writes;
@@ -64,12 +74,20 @@ public final class FleetServer implements AutoCloseable {
      * Before the body of a request that has one (any method but GET and HEAD) is read: whether this
      * group takes it. A body no group admits is never read (the API's own writes are admitted by
      * {@link FleetServer}: an approver's, within its write rate).
+     *
+     * @param principal the request's: on the API its bearer token's, elsewhere its session
+     *     cookie's; empty without one that authenticates
      */
-    default Admission admit(HttpCall call, String path, Optional<Principal> bearer)
+    default Admission admit(HttpCall call, String path, Optional<Principal> principal)
         throws IOException {
       return Admission.NOT_MINE;
     }
 
+    /**
+     * Answers and returns true, or returns false.
+     *
+     * @param principal as for {@link #admit}
+     */
     boolean handle(HttpCall call, String path, Optional<Principal> principal) throws IOException;
   }
 
@@ -92,6 +110,14 @@ public final class FleetServer implements AutoCloseable {
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(limits.queue()),
             DaemonThreads.named("fleet-api"));
+    this.anonymous =
+        new ThreadPoolExecutor(
+            limits.anonymousThreads(),
+            limits.anonymousThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(limits.anonymousQueue()),
+            DaemonThreads.named("fleet-anonymous"));
   }
 
   /** Adds a group of routes, tried in the order added. */
@@ -106,6 +132,7 @@ public final class FleetServer implements AutoCloseable {
       jetty.start();
     } catch (IOException e) {
       work.shutdownNow();
+      anonymous.shutdownNow();
       readiness.close();
       throw e;
     }
@@ -123,8 +150,8 @@ public final class FleetServer implements AutoCloseable {
         health(call, path);
         return;
       }
-      Optional<Principal> principal = principal(call);
       boolean api = path.startsWith("/api/") || path.equals("/metrics");
+      Optional<Principal> principal = api ? bearer.bearer(call) : bearer.session(call);
       if (api && principal.isEmpty()) {
         bearer(call, principal); // 401 before anything else: no pool thread, no body
       }
@@ -204,7 +231,7 @@ public final class FleetServer implements AutoCloseable {
     // thread or for the broker (the routes have their own deadlines); a live stream's still does.
     call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
-      work.execute(() -> answer(call, path, principal));
+      (principal.isPresent() ? work : anonymous).execute(() -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
       error(call, new ApiException(503, "too many requests at once; try again"));
@@ -218,12 +245,11 @@ public final class FleetServer implements AutoCloseable {
           return;
         }
       }
-      if (principal.isEmpty()) {
+      boolean api = path.startsWith("/api/") || path.equals("/metrics");
+      if (api && principal.isEmpty()) {
         bearer(call, principal);
       }
-      throw new ApiException(
-          path.startsWith("/api/") || path.equals("/metrics") ? 405 : 404,
-          "no such route: " + call.method() + " " + path);
+      throw new ApiException(api ? 405 : 404, "no such route: " + call.method() + " " + path);
     } catch (ApiException e) {
       error(call, e);
     } catch (IOException e) {
@@ -264,11 +290,6 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /** The principal of the request's bearer token, if it has a valid one ({@link BearerGate}). */
-  private Optional<Principal> principal(HttpCall call) {
-    return bearer.principal(call);
-  }
-
   private static ObjectNode status(String s) {
     return JsonSerde.JSON.createObjectNode().put("status", s);
   }
@@ -294,6 +315,7 @@ public final class FleetServer implements AutoCloseable {
   public void close() {
     jetty.close();
     work.shutdownNow();
+    anonymous.shutdownNow();
     readiness.close();
   }
 }

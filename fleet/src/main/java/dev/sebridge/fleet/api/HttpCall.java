@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpHeader;
@@ -62,6 +63,19 @@ public final class HttpCall {
 
   public List<String> headers(String name) {
     return request.getHeaders().getValuesList(name);
+  }
+
+  /** The value of the request's first cookie of this name that has one. */
+  public Optional<String> cookie(String name) {
+    for (String h : headers("Cookie")) {
+      for (String part : h.split(";")) {
+        String p = part.trim();
+        if (p.startsWith(name + "=") && p.length() > name.length() + 1) {
+          return Optional.of(p.substring(name.length() + 1));
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   public String remoteAddress() {

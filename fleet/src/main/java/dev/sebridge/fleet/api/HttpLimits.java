@@ -39,6 +39,23 @@ public record HttpLimits(
         .collect(java.util.stream.Collectors.toUnmodifiableSet());
   }
 
+  /**
+   * Threads for requests without a principal (the sign-in form, its assets, sign-ins): an eighth of
+   * {@link #threads}, at least one. A pool of their own, so that no number of them takes a thread
+   * from the API or a signed-in page.
+   */
+  public int anonymousThreads() {
+    return Math.max(1, threads / 8);
+  }
+
+  /**
+   * Requests without a principal waiting for those threads: an eighth of {@link #queue}, at least
+   * 8.
+   */
+  public int anonymousQueue() {
+    return Math.max(8, queue / 8);
+  }
+
   /** The defaults of the {@code fleet.http.*} keys. */
   public static HttpLimits defaults() {
     return new HttpLimits(Duration.ofSeconds(30), 32, 256, 4096, 120, 10, true, java.util.Set.of());

@@ -100,14 +100,14 @@ public final class FleetPage implements FleetServer.Route {
    * outside {@code /ui/} is not the page's.
    */
   @Override
-  public FleetServer.Admission admit(HttpCall ex, String path, Optional<Principal> bearer) {
+  public FleetServer.Admission admit(HttpCall ex, String path, Optional<Principal> principal) {
     if (!path.startsWith("/ui/")) {
       return FleetServer.Admission.NOT_MINE;
     }
     if (path.equals("/ui/login")) {
       return signIn.admit(ex);
     }
-    Optional<WebSession.Signed> signed = session.signedIn(ex);
+    Optional<WebSession.Signed> signed = WebSession.signedIn(ex, principal);
     if (signed.isEmpty()) {
       return refused(ex, 401, "Sign in again: no valid token.");
     }
@@ -134,7 +134,8 @@ public final class FleetPage implements FleetServer.Route {
   }
 
   @Override
-  public boolean handle(HttpCall ex, String path, Optional<Principal> bearer) throws IOException {
+  public boolean handle(HttpCall ex, String path, Optional<Principal> principal)
+      throws IOException {
     String method = ex.method();
     if (path.equals("/") && method.equals("GET")) {
       redirect(ex, "/ui/");
@@ -151,7 +152,7 @@ public final class FleetPage implements FleetServer.Route {
       signIn.answer(ex, method);
       return true;
     }
-    Optional<WebSession.Signed> signed = session.signedIn(ex);
+    Optional<WebSession.Signed> signed = WebSession.signedIn(ex, principal);
     if (signed.isEmpty()) {
       if (method.equals("GET") && (path.equals("/ui/") || path.equals("/ui"))) {
         redirect(ex, "/ui/login");

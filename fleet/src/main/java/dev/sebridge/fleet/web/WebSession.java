@@ -8,7 +8,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -19,7 +18,7 @@ import java.util.Optional;
  * is kept on the server, so any instance behind the load balancer accepts the session.
  */
 final class WebSession {
-  static final String COOKIE = "sebridge_fleet";
+  static final String COOKIE = dev.sebridge.fleet.api.FleetServer.SESSION_COOKIE;
   static final String CSRF_HEADER = "X-CSRF-Token";
 
   /** The sign-in form's own CSRF token: a cookie of the form's path and the same in a field. */
@@ -41,8 +40,12 @@ final class WebSession {
     }
   }
 
-  Optional<Signed> signedIn(HttpCall ex) {
-    return token(ex).flatMap(t -> auth.authenticate(t).map(p -> new Signed(p, t)));
+  /**
+   * The signed-in principal and their token: the principal the server found for the request's
+   * cookie (authenticated once, its failures limited per address: {@code api.BearerGate}).
+   */
+  static Optional<Signed> signedIn(HttpCall ex, Optional<Principal> principal) {
+    return principal.flatMap(p -> token(ex).map(t -> new Signed(p, t)));
   }
 
   Optional<Principal> authenticate(String token) {
@@ -88,7 +91,7 @@ final class WebSession {
 
   /** True when the sign-in form's field matches its cookie. */
   static boolean loginNonceMatches(HttpCall ex, String field) {
-    return cookie(ex, LOGIN_COOKIE)
+    return ex.cookie(LOGIN_COOKIE)
         .filter(
             c ->
                 field != null
@@ -99,7 +102,7 @@ final class WebSession {
 
   /** Whether the request carries a sign-in form cookie of the form {@link #loginNonce} makes. */
   static boolean hasLoginNonce(HttpCall ex) {
-    return cookie(ex, LOGIN_COOKIE).filter(c -> c.matches("[0-9a-f]{32}")).isPresent();
+    return ex.cookie(LOGIN_COOKIE).filter(c -> c.matches("[0-9a-f]{32}")).isPresent();
   }
 
   static String clearCookie() {
@@ -107,20 +110,7 @@ final class WebSession {
   }
 
   private static Optional<String> token(HttpCall ex) {
-    return cookie(ex, COOKIE);
-  }
-
-  private static Optional<String> cookie(HttpCall ex, String name) {
-    List<String> headers = ex.headers("Cookie");
-    for (String h : headers) {
-      for (String part : h.split(";")) {
-        String p = part.trim();
-        if (p.startsWith(name + "=") && p.length() > name.length() + 1) {
-          return Optional.of(p.substring(name.length() + 1));
-        }
-      }
-    }
-    return Optional.empty();
+    return ex.cookie(COOKIE);
   }
 
   static String csrfOf(String token) {

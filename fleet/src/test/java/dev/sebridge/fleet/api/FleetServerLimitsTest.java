@@ -92,7 +92,7 @@ class FleetServerLimitsTest {
 
   private boolean route(HttpCall call, String path, Optional<Principal> p) throws IOException {
     reached.computeIfAbsent(path, k -> new AtomicInteger()).incrementAndGet();
-    if (path.equals("/api/block")) {
+    if (path.equals("/api/block") || path.equals("/ui/block")) {
       try {
         release.await(30, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -101,7 +101,13 @@ class FleetServerLimitsTest {
     }
     call.send(
         200,
-        ("{\"path\":\"" + path + "\",\"body\":" + call.body().length + "}")
+        ("{\"path\":\""
+                + path
+                + "\",\"body\":"
+                + call.body().length
+                + ",\"principal\":\""
+                + p.map(Principal::name).orElse("")
+                + "\"}")
             .getBytes(StandardCharsets.UTF_8),
         "application/json");
     return true;
@@ -348,6 +354,64 @@ class FleetServerLimitsTest {
     }
   }
 
+  /**
+   * Requests nobody signed in to (the sign-in form, its assets, sign-ins) have a pool of their own:
+   * with its thread and queue taken, the next one is refused (503) and an API call still answers.
+   * Before, they took the API's threads and queue: a flood of anonymous page requests answered
+   * every signed-in client 503.
+   */
+  @Test
+  void anonymousRequestsNeverTakeTheApisThreads() throws Exception {
+    HttpLimits limits = HttpLimits.defaults().withThreads(2, 2);
+    int held = limits.anonymousThreads() + limits.anonymousQueue();
+    List<Socket> blocked = new ArrayList<>();
+    for (int i = 0; i < held; i++) {
+      blocked.add(get("/ui/block", null));
+    }
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                reached.getOrDefault("/ui/block", new AtomicInteger()).get()
+                    == limits.anonymousThreads());
+    // Queued: each request the server took is either running or waiting (the 503 below says so).
+    assertThat(readAll(get("/ui/other", null))).startsWith("HTTP/1.1 503");
+    assertThat(readAll(get("/api/other", READER)))
+        .startsWith("HTTP/1.1 200")
+        .contains("\"principal\":\"dashboard\"");
+    assertThat(readAll(withCookie("/ui/other", READER)))
+        .as("a signed-in page request")
+        .startsWith("HTTP/1.1 200")
+        .contains("\"principal\":\"dashboard\"");
+    release.countDown();
+    for (Socket s : blocked) {
+      assertThat(readAll(s)).startsWith("HTTP/1.1 200");
+    }
+  }
+
+  /**
+   * The page's session cookie is authenticated by the server as a bearer token is, and a made-up
+   * one counts against its address the same way: past {@link BearerGate#FAILURES_PER_MINUTE}
+   * different ones a minute, 429 before the cookie is looked at. Before, the page authenticated any
+   * cookie it was sent, as fast as asked and without a word: guessing walked around the sign-in
+   * form's limit.
+   */
+  @Test
+  void madeUpSessionCookiesAreLimitedPerAddress() throws Exception {
+    assertThat(readAll(withCookie("/ui/x", READER))).contains("\"principal\":\"dashboard\"");
+    for (int i = 0; i < BearerGate.FAILURES_PER_MINUTE; i++) {
+      assertThat(readAll(withCookie("/ui/x", "guess-" + i + "-0123456789abcdef")))
+          .startsWith("HTTP/1.1 200")
+          .contains("\"principal\":\"\"");
+    }
+    assertThat(statusOf(withCookie("/ui/x", "guess-x-0123456789abcdef"))).isEqualTo(429);
+    assertThat(statusOf(withCookie("/ui/x", READER))).as("refused unread").isEqualTo(429);
+    assertThat(statusOf(get("/api/events", READER))).as("a bearer too").isEqualTo(429);
+    assertThat(readAll(get("/ui/login", null)))
+        .as("without a token: not held back")
+        .startsWith("HTTP/1.1 200");
+  }
+
   @Test
   void writesBeyondThePrincipalsRateAre429BeforeTheBodyIsRead() throws Exception {
     // A write whose body was read keeps its connection (only a refusal before the body closes).
@@ -380,6 +444,17 @@ class FleetServerLimitsTest {
     }
     assertThat(limits.size()).isEqualTo(RateLimits.MAX_KEYS);
     assertThat(limits.take("client-" + (RateLimits.MAX_KEYS + 499))).isFalse();
+  }
+
+  private Socket withCookie(String path, String token) throws IOException {
+    return open(
+        "GET "
+            + path
+            + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: a=b; "
+            + FleetServer.SESSION_COOKIE
+            + "="
+            + token
+            + "\r\n\r\n");
   }
 
   private Socket get(String path, String token) throws IOException {
