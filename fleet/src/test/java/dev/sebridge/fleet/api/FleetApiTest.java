@@ -816,6 +816,45 @@ class FleetApiTest {
     assertThat(rolloutCommands.history()).isEmpty();
   }
 
+  /**
+   * A body is JSON as the document publishes it: sent as another media type (a form from {@code
+   * curl -d}, text, JSON in Latin-1, a JSON text sequence) it is a 415 and nothing happens; JSON
+   * with its charset named, or a body without a Content-Type, is taken. Before, the media type was
+   * not looked at.
+   */
+  @Test
+  void aBodyOfAnotherMediaTypeIsA415AndNothingIsAuditedOrSent() throws Exception {
+    String path = "/api/events/" + EVENT + "/approve";
+    for (String type :
+        List.of(
+            "application/x-www-form-urlencoded",
+            "text/plain",
+            "application/json; charset=ISO-8859-1",
+            "application/json-seq")) {
+      HttpResponse<String> r = typed(path, type, approval("go").toString());
+      assertThat(r.statusCode()).as("%s: %s", type, r.body()).isEqualTo(415);
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+          .contains("application/json");
+    }
+    assertThat(audit.history()).isEmpty();
+    HttpResponse<String> named =
+        typed(path, "Application/JSON; charset=UTF-8", "{\"reason\":\"go\"}");
+    assertThat(named.statusCode()).as(named.body()).isEqualTo(202);
+    assertThat(audit.history()).hasSize(1);
+  }
+
+  private HttpResponse<String> typed(String path, String contentType, String body)
+      throws Exception {
+    exercised.add("POST /api/events/{eventId}/approve");
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+            .header("Authorization", "Bearer " + APPROVER)
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   @Test
   void aPathIdIsDecodedOnceAndAMalformedOneIsA400NotA500() throws Exception {
     for (String route : List.of("events", "rollouts", "vms", "approvals")) {
