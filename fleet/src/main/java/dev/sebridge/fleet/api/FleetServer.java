@@ -50,6 +50,13 @@ public final class FleetServer implements AutoCloseable {
   /** The page's session cookie: the same token as the API's bearer ({@code web.WebSession}). */
   public static final String SESSION_COOKIE = "sebridge_fleet";
 
+  /**
+   * The page's sign-in form and its POST: never a principal, the session cookie not looked at
+   * (signing in again works from an address whose failing tokens are spent, within the sign-in's
+   * own limit).
+   */
+  public static final String SIGN_IN = "/ui/login";
+
   private final JettyServer jetty;
   private final ThreadPoolExecutor work;
   private final ThreadPoolExecutor anonymous;
@@ -151,7 +158,10 @@ public final class FleetServer implements AutoCloseable {
         return;
       }
       boolean api = path.startsWith("/api/") || path.equals("/metrics");
-      Optional<Principal> principal = api ? bearer.bearer(call) : bearer.session(call);
+      Optional<Principal> principal =
+          api
+              ? bearer.bearer(call)
+              : path.equals(SIGN_IN) ? Optional.empty() : bearer.session(call);
       if (api && principal.isEmpty()) {
         bearer(call, principal); // 401 before anything else: no pool thread, no body
       }
@@ -309,6 +319,11 @@ public final class FleetServer implements AutoCloseable {
     } catch (IOException | IllegalStateException ignored) {
       // answered meanwhile, or the client went away
     }
+  }
+
+  /** Requests without a principal waiting for a thread (tests). */
+  int anonymousWaiting() {
+    return anonymous.getQueue().size();
   }
 
   @Override

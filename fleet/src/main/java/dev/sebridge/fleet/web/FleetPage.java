@@ -104,11 +104,12 @@ public final class FleetPage implements FleetServer.Route {
     if (!path.startsWith("/ui/")) {
       return FleetServer.Admission.NOT_MINE;
     }
-    if (path.equals("/ui/login")) {
+    if (path.equals(FleetServer.SIGN_IN)) {
       return signIn.admit(ex);
     }
     Optional<WebSession.Signed> signed = WebSession.signedIn(ex, principal);
     if (signed.isEmpty()) {
+      WebSession.forget(ex);
       return refused(ex, 401, "Sign in again: no valid token.");
     }
     if (!WebSession.sameSite(ex, signed.get())) {
@@ -148,14 +149,15 @@ public final class FleetPage implements FleetServer.Route {
       asset(ex, STATIC.get(path));
       return true;
     }
-    if (path.equals("/ui/login")) {
+    if (path.equals(FleetServer.SIGN_IN)) {
       signIn.answer(ex, method);
       return true;
     }
     Optional<WebSession.Signed> signed = WebSession.signedIn(ex, principal);
     if (signed.isEmpty()) {
+      WebSession.forget(ex);
       if (method.equals("GET") && (path.equals("/ui/") || path.equals("/ui"))) {
-        redirect(ex, "/ui/login");
+        redirect(ex, FleetServer.SIGN_IN);
       } else {
         html(
             ex, 401, render("message.mustache", Map.of("error", "Sign in again: no valid token.")));
@@ -184,7 +186,7 @@ public final class FleetPage implements FleetServer.Route {
       html(ex, 200, render("page.mustache", page));
     } else if (path.equals("/ui/logout") && method.equals("POST")) {
       ex.addHeader("Set-Cookie", WebSession.clearCookie());
-      ex.header("HX-Redirect", "/ui/login");
+      ex.header("HX-Redirect", FleetServer.SIGN_IN);
       html(ex, 200, "");
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
       live.serve(ex, s.principal().id());

@@ -105,6 +105,18 @@ final class WebSession {
     return ex.cookie(LOGIN_COOKIE).filter(c -> c.matches("[0-9a-f]{32}")).isPresent();
   }
 
+  /**
+   * A session cookie that did not authenticate (its token expired or revoked) is cleared with the
+   * answer: an open tab reconnecting its live stream every minute would otherwise count against its
+   * address's failing tokens ({@code api.BearerGate}) until it is closed, and lock a shared address
+   * (an office's NAT) out of the page and the API.
+   */
+  static void forget(HttpCall ex) {
+    if (token(ex).isPresent()) {
+      ex.addHeader("Set-Cookie", clearCookie());
+    }
+  }
+
   static String clearCookie() {
     return COOKIE + "=; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=0";
   }

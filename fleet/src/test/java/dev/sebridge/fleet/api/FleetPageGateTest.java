@@ -117,6 +117,43 @@ class FleetPageGateTest {
     assertThat(session).contains("HttpOnly").contains("SameSite=Strict").doesNotContain("Secure");
   }
 
+  /**
+   * A session cookie whose token no longer authenticates (expired) is cleared with the answer, so
+   * an open tab stops counting against its address; and from an address whose failing tokens are
+   * spent the sign-in form still opens and signs in (the cookie is not looked at there). Before,
+   * the page never cleared it, and (once cookies were counted) a spent address got 429 on the
+   * sign-in form too: stale tabs behind one NAT locked its users out of signing in again.
+   */
+  @Test
+  void aStaleSessionIsClearedAndSigningInWorksFromASpentAddress() throws Exception {
+    start(false);
+    String stale = "Cookie: sebridge_fleet=expired-0123456789abcdef\r\n";
+    String page = send("GET /ui/ HTTP/1.1\r\nHost: x\r\n" + stale + "\r\n");
+    assertThat(page).startsWith("HTTP/1.1 303").contains("Location: /ui/login");
+    assertThat(header(page, "Set-Cookie: sebridge_fleet=")).contains("Max-Age=0");
+    String fragment = send("GET /ui/fragment/events HTTP/1.1\r\nHost: x\r\n" + stale + "\r\n");
+    assertThat(fragment).startsWith("HTTP/1.1 401");
+    assertThat(header(fragment, "Set-Cookie: sebridge_fleet=")).contains("Max-Age=0");
+    String none = send("GET /ui/fragment/events HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(none).as("no cookie, none cleared").doesNotContain("Set-Cookie: sebridge_fleet=");
+    for (int i = 1; i < BearerGate.FAILURES_PER_MINUTE; i++) {
+      assertThat(
+              send(
+                  "GET /ui/fragment/events HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=guess-"
+                      + i
+                      + "-0123456789abcdef\r\n\r\n"))
+          .startsWith("HTTP/1.1 401");
+    }
+    assertThat(
+            send("GET /ui/ HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet=" + APPROVER + "\r\n\r\n"))
+        .as("the address is spent: even a valid cookie is not looked at")
+        .startsWith("HTTP/1.1 429");
+    String form = send("GET /ui/login HTTP/1.1\r\nHost: x\r\n" + stale + "\r\n");
+    assertThat(form).startsWith("HTTP/1.1 200");
+    String nonce = field(form, "name=\"nonce\" value=\"([0-9a-f]{32})\"");
+    assertThat(signIn(nonce, nonce, APPROVER)).startsWith("HTTP/1.1 303");
+  }
+
   @Test
   void theSessionCookieIsSecureFromConfigurationNeverFromAHeader() throws Exception {
     start(true);

@@ -374,7 +374,9 @@ class FleetServerLimitsTest {
             () ->
                 reached.getOrDefault("/ui/block", new AtomicInteger()).get()
                     == limits.anonymousThreads());
-    // Queued: each request the server took is either running or waiting (the 503 below says so).
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.anonymousWaiting() == limits.anonymousQueue());
     assertThat(readAll(get("/ui/other", null))).startsWith("HTTP/1.1 503");
     assertThat(readAll(get("/api/other", READER)))
         .startsWith("HTTP/1.1 200")
