@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the {@link Ledger}'s limit check ({@link LedgerLimits}) counts within one step ({@code
@@ -13,33 +15,61 @@ import java.util.Map;
  * VM's group as the views show it. Computed once per step and kept up to date as the step releases
  * ({@link #released}), so checking every pending event of a 10,000-VM rollout does not scan every
  * entry each time; any other change of the entries calls {@link #clear}.
+ *
+ * <p>A VM down counts in the group it was in when released and, when the views put it elsewhere now
+ * (moved to another resource group while down, or its attributes learnt since: the inventory
+ * stamped its view), in that group too: it is unavailable in the group it is in now, and the group
+ * it left may still be the one its operators count it in.
  */
 final class DownCounts {
-  /** Unavailable VMs by vmKey with their group, counts by group, how many counted by name. */
+  /** Unavailable VMs by vmKey with their groups, counts by group, how many counted by name. */
   static final class Down {
     private final List<String> groupBy;
     private final Duration settle;
-    private final Map<String, String> groupOf = new HashMap<>();
+    private final java.util.function.Function<String, String> current;
+    private final Map<String, Set<String>> groupsOf = new HashMap<>();
     private final Map<String, Integer> count = new HashMap<>();
     private long byName;
 
-    private Down(List<String> groupBy, Duration settle) {
+    /**
+     * @param current a VM's group as the views show it now, by vmId
+     */
+    private Down(
+        List<String> groupBy,
+        Duration settle,
+        java.util.function.Function<String, String> current) {
       this.groupBy = groupBy;
       this.settle = settle;
+      this.current = current;
     }
 
     private void add(LedgerEntry e, Instant now) {
-      if (e.unavailable(settle, now) && groupOf.putIfAbsent(e.vmKey(), e.group(groupBy)) == null) {
-        count.merge(e.group(groupBy), 1, Integer::sum);
+      if (!e.unavailable(settle, now)) {
+        return;
+      }
+      Set<String> groups = groupsOf.get(e.vmKey());
+      if (groups == null) {
+        groups = new HashSet<>(2);
+        groupsOf.put(e.vmKey(), groups);
         if (dev.sebridge.fleet.model.Acknowledgement.byName(e.vmKey())) {
           byName++;
         }
       }
+      count(groups, e.group(groupBy));
+      if (e.vmId() != null && !groupBy.isEmpty()) {
+        count(groups, current.apply(e.vmId()));
+      }
     }
 
-    /** Whether this VM is down already (it takes no more room in its group). */
+    private void count(Set<String> groups, String group) {
+      if (groups.add(group)) {
+        count.merge(group, 1, Integer::sum);
+      }
+    }
+
+    /** Whether this VM is down already (it takes no more room in its groups). */
     boolean isDown(String vmKey) {
-      return groupOf.containsKey(vmKey);
+      return groupsOf.containsKey(vmKey);
     }
 
     /**
@@ -61,8 +91,16 @@ final class DownCounts {
   private final Map<String, String> groups = new HashMap<>();
   private Instant at;
 
-  /** The VMs down under this groupBy and settle now, counted from the entries once per step. */
-  Down of(List<String> groupBy, Duration settle, Instant now, Collection<LedgerEntry> entries) {
+  /**
+   * The VMs down under this groupBy and settle now, counted from the entries once per step; {@code
+   * w}, the step's views, places each VM down in its group now as well.
+   */
+  Down of(
+      List<String> groupBy,
+      Duration settle,
+      Instant now,
+      Collection<LedgerEntry> entries,
+      World w) {
     if (!now.equals(at)) {
       downs.clear();
       groups.clear();
@@ -71,7 +109,7 @@ final class DownCounts {
     return downs.computeIfAbsent(
         String.join(",", groupBy) + "|" + settle,
         k -> {
-          Down d = new Down(groupBy, settle);
+          Down d = new Down(groupBy, settle, vmId -> groupOf(vmId, groupBy, w));
           entries.forEach(e -> d.add(e, now));
           return d;
         });
@@ -83,7 +121,7 @@ final class DownCounts {
       return ListedVms.group(vmId, Map.of(), groupBy);
     }
     return groups.computeIfAbsent(
-        vmId + "|" + groupBy, k -> ListedVms.group(vmId, ListedVms.attributes(vmId, w), groupBy));
+        vmId + "|" + groupBy, k -> ListedVms.group(vmId, a -> w.attribute(vmId, a), groupBy));
   }
 
   /** A release recorded this entry: counted in the same step, started over in another. */

@@ -59,7 +59,7 @@ final class LedgerLimits {
     }
     for (Rollout r : constraints.values()) {
       List<String> groupBy = r.spec().groupBy();
-      DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries);
+      DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries, w);
       // Every group the event's VMs are in must have room, those already down included: the
       // event can keep a VM down after what took it down first is over.
       Map<String, Integer> more = new LinkedHashMap<>();
@@ -85,7 +85,7 @@ final class LedgerLimits {
   }
 
   boolean noRoom(Rollout r, String group, String vmKey, World w, Instant now) {
-    DownCounts.Down d = down.of(r.spec().groupBy(), r.spec().settle(), now, entries);
+    DownCounts.Down d = down.of(r.spec().groupBy(), r.spec().settle(), now, entries, w);
     // A VM down already takes no more room.
     return !d.isDown(vmKey) && d.already(group) + 1 > limit(r, group, w, (int) d.byName());
   }

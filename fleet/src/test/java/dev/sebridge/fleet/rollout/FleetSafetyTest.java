@@ -42,7 +42,8 @@ import net.jqwik.api.Provide;
  * approvals releasing those VMs through Azure's Maintenance API too, which Azure takes as IMDS
  * takes an approval. In half the runs Azure's inventory (fleet.inventory.*) places VMs an event
  * lists by name in their groups, with VMs it misses and namesakes in other resource groups and
- * zones.
+ * zones. Some VMs move to another resource group mid-run, down or not (drift): a rollout grouped by
+ * resource group must count a VM moved while down in the group it is in now, once the move shows.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -230,7 +231,12 @@ class FleetSafetyTest {
       boolean guessesCanceled;
       int heartbeatDelay;
       int scaledInAt = Integer.MAX_VALUE;
+
+      /** When its move to resource group {@link #MOVED_TO} shows in the fleet's inputs, if ever. */
+      int movedAt = Integer.MAX_VALUE;
     }
+
+    static final String MOVED_TO = "moved";
 
     static final class Event {
       String id;
@@ -269,16 +275,20 @@ class FleetSafetyTest {
         if (rnd.nextInt(8) == 0) {
           v.scaledInAt = 20 + rnd.nextInt(300); // an idle instance removed by autoscale
         }
+        if (rnd.nextInt(4) == 0) {
+          v.movedAt = 1 + rnd.nextInt(90); // an operator moves it to another resource group
+        }
         vms.put(v.id, v);
         if (inventory != null) {
           if (rnd.nextInt(4) != 0) {
-            inventory.moved(v.id, place(v.id, SCOPE, v.zone));
+            inventory.moved(v.id, place(v.id, SCOPE, v.zone, "main"));
           }
           if (rnd.nextInt(3) == 0) {
             // a namesake in another resource group and zone
             String zone = Integer.toString(Integer.parseInt(v.zone) % Math.max(2, zones) + 1);
             inventory.moved(
-                "other-" + v.id, place(v.id, "/subscriptions/s/resourcegroups/other", zone));
+                "other-" + v.id,
+                place(v.id, "/subscriptions/s/resourcegroups/other", zone, "other"));
           }
         }
       }
@@ -313,10 +323,15 @@ class FleetSafetyTest {
     }
 
     private static dev.sebridge.fleet.inventory.InventoryPlaces.Place place(
-        String name, String scope, String zone) {
+        String name, String scope, String zone, String resourceGroup) {
       // every VM of the simulated fleet is in availability set "as" of its resource group
       return new dev.sebridge.fleet.inventory.InventoryPlaces.Place(
-          name, scope, zone, null, "as", null, null, false);
+          name, scope, zone, null, "as", resourceGroup, null, false);
+    }
+
+    /** The VM's resource group at {@code tick}, as the fleet's inputs show it from then on. */
+    static String resourceGroup(Vm v, int tick) {
+      return tick >= v.movedAt ? MOVED_TO : "main";
     }
 
     Rollout newRollout(Random rnd, String id) {
@@ -340,7 +355,11 @@ class FleetSafetyTest {
           new RolloutSpec(
               ids,
               max,
-              rnd.nextBoolean() ? List.of("zone") : List.of(),
+              switch (rnd.nextInt(3)) {
+                case 0 -> List.of("zone");
+                case 1 -> List.of("resourceGroup");
+                default -> List.of();
+              },
               Duration.ofSeconds(rnd.nextInt(4)),
               Duration.ofSeconds(10 + rnd.nextInt(40)),
               Duration.ofSeconds(3 + rnd.nextInt(20)));
@@ -351,8 +370,17 @@ class FleetSafetyTest {
           T0);
     }
 
-    /** NotBefore passing releases an event without anyone's approval. */
+    /**
+     * NotBefore passing releases an event without anyone's approval; a VM moved shows in Azure's
+     * inventory (its place's scope, which events are matched by, stays: its availability set's).
+     */
     void advance(int tick) {
+      for (Vm v : vms.values()) {
+        // (the step of this tick reads the views as of the tick before: the move shows in it)
+        if (v.movedAt == tick - 1 && inventory != null && inventory.place(v.id) != null) {
+          inventory.moved(v.id, place(v.id, SCOPE, v.zone, MOVED_TO));
+        }
+      }
       for (Event e : events.values()) {
         if (e.notBefore != null && e.notBefore == tick) {
           release(e, tick, false);
@@ -413,7 +441,9 @@ class FleetSafetyTest {
      * The truth, after the fleet released {@code released} at {@code tick}: for every rollout
      * active then, in every group the release touched, the VMs the fleet's approvals released and
      * that are not back (heard from after their event, and the rollout's settle passed), by real
-     * group, are at most the rollout's limit for that group's real size.
+     * group, are at most the rollout's limit for that group's real size. A VM moved to another
+     * resource group while down counts in the group it was released in and in the one it is in when
+     * the release is decided (the tick before), as the fleet could know it.
      */
     void assertWithinLimits(Collection<Rollout> rollouts, int tick, Collection<String> released) {
       for (Rollout r : rollouts) {
@@ -421,21 +451,27 @@ class FleetSafetyTest {
           continue;
         }
         java.util.Set<String> touched = new java.util.TreeSet<>();
-        released.forEach(id -> touched.add(group(r, vms.get(id))));
+        released.forEach(id -> touched.add(group(r, vms.get(id), tick - 1)));
         long settle = r.spec().settle().toSeconds();
         Map<String, Integer> down = new TreeMap<>();
         List<String> who = new ArrayList<>();
         for (Vm v : vms.values()) {
-          boolean out = false;
+          java.util.Set<String> groups = new java.util.TreeSet<>();
           for (Event e : events.values()) {
             Release rel = e.released.get(v.id);
             if (rel != null && rel.byFleet() && rel.at() <= tick) {
               Integer back = backAt(v, rel);
-              out |= back == null || tick < back + settle;
+              if (back == null || tick < back + settle) {
+                groups.add(group(r, v, rel.at() - 1));
+                groups.add(group(r, v, tick - 1));
+              }
             }
           }
-          if (out && touched.contains(group(r, v))) {
-            down.merge(group(r, v), 1, Integer::sum);
+          groups.retainAll(touched);
+          for (String g : groups) {
+            down.merge(g, 1, Integer::sum);
+          }
+          if (!groups.isEmpty()) {
             for (Event e : events.values()) {
               Release rel = e.released.get(v.id);
               if (rel != null && rel.byFleet()) {
@@ -455,14 +491,26 @@ class FleetSafetyTest {
       }
     }
 
-    private static String group(Rollout r, Vm v) {
-      return r.spec().groupBy().isEmpty() ? "all" : "zone=" + v.zone;
+    private static String group(Rollout r, Vm v, int tick) {
+      return group(r.spec().groupBy(), v, tick);
+    }
+
+    /** The VM's group under a groupBy at {@code tick}, as the product names groups. */
+    static String group(List<String> groupBy, Vm v, int tick) {
+      if (groupBy.isEmpty()) {
+        return "all";
+      }
+      return groupBy.get(0).equals("zone")
+          ? "zone=" + v.zone
+          : "resourceGroup=" + resourceGroup(v, tick);
     }
 
     /** How many VMs the group really has (with or without an agent), not scaled in. */
     private int size(Rollout r, String g, int tick) {
       return (int)
-          vms.values().stream().filter(v -> v.scaledInAt > tick && group(r, v).equals(g)).count();
+          vms.values().stream()
+              .filter(v -> v.scaledInAt > tick && group(r, v, tick).equals(g))
+              .count();
     }
 
     Optional<String> randomOpenEvent(Random rnd, World view) {
@@ -676,7 +724,14 @@ class FleetSafetyTest {
               return p.attribute(attribute);
             }
           }
-          return v != null && v.agent && attribute.equals("zone") ? v.zone : null;
+          if (v == null || !v.agent) {
+            return null;
+          }
+          return switch (attribute) {
+            case "zone" -> v.zone;
+            case "resourceGroup" -> resourceGroup(v, tick);
+            default -> null;
+          };
         }
 
         @Override
@@ -684,7 +739,7 @@ class FleetSafetyTest {
           return (int)
               vms.values().stream()
                   .filter(v -> v.agent && v.scaledInAt > tick)
-                  .filter(v -> groupBy.isEmpty() || group.equals("zone=" + v.zone))
+                  .filter(v -> group.equals(Sim.group(groupBy, v, tick)))
                   .count();
         }
 
