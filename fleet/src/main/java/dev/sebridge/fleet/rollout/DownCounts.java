@@ -16,28 +16,30 @@ import java.util.Set;
  * ({@link #released}), so checking every pending event of a 10,000-VM rollout does not scan every
  * entry each time; any other change of the entries calls {@link #clear}.
  *
- * <p>A VM down counts in the group it was in when released and, when the views put it elsewhere now
- * (moved to another resource group while down, or its attributes learnt since: the inventory
- * stamped its view), in that group too: it is unavailable in the group it is in now, and the group
- * it left may still be the one its operators count it in.
+ * <p>A VM down counts in the group its entry recorded (its attributes when the fleet entered it)
+ * and in each group the fleet's inputs give it now: its view's, and Azure's inventory's where it
+ * lists the VM ({@link World#inventoryAttribute}). A VM moved to another resource group while down
+ * is unavailable in the group it joined, and its view, stamped from its agent's last envelope, says
+ * so only once it is back; the inventory says so at its next refresh. Each other group is an
+ * over-count, never an under-count.
  */
 final class DownCounts {
   /** Unavailable VMs by vmKey with their groups, counts by group, how many counted by name. */
   static final class Down {
     private final List<String> groupBy;
     private final Duration settle;
-    private final java.util.function.Function<String, String> current;
+    private final java.util.function.Function<String, Collection<String>> current;
     private final Map<String, Set<String>> groupsOf = new HashMap<>();
     private final Map<String, Integer> count = new HashMap<>();
     private long byName;
 
     /**
-     * @param current a VM's group as the views show it now, by vmId
+     * @param current a VM's groups as the fleet's inputs give it now, by vmId
      */
     private Down(
         List<String> groupBy,
         Duration settle,
-        java.util.function.Function<String, String> current) {
+        java.util.function.Function<String, Collection<String>> current) {
       this.groupBy = groupBy;
       this.settle = settle;
       this.current = current;
@@ -57,7 +59,9 @@ final class DownCounts {
       }
       count(groups, e.group(groupBy));
       if (e.vmId() != null && !groupBy.isEmpty()) {
-        count(groups, current.apply(e.vmId()));
+        for (String g : current.apply(e.vmId())) {
+          count(groups, g);
+        }
       }
     }
 
@@ -88,7 +92,8 @@ final class DownCounts {
   }
 
   private final Map<String, Down> downs = new HashMap<>();
-  private final Map<String, String> groups = new HashMap<>();
+  // groupBy -> vmId -> its groups now
+  private final Map<List<String>, Map<String, Collection<String>>> groups = new HashMap<>();
   private Instant at;
 
   /**
@@ -109,19 +114,32 @@ final class DownCounts {
     return downs.computeIfAbsent(
         String.join(",", groupBy) + "|" + settle,
         k -> {
-          Down d = new Down(groupBy, settle, vmId -> groupOf(vmId, groupBy, w));
+          Down d = new Down(groupBy, settle, vmId -> groupsOf(vmId, groupBy, w));
           entries.forEach(e -> d.add(e, now));
           return d;
         });
   }
 
-  /** A VM's group under a groupBy, read from the views once per step. */
-  String groupOf(String vmId, List<String> groupBy, World w) {
+  /**
+   * A VM's groups under a groupBy now, read once per step: its view's, and Azure's inventory's when
+   * it lists the VM and puts it elsewhere (one or two).
+   */
+  Collection<String> groupsOf(String vmId, List<String> groupBy, World w) {
     if (vmId == null || groupBy.isEmpty()) {
-      return ListedVms.group(vmId, Map.of(), groupBy);
+      return List.of(ListedVms.group(vmId, Map.of(), groupBy));
     }
-    return groups.computeIfAbsent(
-        vmId + "|" + groupBy, k -> ListedVms.group(vmId, a -> w.attribute(vmId, a), groupBy));
+    return groups
+        .computeIfAbsent(groupBy, k -> new HashMap<>())
+        .computeIfAbsent(
+            vmId,
+            k -> {
+              String view = ListedVms.group(vmId, a -> w.attribute(vmId, a), groupBy);
+              if (!w.inventoryLists(vmId)) {
+                return List.of(view);
+              }
+              String azure = ListedVms.group(vmId, a -> w.inventoryAttribute(vmId, a), groupBy);
+              return azure.equals(view) ? List.of(view) : List.of(view, azure);
+            });
   }
 
   /** A release recorded this entry: counted in the same step, started over in another. */

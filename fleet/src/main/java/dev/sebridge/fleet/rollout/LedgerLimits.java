@@ -62,9 +62,12 @@ final class LedgerLimits {
       DownCounts.Down d = down.of(groupBy, r.spec().settle(), now, entries, w);
       // Every group the event's VMs are in must have room, those already down included: the
       // event can keep a VM down after what took it down first is over.
+      // (In each group the fleet's inputs give it now: its view's, and the inventory's.)
       Map<String, Integer> more = new LinkedHashMap<>();
       for (ListedVms.Listed l : listed) {
-        more.merge(down.groupOf(l.vmId(), groupBy, w), d.isDown(l.vmKey()) ? 0 : 1, Integer::sum);
+        for (String g : down.groupsOf(l.vmId(), groupBy, w)) {
+          more.merge(g, d.isDown(l.vmKey()) ? 0 : 1, Integer::sum);
+        }
       }
       long unknown = d.byName() + unreported.size();
       for (Map.Entry<String, Integer> g : more.entrySet()) {

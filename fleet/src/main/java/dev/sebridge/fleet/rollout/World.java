@@ -102,6 +102,21 @@ public interface World {
   String attribute(String vmId, String attribute);
 
   /**
+   * Whether Azure's inventory ({@code fleet.inventory.*}) lists this vmId. The views take a VM's
+   * attributes from its agent's envelopes, stamped by the inventory as they arrive; the inventory
+   * itself may say more recent things (a VM moved to another resource group while it is down, and
+   * sends nothing).
+   */
+  default boolean inventoryLists(String vmId) {
+    return false;
+  }
+
+  /** A VM attribute as Azure's inventory last gave it; null when it does not list the VM. */
+  default String inventoryAttribute(String vmId, String attribute) {
+    return null;
+  }
+
+  /**
    * Whether the fleet may count this reporting VM by its vmId and group: always without an
    * inventory; with one, only a vmId Azure's inventory lists ({@code fleet.inventory.*}). The
    * events an unknown vmId reports list its VM by name only, as if it had not reported them.

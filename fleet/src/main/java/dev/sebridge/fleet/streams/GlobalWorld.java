@@ -182,6 +182,17 @@ final class GlobalWorld implements World {
     return v == null ? null : v.attribute(attribute);
   }
 
+  @Override
+  public boolean inventoryLists(String vmId) {
+    return index.contents().place(vmId) != null;
+  }
+
+  @Override
+  public String inventoryAttribute(String vmId, String attribute) {
+    dev.sebridge.fleet.inventory.InventoryPlaces.Place p = index.contents().place(vmId);
+    return p == null ? null : p.attribute(attribute);
+  }
+
   /** Whether the VM's agent is live: the fleet has its view and it is not silent. */
   boolean live(String vmId) {
     VmFacts v = vmId == null ? null : index.contents().vm(vmId);

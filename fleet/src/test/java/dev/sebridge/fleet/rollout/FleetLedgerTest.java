@@ -40,15 +40,34 @@ class FleetLedgerTest {
   }
 
   /**
-   * web-2 has no agent; its event was released, so it counts by name. An unknown vmId reporting the
-   * event completed (as web-2) does not make it over: web-2 counts until the ledger's hour.
-   */
-  /**
    * A VM down whose group the views now show elsewhere (moved to another resource group while down;
    * here its zone as the fleet knows it changed) counts in the group it is in now as well as the
    * one it was released in: that group has no room for another. Before, it counted only where it
    * was released, and the group it joined took one more than its limit.
    */
+  /**
+   * The same when only Azure's inventory knows: a VM down sends nothing, so its view keeps the
+   * group of its agent's last envelope, while the inventory's refresh already lists it elsewhere.
+   */
+  @Test
+  void aVmDownThatTheInventoryNowPutsInAnotherGroupCountsThereToo() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "2")
+            .event("A", "web_0")
+            .event("B", "web_1")
+            .report("A", "web_0", "scheduled", T0)
+            .report("B", "web_1", "scheduled", T0);
+    Ledger ledger = Ledger.empty();
+    ledger.release("A", w, "api", at(1));
+    w.inventoryZone("web_0", "2");
+    ledger.observe(w, at(2));
+    ledger.constrain(rollout("r", "1", "B"));
+    assertThat(ledger.refusal("B", w, at(2)))
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+  }
+
   @Test
   void aVmDownThatTheViewsNowPutInAnotherGroupCountsThereToo() {
     TestWorld w =
@@ -71,6 +90,10 @@ class FleetLedgerTest {
     assertThat(s.releases()).as("zone 2 has web_0 down already").isEmpty();
   }
 
+  /**
+   * web-2 has no agent; its event was released, so it counts by name. An unknown vmId reporting the
+   * event completed (as web-2) does not make it over: web-2 counts until the ledger's hour.
+   */
   @Test
   void anUnknownVmsCompletionDoesNotBringAVmKnownByNameBack() {
     TestWorld w = new TestWorld().event("E-2", "web-2");

@@ -43,7 +43,8 @@ import net.jqwik.api.Provide;
  * takes an approval. In half the runs Azure's inventory (fleet.inventory.*) places VMs an event
  * lists by name in their groups, with VMs it misses and namesakes in other resource groups and
  * zones. Some VMs move to another resource group mid-run, down or not (drift): a rollout grouped by
- * resource group must count a VM moved while down in the group it is in now, once the move shows.
+ * resource group must count a VM moved while down in the group it is in now, from when the fleet's
+ * inputs show the move (Azure's inventory at once, a VM's agent only once it is heard from again).
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -275,8 +276,8 @@ class FleetSafetyTest {
         if (rnd.nextInt(8) == 0) {
           v.scaledInAt = 20 + rnd.nextInt(300); // an idle instance removed by autoscale
         }
-        if (rnd.nextInt(4) == 0) {
-          v.movedAt = 1 + rnd.nextInt(90); // an operator moves it to another resource group
+        if (rnd.nextInt(3) == 0) {
+          v.movedAt = 1 + rnd.nextInt(60); // an operator moves it to another resource group
         }
         vms.put(v.id, v);
         if (inventory != null) {
@@ -329,9 +330,45 @@ class FleetSafetyTest {
           name, scope, zone, null, "as", resourceGroup, null, false);
     }
 
-    /** The VM's resource group at {@code tick}, as the fleet's inputs show it from then on. */
+    /** The VM's resource group at {@code tick}. */
     static String resourceGroup(Vm v, int tick) {
       return tick >= v.movedAt ? MOVED_TO : "main";
+    }
+
+    /**
+     * Its resource group as the fleet's inputs tell it at {@code tick}: Azure's inventory at once
+     * where it lists the VM, else its agent's last envelope (a VM down sends none), else the truth
+     * (a VM without an agent or inventory is counted by name, in every group).
+     */
+    String resourceGroupTold(Vm v, int tick) {
+      if (inventory != null && inventory.place(v.id) != null) {
+        return resourceGroup(v, tick);
+      }
+      return v.agent ? resourceGroup(v, lastHeard(v, tick)) : resourceGroup(v, tick);
+    }
+
+    /** The last tick at or before {@code tick} its agent was heard from (0: none before). */
+    int lastHeard(Vm v, int tick) {
+      for (int t = tick; t >= 0; t--) {
+        if (heard(v, t)) {
+          return t;
+        }
+      }
+      return 0;
+    }
+
+    /** Its agent heartbeats unless one of its events has it down and not back. */
+    boolean heard(Vm v, int t) {
+      for (Event e : events.values()) {
+        Release rel = e.released.get(v.id);
+        if (rel != null && rel.at() <= t && t >= startAt(v, rel)) {
+          Integer back = backAt(v, rel);
+          if (back == null || t < back) {
+            return false;
+          }
+        }
+      }
+      return true;
     }
 
     Rollout newRollout(Random rnd, String id) {
@@ -441,9 +478,9 @@ class FleetSafetyTest {
      * The truth, after the fleet released {@code released} at {@code tick}: for every rollout
      * active then, in every group the release touched, the VMs the fleet's approvals released and
      * that are not back (heard from after their event, and the rollout's settle passed), by real
-     * group, are at most the rollout's limit for that group's real size. A VM moved to another
-     * resource group while down counts in the group it was released in and in the one it is in when
-     * the release is decided (the tick before), as the fleet could know it.
+     * group, are at most the rollout's limit for that group's real size. A VM's group is the one it
+     * is in when the release is decided (the tick before), from when the fleet's inputs tell a move
+     * ({@link #resourceGroupTold}).
      */
     void assertWithinLimits(Collection<Rollout> rollouts, int tick, Collection<String> released) {
       for (Rollout r : rollouts) {
@@ -462,7 +499,6 @@ class FleetSafetyTest {
             if (rel != null && rel.byFleet() && rel.at() <= tick) {
               Integer back = backAt(v, rel);
               if (back == null || tick < back + settle) {
-                groups.add(group(r, v, rel.at() - 1));
                 groups.add(group(r, v, tick - 1));
               }
             }
@@ -491,18 +527,18 @@ class FleetSafetyTest {
       }
     }
 
-    private static String group(Rollout r, Vm v, int tick) {
+    private String group(Rollout r, Vm v, int tick) {
       return group(r.spec().groupBy(), v, tick);
     }
 
     /** The VM's group under a groupBy at {@code tick}, as the product names groups. */
-    static String group(List<String> groupBy, Vm v, int tick) {
+    String group(List<String> groupBy, Vm v, int tick) {
       if (groupBy.isEmpty()) {
         return "all";
       }
       return groupBy.get(0).equals("zone")
           ? "zone=" + v.zone
-          : "resourceGroup=" + resourceGroup(v, tick);
+          : "resourceGroup=" + resourceGroupTold(v, tick);
     }
 
     /** How many VMs the group really has (with or without an agent), not scaled in. */
@@ -700,38 +736,31 @@ class FleetSafetyTest {
           return Optional.empty();
         }
 
-        /** Its agent heartbeats unless one of its events has it down and not back. */
-        private boolean heard(Vm v, int t) {
-          for (Event e : events.values()) {
-            Release rel = e.released.get(v.id);
-            if (rel != null && rel.at() <= t && t >= startAt(v, rel)) {
-              Integer back = backAt(v, rel);
-              if (back == null || t < back) {
-                return false;
-              }
-            }
-          }
-          return true;
-        }
-
         @Override
         public String attribute(String vmId, String attribute) {
           Vm v = vms.get(vmId);
-          if (inventory != null) {
-            // Azure's word, for a VM with or without an agent (and for a namesake)
-            var p = inventory.place(vmId);
-            if (p != null) {
-              return p.attribute(attribute);
-            }
+          if (v != null && v.agent) {
+            // its view's, as its agent's last envelope gave them (stamped by the inventory then,
+            // which says the same): a VM down sends none, and a move shows once it is heard from
+            return switch (attribute) {
+              case "zone" -> v.zone;
+              case "resourceGroup" -> resourceGroup(v, lastHeard(v, tick));
+              default -> null;
+            };
           }
-          if (v == null || !v.agent) {
-            return null;
-          }
-          return switch (attribute) {
-            case "zone" -> v.zone;
-            case "resourceGroup" -> resourceGroup(v, tick);
-            default -> null;
-          };
+          // Azure's word, for a VM without an agent (and for a namesake)
+          return inventoryAttribute(vmId, attribute);
+        }
+
+        @Override
+        public boolean inventoryLists(String vmId) {
+          return inventory != null && inventory.place(vmId) != null;
+        }
+
+        @Override
+        public String inventoryAttribute(String vmId, String attribute) {
+          var p = inventory == null ? null : inventory.place(vmId);
+          return p == null ? null : p.attribute(attribute);
         }
 
         @Override
@@ -739,7 +768,7 @@ class FleetSafetyTest {
           return (int)
               vms.values().stream()
                   .filter(v -> v.agent && v.scaledInAt > tick)
-                  .filter(v -> group.equals(Sim.group(groupBy, v, tick)))
+                  .filter(v -> group.equals(Sim.this.group(groupBy, v, tick)))
                   .count();
         }
 

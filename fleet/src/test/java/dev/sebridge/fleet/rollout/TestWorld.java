@@ -33,6 +33,24 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** Azure's inventory lists this VM in this zone (whatever its view says). */
+  private final Map<String, String> inventoryZones = new LinkedHashMap<>();
+
+  TestWorld inventoryZone(String id, String zone) {
+    inventoryZones.put(id, zone);
+    return this;
+  }
+
+  @Override
+  public boolean inventoryLists(String vmId) {
+    return inventoryZones.containsKey(vmId);
+  }
+
+  @Override
+  public String inventoryAttribute(String vmId, String attribute) {
+    return attribute.equals("zone") ? inventoryZones.get(vmId) : null;
+  }
+
   /** Azure's central delivery gave the event's ARM id. */
   TestWorld armId(String eventId, String resourceId) {
     armIds.put(eventId, resourceId);
