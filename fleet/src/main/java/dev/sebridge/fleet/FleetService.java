@@ -15,6 +15,7 @@ import dev.sebridge.fleet.api.HttpLimits;
 import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.api.RolloutApi;
 import dev.sebridge.fleet.api.RolloutRequests;
+import dev.sebridge.fleet.api.Route;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.RolloutCommand;
@@ -247,7 +248,7 @@ public final class FleetService implements AutoCloseable {
   }
 
   /** Adds a route to the HTTP server (the web page). */
-  public FleetService route(FleetServer.Route route) {
+  public FleetService route(Route route) {
     server.route(route);
     return this;
   }

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * needs a bearer token ({@link FleetServer} answers 401 without one). Handlers only translate:
  * requests to queries of the views, and approvals to audit records.
  */
-public final class CoreApi implements FleetServer.Route {
+public final class CoreApi implements Route {
   private static final Pattern EVENT = Pattern.compile("/api/events/([^/]+)");
   private static final Pattern APPROVE = Pattern.compile("/api/events/([^/]+)/approve");
   private static final Pattern VM = Pattern.compile("/api/vms/([^/]+)");

@@ -65,39 +65,6 @@ public final class FleetServer implements AutoCloseable {
   private final RateLimits writes;
   private final List<Route> routes = new ArrayList<>();
 
-  /** What a route says of a request with a body, before the body is read. */
-  public enum Admission {
-    /** not a route of this group: the next one is asked */
-    NOT_MINE,
-    /** the body may be read */
-    ADMITTED,
-    /** refused, and answered */
-    REFUSED
-  }
-
-  /** A group of routes (the API's, the page's): answers and returns true, or returns false. */
-  public interface Route {
-    /**
-     * Before the body of a request that has one (any method but GET and HEAD) is read: whether this
-     * group takes it. A body no group admits is never read (the API's own writes are admitted by
-     * {@link FleetServer}: an approver's, within its write rate).
-     *
-     * @param principal the request's: on the API its bearer token's, elsewhere its session
-     *     cookie's; empty without one that authenticates
-     */
-    default Admission admit(HttpCall call, String path, Optional<Principal> principal)
-        throws IOException {
-      return Admission.NOT_MINE;
-    }
-
-    /**
-     * Answers and returns true, or returns false.
-     *
-     * @param principal as for {@link #admit}
-     */
-    boolean handle(HttpCall call, String path, Optional<Principal> principal) throws IOException;
-  }
-
   public FleetServer(
       String bindAddress,
       int port,
@@ -174,11 +141,11 @@ public final class FleetServer implements AutoCloseable {
         throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
       }
       for (Route r : routes) {
-        Admission a = r.admit(call, path, principal);
-        if (a == Admission.REFUSED) {
+        Route.Admission a = r.admit(call, path, principal);
+        if (a == Route.Admission.REFUSED) {
           return;
         }
-        if (a == Admission.ADMITTED) {
+        if (a == Route.Admission.ADMITTED) {
           readBody(call, path, principal);
           return;
         }

@@ -16,9 +16,9 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * One request and its answer, as the routes see them: the headers, the body once {@link
- * FleetServer} has read it (never before the request was let through, see {@link
- * FleetServer.Route#admit}), and one answer. Answering completes the exchange asynchronously; no
- * thread waits for a slow client to take the bytes.
+ * FleetServer} has read it (never before the request was let through, see {@link Route#admit}), and
+ * one answer. Answering completes the exchange asynchronously; no thread waits for a slow client to
+ * take the bytes.
  */
 public final class HttpCall {
   private final Request request;

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * The rollout and policy routes of the API (docs/fleet-openapi.yaml): start a rollout of one event
  * or several, follow it, resume, skip or abort it; and the central policies with their decisions.
  */
-public final class RolloutApi implements FleetServer.Route {
+public final class RolloutApi implements Route {
   private static final Pattern EVENT_ROLLOUT = Pattern.compile("/api/events/([^/]+)/rollout");
   private static final Pattern ROLLOUT = Pattern.compile("/api/rollouts/([^/]+)");
   private static final Pattern ACTION =

@@ -12,6 +12,7 @@ import dev.sebridge.fleet.api.HttpCall;
 import dev.sebridge.fleet.api.HttpLimits;
 import dev.sebridge.fleet.api.RateLimits;
 import dev.sebridge.fleet.api.RolloutRequests;
+import dev.sebridge.fleet.api.Route;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
 import java.io.IOException;
@@ -32,7 +33,7 @@ import java.util.regex.Pattern;
  * would refuse. Signed in with the API's tokens ({@link WebSession}); approvers alone see and may
  * use the action forms, and every action needs a reason and the CSRF header.
  */
-public final class FleetPage implements FleetServer.Route {
+public final class FleetPage implements Route {
   private static final Pattern VM = Pattern.compile("/ui/vms/([^/]+)");
   private static final Pattern CAMPAIGN =
       Pattern.compile("/ui/campaigns/([^/]+)/page/([1-9][0-9]{0,5})");
@@ -100,9 +101,9 @@ public final class FleetPage implements FleetServer.Route {
    * outside {@code /ui/} is not the page's.
    */
   @Override
-  public FleetServer.Admission admit(HttpCall ex, String path, Optional<Principal> principal) {
+  public Route.Admission admit(HttpCall ex, String path, Optional<Principal> principal) {
     if (!path.startsWith("/ui/")) {
-      return FleetServer.Admission.NOT_MINE;
+      return Route.Admission.NOT_MINE;
     }
     if (path.equals(FleetServer.SIGN_IN)) {
       return signIn.admit(ex);
@@ -117,7 +118,7 @@ public final class FleetPage implements FleetServer.Route {
     }
     Principal p = signed.get().principal();
     if (path.equals("/ui/logout")) {
-      return FleetServer.Admission.ADMITTED;
+      return Route.Admission.ADMITTED;
     }
     if (!p.role().mayApprove()) {
       return refused(ex, 403, p.name() + " may read, not approve");
@@ -126,12 +127,12 @@ public final class FleetPage implements FleetServer.Route {
       ex.header("Retry-After", "60");
       return refused(ex, 429, p.name() + " sent more writes this minute than allowed");
     }
-    return FleetServer.Admission.ADMITTED;
+    return Route.Admission.ADMITTED;
   }
 
-  private FleetServer.Admission refused(HttpCall ex, int status, String error) {
+  private Route.Admission refused(HttpCall ex, int status, String error) {
     html(ex, status, render("message.mustache", Map.of("error", error)));
-    return FleetServer.Admission.REFUSED;
+    return Route.Admission.REFUSED;
   }
 
   @Override

@@ -1,9 +1,9 @@
 package dev.sebridge.fleet.web;
 
-import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.HttpCall;
 import dev.sebridge.fleet.api.HttpLimits;
 import dev.sebridge.fleet.api.RateLimits;
+import dev.sebridge.fleet.api.Route;
 import dev.sebridge.fleet.auth.Principal;
 import java.io.IOException;
 import java.util.HashMap;
@@ -38,9 +38,9 @@ final class SignIn {
    * Before a sign-in's body is read: counts it against its address, and refuses it (answered) past
    * the address's attempts or without the form's cookie.
    */
-  FleetServer.Admission admit(HttpCall ex) {
+  Route.Admission admit(HttpCall ex) {
     if (!ex.method().equals("POST")) {
-      return FleetServer.Admission.NOT_MINE;
+      return Route.Admission.NOT_MINE;
     }
     if (!attempts.take(HttpCall.rateKey(ex.clientAddress(trustedProxies)))) {
       ex.header("Retry-After", "60");
@@ -49,7 +49,7 @@ final class SignIn {
     if (!WebSession.hasLoginNonce(ex)) {
       return refused(ex, 403, "The sign-in form expired: reload it.");
     }
-    return FleetServer.Admission.ADMITTED;
+    return Route.Admission.ADMITTED;
   }
 
   /** GET: the form; POST: signs in, or the form again with why not. */
@@ -92,8 +92,8 @@ final class SignIn {
     FleetPage.html(ex, status, render.apply("login.mustache", scope));
   }
 
-  private FleetServer.Admission refused(HttpCall ex, int status, String error) {
+  private Route.Admission refused(HttpCall ex, int status, String error) {
     FleetPage.html(ex, status, render.apply("message.mustache", Map.of("error", error)));
-    return FleetServer.Admission.REFUSED;
+    return Route.Admission.REFUSED;
   }
 }

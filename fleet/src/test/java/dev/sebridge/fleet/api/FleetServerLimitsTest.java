@@ -59,14 +59,13 @@ class FleetServerLimitsTest {
             new RateLimits(3),
             this::readiness)
         .route(
-            new FleetServer.Route() {
+            new Route() {
               @Override
-              public FleetServer.Admission admit(
-                  HttpCall call, String path, Optional<Principal> bearer) {
+              public Route.Admission admit(HttpCall call, String path, Optional<Principal> bearer) {
                 // as the page admits a sign-in: no token needed
                 return path.equals("/ui/login")
-                    ? FleetServer.Admission.ADMITTED
-                    : FleetServer.Admission.NOT_MINE;
+                    ? Route.Admission.ADMITTED
+                    : Route.Admission.NOT_MINE;
               }
 
               @Override
