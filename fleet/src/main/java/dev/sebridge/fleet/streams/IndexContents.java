@@ -85,7 +85,7 @@ final class IndexContents {
   void apply(String store, String key, Object kept) {
     switch (store) {
       case FleetTopology.VMS_VIEW -> {
-        VmFacts now = kept instanceof VmFacts f ? f : null;
+        VmFacts now = kept instanceof VmFacts f ? placed(key, f) : null;
         VmFacts old = now == null ? vms.remove(key) : vms.put(key, now);
         groups.moved(key, old, now);
       }
@@ -98,8 +98,19 @@ final class IndexContents {
         put(releasedOpen, key, released ? e : null);
       }
       case FleetTopology.INVENTORY_VIEW -> {
-        if (!inventory.moved(key, kept instanceof InventoryPlaces.Place p ? p : null)) {
-          return; // a refresh that changed something else of the VM
+        boolean renamed = inventory.moved(key, kept instanceof InventoryPlaces.Place p ? p : null);
+        // A known VM is where the inventory puts it now: moved (to another resource group) while
+        // it is down, or before its next envelope, its group and its group's size follow at once.
+        VmFacts was = vms.get(key);
+        if (was != null) {
+          VmFacts now = placed(key, was);
+          if (!now.equals(was)) {
+            vms.put(key, now);
+            groups.moved(key, was, now);
+          }
+        }
+        if (!renamed) {
+          return; // a refresh that changed something else of the VM than its name
         }
         // Azure's word on an open event may now count, or no longer (a few events: those Azure
         // reported).
@@ -126,6 +137,17 @@ final class IndexContents {
         // not indexed
       }
     }
+  }
+
+  /**
+   * A known VM's facts with its attributes where Azure's inventory puts it now (its view was
+   * stamped from the inventory's record at its last envelope; the record may have changed since).
+   * An unknown VM's are its agent's own claims, and the inventory's place is read for it where
+   * asked ({@code GlobalWorld.attribute}); a VM the inventory no longer lists keeps its last ones.
+   */
+  private VmFacts placed(String vmId, VmFacts f) {
+    InventoryPlaces.Place p = f.unknown() ? null : inventory.place(vmId);
+    return p == null ? f : f.at(p);
   }
 
   private static <V> void put(Map<String, V> m, String key, V value) {

@@ -31,6 +31,17 @@ record VmFacts(
         v.lastHeartbeatAt());
   }
 
+  /**
+   * The same VM where the inventory puts it (a blank scale set as its view was stamped: the place
+   * keeps none for blank).
+   */
+  VmFacts at(dev.sebridge.fleet.inventory.InventoryPlaces.Place p) {
+    String set =
+        p.scaleSet() == null && scaleSet != null && scaleSet.isBlank() ? scaleSet : p.scaleSet();
+    return new VmFacts(
+        p.zone(), set, p.resourceGroup(), p.location(), silent, unknown, lastHeartbeatAt);
+  }
+
   /** Whether the VM counts in its group's size: live, and not unknown to the inventory. */
   boolean counted() {
     return !silent && !unknown;

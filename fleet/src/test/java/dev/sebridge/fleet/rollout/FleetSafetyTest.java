@@ -740,11 +740,12 @@ class FleetSafetyTest {
         public String attribute(String vmId, String attribute) {
           Vm v = vms.get(vmId);
           if (v != null && v.agent) {
-            // its view's, as its agent's last envelope gave them (stamped by the inventory then,
-            // which says the same): a VM down sends none, and a move shows once it is heard from
+            // its view's: where the inventory puts it now if it lists it (the service follows a
+            // refresh at once), else as its agent's last envelope gave them (a VM down sends none,
+            // and a move shows once it is heard from)
             return switch (attribute) {
               case "zone" -> v.zone;
-              case "resourceGroup" -> resourceGroup(v, lastHeard(v, tick));
+              case "resourceGroup" -> resourceGroupTold(v, tick);
               default -> null;
             };
           }

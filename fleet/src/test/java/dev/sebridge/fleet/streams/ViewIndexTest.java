@@ -251,6 +251,51 @@ class ViewIndexTest {
   }
 
   /**
+   * With an inventory, a known VM is where the inventory puts it now: moved to another resource
+   * group (down, sending nothing, or before its next envelope), its attributes, its group's size
+   * and the other group's follow the inventory's refresh at once, and the same after the stores are
+   * read whole. Before, they followed its view, stamped at its last envelope, until its next one.
+   */
+  @Test
+  void withAnInventoryAKnownVmIsWhereTheInventoryPutsItNow() {
+    ViewIndex index = new ViewIndex(Membership.INVENTORY, Runnable::run);
+    MapStore<VmView> vms = new MapStore<>();
+    MapStore<dev.sebridge.fleet.model.InventoryVm> inventory = new MapStore<>();
+    GlobalWorld world =
+        new GlobalWorld(
+            new ViewIndex.Stores(vms, new MapStore<>(), new MapStore<>(), inventory), index, true);
+    index.attach();
+    String main = "/subscriptions/s1/resourceGroups/main";
+    String moved = "/subscriptions/s1/resourceGroups/moved";
+    java.util.function.BiConsumer<String, dev.sebridge.fleet.model.InventoryVm> listed =
+        (id, v) -> {
+          inventory.set(id, v);
+          index.changed(FleetTopology.INVENTORY_VIEW, id, v);
+        };
+    listed.accept("vm-k", inventoryVm("vm-k", main, "web-k", "1"));
+    VmView k =
+        VmViews.withInventory(
+            new VmView(
+                "vm-k", "web-k", null, null, null, null, null, null, "1", T0, T0, T0, 60, null,
+                false, null, null),
+            inventory.get("vm-k"));
+    vms.set("vm-k", k);
+    index.changed(FleetTopology.VMS_VIEW, "vm-k", k);
+    List<String> byGroup = List.of("resourceGroup");
+    world.newStep(T0);
+    assertThat(world.groupSize(byGroup, "resourceGroup=main")).isEqualTo(1);
+    listed.accept("vm-k", inventoryVm("vm-k", moved, "web-k", "1"));
+    world.newStep(T0.plusSeconds(1));
+    assertThat(world.attribute("vm-k", "resourceGroup")).isEqualTo("moved");
+    assertThat(world.groupSize(byGroup, "resourceGroup=main")).isZero();
+    assertThat(world.groupSize(byGroup, "resourceGroup=moved")).isEqualTo(1);
+    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(1)); // read whole
+    assertThat(world.attribute("vm-k", "resourceGroup")).isEqualTo("moved");
+    assertThat(world.groupSize(byGroup, "resourceGroup=main")).isZero();
+    assertThat(world.groupSize(byGroup, "resourceGroup=moved")).isEqualTo(1);
+  }
+
+  /**
    * With an inventory, a VM an event lists that reported nothing is placed by its name in the
    * event's resource group (of the event's ARM id, or of a VM the inventory knows that reported
    * it), with the inventory's attributes; a name the group does not tell apart, or an event whose
