@@ -141,13 +141,15 @@ final class IndexContents {
 
   /**
    * A known VM's facts with its attributes where Azure's inventory puts it now (its view was
-   * stamped from the inventory's record at its last envelope; the record may have changed since).
-   * An unknown VM's are its agent's own claims, and the inventory's place is read for it where
-   * asked ({@code GlobalWorld.attribute}); a VM the inventory no longer lists keeps its last ones.
+   * stamped from the inventory's record at its last envelope; the record may have changed since),
+   * computed from its view's facts and the place alone, so the index changed by changes and the
+   * index read whole agree whatever order the changes came in. An unknown VM's are its agent's own
+   * claims, and the inventory's place is read for it where asked ({@code GlobalWorld.attribute}); a
+   * VM the inventory no longer lists is where its view has it.
    */
   private VmFacts placed(String vmId, VmFacts f) {
-    InventoryPlaces.Place p = f.unknown() ? null : inventory.place(vmId);
-    return p == null ? f : f.at(p);
+    VmFacts view = f.view();
+    return view.unknown() ? view : view.at(inventory.place(vmId));
   }
 
   private static <V> void put(Map<String, V> m, String key, V value) {

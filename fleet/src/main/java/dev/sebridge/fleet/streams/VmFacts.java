@@ -7,6 +7,9 @@ import java.time.Instant;
 /**
  * What a rollout asks of a VM: its group attributes, whether it is silent, whether the inventory
  * does not know it, its heartbeat.
+ *
+ * @param stamped the facts as its view has them, when the attributes here are the inventory's that
+ *     differ from them ({@link #at}); null otherwise
  */
 record VmFacts(
     String zone,
@@ -15,7 +18,8 @@ record VmFacts(
     String location,
     boolean silent,
     boolean unknown,
-    Instant lastHeartbeatAt) {
+    Instant lastHeartbeatAt,
+    VmFacts stamped) {
   /**
    * With an inventory, a VM is known only when its view says so: one stamped before the inventory
    * was configured (or not at all) is not.
@@ -28,18 +32,46 @@ record VmFacts(
         v.location(),
         v.silent(),
         membership == Membership.INVENTORY && v.inventory() != InventoryState.KNOWN,
-        v.lastHeartbeatAt());
+        v.lastHeartbeatAt(),
+        null);
+  }
+
+  /** The facts as the VM's view has them (whatever the inventory says now). */
+  VmFacts view() {
+    return stamped == null ? this : stamped;
   }
 
   /**
-   * The same VM where the inventory puts it (a blank scale set as its view was stamped: the place
-   * keeps none for blank).
+   * The VM as its view has it, where the inventory puts it now (null: no longer listed, where its
+   * view has it). A blank scale set stays as its view was stamped: the place keeps none for blank.
    */
   VmFacts at(dev.sebridge.fleet.inventory.InventoryPlaces.Place p) {
+    VmFacts v = view();
+    if (p == null) {
+      return v;
+    }
     String set =
-        p.scaleSet() == null && scaleSet != null && scaleSet.isBlank() ? scaleSet : p.scaleSet();
-    return new VmFacts(
-        p.zone(), set, p.resourceGroup(), p.location(), silent, unknown, lastHeartbeatAt);
+        p.scaleSet() == null && v.scaleSet != null && v.scaleSet.isBlank()
+            ? v.scaleSet
+            : p.scaleSet();
+    VmFacts placed =
+        new VmFacts(
+            p.zone(),
+            set,
+            p.resourceGroup(),
+            p.location(),
+            v.silent,
+            v.unknown,
+            v.lastHeartbeatAt,
+            v);
+    return placed.sameAttributes(v) ? v : placed;
+  }
+
+  private boolean sameAttributes(VmFacts o) {
+    return java.util.Objects.equals(zone, o.zone)
+        && java.util.Objects.equals(scaleSet, o.scaleSet)
+        && java.util.Objects.equals(resourceGroup, o.resourceGroup)
+        && java.util.Objects.equals(location, o.location);
   }
 
   /** Whether the VM counts in its group's size: live, and not unknown to the inventory. */
