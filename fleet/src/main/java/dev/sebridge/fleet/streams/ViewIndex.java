@@ -272,6 +272,13 @@ final class ViewIndex {
     }
     c.taken().forEach((k, v) -> read.apply(k.store(), k.key(), v));
     Set<Key> moving = new HashSet<>(pending.keySet());
+    // A known VM's facts follow its inventory record too (IndexContents.placed): a record still
+    // coming brings its VM's facts with it.
+    for (Key k : pending.keySet()) {
+      if (k.store().equals(FleetTopology.INVENTORY_VIEW)) {
+        moving.add(new Key(FleetTopology.VMS_VIEW, k.key()));
+      }
+    }
     int differ = live.differences(read, moving);
     if (differ > 0) {
       repairs++;
