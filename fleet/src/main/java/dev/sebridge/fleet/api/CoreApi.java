@@ -46,7 +46,7 @@ public final class CoreApi implements Route {
   @Override
   public boolean handle(HttpCall call, String path, Optional<Principal> principal)
       throws IOException {
-    if (principal.isEmpty() || !(path.startsWith("/api/") || path.equals("/metrics"))) {
+    if (principal.isEmpty() || !FleetServer.api(path)) {
       return false; // not ours, or FleetServer answers 401
     }
     Principal p = principal.get();

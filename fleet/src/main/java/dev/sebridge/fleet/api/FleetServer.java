@@ -124,7 +124,7 @@ public final class FleetServer implements AutoCloseable {
         health(call, path);
         return;
       }
-      boolean api = path.startsWith("/api/") || path.equals("/metrics");
+      boolean api = api(path);
       Optional<Principal> principal =
           api
               ? bearer.bearer(call)
@@ -222,7 +222,7 @@ public final class FleetServer implements AutoCloseable {
           return;
         }
       }
-      boolean api = path.startsWith("/api/") || path.equals("/metrics");
+      boolean api = api(path);
       if (api && principal.isEmpty()) {
         bearer(call, principal);
       }
@@ -240,6 +240,13 @@ public final class FleetServer implements AutoCloseable {
         error(call, new ApiException(500, "internal error"));
       }
     }
+  }
+
+  /**
+   * Whether a path is the API's (a bearer token's, JSON answers): {@code /api/}, {@code /metrics}.
+   */
+  static boolean api(String path) {
+    return path.startsWith("/api/") || path.equals("/metrics");
   }
 
   /** The bearer's principal, or 401. */

@@ -39,26 +39,25 @@ class FleetLedgerTest {
     return T0.plusSeconds(seconds);
   }
 
+  /** web_0 in zone 1 and web_1 in zone 2, each with an event (A, B) it reported. */
+  private static TestWorld twoZonesTwoEvents() {
+    return new TestWorld()
+        .vm("web_0", "1")
+        .vm("web_1", "2")
+        .event("A", "web_0")
+        .event("B", "web_1")
+        .report("A", "web_0", "scheduled", T0)
+        .report("B", "web_1", "scheduled", T0);
+  }
+
   /**
-   * A VM down whose group the views now show elsewhere (moved to another resource group while down;
-   * here its zone as the fleet knows it changed) counts in the group it is in now as well as the
-   * one it was released in: that group has no room for another. Before, it counted only where it
-   * was released, and the group it joined took one more than its limit.
-   */
-  /**
-   * The same when only Azure's inventory knows: a VM down sends nothing, so its view keeps the
-   * group of its agent's last envelope, while the inventory's refresh already lists it elsewhere.
+   * A VM down whose group the inventory now lists elsewhere counts there too: a VM down sends
+   * nothing, so its view keeps the group of its agent's last envelope, while the inventory's
+   * refresh already lists it elsewhere.
    */
   @Test
   void aVmDownThatTheInventoryNowPutsInAnotherGroupCountsThereToo() {
-    TestWorld w =
-        new TestWorld()
-            .vm("web_0", "1")
-            .vm("web_1", "2")
-            .event("A", "web_0")
-            .event("B", "web_1")
-            .report("A", "web_0", "scheduled", T0)
-            .report("B", "web_1", "scheduled", T0);
+    TestWorld w = twoZonesTwoEvents();
     Ledger ledger = Ledger.empty();
     ledger.release("A", w, "api", at(1));
     w.inventoryZone("web_0", "2");
@@ -68,16 +67,15 @@ class FleetLedgerTest {
         .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
   }
 
+  /**
+   * A VM down whose group the views now show elsewhere (moved to another resource group while down;
+   * here its zone as the fleet knows it changed) counts in the group it is in now as well as the
+   * one it was released in: that group has no room for another. Before, it counted only where it
+   * was released, and the group it joined took one more than its limit.
+   */
   @Test
   void aVmDownThatTheViewsNowPutInAnotherGroupCountsThereToo() {
-    TestWorld w =
-        new TestWorld()
-            .vm("web_0", "1")
-            .vm("web_1", "2")
-            .event("A", "web_0")
-            .event("B", "web_1")
-            .report("A", "web_0", "scheduled", T0)
-            .report("B", "web_1", "scheduled", T0);
+    TestWorld w = twoZonesTwoEvents();
     Ledger ledger = Ledger.empty();
     ledger.release("A", w, "api", at(1));
     w.vm("web_0", "2");

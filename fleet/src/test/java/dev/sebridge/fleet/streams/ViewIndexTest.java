@@ -273,12 +273,7 @@ class ViewIndexTest {
           index.changed(FleetTopology.INVENTORY_VIEW, id, v);
         };
     listed.accept("vm-k", inventoryVm("vm-k", main, "web-k", "1"));
-    VmView k =
-        VmViews.withInventory(
-            new VmView(
-                "vm-k", "web-k", null, null, null, null, null, null, "1", T0, T0, T0, 60, null,
-                false, null, null),
-            inventory.get("vm-k"));
+    VmView k = knownVm(inventory.get("vm-k"));
     vms.set("vm-k", k);
     index.changed(FleetTopology.VMS_VIEW, "vm-k", k);
     List<String> byGroup = List.of("resourceGroup");
@@ -355,12 +350,7 @@ class ViewIndexTest {
     index.attach();
     String main = "/subscriptions/s1/resourceGroups/main";
     inventory.set("vm-k", inventoryVm("vm-k", main, "web-k", "1"));
-    VmView k =
-        VmViews.withInventory(
-            new VmView(
-                "vm-k", "web-k", null, null, null, null, null, null, "1", T0, T0, T0, 60, null,
-                false, null, null),
-            inventory.get("vm-k"));
+    VmView k = knownVm(inventory.get("vm-k"));
     vmStore.set("vm-k", k);
     world.newStep(T0); // read whole
     dev.sebridge.fleet.model.InventoryVm moved =
@@ -502,6 +492,15 @@ class ViewIndexTest {
     world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(2));
     assertThat(world.placed("e-1", "web-x")).isNull();
     assertThat(world.attribute("vm-x", "zone")).as("its view's own, again").isEqualTo("9");
+  }
+
+  /** The view of VM vm-k (web-k) after an envelope, stamped from its inventory record. */
+  static VmView knownVm(dev.sebridge.fleet.model.InventoryVm record) {
+    return VmViews.withInventory(
+        new VmView(
+            "vm-k", "web-k", null, null, null, null, null, null, "1", T0, T0, T0, 60, null, false,
+            null, null),
+        record);
   }
 
   static dev.sebridge.fleet.model.InventoryVm inventoryVm(
