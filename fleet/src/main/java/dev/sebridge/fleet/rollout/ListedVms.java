@@ -142,7 +142,11 @@ public final class ListedVms {
 
   /**
    * A VM's group under a groupBy: {@code all}, {@code zone=1,scaleSet=web} ({@code -} for an
-   * attribute it does not have), or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name.
+   * attribute it does not have), or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name. The
+   * attributes' values are in lower case ({@link #normalGroup}): Azure's names are compared without
+   * case, and its answers spell one resource group or scale set in several cases (Compute often in
+   * upper case, Resource Graph in lower case, older and newer instances of one scale set each their
+   * own way); a group spelt two ways would have two limits.
    */
   public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
     return group(vmId, attributes::get, groupBy);
@@ -160,9 +164,52 @@ public final class ListedVms {
     StringBuilder b = new StringBuilder();
     for (String a : groupBy) {
       String v = attributes.apply(a);
-      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : v);
+      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : lower(v));
     }
     return b.toString();
+  }
+
+  /**
+   * A group as {@link #group} names it now: each attribute's value in lower case, its name as it is
+   * ({@code scaleSet=Web} is {@code scaleSet=web}). For groups recorded before the values were (a
+   * rollout's VMs and limits, read back from its store); the same string when it needs no change.
+   */
+  public static String normalGroup(String group) {
+    if (group == null) {
+      return null;
+    }
+    StringBuilder b = null; // built from the first character that changes
+    boolean value = false;
+    for (int i = 0; i < group.length(); i++) {
+      char c = group.charAt(i);
+      char out = c;
+      if (c == ',') {
+        value = false;
+      } else if (c == '=' && !value) {
+        value = true;
+      } else if (value) {
+        out = Character.toLowerCase(c);
+      }
+      if (b == null && out != c) {
+        b = new StringBuilder(group.length()).append(group, 0, i);
+      }
+      if (b != null) {
+        b.append(out);
+      }
+    }
+    return b == null ? group : b.toString();
+  }
+
+  /** A value of a group, in lower case char by char (as {@link #normalGroup} does). */
+  private static String lower(String v) {
+    for (int i = 0; i < v.length(); i++) {
+      if (Character.toLowerCase(v.charAt(i)) != v.charAt(i)) {
+        StringBuilder b = new StringBuilder(v.length());
+        v.chars().forEach(c -> b.append(Character.toLowerCase((char) c)));
+        return b.toString();
+      }
+    }
+    return v;
   }
 
   /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */

@@ -83,9 +83,7 @@ public record Rollout(
 
   public Rollout {
     // Unmodifiable: the rollouts task keeps the rollouts it read as objects (RolloutStore).
-    groupLimits =
-        Collections.unmodifiableMap(
-            groupLimits == null ? new TreeMap<>() : new TreeMap<>(groupLimits));
+    groupLimits = Collections.unmodifiableMap(limits(groupLimits));
     // Keyed by (VM, event) whatever the caller used: a record written when entries were keyed by
     // vmId alone reads as the same entries.
     vms = Collections.unmodifiableSortedMap(keyed(vms));
@@ -94,6 +92,19 @@ public record Rollout(
     unreported =
         Collections.unmodifiableMap(
             unreported == null ? new TreeMap<>() : new TreeMap<>(unreported));
+  }
+
+  /**
+   * The limits by group as groups are named now ({@link ListedVms#normalGroup}): a record written
+   * before groups' values were in lower case may hold one group spelt two ways, which is one group
+   * with the smaller of the two limits.
+   */
+  private static TreeMap<String, Integer> limits(Map<String, Integer> groupLimits) {
+    TreeMap<String, Integer> out = new TreeMap<>();
+    if (groupLimits != null) {
+      groupLimits.forEach((g, n) -> out.merge(ListedVms.normalGroup(g), n, Math::min));
+    }
+    return out;
   }
 
   /**

@@ -9,7 +9,8 @@ import java.time.Instant;
  * @param vmId the VM
  * @param name its name
  * @param eventId the event of the rollout it has
- * @param group its group ({@code zone=1/scaleSet=web}), by the rollout's groupBy
+ * @param group its group ({@code zone=1,scaleSet=web}), by the rollout's groupBy ({@link
+ *     ListedVms#group})
  * @param phase {@code pending} (not released yet), {@code approved} (the rollout approved its
  *     event), {@code started}, {@code completed} (waiting for its agent and the settle time),
  *     {@code back}, {@code canceled} (the event was canceled for it), {@code skipped} (by an
@@ -43,6 +44,11 @@ public record RolloutVm(
     Instant backAt,
     Instant deadline,
     boolean resultAcknowledged) {
+
+  public RolloutVm {
+    // A group recorded before groups' values were in lower case is read as named now.
+    group = ListedVms.normalGroup(group);
+  }
 
   /** Where a VM is in a rollout, for one event; written in lower case. */
   public enum Phase {

@@ -1,6 +1,7 @@
 package dev.sebridge.fleet.rollout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -86,6 +87,51 @@ class FleetLedgerTest {
         .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
     RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(2));
     assertThat(s.releases()).as("zone 2 has web_0 down already").isEmpty();
+  }
+
+  /**
+   * Azure spells one resource group or scale set in several cases (Compute often in upper case,
+   * Resource Graph in lower case, an old and a new instance of one scale set each its own way): a
+   * group is one group whatever the case of its name. Before, web_0 in "Zone-A" and web_1 in
+   * "zone-a" made two groups of one VM, each with a limit of one, and a rollout of at most one VM
+   * down released both at once.
+   */
+  @Test
+  void aGroupSpeltInTwoCasesIsOneGroup() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "Zone-A")
+            .vm("web_1", "zone-a")
+            .event("A", "web_0")
+            .event("B", "web_1")
+            .report("A", "web_0", "scheduled", T0)
+            .report("B", "web_1", "scheduled", T0);
+    Rollout r = rollout("r", "1", "A", "B");
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, Ledger.empty(), at(1));
+    assertThat(s.releases()).as("one group of two VMs, at most one down").hasSize(1);
+    assertThat(s.rollout().groupLimits()).containsOnlyKeys("zone=zone-a");
+    assertThat(s.rollout().vms().values()).extracting(RolloutVm::group).containsOnly("zone=zone-a");
+  }
+
+  /**
+   * A rollout recorded before groups were named in lower case reads as one group per group: its
+   * VMs' groups in lower case, and one group spelt two ways is one limit, the smaller.
+   */
+  @Test
+  void aRolloutRecordedWithGroupsInAnyCaseReadsInLowerCase() throws Exception {
+    Rollout r = rollout("r", "1", "A");
+    com.fasterxml.jackson.databind.node.ObjectNode json =
+        dev.sebridge.fleet.streams.JsonSerde.JSON.valueToTree(r);
+    json.putObject("groupLimits").put("zone=Zone-A", 3).put("zone=zone-a", 2).put("zone=B", 1);
+    json.putObject("vms")
+        .putPOJO("web_0|a", RolloutVm.pending("web_0", "web_0", "A", "zone=Zone-A"));
+    Rollout read = dev.sebridge.fleet.streams.JsonSerde.JSON.treeToValue(json, Rollout.class);
+    assertThat(read.groupLimits()).containsOnly(entry("zone=zone-a", 2), entry("zone=b", 1));
+    assertThat(read.vms().get("web_0|a").group()).isEqualTo("zone=zone-a");
+    assertThat(ListedVms.normalGroup("zone=1,scaleSet=Web-VMSS,resourceGroup=-"))
+        .isEqualTo("zone=1,scaleSet=web-vmss,resourceGroup=-");
+    String named = "zone=1,scaleSet=web";
+    assertThat(ListedVms.normalGroup(named)).isSameAs(named);
   }
 
   /**

@@ -214,7 +214,9 @@ final class TestWorld implements World {
   @Override
   public int groupSize(List<String> groupBy, String group) {
     return (int)
-        zones.values().stream().filter(z -> groupBy.isEmpty() || group.equals("zone=" + z)).count();
+        zones.keySet().stream()
+            .filter(vm -> ListedVms.group(vm, a -> attribute(vm, a), groupBy).equals(group))
+            .count();
   }
 
   private final Map<String, Result> unaccepted = new HashMap<>();

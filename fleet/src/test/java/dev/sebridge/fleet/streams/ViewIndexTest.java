@@ -219,6 +219,30 @@ class ViewIndexTest {
   }
 
   /**
+   * Two agents spelling one resource group in two cases (Azure's Compute answers it in upper case
+   * for some VMs) are two VMs of one group, named in lower case: one limit for both.
+   */
+  @Test
+  void aResourceGroupSpeltInTwoCasesIsOneGroup() {
+    ViewIndex index = new ViewIndex(Membership.AGENTS, Runnable::run);
+    Fleet f = new Fleet(new Random(7), index);
+    f.world.newStep(T0);
+    List<String> byGroup = List.of("resourceGroup");
+    assertThat(f.world.groupSize(byGroup, "resourceGroup=case-rg")).isZero();
+    for (String[] vm : new String[][] {{"vm-upper", "CASE-RG"}, {"vm-lower", "case-rg"}}) {
+      index.changed(
+          FleetTopology.VMS_VIEW,
+          vm[0],
+          new VmView(
+              vm[0], vm[0], null, null, vm[1], "west", "1", "ss-0", "1", T0, T0, T0, 60, null,
+              false, null));
+    }
+    f.world.newStep(T0.plusSeconds(1));
+    assertThat(f.world.groupSize(byGroup, "resourceGroup=case-rg")).isEqualTo(2);
+    assertThat(f.world.groupSize(byGroup, "resourceGroup=CASE-RG")).isZero();
+  }
+
+  /**
    * With an inventory, only a view stamped known counts: one stamped unknown, or not stamped at all
    * (written before the inventory was configured), is in no group and not known.
    */
