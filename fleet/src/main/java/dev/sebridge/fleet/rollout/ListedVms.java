@@ -142,11 +142,12 @@ public final class ListedVms {
 
   /**
    * A VM's group under a groupBy: {@code all}, {@code zone=1,scaleSet=web} ({@code -} for an
-   * attribute it does not have), or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name. The
-   * attributes' values are in lower case ({@link #normalGroup}): Azure's names are compared without
-   * case, and its answers spell one resource group or scale set in several cases (Compute often in
-   * upper case, Resource Graph in lower case, older and newer instances of one scale set each their
-   * own way); a group spelt two ways would have two limits.
+   * attribute it does not have or has blank: Resource Graph and the views leave a blank one out),
+   * or {@link Ledger#UNKNOWN_GROUP} for a VM known only by name. The attributes' values are in
+   * lower case ({@link #normalGroup}): Azure's names are compared without case, and its answers
+   * spell one resource group or scale set in several cases (Compute often in upper case, Resource
+   * Graph in lower case, older and newer instances of one scale set each their own way); a group
+   * spelt two ways would have two limits.
    */
   public static String group(String vmId, Map<String, String> attributes, List<String> groupBy) {
     return group(vmId, attributes::get, groupBy);
@@ -164,40 +165,40 @@ public final class ListedVms {
     StringBuilder b = new StringBuilder();
     for (String a : groupBy) {
       String v = attributes.apply(a);
-      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(v == null ? "-" : lower(v));
+      b.append(b.length() == 0 ? "" : ",").append(a).append('=').append(value(v));
     }
     return b.toString();
   }
 
   /**
-   * A group as {@link #group} names it now: each attribute's value in lower case, its name as it is
-   * ({@code scaleSet=Web} is {@code scaleSet=web}). For groups recorded before the values were (a
-   * rollout's VMs and limits, read back from its store); the same string when it needs no change.
+   * A group as {@link #group} names it now: each attribute's value in lower case, a blank one as
+   * {@code -}, its name as it is ({@code scaleSet=Web} is {@code scaleSet=web}). For groups
+   * recorded before (a rollout's VMs and limits, read back from its store); the same string when it
+   * needs no change.
    */
   public static String normalGroup(String group) {
-    if (group == null) {
-      return null;
+    if (group == null || group.indexOf('=') < 0) {
+      return group; // all, unknown
     }
-    StringBuilder b = null; // built from the first character that changes
-    boolean value = false;
-    for (int i = 0; i < group.length(); i++) {
-      char c = group.charAt(i);
-      char out = c;
-      if (c == ',') {
-        value = false;
-      } else if (c == '=' && !value) {
-        value = true;
-      } else if (value) {
-        out = Character.toLowerCase(c);
-      }
-      if (b == null && out != c) {
-        b = new StringBuilder(group.length()).append(group, 0, i);
-      }
-      if (b != null) {
-        b.append(out);
+    StringBuilder b = new StringBuilder(group.length());
+    String[] parts = group.split(",", -1);
+    for (int i = 0; i < parts.length; i++) {
+      String part = parts[i];
+      int eq = part.indexOf('=');
+      b.append(i == 0 ? "" : ",");
+      if (eq < 0) {
+        b.append(lower(part)); // the rest of a value with a comma (no Azure name has one)
+      } else {
+        b.append(part, 0, eq + 1).append(value(part.substring(eq + 1)));
       }
     }
-    return b == null ? group : b.toString();
+    String named = b.toString();
+    return named.equals(group) ? group : named;
+  }
+
+  /** An attribute's value as a group names it: in lower case, {@code -} when it has none. */
+  private static String value(String v) {
+    return v == null || v.isBlank() ? "-" : lower(v);
   }
 
   /** A value of a group, in lower case char by char (as {@link #normalGroup} does). */

@@ -114,6 +114,27 @@ class FleetLedgerTest {
   }
 
   /**
+   * A VM without a zone is in one group whether its zone came blank or not at all (Resource Graph
+   * gives none for a VM outside zones, IMDS a blank one): before, "zone=" and "zone=-" were two
+   * groups with a limit each.
+   */
+  @Test
+  void aBlankAttributeAndAMissingOneAreOneGroup() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "")
+            .vm("web_1", null)
+            .event("A", "web_0")
+            .event("B", "web_1")
+            .report("A", "web_0", "scheduled", T0)
+            .report("B", "web_1", "scheduled", T0);
+    RolloutPlanner.Step s =
+        RolloutPlanner.step(rollout("r", "1", "A", "B"), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).as("one group of two VMs, at most one down").hasSize(1);
+    assertThat(s.rollout().groupLimits()).containsOnlyKeys("zone=-");
+  }
+
+  /**
    * A rollout recorded before groups were named in lower case reads as one group per group: its
    * VMs' groups in lower case, and one group spelt two ways is one limit, the smaller.
    */
@@ -130,6 +151,8 @@ class FleetLedgerTest {
     assertThat(read.vms().get("web_0|a").group()).isEqualTo("zone=zone-a");
     assertThat(ListedVms.normalGroup("zone=1,scaleSet=Web-VMSS,resourceGroup=-"))
         .isEqualTo("zone=1,scaleSet=web-vmss,resourceGroup=-");
+    assertThat(ListedVms.normalGroup("zone=,scaleSet= ")).isEqualTo("zone=-,scaleSet=-");
+    assertThat(ListedVms.normalGroup("all")).isEqualTo("all");
     String named = "zone=1,scaleSet=web";
     assertThat(ListedVms.normalGroup(named)).isSameAs(named);
   }
