@@ -201,16 +201,26 @@ public final class ListedVms {
     return v == null || v.isBlank() ? "-" : lower(v);
   }
 
-  /** A value of a group, in lower case char by char (as {@link #normalGroup} does). */
+  /**
+   * A value of a group folded as {@link String#equalsIgnoreCase} compares (each code point upper-
+   * then lower-cased: {@code ſ} and {@code s}, {@code ı} and {@code i} are one letter), so two
+   * spellings Azure takes for one name are one group.
+   */
   private static String lower(String v) {
-    for (int i = 0; i < v.length(); i++) {
-      if (Character.toLowerCase(v.charAt(i)) != v.charAt(i)) {
+    for (int i = 0; i < v.length(); ) {
+      int c = v.codePointAt(i);
+      if (fold(c) != c) {
         StringBuilder b = new StringBuilder(v.length());
-        v.chars().forEach(c -> b.append(Character.toLowerCase((char) c)));
+        v.codePoints().forEach(p -> b.appendCodePoint(fold(p)));
         return b.toString();
       }
+      i += Character.charCount(c);
     }
     return v;
+  }
+
+  private static int fold(int codePoint) {
+    return Character.toLowerCase(Character.toUpperCase(codePoint));
   }
 
   /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */

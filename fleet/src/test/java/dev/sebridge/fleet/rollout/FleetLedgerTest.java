@@ -153,6 +153,11 @@ class FleetLedgerTest {
         .isEqualTo("zone=1,scaleSet=web-vmss,resourceGroup=-");
     assertThat(ListedVms.normalGroup("zone=,scaleSet= ")).isEqualTo("zone=-,scaleSet=-");
     assertThat(ListedVms.normalGroup("all")).isEqualTo("all");
+    // folded as equalsIgnoreCase compares: one name, one group
+    assertThat(ListedVms.normalGroup("resourceGroup=rg\u017f-\u0130"))
+        .isEqualTo(ListedVms.normalGroup("resourceGroup=RGS-i"))
+        .isEqualTo(
+            ListedVms.group("vm", Map.of("resourceGroup", "Rgs-I"), List.of("resourceGroup")));
     String named = "zone=1,scaleSet=web";
     assertThat(ListedVms.normalGroup(named)).isSameAs(named);
   }

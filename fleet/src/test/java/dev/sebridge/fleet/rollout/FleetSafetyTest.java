@@ -45,8 +45,8 @@ import net.jqwik.api.Provide;
  * zones. Some VMs move to another resource group mid-run, down or not (drift): a rollout grouped by
  * resource group must count a VM moved while down in the group it is in now, from when the fleet's
  * inputs show the move (Azure's inventory at once, a VM's agent only once it is heard from again).
- * Some agents spell their resource group in upper case, as Azure's Compute often does: the same
- * group.
+ * Some agents, and Azure's inventory for some VMs, spell a resource group in upper case, as Azure's
+ * Compute often does: the same group.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -243,6 +243,9 @@ class FleetSafetyTest {
        * new instance of one scale set can differ): the same group as the others' lower case.
        */
       boolean shouts;
+
+      /** Azure's inventory spells its resource group in upper case (its own answer, not IMDS's). */
+      boolean inventoryShouts;
     }
 
     static final String MOVED_TO = "moved";
@@ -288,10 +291,11 @@ class FleetSafetyTest {
           v.movedAt = 1 + rnd.nextInt(60); // an operator moves it to another resource group
         }
         v.shouts = rnd.nextInt(3) == 0;
+        v.inventoryShouts = rnd.nextInt(3) == 0;
         vms.put(v.id, v);
         if (inventory != null) {
           if (rnd.nextInt(4) != 0) {
-            inventory.moved(v.id, place(v.id, SCOPE, v.zone, "main"));
+            inventory.moved(v.id, place(v.id, SCOPE, v.zone, spelt("main", v.inventoryShouts)));
           }
           if (rnd.nextInt(3) == 0) {
             // a namesake in another resource group and zone
@@ -337,6 +341,11 @@ class FleetSafetyTest {
       // every VM of the simulated fleet is in availability set "as" of its resource group
       return new dev.sebridge.fleet.inventory.InventoryPlaces.Place(
           name, scope, zone, null, "as", resourceGroup, null, false);
+    }
+
+    /** A resource group's name as one of Azure's answers spells it. */
+    static String spelt(String resourceGroup, boolean shouts) {
+      return shouts ? resourceGroup.toUpperCase(java.util.Locale.ROOT) : resourceGroup;
     }
 
     /** The VM's resource group at {@code tick}. */
@@ -424,7 +433,7 @@ class FleetSafetyTest {
       for (Vm v : vms.values()) {
         // (the step of this tick reads the views as of the tick before: the move shows in it)
         if (v.movedAt == tick - 1 && inventory != null && inventory.place(v.id) != null) {
-          inventory.moved(v.id, place(v.id, SCOPE, v.zone, MOVED_TO));
+          inventory.moved(v.id, place(v.id, SCOPE, v.zone, spelt(MOVED_TO, v.inventoryShouts)));
         }
       }
       for (Event e : events.values()) {
@@ -755,9 +764,9 @@ class FleetSafetyTest {
             return switch (attribute) {
               case "zone" -> v.zone;
               case "resourceGroup" ->
-                  inventoryLists(vmId) || !v.shouts
-                      ? resourceGroupTold(v, tick)
-                      : resourceGroupTold(v, tick).toUpperCase(java.util.Locale.ROOT);
+                  inventoryLists(vmId)
+                      ? spelt(resourceGroupTold(v, tick), v.inventoryShouts)
+                      : spelt(resourceGroupTold(v, tick), v.shouts);
               default -> null;
             };
           }
