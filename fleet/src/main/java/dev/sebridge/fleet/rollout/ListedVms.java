@@ -177,8 +177,8 @@ public final class ListedVms {
    * needs no change.
    */
   public static String normalGroup(String group) {
-    if (group == null || group.indexOf('=') < 0) {
-      return group; // all, unknown
+    if (group == null || group.indexOf('=') < 0 || named(group)) {
+      return group; // all, unknown, or named as now (every group a step builds: no copy)
     }
     StringBuilder b = new StringBuilder(group.length());
     String[] parts = group.split(",", -1);
@@ -194,6 +194,43 @@ public final class ListedVms {
     }
     String named = b.toString();
     return named.equals(group) ? group : named;
+  }
+
+  /**
+   * Whether every part of the group is an attribute whose value is named as {@link #value} names it
+   * (a scan, no copy).
+   */
+  private static boolean named(String group) {
+    boolean value = false;
+    int start = 0;
+    for (int i = 0; i < group.length(); ) {
+      int c = group.codePointAt(i);
+      if (c == ',') {
+        if (!value || blank(group, start, i)) {
+          return false;
+        }
+        value = false;
+      } else if (c == '=' && !value) {
+        value = true;
+        start = i + 1;
+      } else if (value && fold(c) != c) {
+        return false;
+      }
+      i += Character.charCount(c);
+    }
+    return value && !blank(group, start, group.length());
+  }
+
+  /** Whether {@code s} from {@code from} to {@code to} is blank, as {@link String#isBlank}. */
+  private static boolean blank(String s, int from, int to) {
+    for (int i = from; i < to; ) {
+      int c = s.codePointAt(i);
+      if (!Character.isWhitespace(c)) {
+        return false;
+      }
+      i += Character.charCount(c);
+    }
+    return true;
   }
 
   /** An attribute's value as a group names it: in lower case, {@code -} when it has none. */

@@ -160,6 +160,26 @@ class FleetLedgerTest {
             ListedVms.group("vm", Map.of("resourceGroup", "Rgs-I"), List.of("resourceGroup")));
     String named = "zone=1,scaleSet=web";
     assertThat(ListedVms.normalGroup(named)).isSameAs(named);
+    // named as group() names it, and named again the same: for any groupBy and any values
+    java.util.Random rnd = new java.util.Random(29);
+    String letters = "aZ- ,=\u017f\u0130\u00df";
+    for (int i = 0; i < 2_000; i++) {
+      Map<String, String> attributes = new java.util.HashMap<>();
+      for (String a : List.of("zone", "scaleSet", "resourceGroup")) {
+        StringBuilder v = new StringBuilder();
+        for (int n = rnd.nextInt(4); n > 0; n--) {
+          v.append(letters.charAt(rnd.nextInt(letters.length())));
+        }
+        attributes.put(a, rnd.nextInt(5) == 0 ? null : v.toString());
+      }
+      String g = ListedVms.group("vm", attributes, List.of("zone", "scaleSet", "resourceGroup"));
+      String once = ListedVms.normalGroup(g);
+      assertThat(ListedVms.normalGroup(once)).as("%s", g).isEqualTo(once);
+      if (attributes.values().stream()
+          .noneMatch(v -> v != null && (v.contains(",") || v.contains("=")))) {
+        assertThat(once).as("%s", attributes).isEqualTo(g);
+      }
+    }
   }
 
   /**
