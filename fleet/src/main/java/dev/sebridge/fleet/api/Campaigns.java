@@ -175,7 +175,8 @@ public final class Campaigns {
     n.put("openEvents", (int) c.events().stream().filter(EventView::open).count());
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Integer> zones = new TreeMap<>();
-    Map<String, Integer> scaleSets = new TreeMap<>();
+    // one count per scale set however Azure spelt its name (the first spelling kept)
+    Map<String, Integer> scaleSets = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     int vms = 0;
     for (EventView e : c.events()) {
       for (VmEventState v : e.vms().values()) {

@@ -93,7 +93,8 @@ final class CampaignRows {
     m.put("started", soonest.equals(Instant.MIN));
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Map<String, Integer>> byZone = new TreeMap<>();
-    Map<String, Map<String, Integer>> bySet = new TreeMap<>();
+    // One row per scale set however Azure spelt its name (the first spelling shown).
+    Map<String, Map<String, Integer>> bySet = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     int total = 0; // a VM's part in an event: a VM with two events of the campaign counts twice
     java.util.Set<String> distinct = new java.util.HashSet<>();
     for (EventView e : c.events()) {

@@ -74,7 +74,8 @@ final class PageModel {
     List<Map<String, Object>> rows = new ArrayList<>();
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Map<String, Integer>> byZone = new TreeMap<>();
-    Map<String, Map<String, Integer>> bySet = new TreeMap<>();
+    // One row per scale set however Azure spelt its name (the first spelling shown).
+    Map<String, Map<String, Integer>> bySet = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     for (VmEventState s : e.vms().values()) {
       VmView v = vms.get(s.vmId());
       String status = status(s, v);
