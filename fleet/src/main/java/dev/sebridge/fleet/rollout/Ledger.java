@@ -191,6 +191,16 @@ public final class Ledger {
         events.putIfAbsent(lower(e), e);
       }
     }
+    // And those past their NotBefore: Azure starts them then, approved or not, for every VM they
+    // list, and a VM it reboots tells nothing until it is up again (it reports Started, or the
+    // event gone, minutes later). Counted from then, as any release.
+    Set<String> due = new java.util.HashSet<>();
+    for (String e : w.dueOpenEvents(now)) {
+      if (e != null) {
+        due.add(lower(e));
+        events.putIfAbsent(lower(e), e);
+      }
+    }
     for (LedgerEntry e : entries.values()) {
       String id = lower(e.eventId());
       originOf.putIfAbsent(id, e.origin());
@@ -212,7 +222,7 @@ public final class Ledger {
           requested.contains(ev.getKey())
               && (w.open(eventId) || !closedBefore(eventId, w, now.minus(KEEP_AFTER_BACK)));
       String origin = originOf.get(ev.getKey());
-      if (origin != null || released(eventId, w) || sent) {
+      if (origin != null || sent || due.contains(ev.getKey()) || released(eventId, w)) {
         release(eventId, w, origin == null ? OBSERVED : origin, now);
       }
     }

@@ -25,6 +25,16 @@ public interface World {
   Collection<String> openEvents();
 
   /**
+   * The open events whose NotBefore is at or before {@code now}: Azure starts each then, approved
+   * or not, for every VM it lists, so each counts as released from then ({@link Ledger#observe}).
+   */
+  default Collection<String> dueOpenEvents(Instant now) {
+    return openEvents().stream()
+        .filter(e -> e != null && notBefore(e).map(nb -> !nb.isAfter(now)).orElse(false))
+        .toList();
+  }
+
+  /**
    * The ids of the open events the views show released for any VM ({@link Ledger#released}): where
    * the ledger looks for releases the fleet did not make. The fleet's world keeps them apart as
    * events change; this answer filters every open event.

@@ -154,6 +154,13 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public Collection<String> dueOpenEvents(Instant now) {
+    List<String> out = new ArrayList<>();
+    index.contents().dueOpenEvents(now).forEach(e -> out.add(e.eventId()));
+    return out;
+  }
+
+  @Override
   public Collection<String> requestedEvents() {
     return index.contents().requestedEvents();
   }

@@ -29,6 +29,21 @@ final class IndexContents {
   private final Map<String, EventView> events = new HashMap<>();
   private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
   private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
+  // The open events with a NotBefore, by it (then by key): those due are a range, not a scan.
+  private final java.util.NavigableSet<Due> byNotBefore = new java.util.TreeSet<>();
+
+  private record Due(java.time.Instant notBefore, String key) implements Comparable<Due> {
+    static Due of(String key, EventView e) {
+      return e == null || !e.open() || e.notBefore() == null ? null : new Due(e.notBefore(), key);
+    }
+
+    @Override
+    public int compareTo(Due o) {
+      int c = notBefore.compareTo(o.notBefore);
+      return c != 0 ? c : key.compareTo(o.key);
+    }
+  }
+
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
   // The requests with a result that did not accept (a few): what a rollout's step asks of each
@@ -93,6 +108,14 @@ final class IndexContents {
         EventView e = kept instanceof EventView v ? v : null;
         boolean open = e != null && e.open();
         boolean released = open && released(e);
+        Due was = Due.of(key, events.get(key));
+        if (was != null) {
+          byNotBefore.remove(was);
+        }
+        Due due = Due.of(key, e);
+        if (due != null) {
+          byNotBefore.add(due);
+        }
         put(events, key, e);
         put(openEvents, key, open ? e : null);
         put(releasedOpen, key, released ? e : null);
@@ -173,6 +196,18 @@ final class IndexContents {
   /** The open events' views, in the store's key order. */
   Collection<EventView> openEvents() {
     return openEvents.values();
+  }
+
+  /** The open events whose NotBefore is at or before {@code now}, the soonest first. */
+  List<EventView> dueOpenEvents(java.time.Instant now) {
+    List<EventView> out = new ArrayList<>();
+    for (Due d : byNotBefore) {
+      if (d.notBefore().isAfter(now)) {
+        break;
+      }
+      out.add(events.get(d.key()));
+    }
+    return out;
   }
 
   /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */

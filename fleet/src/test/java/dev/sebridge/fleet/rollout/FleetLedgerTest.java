@@ -114,6 +114,45 @@ class FleetLedgerTest {
   }
 
   /**
+   * An event that reaches its NotBefore (one nobody approved, or one a rollout holds) is started by
+   * Azure for every VM it lists, and a VM it reboots says nothing until it is up again (its agent
+   * reports Started, or the event gone, minutes later): it counts from NotBefore. Before, web_1
+   * still showed Scheduled while it rebooted, and once web_0 was back the rollout released web_2
+   * beside it in zone 1.
+   */
+  @Test
+  void anEventPastItsNotBeforeCountsAsReleased() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .vm("web_2", "1")
+            .event("A", "web_0")
+            .event("B", "web_1")
+            .event("C", "web_2")
+            .report("A", "web_0", "scheduled", T0)
+            .report("B", "web_1", "scheduled", T0)
+            .report("C", "web_2", "scheduled", T0)
+            .notBefore("A", at(30))
+            .notBefore("B", at(60));
+    Ledger ledger = Ledger.empty();
+    Rollout r = rollout("r", "1", "A", "C"); // B is another team's: nobody approves it
+    RolloutPlanner.Step s = RolloutPlanner.step(r, w, ledger, at(1));
+    assertThat(s.releases()).extracting(RolloutPlanner.Release::eventId).containsExactly("A");
+    // A done and web_0 back; B's NotBefore passed, web_1 rebooting and still reported Scheduled
+    w.report("A", "web_0", "completed", at(50)).heartbeat("web_0", at(55));
+    Ledger next = ledger.copy();
+    next.observe(w, at(61));
+    s = RolloutPlanner.step(s.rollout(), w, next, at(61));
+    assertThat(s.releases()).as("web_1 is down since B's NotBefore: no room for web_2").isEmpty();
+    assertThat(next.unavailable(Duration.ZERO, at(61))).containsExactly("web_1");
+    // Before its NotBefore, B counted for nothing
+    Ledger before = ledger.copy();
+    before.observe(w, at(59));
+    assertThat(before.unavailable(Duration.ZERO, at(59))).isEmpty();
+  }
+
+  /**
    * A VM without a zone is in one group whether its zone came blank or not at all (Resource Graph
    * gives none for a VM outside zones, IMDS a blank one): before, "zone=" and "zone=-" were two
    * groups with a limit each.

@@ -87,6 +87,7 @@ class FleetSafetyTest {
       }
       sim.advance(tick);
       World view = sim.view(tick - 1);
+      sim.sawDue(view, tick);
       Ledger l = new Ledger(ledger);
       l.observe(view, now);
       committed.values().forEach(l::constrain);
@@ -260,6 +261,37 @@ class FleetSafetyTest {
       Integer centralDelay;
 
       final Map<String, Release> released = new HashMap<>();
+    }
+
+    /**
+     * When the fleet's inputs first showed each event open with its NotBefore passed (the tick of
+     * the step that could see it: its views are the tick before's), from {@link #sawDue}.
+     */
+    final Map<String, Integer> dueSeen = new HashMap<>();
+
+    /**
+     * Notes the events the step of {@code tick} can see past their NotBefore: open in its views
+     * (the tick before's), NotBefore at or before its time. Azure starts such an event then, for
+     * every VM it lists, approved or not; from then the fleet can count them.
+     */
+    void sawDue(World view, int tick) {
+      for (Event e : events.values()) {
+        if (e.notBefore != null
+            && e.notBefore <= tick
+            && !dueSeen.containsKey(e.id)
+            && view.open(e.id)) {
+          dueSeen.put(e.id, tick);
+        }
+      }
+    }
+
+    /**
+     * Whether a release counts against the limits at {@code tick}: the fleet's own, and Azure's at
+     * NotBefore once the fleet's inputs showed the event due (before that nothing could know).
+     */
+    boolean counts(Event e, Release rel, int tick) {
+      Integer seen = dueSeen.get(e.id);
+      return rel.byFleet() || (seen != null && seen <= tick);
     }
 
     /** IMDS released this VM for this event at {@code at}; {@code byFleet}: an approval did. */
@@ -494,11 +526,12 @@ class FleetSafetyTest {
 
     /**
      * The truth, after the fleet released {@code released} at {@code tick}: for every rollout
-     * active then, in every group the release touched, the VMs the fleet's approvals released and
-     * that are not back (heard from after their event, and the rollout's settle passed), by real
-     * group, are at most the rollout's limit for that group's real size. A VM's group is the one it
-     * is in when the release is decided (the tick before), from when the fleet's inputs tell a move
-     * ({@link #resourceGroupTold}).
+     * active then, in every group the release touched, the VMs the fleet's approvals released, and
+     * those Azure started at NotBefore for an event the fleet's inputs showed due ({@link
+     * #counts}), that are not back (heard from after their event, and the rollout's settle passed),
+     * by real group, are at most the rollout's limit for that group's real size. A VM's group is
+     * the one it is in when the release is decided (the tick before), from when the fleet's inputs
+     * tell a move ({@link #resourceGroupTold}).
      */
     void assertWithinLimits(Collection<Rollout> rollouts, int tick, Collection<String> released) {
       for (Rollout r : rollouts) {
@@ -514,7 +547,7 @@ class FleetSafetyTest {
           java.util.Set<String> groups = new java.util.TreeSet<>();
           for (Event e : events.values()) {
             Release rel = e.released.get(v.id);
-            if (rel != null && rel.byFleet() && rel.at() <= tick) {
+            if (rel != null && counts(e, rel, tick) && rel.at() <= tick) {
               Integer back = backAt(v, rel);
               if (back == null || tick < back + settle) {
                 groups.add(group(r, v, tick - 1));
@@ -528,8 +561,15 @@ class FleetSafetyTest {
           if (!groups.isEmpty()) {
             for (Event e : events.values()) {
               Release rel = e.released.get(v.id);
-              if (rel != null && rel.byFleet()) {
-                who.add(v.id + "/" + e.id + "@" + rel.at() + (v.agent ? "" : "(no agent)"));
+              if (rel != null && counts(e, rel, tick)) {
+                who.add(
+                    v.id
+                        + "/"
+                        + e.id
+                        + "@"
+                        + rel.at()
+                        + (rel.byFleet() ? "" : "(NotBefore)")
+                        + (v.agent ? "" : "(no agent)"));
               }
             }
           }

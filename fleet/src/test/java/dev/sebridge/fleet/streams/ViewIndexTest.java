@@ -792,8 +792,10 @@ class ViewIndexTest {
         states.put(vm, new VmEventState(vm, vm, "1", "ss-0", status, guess, T0, null));
       }
       Instant closed = rnd.nextInt(3) == 0 ? T0 : null;
+      // NotBefore: none (started), or some of them past at the checks (T0 + 0 to 9 minutes)
+      Instant notBefore = rnd.nextInt(3) == 0 ? null : T0.plusSeconds(60L * rnd.nextInt(10));
       return new EventView(
-          id, "Reboot", "Platform", null, 60, "d", List.of("vm-1"), T0, T0, closed, states);
+          id, "Reboot", "Platform", notBefore, 60, "d", List.of("vm-1"), T0, T0, closed, states);
     }
 
     static RequestView request(Random rnd, String key) {
@@ -840,6 +842,14 @@ class ViewIndexTest {
       Scan s = scan();
       assertThat(world.openEvents()).containsExactlyElementsOf(s.openEvents());
       assertThat(world.releasedOpenEvents()).containsExactlyElementsOf(s.releasedOpenEvents());
+      Instant at = T0.plusSeconds(30L * rnd.nextInt(20));
+      assertThat(world.dueOpenEvents(at))
+          .as("due at %s", at)
+          .containsExactlyInAnyOrderElementsOf(
+              s.events().values().stream()
+                  .filter(e -> e.open() && e.notBefore() != null && !e.notBefore().isAfter(at))
+                  .map(EventView::eventId)
+                  .toList());
       // Once per event that has a view, however many requests sent commands for it.
       assertThat(world.requestedEvents())
           .containsExactlyInAnyOrderElementsOf(s.requestedEvents().stream().distinct().toList());
