@@ -30,10 +30,10 @@ import java.util.TreeSet;
  * VM of that name), which puts them in their own groups. A VM is unavailable from its release until
  * its event completed, its agent was heard from after that, and the checking rollout's settle time
  * passed; a VM without an agent counts until {@link #UNKNOWN_BACK_AFTER} after the fleet sees its
- * event closed (while nothing says the event runs, at most {@link #UNKNOWN_AT_MOST} after its
- * release, or for a placed VM after the later of its release and NotBefore), and in every group of
- * every rollout (it could be in any of them) unless placed. A VM reported canceled after its event
- * was released counts like a completed one (an agent restarted by an early reboot guesses
+ * event closed (while nothing says the event runs, at most {@link #UNKNOWN_AT_MOST} after the later
+ * of its release and its event's last NotBefore seen, {@link LedgerEntry#notBefore}), and in every
+ * group of every rollout (it could be in any of them) unless placed. A VM reported canceled after
+ * its event was released counts like a completed one (an agent restarted by an early reboot guesses
  * canceled).
  *
  * <p>The limits are those of every active rollout ({@link #constrain}): a release must keep each of
@@ -167,7 +167,8 @@ public final class Ledger {
               byName == null ? now : byName.releasedAt(),
               null,
               null,
-              l.placed());
+              l.placed(),
+              w.notBefore(eventId).orElse(null));
       entries.put(e.key(), e);
       touched.add(e.key());
       limits.released(e, now);

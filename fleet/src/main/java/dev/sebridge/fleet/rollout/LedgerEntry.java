@@ -30,6 +30,8 @@ import java.util.TreeMap;
  * @param placed true for a VM no agent reported the event for that Azure's inventory placed ({@link
  *     ListedVms.Listed#placed}): counted in its own group, and taken for back as a VM known by name
  *     is, until its agent reports the event
+ * @param notBefore the latest NotBefore the fleet saw for its event, or null: a view's NotBefore is
+ *     empty once the event started, when a VM without an agent must still count from it
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record LedgerEntry(
@@ -41,7 +43,8 @@ public record LedgerEntry(
     Instant releasedAt,
     Instant completedAt,
     Instant backAt,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean placed) {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean placed,
+    Instant notBefore) {
 
   public LedgerEntry {
     attributes =
@@ -60,7 +63,7 @@ public record LedgerEntry(
       Instant releasedAt,
       Instant completedAt,
       Instant backAt) {
-    this(vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, false);
+    this(vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, false, null);
   }
 
   /** The VM's key in the ledger: its vmId, or {@code name:<name>} while it is unknown. */
@@ -96,6 +99,13 @@ public record LedgerEntry(
   /** This entry after what the views show now. */
   LedgerEntry next(World w, Instant now) {
     LedgerEntry e = this;
+    if (e.vmId() == null || e.placed()) {
+      // Its event's NotBefore, kept: the view's is empty once the event started.
+      Instant seen = w.notBefore(e.eventId()).orElse(null);
+      if (seen != null && !seen.equals(e.notBefore())) {
+        e = e.withNotBefore(seen);
+      }
+    }
     if (e.placed() && w.known(e.vmId())) {
       VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
       if (s != null && !s.vanished()) {
@@ -112,10 +122,10 @@ public record LedgerEntry(
         return e.backAt() == null ? e : e.reopened();
       }
       // No agent to hear from: back a while after the fleet sees the event closed, and at the
-      // latest an hour after its release, or for a placed VM an hour after the later of its release
-      // and NotBefore (Azure starts an event at NotBefore whatever became of an approval; an event
-      // can stay open for good when a VM it lists is deleted mid-event, and must not hold a group
-      // forever).
+      // latest an hour after the later of its release and its event's NotBefore, the last one seen
+      // (Azure starts an event at NotBefore whatever became of an approval, hours after it may be;
+      // an event can stay open for good when a VM it lists is deleted mid-event, and must not hold
+      // a group forever).
       if (e.backAt() != null) {
         return e;
       }
@@ -123,9 +133,8 @@ public record LedgerEntry(
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
       Instant from = e.releasedAt();
-      if (e.placed()) {
-        Instant notBefore = w.notBefore(e.eventId()).orElse(null);
-        from = notBefore != null && notBefore.isAfter(from) ? notBefore : from;
+      if (e.notBefore() != null && e.notBefore().isAfter(from)) {
+        from = e.notBefore();
       }
       return now.isBefore(from.plus(Ledger.UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
     }
@@ -153,7 +162,8 @@ public record LedgerEntry(
 
   /** Unavailable again: Azure says its event is running. */
   LedgerEntry reopened() {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null, placed);
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, null, null, placed, notBefore);
   }
 
   /**
@@ -162,15 +172,22 @@ public record LedgerEntry(
    * an agent took for back, the agent's word replaces).
    */
   LedgerEntry reported() {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, null, null, false);
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, null, null, false, notBefore);
   }
 
   LedgerEntry completed(Instant at) {
-    return new LedgerEntry(vmId, name, eventId, attributes, origin, releasedAt, at, backAt, placed);
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, at, backAt, placed, notBefore);
   }
 
   LedgerEntry back(Instant at) {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, completedAt, at, placed);
+        vmId, name, eventId, attributes, origin, releasedAt, completedAt, at, placed, notBefore);
+  }
+
+  LedgerEntry withNotBefore(Instant at) {
+    return new LedgerEntry(
+        vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, placed, at);
   }
 }

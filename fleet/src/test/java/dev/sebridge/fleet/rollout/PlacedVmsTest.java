@@ -152,6 +152,36 @@ class PlacedVmsTest {
   }
 
   /**
+   * Approved at once, started by Azure at its NotBefore four hours later: the view's NotBefore is
+   * empty from then (IMDS writes "" once an event started), and the VMs without an agent still
+   * count an hour from the NotBefore the fleet saw last, for a placed VM and for one known by name
+   * alike. Before, the rule read the view's NotBefore, found none, and took both for back an hour
+   * after the approval, while Azure rebooted them.
+   */
+  @Test
+  void aVmWithoutAnAgentCountsFromTheLastNotBeforeSeenAfterItsEventStarted() {
+    for (boolean placed : List.of(true, false)) {
+      TestWorld w = world().notBefore("E0", at(4 * 3600));
+      if (placed) {
+        w.placedVm("db-1", "2");
+      }
+      Ledger l = Ledger.empty();
+      l.release("E0", w, "api", at(0));
+      l.observe(w, at(3600));
+      w.noNotBefore("E0"); // started
+      l.observe(w, at(4 * 3600 + 60));
+      l.observe(w, at(4 * 3600 + 1800));
+      assertThat(l.unavailable(Duration.ZERO, at(4 * 3600 + 1800)))
+          .as("placed %s: half an hour after it started", placed)
+          .hasSize(1);
+      l.observe(w, at(5 * 3600 + 1));
+      assertThat(l.unavailable(Duration.ZERO, at(5 * 3600 + 1)))
+          .as("placed %s: an hour after its NotBefore", placed)
+          .isEmpty();
+    }
+  }
+
+  /**
    * An unknown vmId reporting the event completed closes its view; the rollout does not take that
    * for over (nor does the ledger): db-1 stays started until Azure or a known VM says so.
    */

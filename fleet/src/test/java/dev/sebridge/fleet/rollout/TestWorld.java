@@ -196,6 +196,12 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** The event started: its NotBefore is empty (IMDS writes ""). */
+  TestWorld noNotBefore(String eventId) {
+    notBefore.remove(eventId);
+    return this;
+  }
+
   @Override
   public Optional<Instant> notBefore(String eventId) {
     return Optional.ofNullable(notBefore.get(eventId));
