@@ -194,10 +194,14 @@ public final class Ledger {
     }
     // And those past their NotBefore: Azure starts them then, approved or not, for every VM they
     // list, and a VM it reboots tells nothing until it is up again (it reports Started, or the
-    // event gone, minutes later). Counted from then, as any release.
+    // event gone, minutes later). Counted from then, as any release; an event of the fleet's VMs
+    // only (a VM it knows reported it, or Azure's word names one the inventory lists: another
+    // team's event in the subscription counts for nothing, as its start does, released()).
     Set<String> due = new java.util.HashSet<>();
     for (String e : w.dueOpenEvents(now)) {
-      if (e != null) {
+      if (e != null
+          && (w.azureListsFleetVm(e)
+              || w.eventVms(e).values().stream().anyMatch(s -> w.known(s.vmId())))) {
         due.add(lower(e));
         events.putIfAbsent(lower(e), e);
       }

@@ -25,6 +25,14 @@ public interface World {
   Collection<String> openEvents();
 
   /**
+   * Whether Azure's central word on the event names a VM of the fleet (with an inventory, a name it
+   * lists; without one, never: Event Grid speaks for every VM of the subscription).
+   */
+  default boolean azureListsFleetVm(String eventId) {
+    return false;
+  }
+
+  /**
    * The open events whose NotBefore is at or before {@code now}: Azure starts each then, approved
    * or not, for every VM it lists, so each counts as released from then ({@link Ledger#observe}).
    */

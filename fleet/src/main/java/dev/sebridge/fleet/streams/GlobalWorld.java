@@ -154,6 +154,11 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean azureListsFleetVm(String eventId) {
+    return index.contents().azureListsFleetVm(index.contents().event(eventId));
+  }
+
+  @Override
   public Collection<String> dueOpenEvents(Instant now) {
     List<String> out = new ArrayList<>();
     index.contents().dueOpenEvents(now).forEach(e -> out.add(e.eventId()));

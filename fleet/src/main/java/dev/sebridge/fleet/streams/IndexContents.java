@@ -222,10 +222,17 @@ final class IndexContents {
    * hold every group of every rollout).
    */
   boolean releasedByAzure(EventView e) {
+    return azureListsFleetVm(e) && e.central().released();
+  }
+
+  /**
+   * Whether Azure's central delivery of the event names a VM of this fleet: one Azure's inventory
+   * lists (with an inventory only).
+   */
+  boolean azureListsFleetVm(EventView e) {
     return e != null
         && membership == Membership.INVENTORY
         && e.central() != null
-        && e.central().released()
         && e.central().resources().stream().anyMatch(inventory::listed);
   }
 

@@ -153,6 +153,25 @@ class FleetLedgerTest {
   }
 
   /**
+   * Azure's central word on another team's event in the subscription (a VM of no rollout, no agent
+   * of the fleet reported it) that passes its NotBefore counts for nothing, as its start does:
+   * counted by name, it would hold every group of every active rollout.
+   */
+  @Test
+  void anEventOnlyAzureReportsForAVmOutsideTheFleetCountsForNothingPastItsNotBefore() {
+    TestWorld w =
+        twoZonesTwoEvents()
+            .event("X", "someone-elses-vm")
+            .azure("X", dev.sebridge.fleet.agentless.AzureEventStatus.SCHEDULED)
+            .notBefore("X", at(10));
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(11));
+    assertThat(ledger.entries()).isEmpty();
+    ledger.constrain(rollout("r", "1", "A", "B"));
+    assertThat(ledger.refusal("A", w, at(11))).isEmpty();
+  }
+
+  /**
    * A VM without a zone is in one group whether its zone came blank or not at all (Resource Graph
    * gives none for a VM outside zones, IMDS a blank one): before, "zone=" and "zone=-" were two
    * groups with a limit each.

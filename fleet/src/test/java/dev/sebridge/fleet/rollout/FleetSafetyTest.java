@@ -146,6 +146,7 @@ class FleetSafetyTest {
       }
       committed = next;
       ledger = Map.copyOf(l.entries());
+      sim.committed(tick);
       for (Map.Entry<String, Rollout> e : committed.entrySet()) {
         if (rnd.nextInt(3) == 0) {
           e.setValue(operator(e.getValue(), rnd, now));
@@ -264,10 +265,13 @@ class FleetSafetyTest {
     }
 
     /**
-     * When the fleet's inputs first showed each event open with its NotBefore passed (the tick of
-     * the step that could see it: its views are the tick before's), from {@link #sawDue}.
+     * When a step that committed first saw each event open with its NotBefore passed (its views are
+     * the tick before's), from {@link #sawDue} and {@link #committed}.
      */
     final Map<String, Integer> dueSeen = new HashMap<>();
+
+    /** The events the step of this tick saw due for the first time (until it commits). */
+    final java.util.Set<String> dueNow = new java.util.HashSet<>();
 
     /**
      * Notes the events the step of {@code tick} can see past their NotBefore: open in its views
@@ -275,14 +279,25 @@ class FleetSafetyTest {
      * every VM it lists, approved or not; from then the fleet can count them.
      */
     void sawDue(World view, int tick) {
+      dueNow.clear();
       for (Event e : events.values()) {
         if (e.notBefore != null
             && e.notBefore <= tick
             && !dueSeen.containsKey(e.id)
             && view.open(e.id)) {
-          dueSeen.put(e.id, tick);
+          dueNow.add(e.id);
         }
       }
+    }
+
+    /**
+     * The step of {@code tick} committed: what it saw due the fleet knows from now on. (A step that
+     * died saw it for its own decisions only: an event that closed before any step that committed
+     * saw it due is one the fleet could not keep.)
+     */
+    void committed(int tick) {
+      dueNow.forEach(id -> dueSeen.putIfAbsent(id, tick));
+      dueNow.clear();
     }
 
     /**
@@ -291,7 +306,7 @@ class FleetSafetyTest {
      */
     boolean counts(Event e, Release rel, int tick) {
       Integer seen = dueSeen.get(e.id);
-      return rel.byFleet() || (seen != null && seen <= tick);
+      return rel.byFleet() || (seen != null && seen <= tick) || dueNow.contains(e.id);
     }
 
     /** IMDS released this VM for this event at {@code at}; {@code byFleet}: an approval did. */
@@ -709,6 +724,14 @@ class FleetSafetyTest {
                 && !azureSays(e, tick, true);
           }
           return m.values().stream().anyMatch(s -> !s.closed());
+        }
+
+        @Override
+        public boolean azureListsFleetVm(String eventId) {
+          // every event of this world is of the fleet's VMs: Azure's word names them once
+          // delivered
+          Event e = events.get(eventId);
+          return e != null && e.centralDelay != null && tick >= e.at + e.centralDelay;
         }
 
         @Override
