@@ -167,12 +167,20 @@ final class IndexContents {
    * stamped from the inventory's record at its last envelope; the record may have changed since),
    * computed from its view's facts and the place alone, so the index changed by changes and the
    * index read whole agree whatever order the changes came in. An unknown VM's are its agent's own
-   * claims, and the inventory's place is read for it where asked ({@code GlobalWorld.attribute}); a
-   * VM the inventory no longer lists is where its view has it.
+   * claims, and the inventory's place is read for it where asked ({@code GlobalWorld.attribute}). A
+   * VM the inventory no longer lists (deleted by a scale-in, or out of its scope) is where its view
+   * has it, and unknown from the refresh that dropped it, as its next envelope would stamp it: out
+   * of its group's size at once. Before, it stayed in the size until it went silent (three
+   * heartbeats, 15 minutes by default), and a percentage limit there was computed from VMs that no
+   * longer existed.
    */
   private VmFacts placed(String vmId, VmFacts f) {
     VmFacts view = f.view();
-    return view.unknown() ? view : view.at(inventory.place(vmId));
+    if (view.unknown()) {
+      return view;
+    }
+    InventoryPlaces.Place p = inventory.place(vmId);
+    return p == null && membership == Membership.INVENTORY ? view.unlisted() : view.at(p);
   }
 
   private static <V> void put(Map<String, V> m, String key, V value) {

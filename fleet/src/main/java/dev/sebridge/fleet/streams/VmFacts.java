@@ -67,6 +67,16 @@ record VmFacts(
     return placed.sameAttributes(v) ? v : placed;
   }
 
+  /**
+   * The VM as its view has it, unknown: the inventory no longer lists it ({@code
+   * IndexContents.placed}); its view's facts kept, for when the inventory lists it again.
+   */
+  VmFacts unlisted() {
+    VmFacts v = view();
+    return new VmFacts(
+        v.zone, v.scaleSet, v.resourceGroup, v.location, v.silent, true, v.lastHeartbeatAt, v);
+  }
+
   private boolean sameAttributes(VmFacts o) {
     return java.util.Objects.equals(zone, o.zone)
         && java.util.Objects.equals(scaleSet, o.scaleSet)

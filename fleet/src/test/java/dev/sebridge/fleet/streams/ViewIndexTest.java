@@ -243,8 +243,9 @@ class ViewIndexTest {
   }
 
   /**
-   * With an inventory, only a view stamped known counts: one stamped unknown, or not stamped at all
-   * (written before the inventory was configured), is in no group and not known.
+   * With an inventory, only a view stamped known counts, while the inventory lists it: one stamped
+   * unknown, or not stamped at all (written before the inventory was configured), is in no group
+   * and not known.
    */
   @Test
   void withAnInventoryOnlyViewsStampedKnownCount() {
@@ -265,6 +266,22 @@ class ViewIndexTest {
               "vm-" + s, "vm-" + s, null, null, "rg-0", "west", "1", "ss-9", "1", T0, T0, T0, 60,
               null, false, null, s);
       index.changed(FleetTopology.VMS_VIEW, v.vmId(), v);
+    }
+    for (String id : List.of("vm-null", "vm-UNKNOWN", "vm-KNOWN")) {
+      dev.sebridge.fleet.model.InventoryVm listed =
+          new dev.sebridge.fleet.model.InventoryVm(
+              id,
+              "/subscriptions/s1/resourceGroups/rg-0/providers/Microsoft.Compute/virtualMachines/"
+                  + id,
+              id,
+              "s1",
+              "rg-0",
+              "west",
+              "1",
+              "ss-9",
+              null,
+              Map.of());
+      index.changed(FleetTopology.INVENTORY_VIEW, id, listed);
     }
     f.world.newStep(T0.plusSeconds(1));
     assertThat(f.world.groupSize(List.of("scaleSet"), "scaleSet=ss-9")).isEqualTo(1);
@@ -319,13 +336,24 @@ class ViewIndexTest {
     listed.accept("vm-k", inventoryVm("vm-k", main, "web-k", "1"));
     world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(2));
     assertThat(world.attribute("vm-k", "resourceGroup")).as("moved back").isEqualTo("main");
+    // Dropped (deleted by a scale-in, out of the inventory's scope): unknown from that refresh,
+    // out of its group's size at once, as its next envelope would stamp it; where its view has it.
+    // Before, it stayed in the size until it went silent, 15 minutes later.
     inventory.set("vm-k", null);
     index.changed(FleetTopology.INVENTORY_VIEW, "vm-k", null);
     world.newStep(T0.plus(ViewIndex.REBUILD_EVERY).plusSeconds(3));
     assertThat(world.attribute("vm-k", "resourceGroup")).as("its view's").isEqualTo("moved");
-    assertThat(world.groupSize(byGroup, "resourceGroup=moved")).isEqualTo(1);
+    assertThat(world.groupSize(byGroup, "resourceGroup=moved")).isZero();
+    assertThat(world.groupSize(byGroup, "resourceGroup=main")).isZero();
+    assertThat(world.known("vm-k")).isFalse();
     world.newStep(T0.plus(ViewIndex.REBUILD_EVERY.multipliedBy(2)).plusSeconds(4));
     assertThat(world.attribute("vm-k", "resourceGroup")).isEqualTo("moved");
+    assertThat(world.groupSize(byGroup, "resourceGroup=moved")).as("read whole: the same").isZero();
+    // Listed again: known, where the inventory puts it
+    listed.accept("vm-k", inventoryVm("vm-k", main, "web-k", "1"));
+    world.newStep(T0.plus(ViewIndex.REBUILD_EVERY.multipliedBy(2)).plusSeconds(5));
+    assertThat(world.known("vm-k")).isTrue();
+    assertThat(world.groupSize(byGroup, "resourceGroup=main")).isEqualTo(1);
     assertThat(index.repairs()).as("whole reads that found a difference").isZero();
   }
 
