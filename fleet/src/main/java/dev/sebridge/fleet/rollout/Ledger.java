@@ -148,6 +148,14 @@ public final class Ledger {
       if (entries.containsKey(key)) {
         continue;
       }
+      if (l.vmId() == null
+          && l.name() != null
+          && entries.containsKey(enteredByVmId().getOrDefault(key, ""))) {
+        // The VM has this release entered by its vmId already (its report no longer counts: the
+        // inventory dropped it, a scale-in deleted it): the same VM and release, counted there
+        // until it is back, not again by name in every group.
+        continue;
+      }
       // A VM that reported after its release was recorded by name: the same VM and release,
       // now with its vmId and group.
       LedgerEntry byName =
@@ -168,11 +176,33 @@ public final class Ledger {
               null,
               null,
               l.placed(),
-              w.notBefore(eventId).orElse(null));
+              // (the view's is empty once the event started: the by-name entry kept it)
+              w.notBefore(eventId).orElse(byName == null ? null : byName.notBefore()));
       entries.put(e.key(), e);
       touched.add(e.key());
       limits.released(e, now);
+      if (enteredByVmId != null && e.vmId() != null && e.name() != null) {
+        enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, e.name()), eventId), e.key());
+      }
     }
+  }
+
+  // By the key a VM's entry by name would have: the key of its entry by vmId (built when first
+  // asked; entries by vmId are only added, by release, or dropped, which leaves a stale key that
+  // is looked up and found gone).
+  private Map<String, String> enteredByVmId;
+
+  private Map<String, String> enteredByVmId() {
+    if (enteredByVmId == null) {
+      enteredByVmId = new HashMap<>();
+      for (LedgerEntry e : entries.values()) {
+        if (e.vmId() != null && e.name() != null) {
+          enteredByVmId.put(
+              LedgerEntry.key(LedgerEntry.vmKey(null, e.name()), e.eventId()), e.key());
+        }
+      }
+    }
+    return enteredByVmId;
   }
 
   /**
@@ -195,13 +225,12 @@ public final class Ledger {
     // And those past their NotBefore: Azure starts them then, approved or not, for every VM they
     // list, and a VM it reboots tells nothing until it is up again (it reports Started, or the
     // event gone, minutes later). Counted from then, as any release; an event of the fleet's VMs
-    // only (a VM it knows reported it, or Azure's word names one the inventory lists: another
-    // team's event in the subscription counts for nothing, as its start does, released()).
+    // only (an agent of the fleet reported it, known to the inventory or not: one it dropped a
+    // moment ago still reboots; or Azure's word names a VM the inventory lists: another team's
+    // event in the subscription counts for nothing, as its start does, released()).
     Set<String> due = new java.util.HashSet<>();
     for (String e : w.dueOpenEvents(now)) {
-      if (e != null
-          && (w.azureListsFleetVm(e)
-              || w.eventVms(e).values().stream().anyMatch(s -> w.known(s.vmId())))) {
+      if (e != null && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
         due.add(lower(e));
         events.putIfAbsent(lower(e), e);
       }

@@ -172,6 +172,38 @@ class FleetLedgerTest {
   }
 
   /**
+   * An event only a VM the inventory no longer lists reported (dropped by a refresh that missed it,
+   * or deleted a moment ago) that passes its NotBefore still counts, by name: Azure reboots it all
+   * the same. The first version of the rule asked for a known VM's report and left it out.
+   */
+  @Test
+  void anEventPastItsNotBeforeThatOnlyAnUnlistedVmReportedCounts() {
+    TestWorld w =
+        new TestWorld()
+            .event("U", "web-9")
+            .unknownReport("U", "vm-9", "web-9", "scheduled", T0)
+            .notBefore("U", at(10));
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(11));
+    assertThat(ledger.unavailable(Duration.ZERO, at(11))).containsExactly("name:web-9");
+  }
+
+  /**
+   * A VM released by its vmId that the inventory then drops (a scale-in after the wave) is the same
+   * VM and release: counted by its entry until it is back, not again by name in every group of
+   * every rollout for an hour.
+   */
+  @Test
+  void aVmDroppedAfterItsReleaseIsNotEnteredAgainByName() {
+    TestWorld w = twoZonesTwoEvents();
+    Ledger ledger = Ledger.empty();
+    ledger.release("A", w, "api", at(1));
+    w.dropped("web_0");
+    ledger.observe(w, at(2));
+    assertThat(ledger.entries().keySet()).containsExactly("web_0|a");
+  }
+
+  /**
    * A VM without a zone is in one group whether its zone came blank or not at all (Resource Graph
    * gives none for a VM outside zones, IMDS a blank one): before, "zone=" and "zone=-" were two
    * groups with a limit each.

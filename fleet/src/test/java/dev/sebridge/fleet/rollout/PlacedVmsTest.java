@@ -182,6 +182,23 @@ class PlacedVmsTest {
   }
 
   /**
+   * Known by name when approved, placed by the inventory after its event started (a refresh lists
+   * it, or a reporter gives the scope): the placed entry keeps the NotBefore the by-name one saw.
+   * Before, it took the view's, empty by then, and was back at once while Azure rebooted it.
+   */
+  @Test
+  void aVmPlacedAfterItsEventStartedKeepsTheNotBeforeItsEntryByNameSaw() {
+    TestWorld w = world().notBefore("E0", at(4 * 3600));
+    Ledger l = Ledger.empty();
+    l.release("E0", w, "api", at(0));
+    l.observe(w, at(3600));
+    w.noNotBefore("E0").placedVm("db-1", "2"); // started; the inventory places it now
+    l.observe(w, at(4 * 3600 + 600));
+    assertThat(l.entries().values()).singleElement().matches(LedgerEntry::placed);
+    assertThat(l.unavailable(Duration.ZERO, at(4 * 3600 + 600))).hasSize(1);
+  }
+
+  /**
    * An unknown vmId reporting the event completed closes its view; the rollout does not take that
    * for over (nor does the ledger): db-1 stays started until Azure or a known VM says so.
    */

@@ -147,6 +147,12 @@ final class TestWorld implements World {
     return !unknown.contains(vmId);
   }
 
+  /** Azure's inventory no longer lists this VM (deleted by a scale-in): unknown from now. */
+  TestWorld dropped(String vmId) {
+    unknown.add(vmId);
+    return this;
+  }
+
   TestWorld heartbeat(String vmId, Instant at) {
     heartbeats.put(vmId, at);
     return this;
