@@ -230,7 +230,9 @@ public final class Ledger {
     // event in the subscription counts for nothing, as its start does, released()).
     Set<String> due = new java.util.HashSet<>();
     for (String e : w.dueOpenEvents(now)) {
-      if (e != null && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
+      if (e != null
+          && !gone(w.eventType(e))
+          && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
         due.add(lower(e));
         events.putIfAbsent(lower(e), e);
       }
@@ -273,6 +275,17 @@ public final class Ledger {
         put(next);
       }
     }
+  }
+
+  /**
+   * Whether an event of this type removes its VMs rather than taking them down for a while
+   * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM leaves
+   * its group, and the group's size, instead of coming back. Its NotBefore is not counted as a
+   * release: entered, a VM that never sends a heartbeat again would hold its group's room for the
+   * ledger's 30 days (a scale-in whose Terminate a policy never approves, once a day).
+   */
+  static boolean gone(String eventType) {
+    return "Terminate".equalsIgnoreCase(eventType) || "Preempt".equalsIgnoreCase(eventType);
   }
 
   /**

@@ -24,6 +24,11 @@ public interface World {
   /** The ids of every open event. */
   Collection<String> openEvents();
 
+  /** The event's type (Reboot, Freeze, Redeploy, Preempt, Terminate, ...), or null. */
+  default String eventType(String eventId) {
+    return null;
+  }
+
   /**
    * Whether Azure's central word on the event names a VM of the fleet (with an inventory, a name it
    * lists; without one, never: Event Grid speaks for every VM of the subscription).

@@ -154,6 +154,12 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public String eventType(String eventId) {
+    EventView e = index.contents().event(eventId);
+    return e == null ? null : e.eventType();
+  }
+
+  @Override
   public boolean azureListsFleetVm(String eventId) {
     return index.contents().azureListsFleetVm(index.contents().event(eventId));
   }

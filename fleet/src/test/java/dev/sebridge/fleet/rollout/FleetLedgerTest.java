@@ -172,6 +172,22 @@ class FleetLedgerTest {
   }
 
   /**
+   * A Terminate (a scale-in, its notification never approved) or a Preempt that passes its
+   * NotBefore takes its VM out of the fleet, not down for a while: it is not entered, so a VM that
+   * never sends a heartbeat again does not hold its group for the ledger's 30 days. (Its group's
+   * size drops once the VM is gone: the inventory's next refresh, or its silence.)
+   */
+  @Test
+  void aTerminateOrPreemptPastItsNotBeforeIsNotEntered() {
+    for (String type : List.of("Terminate", "Preempt")) {
+      TestWorld w = twoZonesTwoEvents().type("A", type).notBefore("A", at(10));
+      Ledger ledger = Ledger.empty();
+      ledger.observe(w, at(11));
+      assertThat(ledger.entries()).as(type).isEmpty();
+    }
+  }
+
+  /**
    * An event only a VM the inventory no longer lists reported (dropped by a refresh that missed it,
    * or deleted a moment ago) that passes its NotBefore still counts, by name: Azure reboots it all
    * the same. The first version of the rule asked for a known VM's report and left it out.

@@ -202,6 +202,19 @@ final class TestWorld implements World {
     return this;
   }
 
+  private final Map<String, String> types = new HashMap<>();
+
+  /** The event's type (Reboot when not given). */
+  TestWorld type(String eventId, String type) {
+    types.put(eventId, type);
+    return this;
+  }
+
+  @Override
+  public String eventType(String eventId) {
+    return types.getOrDefault(eventId, "Reboot");
+  }
+
   /** The event started: its NotBefore is empty (IMDS writes ""). */
   TestWorld noNotBefore(String eventId) {
     notBefore.remove(eventId);
