@@ -7,8 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -206,62 +204,13 @@ public final class Ledger {
   }
 
   /**
-   * Picks up releases the fleet did not make (an event approved or started for any VM it lists is
-   * released for all of them), VMs that reported an event after its release, and moves every entry
-   * on: completed, back, or dropped by the retention rule.
+   * Picks up releases the fleet did not make ({@link ObservedReleases}: an event approved or
+   * started for any VM it lists is released for all of them), VMs that reported an event after its
+   * release, and moves every entry on: completed, back, or dropped by the retention rule.
    */
   public void observe(World w, Instant now) {
-    // Each event the ledger holds, with who released it (entries are in key order).
-    // By lower-cased id (event ids are case-insensitive), in hash maps: thousands of events.
-    Map<String, String> originOf = new HashMap<>();
-    Map<String, String> events = new LinkedHashMap<>();
-    // Only the open events the views show released (approved, started or over): an open event
-    // that is not, not in the ledger and not requested, is not entered (below).
-    for (String e : w.releasedOpenEvents()) {
-      if (e != null) {
-        events.putIfAbsent(lower(e), e);
-      }
-    }
-    // And those past their NotBefore: Azure starts them then, approved or not, for every VM they
-    // list, and a VM it reboots tells nothing until it is up again (it reports Started, or the
-    // event gone, minutes later). Counted from then, as any release; an event of the fleet's VMs
-    // only (an agent of the fleet reported it, known to the inventory or not: one it dropped a
-    // moment ago still reboots; or Azure's word names a VM the inventory lists: another team's
-    // event in the subscription counts for nothing, as its start does, released()).
-    Set<String> due = new java.util.HashSet<>();
-    for (String e : w.dueOpenEvents(now)) {
-      if (e != null
-          && !gone(w.eventType(e))
-          && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
-        due.add(lower(e));
-        events.putIfAbsent(lower(e), e);
-      }
-    }
-    for (LedgerEntry e : entries.values()) {
-      String id = lower(e.eventId());
-      originOf.putIfAbsent(id, e.origin());
-      events.putIfAbsent(id, e.eventId());
-    }
-    Set<String> requested = new java.util.HashSet<>();
-    for (String e : w.requestedEvents()) {
-      if (e != null) {
-        String id = lower(e);
-        requested.add(id);
-        events.putIfAbsent(id, e);
-      }
-    }
-    for (Map.Entry<String, String> ev : events.entrySet()) {
-      String eventId = ev.getValue();
-      // Commands went out for it: released, even when the event already looks over (an agent
-      // that restarted during the reboot reports it canceled), unless it is long over.
-      boolean sent =
-          requested.contains(ev.getKey())
-              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(KEEP_AFTER_BACK)));
-      String origin = originOf.get(ev.getKey());
-      if (origin != null || sent || due.contains(ev.getKey()) || released(eventId, w)) {
-        release(eventId, w, origin == null ? OBSERVED : origin, now);
-      }
-    }
+    ObservedReleases.of(entries.values(), w, now)
+        .forEach((eventId, origin) -> release(eventId, w, origin, now));
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
       LedgerEntry next = e.next(w, now);
@@ -275,30 +224,6 @@ public final class Ledger {
         put(next);
       }
     }
-  }
-
-  /**
-   * Whether an event of this type removes its VMs rather than taking them down for a while
-   * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM leaves
-   * its group, and the group's size, instead of coming back. Its NotBefore is not counted as a
-   * release: entered, a VM that never sends a heartbeat again would hold its group's room for the
-   * ledger's 30 days (a scale-in whose Terminate a policy never approves, once a day).
-   */
-  static boolean gone(String eventType) {
-    return "Terminate".equalsIgnoreCase(eventType) || "Preempt".equalsIgnoreCase(eventType);
-  }
-
-  /**
-   * Whether every VM the fleet knows that reported the event was done with it before {@code
-   * instant} (reported by unknown VMs only: never).
-   */
-  private static boolean closedBefore(String eventId, World w, Instant instant) {
-    Map<String, VmEventState> vms = w.eventVms(eventId);
-    List<VmEventState> known = vms.values().stream().filter(s -> w.known(s.vmId())).toList();
-    return vms.isEmpty()
-        || (!known.isEmpty()
-            && known.stream()
-                .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant)));
   }
 
   /**
@@ -329,10 +254,6 @@ public final class Ledger {
         .filter(e -> e.unavailable(settle, now))
         .forEach(e -> out.add(e.vmKey()));
     return out;
-  }
-
-  private static String lower(String s) {
-    return dev.sebridge.fleet.model.EventIds.lower(s);
   }
 
   private void put(LedgerEntry e) {

@@ -1,0 +1,105 @@
+package dev.sebridge.fleet.rollout;
+
+import dev.sebridge.fleet.model.EventIds;
+import dev.sebridge.fleet.model.VmEventState;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The events {@link Ledger#observe} enters as released: those the ledger holds already (a VM that
+ * reported since is entered by its vmId), those the views show released (approved, started or over,
+ * or Azure's word), those commands were sent for, and the fleet's events past their NotBefore.
+ */
+final class ObservedReleases {
+  private ObservedReleases() {}
+
+  /**
+   * The events to release now, each with who released it: the origin its entries have, or {@link
+   * Ledger#OBSERVED} for a release the fleet saw but did not make.
+   */
+  static Map<String, String> of(Collection<LedgerEntry> entries, World w, Instant now) {
+    // Each event the ledger holds, with who released it (entries are in key order).
+    // By lower-cased id (event ids are case-insensitive), in hash maps: thousands of events.
+    Map<String, String> originOf = new HashMap<>();
+    Map<String, String> events = new LinkedHashMap<>();
+    // Only the open events the views show released (approved, started or over): an open event
+    // that is not, not in the ledger and not requested, is not entered (below).
+    for (String e : w.releasedOpenEvents()) {
+      if (e != null) {
+        events.putIfAbsent(EventIds.lower(e), e);
+      }
+    }
+    // And those past their NotBefore: Azure starts them then, approved or not, for every VM they
+    // list, and a VM it reboots tells nothing until it is up again (it reports Started, or the
+    // event gone, minutes later). Counted from then, as any release; an event of the fleet's VMs
+    // only (an agent of the fleet reported it, known to the inventory or not: one it dropped a
+    // moment ago still reboots; or Azure's word names a VM the inventory lists: another team's
+    // event in the subscription counts for nothing, as its start does, Ledger.released).
+    Set<String> due = new HashSet<>();
+    for (String e : w.dueOpenEvents(now)) {
+      if (e != null
+          && !gone(w.eventType(e))
+          && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
+        due.add(EventIds.lower(e));
+        events.putIfAbsent(EventIds.lower(e), e);
+      }
+    }
+    for (LedgerEntry e : entries) {
+      String id = EventIds.lower(e.eventId());
+      originOf.putIfAbsent(id, e.origin());
+      events.putIfAbsent(id, e.eventId());
+    }
+    Set<String> requested = new HashSet<>();
+    for (String e : w.requestedEvents()) {
+      if (e != null) {
+        String id = EventIds.lower(e);
+        requested.add(id);
+        events.putIfAbsent(id, e);
+      }
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> ev : events.entrySet()) {
+      String eventId = ev.getValue();
+      // Commands went out for it: released, even when the event already looks over (an agent
+      // that restarted during the reboot reports it canceled), unless it is long over.
+      boolean sent =
+          requested.contains(ev.getKey())
+              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK)));
+      String origin = originOf.get(ev.getKey());
+      if (origin != null || sent || due.contains(ev.getKey()) || Ledger.released(eventId, w)) {
+        out.put(eventId, origin == null ? Ledger.OBSERVED : origin);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether an event of this type removes its VMs rather than taking them down for a while
+   * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM leaves
+   * its group, and the group's size, instead of coming back. Its NotBefore is not counted as a
+   * release: entered, a VM that never sends a heartbeat again would hold its group's room for the
+   * ledger's 30 days (a scale-in whose Terminate a policy never approves, once a day).
+   */
+  static boolean gone(String eventType) {
+    return "Terminate".equalsIgnoreCase(eventType) || "Preempt".equalsIgnoreCase(eventType);
+  }
+
+  /**
+   * Whether every VM the fleet knows that reported the event was done with it before {@code
+   * instant} (reported by unknown VMs only: never).
+   */
+  private static boolean closedBefore(String eventId, World w, Instant instant) {
+    Map<String, VmEventState> vms = w.eventVms(eventId);
+    List<VmEventState> known = vms.values().stream().filter(s -> w.known(s.vmId())).toList();
+    return vms.isEmpty()
+        || (!known.isEmpty()
+            && known.stream()
+                .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant)));
+  }
+}
