@@ -41,13 +41,31 @@ final class GlobalWorld implements World {
     this.acknowledges = acknowledges;
   }
 
+  // The event looked up last: a step asks several things of one event in a row (its VMs, its
+  // names, whether it is open...), each a look-up among every event of the fleet otherwise. The
+  // index does not change within a step; a new step forgets it.
+  private String lastId;
+  private EventView lastView;
+
   /** Brings the index up to date with the views: the views as of this step. */
   void newStep(Instant now) {
+    lastId = null;
+    lastView = null;
     index.refresh(stores, now);
   }
 
+  private EventView view(String eventId) {
+    if (eventId != null && eventId.equals(lastId)) {
+      return lastView;
+    }
+    EventView e = index.contents().event(eventId);
+    lastId = eventId;
+    lastView = e;
+    return e;
+  }
+
   Optional<EventView> event(String eventId) {
-    return Optional.ofNullable(index.contents().event(eventId));
+    return Optional.ofNullable(view(eventId));
   }
 
   /** The open events' views, in the store's key order. */
@@ -58,7 +76,7 @@ final class GlobalWorld implements World {
   // The three below are asked tens of thousands of times a step: no Optional in between.
   @Override
   public Map<String, VmEventState> eventVms(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e == null ? Map.of() : e.vms();
   }
 
@@ -68,7 +86,7 @@ final class GlobalWorld implements World {
    */
   @Override
   public List<String> resources(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     if (e == null) {
       return List.of();
     }
@@ -89,13 +107,13 @@ final class GlobalWorld implements World {
 
   @Override
   public boolean releasedByAzure(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return index.contents().releasedByAzure(e);
   }
 
   @Override
   public boolean startedByAzure(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e != null
         && e.central() != null
         && e.central().status() == dev.sebridge.fleet.agentless.AzureEventStatus.STARTED;
@@ -103,7 +121,7 @@ final class GlobalWorld implements World {
 
   @Override
   public dev.sebridge.fleet.agentless.AzureEventStatus azureStatus(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e == null || e.central() == null ? null : e.central().status();
   }
 
@@ -129,13 +147,13 @@ final class GlobalWorld implements World {
 
   @Override
   public String scheduledEventResource(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e == null || e.central() == null ? null : e.central().resourceId();
   }
 
   @Override
   public boolean open(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e != null && e.open();
   }
 
@@ -155,13 +173,13 @@ final class GlobalWorld implements World {
 
   @Override
   public String eventType(String eventId) {
-    EventView e = index.contents().event(eventId);
+    EventView e = view(eventId);
     return e == null ? null : e.eventType();
   }
 
   @Override
   public boolean azureListsFleetVm(String eventId) {
-    return index.contents().azureListsFleetVm(index.contents().event(eventId));
+    return index.contents().azureListsFleetVm(view(eventId));
   }
 
   @Override

@@ -27,6 +27,10 @@ final class IndexContents {
   private final Membership membership;
   private final Map<String, VmFacts> vms = new HashMap<>();
   private final Map<String, EventView> events = new HashMap<>();
+  // The same views by the id as each spells it: a step looks events up tens of thousands of times,
+  // nearly always by the view's own spelling (a ledger entry's, a rollout's), found at once rather
+  // than through its lower case first.
+  private final Map<String, EventView> bySpelling = new HashMap<>();
   private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
   private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
   // The open events with a NotBefore, by it (then by key): those due are a range, not a scan.
@@ -108,9 +112,16 @@ final class IndexContents {
         EventView e = kept instanceof EventView v ? v : null;
         boolean open = e != null && e.open();
         boolean released = open && released(e);
-        Due was = Due.of(key, events.get(key));
+        EventView old = events.get(key);
+        Due was = Due.of(key, old);
         if (was != null) {
           byNotBefore.remove(was);
+        }
+        if (old != null && old.eventId() != null) {
+          bySpelling.remove(old.eventId());
+        }
+        if (e != null && e.eventId() != null && EventIds.lower(e.eventId()).equals(key)) {
+          bySpelling.put(e.eventId(), e);
         }
         Due due = Due.of(key, e);
         if (due != null) {
@@ -198,7 +209,8 @@ final class IndexContents {
 
   /** The event's view, by its id in any case; null when the views do not have it. */
   EventView event(String eventId) {
-    return events.get(EventIds.lower(eventId));
+    EventView e = bySpelling.get(eventId);
+    return e != null ? e : events.get(EventIds.lower(eventId));
   }
 
   /** The open events' views, in the store's key order. */
