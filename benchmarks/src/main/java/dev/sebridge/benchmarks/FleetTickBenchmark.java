@@ -61,7 +61,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
   static final String HEADING = "## Tick at scale";
 
   /** Waiting ticks before the measured ones, and measured. */
-  static final int WAITING = 30;
+  static final int WAITING = Integer.getInteger("fleet.tick.waiting", 30);
 
   record Result(
       int vms,

@@ -37,6 +37,30 @@ public final class EventIds {
     return lower;
   }
 
+  /**
+   * Whether {@code s} from {@code from} to its end is {@code id} in lower case ({@link #lower}),
+   * found without building the lower case when {@code id} is ASCII (an EventId is a GUID).
+   */
+  public static boolean endsWithLower(String s, int from, String id) {
+    int n = id.length();
+    if (s.length() - from == n) {
+      boolean ascii = true;
+      for (int i = 0; i < n && ascii; i++) {
+        char c = id.charAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+        } else if (s.charAt(from + i) != (c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c)) {
+          return false;
+        }
+      }
+      if (ascii) {
+        return true;
+      }
+    }
+    String lower = lower(id); // (outside ASCII, lower case can change the length)
+    return s.length() - from == lower.length() && s.startsWith(lower, from);
+  }
+
   /** How many ids are remembered (for the retention test). */
   static int remembered() {
     return LOWER.size();

@@ -38,7 +38,7 @@ final class RolloutMembers {
       }
     }
     for (String eventId : r.spec().eventIds()) {
-      boolean skipped = skippedEvents.contains(EventIds.lower(eventId));
+      boolean skipped = !skippedEvents.isEmpty() && skippedEvents.contains(EventIds.lower(eventId));
       for (VmEventState s : w.eventVms(eventId).values()) {
         String key = RolloutVm.key(s.vmId(), eventId);
         if (vms.containsKey(key)) {
@@ -120,15 +120,19 @@ final class RolloutMembers {
       Map<String, RolloutVm> vms,
       Map<String, Instant> unreported,
       Instant now) {
-    // Events with a VM of the rollout past pending, found once.
+    // Events with a VM of the rollout past pending, found once: by the id as the entry spells it
+    // (the spec's spelling, which VMs join with), then in lower case for any other spelling.
     Set<String> moved = new java.util.HashSet<>(2 * vms.size());
+    Set<String> movedLower = new java.util.HashSet<>(2 * vms.size());
     for (RolloutVm v : vms.values()) {
       if (!v.phase().equals(RolloutVm.PENDING)) {
-        moved.add(EventIds.lower(v.eventId()));
+        if (moved.add(v.eventId())) {
+          movedLower.add(EventIds.lower(v.eventId()));
+        }
       }
     }
     for (String eventId : r.spec().eventIds()) {
-      boolean held = !moved.contains(EventIds.lower(eventId));
+      boolean held = !moved.contains(eventId) && !movedLower.contains(EventIds.lower(eventId));
       if (held && !waitingFor(eventId, w).isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {

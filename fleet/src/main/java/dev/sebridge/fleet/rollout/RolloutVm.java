@@ -99,12 +99,11 @@ public record RolloutVm(
     if (eventId == null || vmId == null) {
       return k.equals(key());
     }
-    String event = dev.sebridge.fleet.model.EventIds.lower(eventId);
     int n = vmId.length();
-    return k.length() == n + 1 + event.length()
+    return k.length() > n
         && k.startsWith(vmId)
         && k.charAt(n) == '|'
-        && k.regionMatches(n + 1, event, 0, event.length());
+        && dev.sebridge.fleet.model.EventIds.endsWithLower(k, n + 1, eventId);
   }
 
   static RolloutVm pending(String vmId, String name, String eventId, String group) {

@@ -16,6 +16,28 @@ class EventIdsTest {
     assertThat(EventIds.lower(id)).isEqualTo(id.toLowerCase(Locale.ROOT)); // remembered, same
   }
 
+  @Property(tries = 1000)
+  void endsWithLowerIsWhatComparingWithTheLowerCaseGives(
+      @ForAll String prefix, @ForAll String id, @ForAll boolean lowered, @ForAll String other) {
+    // (arbitrary chars: 'İ' lowers to two chars, the Kelvin sign to 'k')
+    String s = prefix + (lowered ? id.toLowerCase(Locale.ROOT) : other);
+    int from = prefix.length();
+    assertThat(EventIds.endsWithLower(s, from, id))
+        .isEqualTo(s.substring(from).equals(id.toLowerCase(Locale.ROOT)));
+    assertThat(EventIds.endsWithLower(s, from, "C7061BAC-AFDC"))
+        .isEqualTo(s.substring(from).equals("c7061bac-afdc"));
+  }
+
+  @Test
+  void endsWithLowerOutsideAscii() {
+    assertThat(EventIds.endsWithLower("vm|i\u0307d", 3, "\u0130D")).isTrue();
+    assertThat(EventIds.endsWithLower("vm|kd", 3, "\u212AD")).isTrue();
+    assertThat(EventIds.endsWithLower("vm|id", 3, "\u0130D")).isFalse();
+    assertThat(EventIds.endsWithLower("vm|e-1", 3, "E-1")).isTrue();
+    assertThat(EventIds.endsWithLower("vm|E-1", 3, "E-1")).isFalse();
+    assertThat(EventIds.endsWithLower("vm|e-1x", 3, "E-1")).isFalse();
+  }
+
   @Test
   void anIdInLowerCaseIsNotRemembered() {
     int before = EventIds.remembered();
