@@ -77,14 +77,30 @@ public final class FleetTickBenchmark implements AutoCloseable {
       int approvals,
       Stats coldRolloutTicks,
       Stats steadyRolloutTicks,
-      Stats steadySeconds) {}
+      Stats steadySeconds,
+      Stats steadyGcPauses) {}
 
   /**
    * One second of wall clock on the stream thread: all of it (every punctuation due, the per-minute
    * retention scans included), and the rollouts task's tick within it (its metric, {@code
    * sebridge_fleet_rollouts_tick_seconds}), in ms.
    */
-  record Second(double whole, double rollouts) {}
+  record Second(double whole, double rollouts, double gcPauses) {}
+
+  /**
+   * Milliseconds the JVM's collectors paused it so far (the concurrent cycles' beans count work
+   * beside the application, not pauses, and are left out).
+   */
+  static long gcPausesMs() {
+    long ms = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc :
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (!gc.getName().contains("Concurrent") && gc.getCollectionTime() > 0) {
+        ms += gc.getCollectionTime();
+      }
+    }
+    return ms;
+  }
 
   private final TopologyTestDriver driver;
   private final TestInputTopic<String, VmView> vmViews;
@@ -185,7 +201,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
             + " %,d open events:"
             + " first %.1f ms, then %s; rollout of %,d VMs in %d groups: release tick %.1f ms"
             + " (%,d approvals), then %s while the JIT compiles, then %s (the stream thread's"
-            + " whole second: %s)%n",
+            + " whole second: %s; %d of these ticks met a GC pause, %.0f ms at most)%n",
         r.vms(),
         r.history(),
         r.loadSeconds(),
@@ -199,7 +215,9 @@ public final class FleetTickBenchmark implements AutoCloseable {
         r.approvals(),
         r.coldRolloutTicks().summary(),
         r.steadyRolloutTicks().summary(),
-        r.steadySeconds().summary());
+        r.steadySeconds().summary(),
+        FleetTickReport.paused(r),
+        r.steadyGcPauses().percentile(100));
     if (json) {
       System.out.println(FleetTickRuns.line(r));
     }
@@ -263,16 +281,18 @@ public final class FleetTickBenchmark implements AutoCloseable {
     }
     Stats steady = new Stats();
     Stats seconds = new Stats();
+    Stats gc = new Stats();
     for (int t = 0; t < WAITING; t++) {
       Second s = tick(vms);
       steady.add(s.rollouts());
       seconds.add(s.whole());
+      gc.add(s.gcPauses());
     }
     System.gc();
     long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
     return new Result(
         vms, history, open, rollout, groups, load, heap, first, policy, release, approvals, cold,
-        steady, seconds);
+        steady, seconds, gc);
   }
 
   private int heartbeats;
@@ -286,13 +306,15 @@ public final class FleetTickBenchmark implements AutoCloseable {
       vmViews.pipeInput(FleetTickFixtures.vmId(vm), FleetTickFixtures.vm(vm, groups, now), now);
     }
     ticked = Double.NaN;
+    long paused = gcPausesMs();
     long start = System.nanoTime();
     driver.advanceWallClockTime(Duration.ofSeconds(1));
     double whole = (System.nanoTime() - start) / 1e6;
+    paused = gcPausesMs() - paused;
     if (Double.isNaN(ticked)) {
       throw new IllegalStateException("the rollouts task did not tick in this second");
     }
-    return new Second(whole, ticked);
+    return new Second(whole, ticked, paused);
   }
 
   private String event(String id, String type, int vm, int groups) {

@@ -51,6 +51,9 @@ final class FleetTickReport {
                 + " | %s |%n"
                 + "| the same ticks, p50 | | %.1f ms | |%n"
                 + "| the stream thread's whole seconds around them, p99 | | %.1f ms | |%n"
+                + "| of the same ticks, those a GC paused (young collections, the heartbeats'"
+                + " allocation included) | | %d, up to %.0f ms of pause | |%n"
+                + "| the others, p99 | | %.1f ms | |%n"
                 + "| its %d waiting ticks before those, while the JIT compiles the step, p99 | |"
                 + " %.1f ms | |%n"
                 + "| its first tick, releasing a wave (%,d approvals decided and signed) | | %.1f ms"
@@ -75,6 +78,9 @@ final class FleetTickReport {
             rp99 <= 100 ? "PASS" : "FAIL",
             r.steadyRolloutTicks().percentile(50),
             r.steadySeconds().percentile(99),
+            paused(r),
+            r.steadyGcPauses().percentile(100),
+            unpaused(r).percentile(99),
             r.coldRolloutTicks().count(),
             r.coldRolloutTicks().percentile(99),
             r.approvals(),
@@ -97,6 +103,24 @@ final class FleetTickReport {
               x.releaseTickMs()));
     }
     RolloutTickBenchmark.replaceSection(report, FleetTickBenchmark.HEADING, text + each);
+  }
+
+  /** How many of the measured waiting ticks a GC pause fell in. */
+  static int paused(FleetTickBenchmark.Result r) {
+    return (int) r.steadyGcPauses().samples().stream().filter(ms -> ms > 0).count();
+  }
+
+  /** The measured waiting ticks no GC pause fell in. */
+  static Stats unpaused(FleetTickBenchmark.Result r) {
+    List<Double> ticks = r.steadyRolloutTicks().samples();
+    List<Double> gc = r.steadyGcPauses().samples();
+    Stats out = new Stats();
+    for (int i = 0; i < ticks.size(); i++) {
+      if (gc.get(i) == 0) {
+        out.add(ticks.get(i));
+      }
+    }
+    return out;
   }
 
   /** A signer that signs nothing: the commands are produced, their cost is not in the figure. */

@@ -53,7 +53,8 @@ public final class FleetTickRuns {
         runs.stream().mapToInt(FleetTickBenchmark.Result::approvals).min().orElseThrow(),
         pool(runs, FleetTickBenchmark.Result::coldRolloutTicks),
         pool(runs, FleetTickBenchmark.Result::steadyRolloutTicks),
-        pool(runs, FleetTickBenchmark.Result::steadySeconds));
+        pool(runs, FleetTickBenchmark.Result::steadySeconds),
+        pool(runs, FleetTickBenchmark.Result::steadyGcPauses));
   }
 
   private static Stats pool(
