@@ -27,6 +27,11 @@ import java.util.TreeMap;
  *     delivered yet)
  * @param firstSeenBy who reported it first; null in views written before central delivery (an
  *     agent)
+ * @param reportedAt the time of the agent's report whose event fields (type, source, NotBefore,
+ *     duration, description, Resources) the view holds: a report older than that, delivered later
+ *     (an agent's outbox catching up after an outage), changes only its own VM's part, not what a
+ *     newer report said of the event; null in views written before 2026-11-28 and in those no agent
+ *     reported
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EventView(
@@ -42,11 +47,44 @@ public record EventView(
     Instant closedAt,
     Map<String, VmEventState> vms,
     CentralReport central,
-    Source firstSeenBy) {
+    Source firstSeenBy,
+    Instant reportedAt) {
 
   public EventView {
     resources = resources == null ? List.of() : List.copyOf(resources);
     vms = vms == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(vms));
+  }
+
+  /** An event without the time of the report its fields came from. */
+  public EventView(
+      String eventId,
+      String eventType,
+      String eventSource,
+      Instant notBefore,
+      Integer durationInSeconds,
+      String description,
+      List<String> resources,
+      Instant firstSeenAt,
+      Instant lastSeenAt,
+      Instant closedAt,
+      Map<String, VmEventState> vms,
+      CentralReport central,
+      Source firstSeenBy) {
+    this(
+        eventId,
+        eventType,
+        eventSource,
+        notBefore,
+        durationInSeconds,
+        description,
+        resources,
+        firstSeenAt,
+        lastSeenAt,
+        closedAt,
+        vms,
+        central,
+        firstSeenBy,
+        null);
   }
 
   /** An event only agents reported (so far). */
@@ -93,7 +131,8 @@ public record EventView(
         at,
         vms,
         central,
-        firstSeenBy);
+        firstSeenBy,
+        reportedAt);
   }
 
   /** The same event with Azure's report and who saw it first as given. */
@@ -111,7 +150,8 @@ public record EventView(
         closedAt,
         vms,
         central,
-        firstSeenBy);
+        firstSeenBy,
+        reportedAt);
   }
 
   public boolean open() {

@@ -75,7 +75,8 @@ final class CentralReports {
         over ? (old.closedAt() != null ? old.closedAt() : at) : null,
         Map.of(),
         report,
-        first);
+        first,
+        old.reportedAt());
   }
 
   /** An event only Azure reported: its fields as Azure's newest delivery gives them. */

@@ -143,9 +143,20 @@ final class EventViews {
     boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
     Instant closedAt =
         closed ? (old != null && old.closedAt() != null ? old.closedAt() : u.time()) : null;
-    if (ev == null || ev.isMissingNode() || (knownBefore && !known.test(u.vmId()))) {
-      // An approval result, or an unknown VM's report of an event known VMs report: the event's
-      // own fields stay as the transitions (the known VMs') reported them.
+    // The event as it was, for what this report does not give: not what only unknown VMs said.
+    EventView was = old != null && !knownBefore && known.test(u.vmId()) ? null : old;
+    // A report older than the one the event's fields came from, delivered after it (an agent's
+    // outbox catching up after an outage): what it says of the event is not news. Taken, it would
+    // put back the Resources or the NotBefore Azure has since changed: a VM Azure added to the
+    // event, then counted nowhere, or a NotBefore brought forward, missed.
+    boolean stale =
+        was != null
+            && was.reportedAt() != null
+            && u.time() != null
+            && u.time().isBefore(was.reportedAt());
+    if (ev == null || ev.isMissingNode() || (knownBefore && !known.test(u.vmId())) || stale) {
+      // An approval result, an unknown VM's report of an event known VMs report, or a late one:
+      // the event's own fields stay as the transitions (the known VMs', the newest) reported them.
       return old == null
           ? new EventView(
               u.eventKey(),
@@ -170,10 +181,11 @@ final class EventViews {
               old.firstSeenAt(),
               later(old.lastSeenAt(), u.time()),
               closedAt,
-              vms);
+              vms,
+              null,
+              null,
+              old.reportedAt());
     }
-    // The event as it was, for what this report does not give: not what only unknown VMs said.
-    EventView was = old != null && !knownBefore && known.test(u.vmId()) ? null : old;
     List<String> resources = new ArrayList<>();
     ev.path("Resources").forEach(r -> resources.add(r.asText()));
     Instant notBefore = NotBefore.parse(ev.path("NotBefore").asText("")).orElse(null);
@@ -192,7 +204,10 @@ final class EventViews {
         old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
         old == null ? u.time() : later(old.lastSeenAt(), u.time()),
         closedAt,
-        vms);
+        vms,
+        null,
+        null,
+        u.time());
   }
 
   private static String keep(String current, String otherwise) {
