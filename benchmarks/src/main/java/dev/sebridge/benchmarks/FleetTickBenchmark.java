@@ -85,21 +85,28 @@ public final class FleetTickBenchmark implements AutoCloseable {
    * retention scans included), and the rollouts task's tick within it (its metric, {@code
    * sebridge_fleet_rollouts_tick_seconds}), in ms.
    */
+  /**
+   * @param gcPauses milliseconds the collectors paused the JVM during the second (0.5 for pauses
+   *     under a millisecond), 0 when none did
+   */
   record Second(double whole, double rollouts, double gcPauses) {}
 
   /**
-   * Milliseconds the JVM's collectors paused it so far (the concurrent cycles' beans count work
-   * beside the application, not pauses, and are left out).
+   * The JVM's collectors' pauses so far: how many, and their milliseconds. The beans of concurrent
+   * cycles (ZGC's and Shenandoah's "Cycles") count work beside the application, not pauses, and are
+   * left out; G1's "Concurrent GC" bean counts its remark and cleanup pauses (JDK 20 on).
    */
-  static long gcPausesMs() {
+  static long[] gcPauses() {
+    long count = 0;
     long ms = 0;
     for (java.lang.management.GarbageCollectorMXBean gc :
         java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (!gc.getName().contains("Concurrent") && gc.getCollectionTime() > 0) {
-        ms += gc.getCollectionTime();
+      if (!gc.getName().contains("Cycles")) {
+        count += Math.max(0, gc.getCollectionCount());
+        ms += Math.max(0, gc.getCollectionTime());
       }
     }
-    return ms;
+    return new long[] {count, ms};
   }
 
   private final TopologyTestDriver driver;
@@ -306,11 +313,13 @@ public final class FleetTickBenchmark implements AutoCloseable {
       vmViews.pipeInput(FleetTickFixtures.vmId(vm), FleetTickFixtures.vm(vm, groups, now), now);
     }
     ticked = Double.NaN;
-    long paused = gcPausesMs();
+    long[] before = gcPauses();
     long start = System.nanoTime();
     driver.advanceWallClockTime(Duration.ofSeconds(1));
     double whole = (System.nanoTime() - start) / 1e6;
-    paused = gcPausesMs() - paused;
+    long[] after = gcPauses();
+    // A pause under a millisecond counts as one: the collection count changed, the time may not.
+    double paused = after[0] == before[0] ? 0 : Math.max(0.5, after[1] - before[1]);
     if (Double.isNaN(ticked)) {
       throw new IllegalStateException("the rollouts task did not tick in this second");
     }

@@ -38,7 +38,7 @@ final class FleetTickReport {
                 + " Signing does no cryptography here (see \"sign and produce 1,000 commands\""
                 + " above). The rollout fits its first wave whole (100 of each scale set's 1,000"
                 + " live VMs may be out), so its waiting ticks hold all of it released; the measured"
-                + " ticks are the second 30 it waits (the first 30 run code the JIT has not"
+                + " ticks are the second %d it waits (the first %d run code the JIT has not"
                 + " compiled yet: no rollout was stepped before in this JVM). All of it in %d JVMs"
                 + " one after the other, their ticks pooled (one JVM's ticks vary with where its"
                 + " data landed in memory and what the JIT made of the step; each JVM's figures are"
@@ -51,8 +51,9 @@ final class FleetTickReport {
                 + " | %s |%n"
                 + "| the same ticks, p50 | | %.1f ms | |%n"
                 + "| the stream thread's whole seconds around them, p99 | | %.1f ms | |%n"
-                + "| of the same ticks, those a GC paused (young collections, the heartbeats'"
-                + " allocation included) | | %d, up to %.0f ms of pause | |%n"
+                + "| of the same ticks, those whose second a GC pause fell in (the heartbeats'"
+                + " allocation included; `GarbageCollectorMXBean`) | | %d, up to %.0f ms of pause"
+                + " | |%n"
                 + "| the others, p99 | | %.1f ms | |%n"
                 + "| its %d waiting ticks before those, while the JIT compiles the step, p99 | |"
                 + " %.1f ms | |%n"
@@ -63,6 +64,8 @@ final class FleetTickReport {
             Runtime.getRuntime().availableProcessors(),
             r.vms(),
             r.history(),
+            FleetTickBenchmark.WAITING,
+            FleetTickBenchmark.WAITING,
             runs.size(),
             r.loadSeconds(),
             r.heapMiB(),

@@ -98,6 +98,7 @@ public final class FleetTickRuns {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
+    command.add("-Dfleet.tick.waiting=" + FleetTickBenchmark.WAITING);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(FleetTickBenchmark.class.getName());

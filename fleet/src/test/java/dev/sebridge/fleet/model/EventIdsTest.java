@@ -28,6 +28,27 @@ class EventIdsTest {
         .isEqualTo(s.substring(from).equals("c7061bac-afdc"));
   }
 
+  /** GUIDs in any case, and keys that differ from their lower case in one place or in length. */
+  @Property(tries = 1000)
+  void endsWithLowerOnAsciiIdsIsWhatComparingWithTheLowerCaseGives(
+      @ForAll
+          @net.jqwik.api.constraints.Chars({'a', 'B', 'c', 'D', '0', '-', '|'})
+          @net.jqwik.api.constraints.StringLength(max = 8)
+          String id,
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 8) int at,
+      @ForAll @net.jqwik.api.constraints.Chars({'a', 'b', 'B', '0', '-'}) char changed,
+      @ForAll boolean longer) {
+    String lower = id.toLowerCase(Locale.ROOT);
+    String s = "vm-1|" + lower;
+    if (at < lower.length()) {
+      s = "vm-1|" + lower.substring(0, at) + changed + lower.substring(at + 1);
+    }
+    if (longer) {
+      s = s + changed;
+    }
+    assertThat(EventIds.endsWithLower(s, 5, id)).isEqualTo(s.substring(5).equals(lower));
+  }
+
   @Test
   void endsWithLowerOutsideAscii() {
     assertThat(EventIds.endsWithLower("vm|i\u0307d", 3, "\u0130D")).isTrue();

@@ -682,6 +682,42 @@ class ViewIndexTest {
     assertThat(f.index.repairs()).isEqualTo(1);
   }
 
+  /** What a step asked of an event last is asked again in the next, after the event changed. */
+  @Test
+  void aStepAnswersFromTheViewsAsOfThatStep() {
+    Fleet f = new Fleet(new Random(19), new ViewIndex(Membership.AGENTS, Runnable::run));
+    EventView open =
+        new EventView(
+            "E-7", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, Map.of());
+    f.events.set("e-7", open);
+    f.index.changed(FleetTopology.EVENTS_VIEW, "e-7", open);
+    f.world.newStep(T0);
+    assertThat(f.world.open("E-7")).isTrue();
+    EventView closed = open.closedAt(T0.plusSeconds(1));
+    f.events.set("e-7", closed);
+    f.index.changed(FleetTopology.EVENTS_VIEW, "e-7", closed);
+    f.world.newStep(T0.plusSeconds(1));
+    assertThat(f.world.open("E-7")).isFalse();
+  }
+
+  /**
+   * A view whose EventId is not its key in lower case (no updater writes one) is found by its key
+   * only, as the stores would give it: not by the id it spells.
+   */
+  @Test
+  void aViewIsFoundByItsKeyNotByAnIdThatIsNotIt() {
+    Fleet f = new Fleet(new Random(23), new ViewIndex(Membership.AGENTS, Runnable::run));
+    EventView odd =
+        new EventView(
+            "E-8", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, Map.of());
+    f.events.set("x-8", odd);
+    f.index.changed(FleetTopology.EVENTS_VIEW, "x-8", odd);
+    f.world.newStep(T0);
+    assertThat(f.world.open("x-8")).isTrue();
+    assertThat(f.world.open("E-8")).isFalse();
+    assertThat(f.world.open("e-8")).isFalse();
+  }
+
   static VmView inZone(String vmId, String zone) {
     return new VmView(
         vmId, vmId, null, null, "rg-0", "west", zone, "ss-0", "1", T0, T0, T0, 60, null, false,
