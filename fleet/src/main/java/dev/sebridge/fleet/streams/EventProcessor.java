@@ -74,7 +74,8 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
         && (old == null || !old.vms().containsKey(u.vmId()) || old.vms().get(u.vmId()).closed())) {
       return; // a gone VM's part that is already over (or an event already forgotten)
     }
-    EventView next = EventViews.apply(old, u, this::known);
+    EventView next =
+        EventViews.apply(old, u, this::known, Instant.ofEpochMilli(context.currentSystemTimeMs()));
     if (next == null) {
       return; // Azure's first word on an event the views do not have: it is over
     }

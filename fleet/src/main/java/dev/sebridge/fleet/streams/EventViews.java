@@ -72,18 +72,26 @@ final class EventViews {
     return apply(old, u, vmId -> true);
   }
 
+  static EventView apply(
+      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
+    return apply(old, u, known, null);
+  }
+
   /**
    * @param known whether a VM is one Azure's inventory lists (always, without one): once a known VM
    *     reported the event, an unknown VM's report changes only its own part (not the event's type,
    *     NotBefore, duration or Resources); the first known VM's report replaces every field an
    *     unknown one set, those it does not give included
+   * @param now the service's clock, or null: a report's time later than it counts as now when
+   *     reports are ordered (an agent whose clock runs ahead, or is broken, would otherwise hold
+   *     the event's fields against every newer report until its time came)
    */
   static EventView apply(
-      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
+      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known, Instant now) {
     if (u.central() != null) {
       return CentralReports.apply(old, u.central(), u.time(), u.isReconciled());
     }
-    EventView next = applyAgents(old, u, known);
+    EventView next = applyAgents(old, u, known, now);
     // Azure's report, and who saw the event first, stay as they were.
     return old == null
         ? next.withCentral(null, Source.AGENT)
@@ -92,7 +100,7 @@ final class EventViews {
   }
 
   private static EventView applyAgents(
-      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known) {
+      EventView old, VmEventUpdate u, java.util.function.Predicate<String> known, Instant now) {
     Map<String, VmEventState> vms = new LinkedHashMap<>(old == null ? Map.of() : old.vms());
     boolean knownBefore = vms.keySet().stream().anyMatch(known);
     VmEventState before = vms.get(u.vmId());
@@ -149,14 +157,27 @@ final class EventViews {
     // outbox catching up after an outage): what it says of the event is not news. Taken, it would
     // put back the Resources or the NotBefore Azure has since changed: a VM Azure added to the
     // event, then counted nowhere, or a NotBefore brought forward, missed.
+    Instant reportedAt = u.time() != null && now != null && u.time().isAfter(now) ? now : u.time();
     boolean stale =
         was != null
             && was.reportedAt() != null
-            && u.time() != null
-            && u.time().isBefore(was.reportedAt());
-    if (ev == null || ev.isMissingNode() || (knownBefore && !known.test(u.vmId())) || stale) {
-      // An approval result, an unknown VM's report of an event known VMs report, or a late one:
-      // the event's own fields stay as the transitions (the known VMs', the newest) reported them.
+            && reportedAt != null
+            && reportedAt.isBefore(was.reportedAt());
+    // A removal carries the event as its agent last saw it, stamped when it saw it gone (after an
+    // outage, hours later): not news of the event either, unless the view has nothing better.
+    boolean removal =
+        switch (u.transition()) {
+          case "completed", "canceled", VmProcessor.VANISHED -> true;
+          default -> false;
+        };
+    if (ev == null
+        || ev.isMissingNode()
+        || (knownBefore && !known.test(u.vmId()))
+        || stale
+        || (removal && was != null)) {
+      // An approval result, an unknown VM's report of an event known VMs report, a late one, or a
+      // removal: the event's own fields stay as the transitions (the known VMs', the newest)
+      // reported them.
       return old == null
           ? new EventView(
               u.eventKey(),
@@ -178,7 +199,7 @@ final class EventViews {
               old.durationInSeconds(),
               old.description(),
               old.resources(),
-              old.firstSeenAt(),
+              stale || removal ? earlier(old.firstSeenAt(), u.time()) : old.firstSeenAt(),
               later(old.lastSeenAt(), u.time()),
               closedAt,
               vms,
@@ -207,7 +228,8 @@ final class EventViews {
         vms,
         null,
         null,
-        u.time());
+        // (a removal's fields, taken for want of any, give way to the next report's)
+        removal ? null : reportedAt);
   }
 
   private static String keep(String current, String otherwise) {

@@ -78,6 +78,92 @@ class EventViewsLateReportTest {
     assertThat(v.reportedAt()).isEqualTo(T0.plusSeconds(5));
   }
 
+  /**
+   * A removal carries the event as its agent last saw it, stamped when it saw it gone (an inferred
+   * one after an outage, hours later): it does not put back what a report before it said.
+   */
+  @Test
+  void aRemovalDoesNotPutBackTheFieldsItsAgentLastSaw() {
+    EventView v =
+        EventViews.apply(null, report("vm-1", 0, "Scheduled", List.of("vm-1", "vm-2"), NOT_BEFORE));
+    v = EventViews.apply(v, report("vm-2", 50, "Scheduled", names(), NOT_BEFORE));
+    VmEventUpdate gone =
+        new VmEventUpdate(
+            "e-1",
+            "vm-1",
+            "vm-1",
+            "1",
+            null,
+            T0.plusSeconds(100),
+            "completed",
+            true,
+            AgentEnvelopes.imdsEvent(
+                "E-1", "Reboot", "Scheduled", List.of("vm-1", "vm-2"), NOT_BEFORE),
+            null);
+    v = EventViews.apply(v, gone);
+    assertThat(v.resources()).containsExactly("vm-1", "vm-2", "db-1");
+    assertThat(v.vms().get("vm-1").status()).isEqualTo("inferred");
+    // Nor does it hold back a report of before it that comes after it.
+    v = EventViews.apply(v, report("vm-2", 60, "Scheduled", List.of("vm-2", "db-1"), NOT_BEFORE));
+    assertThat(v.resources()).containsExactly("vm-2", "db-1");
+  }
+
+  /** The first report of an event a removal: its fields are all there is, until a report. */
+  @Test
+  void aRemovalFirstGivesTheFieldsUntilAReport() {
+    VmEventUpdate gone =
+        new VmEventUpdate(
+            "e-1",
+            "vm-1",
+            "vm-1",
+            "1",
+            null,
+            T0.plusSeconds(100),
+            "completed",
+            true,
+            AgentEnvelopes.imdsEvent("E-1", "Reboot", "Scheduled", names(), NOT_BEFORE),
+            null);
+    EventView v = EventViews.apply(null, gone);
+    assertThat(v.resources()).containsExactly("vm-1", "vm-2", "db-1");
+    assertThat(v.reportedAt()).isNull();
+    v = EventViews.apply(v, report("vm-2", 5, "Scheduled", List.of("vm-2"), NOT_BEFORE));
+    assertThat(v.resources()).containsExactly("vm-2");
+  }
+
+  /**
+   * An agent whose clock runs ahead (or is broken) does not hold the event's fields against every
+   * newer report until its time comes: a time later than the service's clock counts as now.
+   */
+  @Test
+  void aReportFromTheFutureCountsAsNow() {
+    Instant now = T0.plusSeconds(20);
+    VmEventUpdate ahead =
+        new VmEventUpdate(
+            "e-1",
+            "vm-1",
+            "vm-1",
+            "1",
+            null,
+            Instant.parse("2099-01-01T00:00:00Z"),
+            "scheduled",
+            false,
+            AgentEnvelopes.imdsEvent(
+                "E-1", "Reboot", "Scheduled", List.of("vm-1", "vm-2"), NOT_BEFORE),
+            null);
+    EventView v = EventViews.apply(null, ahead, vm -> true, now);
+    assertThat(v.reportedAt()).isEqualTo(now);
+    v = EventViews.apply(v, report("vm-2", 30, "Scheduled", names(), NOT_BEFORE), vm -> true, now);
+    assertThat(v.resources()).containsExactly("vm-1", "vm-2", "db-1");
+  }
+
+  /** A late report is still the first the view heard of the event, if it is. */
+  @Test
+  void aLateReportIsStillTheFirstSeen() {
+    EventView v = EventViews.apply(null, report("vm-1", 10, "Scheduled", names(), NOT_BEFORE));
+    v = EventViews.apply(v, report("vm-2", 5, "Scheduled", names(), NOT_BEFORE));
+    assertThat(v.firstSeenAt()).isEqualTo(T0.plusSeconds(5));
+  }
+
   /** Azure's word and the event closing keep the time of the report the fields came from. */
   @Test
   void closingKeepsTheTime() {
