@@ -138,6 +138,15 @@ public record LedgerEntry(
       }
       return now.isBefore(from.plus(Ledger.UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
     }
+    if (e.backAt() == null
+        && ObservedReleases.gone(w.eventType(e.eventId()))
+        && !w.inGroupSize(e.vmId())) {
+      // A Terminate or a Preempt took it out of the fleet (deleted, or a Spot VM deallocated): out
+      // of its group's size now (its agent silent, or the inventory no longer lists it), it counts
+      // there no more, as a VM gone for any other reason does not. (Never heard from again, it
+      // held its group's room for the ledger's 30 days.)
+      return (e.completedAt() == null ? e.completed(now) : e).back(now);
+    }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean
     // no impact: an agent that restarted during an early reboot guesses canceled. Like a

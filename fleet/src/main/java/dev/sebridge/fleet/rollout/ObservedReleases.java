@@ -40,12 +40,12 @@ final class ObservedReleases {
     // event gone, minutes later). Counted from then, as any release; an event of the fleet's VMs
     // only (an agent of the fleet reported it, known to the inventory or not: one it dropped a
     // moment ago still reboots; or Azure's word names a VM the inventory lists: another team's
-    // event in the subscription counts for nothing, as its start does, Ledger.released).
+    // event in the subscription counts for nothing, as its start does, Ledger.released). A
+    // Terminate or a Preempt too: its VM is down in its group until it leaves the group's size
+    // (LedgerEntry.next).
     Set<String> due = new HashSet<>();
     for (String e : w.dueOpenEvents(now)) {
-      if (e != null
-          && !gone(w.eventType(e))
-          && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
+      if (e != null && (!w.eventVms(e).isEmpty() || w.azureListsFleetVm(e))) {
         due.add(EventIds.lower(e));
         events.putIfAbsent(EventIds.lower(e), e);
       }
@@ -81,10 +81,12 @@ final class ObservedReleases {
 
   /**
    * Whether an event of this type removes its VMs rather than taking them down for a while
-   * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM leaves
-   * its group, and the group's size, instead of coming back. Its NotBefore is not counted as a
-   * release: entered, a VM that never sends a heartbeat again would hold its group's room for the
-   * ledger's 30 days (a scale-in whose Terminate a policy never approves, once a day).
+   * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM counts
+   * as down until it leaves its group's size (its agent silent, or the inventory no longer lists
+   * it), as a VM gone for any other reason then counts nowhere ({@link LedgerEntry#next}). Until
+   * 2026-11-28 such an event past its NotBefore was not entered at all: a Spot VM evicted (and
+   * deallocated, the default) stayed in its group's size for its agent's 15 minutes of silence,
+   * down and counted nowhere, and the rollout released another VM of the group.
    */
   static boolean gone(String eventType) {
     return "Terminate".equalsIgnoreCase(eventType) || "Preempt".equalsIgnoreCase(eventType);

@@ -24,6 +24,14 @@ public interface World {
   /** The ids of every open event. */
   Collection<String> openEvents();
 
+  /**
+   * Whether the VM is in its group's size ({@link #groupSize}): the fleet hears from it (its agent
+   * is not silent) and, with an inventory, the inventory lists it.
+   */
+  default boolean inGroupSize(String vmId) {
+    return known(vmId);
+  }
+
   /** The event's type (Reboot, Freeze, Redeploy, Preempt, Terminate, ...), or null. */
   default String eventType(String eventId) {
     return null;

@@ -236,6 +236,12 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean inGroupSize(String vmId) {
+    VmFacts v = vmId == null ? null : index.contents().vm(vmId);
+    return v != null && !v.silent() && !v.unknown();
+  }
+
+  @Override
   public boolean known(String vmId) {
     return index.contents().known(vmId);
   }

@@ -173,18 +173,51 @@ class FleetLedgerTest {
 
   /**
    * A Terminate (a scale-in, its notification never approved) or a Preempt that passes its
-   * NotBefore takes its VM out of the fleet, not down for a while: it is not entered, so a VM that
-   * never sends a heartbeat again does not hold its group for the ledger's 30 days. (Its group's
-   * size drops once the VM is gone: the inventory's next refresh, or its silence.)
+   * NotBefore takes its VM down and then out of the fleet: it counts until the VM leaves its
+   * group's size (its agent silent, or the inventory's next refresh), and not for the ledger's 30
+   * days after (a VM that never sends a heartbeat again). Before, it was not entered at all: a Spot
+   * VM evicted and deallocated stayed in its group's size, down, counted nowhere.
    */
   @Test
-  void aTerminateOrPreemptPastItsNotBeforeIsNotEntered() {
+  void aTerminateOrPreemptPastItsNotBeforeCountsUntilItsVmLeavesItsGroup() {
     for (String type : List.of("Terminate", "Preempt")) {
+      // A Spot VM evicted (deallocated, the default) says nothing more: down, and in its group's
+      // size until its agent is silent.
       TestWorld w = twoZonesTwoEvents().type("A", type).notBefore("A", at(10));
       Ledger ledger = Ledger.empty();
       ledger.observe(w, at(11));
-      assertThat(ledger.entries()).as(type).isEmpty();
+      assertThat(ledger.unavailable(Duration.ZERO, at(11))).as(type).containsExactly("web_0");
+      w.silent("web_0");
+      ledger.observe(w, at(30));
+      assertThat(ledger.unavailable(Duration.ZERO, at(30))).as(type).isEmpty();
+      // A VM the inventory no longer lists (deleted) leaves its group's size at once, too.
+      TestWorld deleted = twoZonesTwoEvents().type("A", type).notBefore("A", at(10));
+      Ledger l2 = Ledger.empty();
+      l2.observe(deleted, at(11));
+      deleted.dropped("web_0");
+      l2.observe(deleted, at(12));
+      assertThat(l2.unavailable(Duration.ZERO, at(12))).as(type).isEmpty();
     }
+  }
+
+  /** Approved, too: a Terminate's VM is never heard from again, and holds nothing once silent. */
+  @Test
+  void anApprovedTerminateCountsUntilItsVmIsSilent() {
+    TestWorld w = twoZonesTwoEvents().type("A", "Terminate");
+    Ledger ledger = Ledger.empty();
+    ledger.release("A", w, "api", at(1));
+    ledger.observe(w, at(2));
+    assertThat(ledger.unavailable(Duration.ZERO, at(2))).containsExactly("web_0");
+    w.silent("web_0");
+    ledger.observe(w, at(20));
+    assertThat(ledger.unavailable(Duration.ZERO, at(20))).isEmpty();
+    // A Reboot's VM silent is still down: it counts until heard from after its event.
+    TestWorld r = twoZonesTwoEvents();
+    Ledger l2 = Ledger.empty();
+    l2.release("A", r, "api", at(1));
+    r.silent("web_0");
+    l2.observe(r, at(20));
+    assertThat(l2.unavailable(Duration.ZERO, at(20))).containsExactly("web_0");
   }
 
   /**

@@ -153,6 +153,19 @@ final class TestWorld implements World {
     return this;
   }
 
+  private final java.util.Set<String> silent = new java.util.HashSet<>();
+
+  /** The VM's agent is silent: out of its group's size. */
+  TestWorld silent(String vmId) {
+    silent.add(vmId);
+    return this;
+  }
+
+  @Override
+  public boolean inGroupSize(String vmId) {
+    return known(vmId) && !silent.contains(vmId);
+  }
+
   TestWorld heartbeat(String vmId, Instant at) {
     heartbeats.put(vmId, at);
     return this;

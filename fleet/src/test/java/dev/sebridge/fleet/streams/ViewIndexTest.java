@@ -937,6 +937,9 @@ class ViewIndexTest {
               .isEqualTo(s.unaccepted("r-" + r, vm));
         }
         assertThat(world.lastHeartbeat(vm).orElse(null)).isEqualTo(s.heartbeat(vm));
+        assertThat(world.inGroupSize(vm))
+            .as("inGroupSize(%s)", vm)
+            .isEqualTo(s.vms().get(vm) != null && !s.vms().get(vm).silent());
         for (String a : List.of("zone", "scaleSet", "resourceGroup", "location")) {
           assertThat(world.attribute(vm, a)).as("%s of %s", a, vm).isEqualTo(s.attribute(vm, a));
         }
