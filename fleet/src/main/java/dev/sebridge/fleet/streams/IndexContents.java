@@ -237,12 +237,18 @@ final class IndexContents {
 
   /**
    * Whether Azure's central delivery says the event started or completed for VMs of this fleet: a
-   * name it lists is a VM Azure's inventory lists (with an inventory only: without one, Event
-   * Grid's word covers every VM of the subscription, and an event of a VM outside the fleet would
-   * hold every group of every rollout).
+   * name it lists is a VM Azure's inventory lists, or (without an inventory) an agent of the fleet
+   * reported the event. Without an inventory Event Grid's word covers every VM of the subscription,
+   * and an event only it reported, of a VM outside the fleet, would hold every group of every
+   * rollout; but an event an agent reported is the fleet's, and Azure's Started is the first word
+   * of an approval from outside the fleet (IMDS has no "approved": the agent of the VM it reboots
+   * says Started only once the VM is up again, minutes later).
    */
   boolean releasedByAzure(EventView e) {
-    return azureListsFleetVm(e) && e.central().released();
+    return e != null
+        && e.central() != null
+        && e.central().released()
+        && (azureListsFleetVm(e) || (membership == Membership.AGENTS && !e.vms().isEmpty()));
   }
 
   /**

@@ -718,6 +718,63 @@ class ViewIndexTest {
     assertThat(f.world.open("e-8")).isFalse();
   }
 
+  /**
+   * Without an inventory, Azure's Started counts for an event an agent of the fleet reported (IMDS
+   * has no "approved": an approval from outside the fleet shows first there, while the VM it
+   * reboots says nothing); an event only Azure reported may be another team's, and counts for
+   * nothing.
+   */
+  @Test
+  void withoutAnInventoryAzuresStartedCountsForAnEventAnAgentReported() {
+    Fleet f = new Fleet(new Random(29), new ViewIndex(Membership.AGENTS, Runnable::run));
+    dev.sebridge.fleet.model.CentralReport started =
+        new dev.sebridge.fleet.model.CentralReport(
+            dev.sebridge.fleet.agentless.AzureEventStatus.STARTED,
+            "/subscriptions/s/providers/Microsoft.Maintenance/scheduledevents/x",
+            List.of("web-1", "db-1"),
+            T0,
+            T0);
+    EventView reported =
+        new EventView(
+                "X-1",
+                "Reboot",
+                "Platform",
+                null,
+                60,
+                "d",
+                List.of("web-1", "db-1"),
+                T0,
+                T0,
+                null,
+                Map.of(
+                    "vm-1",
+                    new VmEventState("vm-1", "web-1", "1", null, "scheduled", null, T0, null)))
+            .withCentral(started, dev.sebridge.fleet.model.Source.AGENT);
+    EventView azureOnly =
+        new EventView(
+                "X-2",
+                "Reboot",
+                "Platform",
+                null,
+                60,
+                "d",
+                List.of("other-1"),
+                T0,
+                T0,
+                null,
+                Map.of())
+            .withCentral(started, dev.sebridge.fleet.model.Source.AZURE);
+    for (EventView e : List.of(reported, azureOnly)) {
+      String key = e.eventId().toLowerCase(Locale.ROOT);
+      f.events.set(key, e);
+      f.index.changed(FleetTopology.EVENTS_VIEW, key, e);
+    }
+    f.world.newStep(T0);
+    assertThat(f.world.releasedByAzure("X-1")).isTrue();
+    assertThat(f.world.releasedOpenEvents()).contains("X-1").doesNotContain("X-2");
+    assertThat(f.world.releasedByAzure("X-2")).isFalse();
+  }
+
   static VmView inZone(String vmId, String zone) {
     return new VmView(
         vmId, vmId, null, null, "rg-0", "west", zone, "ss-0", "1", T0, T0, T0, 60, null, false,
