@@ -21,12 +21,20 @@ final class EventViews {
 
   /** The updates one envelope makes, keyed by event (a result may name several events). */
   static List<VmEventUpdate> updatesOf(dev.sebridge.fleet.model.FleetEnvelope e) {
+    return updatesOf(e, null);
+  }
+
+  /**
+   * @param listedName the VM's name as Azure's inventory lists it, or null (none, or not listed)
+   */
+  static List<VmEventUpdate> updatesOf(
+      dev.sebridge.fleet.model.FleetEnvelope e, String listedName) {
     List<VmEventUpdate> out = new ArrayList<>();
     JsonNode vm = e.vm();
     String name = vm.path("name").asText(null);
     String zone = vm.path("zone").asText(null);
     String scaleSet = vm.path("vmScaleSetName").asText(null);
-    if (e.isTransition() && !e.eventKey().isEmpty() && e.affectsThisVm()) {
+    if (e.isTransition() && !e.eventKey().isEmpty() && affects(e, listedName)) {
       out.add(
           new VmEventUpdate(
               e.eventKey(),
@@ -66,6 +74,29 @@ final class EventViews {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether a transition is of the envelope's own VM: its agent says so ({@code affectsThisVm}: the
+   * event's Resources list the name it knows itself by), or the event lists the name Azure's
+   * inventory gives its vmId. An agent that could not read its name from IMDS takes the host's (a
+   * uniform scale set's instance {@code web_3} is host {@code web000003}) and finds itself in none
+   * of its events: taken at its word, its events never reached the views, and Azure rebooted it
+   * uncounted.
+   */
+  static boolean affects(dev.sebridge.fleet.model.FleetEnvelope e, String listedName) {
+    if (e.affectsThisVm()) {
+      return true;
+    }
+    if (listedName == null || e.event() == null) {
+      return false;
+    }
+    for (JsonNode r : e.event().path("Resources")) {
+      if (listedName.equalsIgnoreCase(r.asText())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static EventView apply(EventView old, VmEventUpdate u) {

@@ -44,7 +44,7 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
       return;
     }
     InventoryVm listed = inventory == null ? null : InventoryVm.listed(e.vmId(), inventory::get);
-    for (VmEventUpdate u : EventViews.updatesOf(e)) {
+    for (VmEventUpdate u : EventViews.updatesOf(e, listed == null ? null : listed.name())) {
       if (inventory != null) {
         u =
             new VmEventUpdate(

@@ -78,9 +78,15 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
     FleetEnvelope e = record.value();
     VmView old = store.get(e.vmId());
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
-    VmView next = VmViews.apply(old == null ? VmView.unknown(e.vmId()) : old, e, now);
+    InventoryVm listed = inventory == null ? null : InventoryVm.listed(e.vmId(), inventory::get);
+    VmView next =
+        VmViews.apply(
+            old == null ? VmView.unknown(e.vmId()) : old,
+            e,
+            now,
+            listed == null ? null : listed.name());
     if (inventory != null) {
-      next = VmViews.withInventory(next, InventoryVm.listed(e.vmId(), inventory::get));
+      next = VmViews.withInventory(next, listed);
     }
     store.put(e.vmId(), next);
     watch.wrote(e.vmId(), next);

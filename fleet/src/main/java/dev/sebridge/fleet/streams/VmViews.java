@@ -20,9 +20,17 @@ final class VmViews {
   private VmViews() {}
 
   static VmView apply(VmView old, FleetEnvelope e, Instant receivedAt) {
+    return apply(old, e, receivedAt, null);
+  }
+
+  /**
+   * @param listedName the VM's name as Azure's inventory lists it, or null ({@link
+   *     EventViews#affects})
+   */
+  static VmView apply(VmView old, FleetEnvelope e, Instant receivedAt, String listedName) {
     JsonNode vm = e.vm();
     Set<String> open = new TreeSet<>(old.openEvents());
-    if (e.isTransition() && e.affectsThisVm()) {
+    if (e.isTransition() && EventViews.affects(e, listedName)) {
       switch (e.transition()) {
         case "scheduled", "started", "updated" -> open.add(e.eventKey());
         case "completed", "canceled" -> open.remove(e.eventKey());

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.sebridge.command.CommandSigner;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryState;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.VmView;
@@ -311,6 +312,30 @@ class InventoryTopologyTest {
                 FleetTopology.POLICIES_VIEW)
             .get("e-1");
     assertThat(d.rule()).isEqualTo("10-web");
+  }
+
+  /**
+   * An agent that could not read its name from IMDS took the host's (web000003 for the scale set's
+   * instance web_3) and finds itself in none of its events (affectsThisVm false): the event lists
+   * the name the inventory gives its vmId, so its report is its VM's part all the same, and the VM
+   * has the event open. Taken at the agent's word, the event never reached the views and Azure
+   * rebooted the VM uncounted.
+   */
+  @Test
+  void aVmWhoseAgentHasTheHostsNameReportsItsEventByTheInventorysName() throws Exception {
+    start(Membership.INVENTORY);
+    real("vm-3", "web_3", "web");
+    VmIdentity host = AgentEnvelopes.vm("vm-3", "web000003", "1", "web");
+    envelopes.pipeInput(host.vmId(), agents.heartbeat(host, Duration.ofSeconds(60)));
+    scheduled(host, "E-3", "WEB_3");
+    EventView v = driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-3");
+    assertThat(v).isNotNull();
+    assertThat(v.vms()).containsKey("vm-3");
+    assertThat(vmView("vm-3").openEvents()).containsExactly("e-3");
+    // Another VM's event that does not list it stays another VM's.
+    scheduled(host, "E-4", "web_4");
+    assertThat(driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-4"))
+        .isNull();
   }
 
   /** A real VM: Azure's inventory lists it (when the topology reads one). */
