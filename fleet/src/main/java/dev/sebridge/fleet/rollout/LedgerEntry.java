@@ -113,6 +113,14 @@ public record LedgerEntry(
         e = e.reported();
       }
     }
+    if (e.placed()
+        && e.backAt() == null
+        && ObservedReleases.gone(w.eventType(e.eventId()))
+        && !w.inventoryLists(e.vmId())) {
+      // A Terminate or a Preempt deleted it: the inventory no longer lists it, and it is out of
+      // its group (a Spot VM deallocated is still listed, and counts as any VM without an agent).
+      return (e.completedAt() == null ? e.completed(now) : e).back(now);
+    }
     if (e.vmId() == null || e.placed()) {
       // Azure says the event is running: it counts, whatever the views or the clock say, and
       // again if it was taken for back before (an approved or acknowledged event may start hours
@@ -138,14 +146,20 @@ public record LedgerEntry(
       }
       return now.isBefore(from.plus(Ledger.UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
     }
-    if (e.backAt() == null
-        && ObservedReleases.gone(w.eventType(e.eventId()))
-        && !w.inGroupSize(e.vmId())) {
-      // A Terminate or a Preempt took it out of the fleet (deleted, or a Spot VM deallocated): out
-      // of its group's size now (its agent silent, or the inventory no longer lists it), it counts
-      // there no more, as a VM gone for any other reason does not. (Never heard from again, it
-      // held its group's room for the ledger's 30 days.)
-      return (e.completedAt() == null ? e.completed(now) : e).back(now);
+    if (ObservedReleases.gone(w.eventType(e.eventId()))) {
+      boolean inSize = w.inGroupSize(e.vmId());
+      if (e.backAt() == null && !inSize) {
+        // A Terminate or a Preempt took it out of the fleet (deleted, or a Spot VM deallocated):
+        // out of its group's size now (its agent silent, or the inventory no longer lists it), it
+        // counts there no more, as a VM gone for any other reason does not. (Never heard from
+        // again, it held its group's room for the ledger's 30 days.)
+        return (e.completedAt() == null ? e.completed(now) : e).back(now);
+      }
+      if (e.backAt() != null && inSize && w.open(e.eventId())) {
+        // In its group's size again while its event is open (the inventory missed it once, its
+        // agent was slow for a while): the event has not run its course, and counts again.
+        e = e.reopened();
+      }
     }
     VmEventState s = w.eventVms(e.eventId()).get(e.vmId());
     // "canceled" (or inferred as canceled) for a VM of a released event is not trusted to mean

@@ -67,10 +67,15 @@ final class ObservedReleases {
     for (Map.Entry<String, String> ev : events.entrySet()) {
       String eventId = ev.getValue();
       // Commands went out for it: released, even when the event already looks over (an agent
-      // that restarted during the reboot reports it canceled), unless it is long over.
+      // that restarted during the reboot reports it canceled), unless it is long over, or is a
+      // Terminate or a Preempt, over once its VMs are gone (their parts vanish a week after; an
+      // agent's restart does not hide one). Entered again then, its deleted VM, unknown, was
+      // counted by name in every group.
       boolean sent =
           requested.contains(ev.getKey())
-              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK)));
+              && (w.open(eventId)
+                  || (!gone(w.eventType(eventId))
+                      && !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK))));
       String origin = originOf.get(ev.getKey());
       if (origin != null || sent || due.contains(ev.getKey()) || Ledger.released(eventId, w)) {
         out.put(eventId, origin == null ? Ledger.OBSERVED : origin);

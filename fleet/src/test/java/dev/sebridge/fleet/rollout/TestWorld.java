@@ -161,6 +161,18 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** The VM's agent is heard from again. */
+  TestWorld heard(String vmId) {
+    silent.remove(vmId);
+    return this;
+  }
+
+  /** Azure's inventory no longer lists this VM (a VM without an agent, deleted). */
+  TestWorld unlisted(String vmId) {
+    inventoryZones.remove(vmId);
+    return this;
+  }
+
   @Override
   public boolean inGroupSize(String vmId) {
     return known(vmId) && !silent.contains(vmId);
