@@ -155,9 +155,12 @@ public record LedgerEntry(
         // again, it held its group's room for the ledger's 30 days.)
         return (e.completedAt() == null ? e.completed(now) : e).back(now);
       }
-      if (e.backAt() != null && inSize && w.open(e.eventId())) {
-        // In its group's size again while its event is open (the inventory missed it once, its
-        // agent was slow for a while): the event has not run its course, and counts again.
+      VmEventState own = w.eventVms(e.eventId()).get(e.vmId());
+      if (e.backAt() != null && inSize && w.open(e.eventId()) && (own == null || !own.closed())) {
+        // In its group's size again while its part of the event is open (the inventory missed it
+        // once, its agent was slow for a while): the event has not run its course for it, and it
+        // counts again. (Its part closed, it is back as any VM: a Spot VM restarted after its
+        // eviction while the event is open for others.)
         e = e.reopened();
       }
     }

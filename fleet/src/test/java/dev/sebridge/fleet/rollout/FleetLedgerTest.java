@@ -216,6 +216,23 @@ class FleetLedgerTest {
     w.heard("web_0");
     ledger.observe(w, at(21));
     assertThat(ledger.unavailable(Duration.ZERO, at(21))).containsExactly("web_0");
+    // Its part over and heard from after (a Spot VM restarted after its eviction) while the
+    // event is open for another VM: back, and stays back, not reopened each step.
+    TestWorld p =
+        twoZonesTwoEvents()
+            .type("A", "Preempt")
+            .event("A", "web_0", "web_1")
+            .report("A", "web_1", "scheduled", T0);
+    Ledger l3 = Ledger.empty();
+    l3.release("A", p, "api", at(1));
+    p.silent("web_0");
+    l3.observe(p, at(20));
+    p.heard("web_0").report("A", "web_0", "completed", at(30)).heartbeat("web_0", at(40));
+    l3.observe(p, at(41));
+    assertThat(l3.unavailable(Duration.ZERO, at(41))).containsExactly("web_1");
+    Instant backAt = l3.entries().get("web_0|a").backAt();
+    l3.observe(p, at(42));
+    assertThat(l3.entries().get("web_0|a").backAt()).isEqualTo(backAt);
     // A Reboot's VM silent is still down: it counts until heard from after its event.
     TestWorld r = twoZonesTwoEvents();
     Ledger l2 = Ledger.empty();
