@@ -66,18 +66,23 @@ final class ObservedReleases {
     Map<String, String> out = new LinkedHashMap<>();
     for (Map.Entry<String, String> ev : events.entrySet()) {
       String eventId = ev.getValue();
+      // A Terminate or a Preempt the views show over: its VMs are gone (their parts vanish a
+      // week after), or back (a Spot VM restarted after its eviction reports it gone; it missed
+      // only its settle, if a step with it was lost). Entered again once its entries were
+      // dropped, by the commands that went out for it or Azure's Completed, a deleted VM, unknown,
+      // was counted by name in every group.
+      boolean goneOver = !w.open(eventId) && gone(w.eventType(eventId));
       // Commands went out for it: released, even when the event already looks over (an agent
-      // that restarted during the reboot reports it canceled), unless it is long over, or is a
-      // Terminate or a Preempt, over once its VMs are gone (their parts vanish a week after; an
-      // agent's restart does not hide one). Entered again then, its deleted VM, unknown, was
-      // counted by name in every group.
+      // that restarted during the reboot reports it canceled), unless it is long over.
       boolean sent =
           requested.contains(ev.getKey())
-              && (w.open(eventId)
-                  || (!gone(w.eventType(eventId))
-                      && !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK))));
+              && !goneOver
+              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK)));
       String origin = originOf.get(ev.getKey());
-      if (origin != null || sent || due.contains(ev.getKey()) || Ledger.released(eventId, w)) {
+      if (origin != null
+          || sent
+          || due.contains(ev.getKey())
+          || (!goneOver && Ledger.released(eventId, w))) {
         out.put(eventId, origin == null ? Ledger.OBSERVED : origin);
       }
     }

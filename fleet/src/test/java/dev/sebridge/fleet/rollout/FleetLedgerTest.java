@@ -260,6 +260,10 @@ class FleetLedgerTest {
     ledger.observe(w, later.plusSeconds(1));
     assertThat(ledger.unavailable(Duration.ZERO, later.plusSeconds(1))).isEmpty();
     assertThat(ledger.entries().keySet()).noneMatch(k -> k.startsWith("name:"));
+    // Nor when Azure's central word says it completed (central events, no inventory).
+    w.azure("A", dev.sebridge.fleet.agentless.AzureEventStatus.COMPLETED);
+    ledger.observe(w, later.plusSeconds(2));
+    assertThat(ledger.entries().keySet()).noneMatch(k -> k.startsWith("name:"));
   }
 
   /**
