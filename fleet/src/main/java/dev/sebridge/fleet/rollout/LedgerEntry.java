@@ -113,13 +113,24 @@ public record LedgerEntry(
         e = e.reported();
       }
     }
-    if (e.placed()
-        && e.backAt() == null
-        && ObservedReleases.gone(w.eventType(e.eventId()))
-        && !w.inventoryLists(e.vmId())) {
-      // A Terminate or a Preempt deleted it: the inventory no longer lists it, and it is out of
-      // its group (a Spot VM deallocated is still listed, and counts as any VM without an agent).
-      return (e.completedAt() == null ? e.completed(now) : e).back(now);
+    if (e.placed() && ObservedReleases.gone(w.eventType(e.eventId()))) {
+      boolean listed = w.inventoryLists(e.vmId());
+      if (e.backAt() == null && !listed) {
+        // A Terminate or a Preempt deleted it: the inventory no longer lists it, and it is out of
+        // its group (a Spot VM deallocated is still listed, and counts as any VM without an
+        // agent).
+        return (e.completedAt() == null ? e.completed(now) : e).back(now);
+      }
+      if (e.backAt() != null
+          && listed
+          && w.open(e.eventId())
+          && !ListedVms.seenClosed(e.eventId(), w)
+          && now.isBefore(e.countsFrom().plus(Ledger.UNKNOWN_AT_MOST))) {
+        // Listed again while its event is open and within its hour (a refresh that missed it
+        // once): not deleted, and the event may not have run; down again, as the rule below has
+        // it for a VM without an agent (which then keeps it down: no step reopens and closes it).
+        e = e.reopened();
+      }
     }
     if (e.vmId() == null || e.placed()) {
       // Azure says the event is running: it counts, whatever the views or the clock say, and
@@ -140,11 +151,9 @@ public record LedgerEntry(
       if (ListedVms.seenClosed(e.eventId(), w)) {
         return e.completed(now).back(now.plus(Ledger.UNKNOWN_BACK_AFTER));
       }
-      Instant from = e.releasedAt();
-      if (e.notBefore() != null && e.notBefore().isAfter(from)) {
-        from = e.notBefore();
-      }
-      return now.isBefore(from.plus(Ledger.UNKNOWN_AT_MOST)) ? e : e.completed(now).back(now);
+      return now.isBefore(e.countsFrom().plus(Ledger.UNKNOWN_AT_MOST))
+          ? e
+          : e.completed(now).back(now);
     }
     if (ObservedReleases.gone(w.eventType(e.eventId()))) {
       boolean inSize = w.inGroupSize(e.vmId());
@@ -184,6 +193,14 @@ public record LedgerEntry(
       }
     }
     return e;
+  }
+
+  /**
+   * Where a VM without an agent's hour starts: the later of its release and its event's NotBefore,
+   * the last seen.
+   */
+  private Instant countsFrom() {
+    return notBefore != null && notBefore.isAfter(releasedAt) ? notBefore : releasedAt;
   }
 
   /** Unavailable again: Azure says its event is running. */

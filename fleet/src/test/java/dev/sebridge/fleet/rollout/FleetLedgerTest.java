@@ -286,6 +286,17 @@ class FleetLedgerTest {
     w.unlisted("db-1");
     ledger.observe(w, at(12));
     assertThat(ledger.unavailable(Duration.ZERO, at(12))).isEmpty();
+    // A refresh that missed it once: listed again while the event is open and within its hour,
+    // it counts again, and then as any VM without an agent (back an hour after its release, and
+    // stays back: no step reopens it and closes it again).
+    w.inventoryZone("db-1", "2");
+    ledger.observe(w, at(13));
+    assertThat(ledger.unavailable(Duration.ZERO, at(13))).containsExactly("db-1");
+    ledger.observe(w, at(10 + 3600));
+    assertThat(ledger.unavailable(Duration.ZERO, at(10 + 3600))).isEmpty();
+    Instant backAt = ledger.entries().get("db-1|t").backAt();
+    ledger.observe(w, at(10 + 3601));
+    assertThat(ledger.entries().get("db-1|t").backAt()).isEqualTo(backAt);
   }
 
   /**
