@@ -84,30 +84,11 @@ public final class FleetTickBenchmark implements AutoCloseable {
    * One second of wall clock on the stream thread: all of it (every punctuation due, the per-minute
    * retention scans included), and the rollouts task's tick within it (its metric, {@code
    * sebridge_fleet_rollouts_tick_seconds}), in ms.
-   */
-  /**
-   * @param gcPauses milliseconds the collectors paused the JVM during the second (0.5 for pauses
-   *     under a millisecond), 0 when none did
+   *
+   * @param gcPauses milliseconds the collectors paused the JVM during the second ({@link
+   *     GcPauses#since})
    */
   record Second(double whole, double rollouts, double gcPauses) {}
-
-  /**
-   * The JVM's collectors' pauses so far: how many, and their milliseconds. The beans of concurrent
-   * cycles (ZGC's and Shenandoah's "Cycles") count work beside the application, not pauses, and are
-   * left out; G1's "Concurrent GC" bean counts its remark and cleanup pauses (JDK 20 on).
-   */
-  static long[] gcPauses() {
-    long count = 0;
-    long ms = 0;
-    for (java.lang.management.GarbageCollectorMXBean gc :
-        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (!gc.getName().contains("Cycles")) {
-        count += Math.max(0, gc.getCollectionCount());
-        ms += Math.max(0, gc.getCollectionTime());
-      }
-    }
-    return new long[] {count, ms};
-  }
 
   private final TopologyTestDriver driver;
   private final TestInputTopic<String, VmView> vmViews;
@@ -313,13 +294,11 @@ public final class FleetTickBenchmark implements AutoCloseable {
       vmViews.pipeInput(FleetTickFixtures.vmId(vm), FleetTickFixtures.vm(vm, groups, now), now);
     }
     ticked = Double.NaN;
-    long[] before = gcPauses();
+    GcPauses before = GcPauses.sofar();
     long start = System.nanoTime();
     driver.advanceWallClockTime(Duration.ofSeconds(1));
     double whole = (System.nanoTime() - start) / 1e6;
-    long[] after = gcPauses();
-    // A pause under a millisecond counts as one: the collection count changed, the time may not.
-    double paused = after[0] == before[0] ? 0 : Math.max(0.5, after[1] - before[1]);
+    double paused = GcPauses.sofar().since(before);
     if (Double.isNaN(ticked)) {
       throw new IllegalStateException("the rollouts task did not tick in this second");
     }

@@ -71,13 +71,14 @@ final class ObservedReleases {
       // only its settle, if a step with it was lost). Entered again once its entries were
       // dropped, by the commands that went out for it or Azure's Completed, a deleted VM, unknown,
       // was counted by name in every group.
-      boolean goneOver = !w.open(eventId) && gone(w.eventType(eventId));
+      boolean open = w.open(eventId);
+      boolean goneOver = !open && gone(w.eventType(eventId));
       // Commands went out for it: released, even when the event already looks over (an agent
       // that restarted during the reboot reports it canceled), unless it is long over.
       boolean sent =
           requested.contains(ev.getKey())
               && !goneOver
-              && (w.open(eventId) || !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK)));
+              && (open || !closedBefore(eventId, w, now.minus(Ledger.KEEP_AFTER_BACK)));
       String origin = originOf.get(ev.getKey());
       if (origin != null
           || sent

@@ -33,6 +33,24 @@ class EventViewsLateReportTest {
         null);
   }
 
+  /**
+   * An inferred completion (the agent saw the event gone after an outage), carrying the event as
+   * the agent last saw it.
+   */
+  static VmEventUpdate removal(String vmId, int second, List<String> resources) {
+    return new VmEventUpdate(
+        "e-1",
+        vmId,
+        vmId,
+        "1",
+        null,
+        T0.plusSeconds(second),
+        "completed",
+        true,
+        AgentEnvelopes.imdsEvent("E-1", "Reboot", "Scheduled", resources, NOT_BEFORE),
+        null);
+  }
+
   /** Azure added a VM (one without an agent) to the event; a report from before says otherwise. */
   @Test
   void aLateReportDoesNotPutBackTheResourcesANewerOneGave() {
@@ -87,20 +105,7 @@ class EventViewsLateReportTest {
     EventView v =
         EventViews.apply(null, report("vm-1", 0, "Scheduled", List.of("vm-1", "vm-2"), NOT_BEFORE));
     v = EventViews.apply(v, report("vm-2", 50, "Scheduled", names(), NOT_BEFORE));
-    VmEventUpdate gone =
-        new VmEventUpdate(
-            "e-1",
-            "vm-1",
-            "vm-1",
-            "1",
-            null,
-            T0.plusSeconds(100),
-            "completed",
-            true,
-            AgentEnvelopes.imdsEvent(
-                "E-1", "Reboot", "Scheduled", List.of("vm-1", "vm-2"), NOT_BEFORE),
-            null);
-    v = EventViews.apply(v, gone);
+    v = EventViews.apply(v, removal("vm-1", 100, List.of("vm-1", "vm-2")));
     assertThat(v.resources()).containsExactly("vm-1", "vm-2", "db-1");
     assertThat(v.vms().get("vm-1").status()).isEqualTo("inferred");
     // Nor does it hold back a report of before it that comes after it.
@@ -111,19 +116,7 @@ class EventViewsLateReportTest {
   /** The first report of an event a removal: its fields are all there is, until a report. */
   @Test
   void aRemovalFirstGivesTheFieldsUntilAReport() {
-    VmEventUpdate gone =
-        new VmEventUpdate(
-            "e-1",
-            "vm-1",
-            "vm-1",
-            "1",
-            null,
-            T0.plusSeconds(100),
-            "completed",
-            true,
-            AgentEnvelopes.imdsEvent("E-1", "Reboot", "Scheduled", names(), NOT_BEFORE),
-            null);
-    EventView v = EventViews.apply(null, gone);
+    EventView v = EventViews.apply(null, removal("vm-1", 100, names()));
     assertThat(v.resources()).containsExactly("vm-1", "vm-2", "db-1");
     assertThat(v.reportedAt()).isNull();
     v = EventViews.apply(v, report("vm-2", 5, "Scheduled", List.of("vm-2"), NOT_BEFORE));

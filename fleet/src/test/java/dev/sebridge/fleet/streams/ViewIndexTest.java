@@ -686,16 +686,11 @@ class ViewIndexTest {
   @Test
   void aStepAnswersFromTheViewsAsOfThatStep() {
     Fleet f = new Fleet(new Random(19), new ViewIndex(Membership.AGENTS, Runnable::run));
-    EventView open =
-        new EventView(
-            "E-7", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, Map.of());
-    f.events.set("e-7", open);
-    f.index.changed(FleetTopology.EVENTS_VIEW, "e-7", open);
+    EventView open = openEvent("E-7");
+    f.setAndTell("e-7", open);
     f.world.newStep(T0);
     assertThat(f.world.open("E-7")).isTrue();
-    EventView closed = open.closedAt(T0.plusSeconds(1));
-    f.events.set("e-7", closed);
-    f.index.changed(FleetTopology.EVENTS_VIEW, "e-7", closed);
+    f.setAndTell("e-7", open.closedAt(T0.plusSeconds(1)));
     f.world.newStep(T0.plusSeconds(1));
     assertThat(f.world.open("E-7")).isFalse();
   }
@@ -707,11 +702,7 @@ class ViewIndexTest {
   @Test
   void aViewIsFoundByItsKeyNotByAnIdThatIsNotIt() {
     Fleet f = new Fleet(new Random(23), new ViewIndex(Membership.AGENTS, Runnable::run));
-    EventView odd =
-        new EventView(
-            "E-8", "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, Map.of());
-    f.events.set("x-8", odd);
-    f.index.changed(FleetTopology.EVENTS_VIEW, "x-8", odd);
+    f.setAndTell("x-8", openEvent("E-8"));
     f.world.newStep(T0);
     assertThat(f.world.open("x-8")).isTrue();
     assertThat(f.world.open("E-8")).isFalse();
@@ -765,14 +756,18 @@ class ViewIndexTest {
                 Map.of())
             .withCentral(started, dev.sebridge.fleet.model.Source.AZURE);
     for (EventView e : List.of(reported, azureOnly)) {
-      String key = e.eventId().toLowerCase(Locale.ROOT);
-      f.events.set(key, e);
-      f.index.changed(FleetTopology.EVENTS_VIEW, key, e);
+      f.setAndTell(e.eventId().toLowerCase(Locale.ROOT), e);
     }
     f.world.newStep(T0);
     assertThat(f.world.releasedByAzure("X-1")).isTrue();
     assertThat(f.world.releasedOpenEvents()).contains("X-1").doesNotContain("X-2");
     assertThat(f.world.releasedByAzure("X-2")).isFalse();
+  }
+
+  /** An open event of no VM's part. */
+  static EventView openEvent(String id) {
+    return new EventView(
+        id, "Reboot", "Platform", null, 60, "d", List.of(), T0, T0, null, Map.of());
   }
 
   static VmView inZone(String vmId, String zone) {
@@ -838,6 +833,12 @@ class ViewIndexTest {
         change(rnd, false); // before the task attached: nobody queued them
       }
       index.attach();
+    }
+
+    /** The events store has this view under the key, and its updater tells the index. */
+    void setAndTell(String key, EventView e) {
+      events.set(key, e);
+      index.changed(FleetTopology.EVENTS_VIEW, key, e);
     }
 
     /** What happens after each entry a whole read of any of the stores takes. */
