@@ -2,7 +2,8 @@
 # Seeded chaos runs against the ground-truth checker (ChaosTest / ChaosRun).
 #   scripts/chaos.sh N            N random seeds
 #   scripts/chaos.sh -s 7,42      these seeds (a failing seed replays the same schedule)
-# Env: CHAOS_SECONDS (chaos phase per run, default 30).
+# Env: CHAOS_SECONDS (chaos phase per run, default 30), CHAOS_PARALLEL (seeds run side by side,
+# each with its own broker, default 3).
 # Prints one line per seed and a summary; exits 1 if any seed found a problem.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,8 @@ fi
 rm -f bridge-app/target/chaos-summary.txt
 set +e
 ./mvnw -B -ntp -o -pl bridge-app test -Dtest=ChaosTest "$prop" \
-  -Dsebridge.chaos.seconds="${CHAOS_SECONDS:-30}" > bridge-app/target/chaos.log 2>&1
+  -Dsebridge.chaos.seconds="${CHAOS_SECONDS:-30}" \
+  -Dsebridge.chaos.parallel="${CHAOS_PARALLEL:-3}" > bridge-app/target/chaos.log 2>&1
 rc=$?
 set -e
 cat bridge-app/target/chaos-summary.txt 2>/dev/null || true

@@ -9,8 +9,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +33,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * {@code sebridge.chaos.seeds} (comma-separated), {@code sebridge.chaos.random} (how many random
  * seeds instead), {@code sebridge.chaos.seconds} (chaos phase of each run). A failing seed is
  * printed; given again it replays the same random choices.
+ *
+ * <p>Seeds run side by side, {@code sebridge.chaos.parallel} at a time (3 by default), each with
+ * its own broker (a run takes its broker down): a run mostly waits out its phases, and one at a
+ * time kept two cores a fifth busy for two minutes of the suite.
  */
 // Exclusive: its checker assumes an agent restarts within 4 s.
 @ResourceLock(value = TestResources.CPU, mode = ResourceAccessMode.READ_WRITE)
@@ -62,13 +72,29 @@ class ChaosTest {
   @TestFactory
   Stream<DynamicTest> chaos() {
     Duration chaos = Duration.ofSeconds(Integer.getInteger("sebridge.chaos.seconds", 25));
-    return seeds().stream()
+    List<Long> seeds = seeds();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.max(1, Math.min(seeds.size(), Integer.getInteger("sebridge.chaos.parallel", 3))));
+    Map<Long, Future<ChaosRun.Result>> runs = new LinkedHashMap<>();
+    for (long seed : seeds) {
+      runs.put(
+          seed,
+          pool.submit(
+              () -> {
+                try (KafkaTestBroker own = KafkaTestBroker.start()) {
+                  return new ChaosRun(seed, dir, own).run(chaos);
+                }
+              }));
+    }
+    pool.shutdown();
+    return runs.entrySet().stream()
         .map(
-            seed ->
+            run ->
                 DynamicTest.dynamicTest(
-                    "seed " + seed,
+                    "seed " + run.getKey(),
                     () -> {
-                      ChaosRun.Result result = new ChaosRun(seed, dir, kafka).run(chaos);
+                      ChaosRun.Result result = result(run.getValue());
                       String line = result.summary();
                       System.out.println("CHAOS " + line);
                       Files.writeString(
@@ -80,6 +106,15 @@ class ChaosTest {
                       assertThat(result.problems()).as(line).isEmpty();
                       assertThat(result.expectedTransitions()).isPositive();
                     }));
+  }
+
+  /** A run's result; a run that threw fails its seed with what it threw. */
+  static ChaosRun.Result result(Future<ChaosRun.Result> run) throws Exception {
+    try {
+      return run.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
   @Test

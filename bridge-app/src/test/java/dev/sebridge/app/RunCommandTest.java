@@ -345,6 +345,8 @@ class RunCommandTest {
             "commands.kafka.bootstrap-servers=127.0.0.1:1",
             "commands.trusted-keys=" + keys,
             "publish.warn-after=1s",
+            // Its first attempt fails after 2 s waiting for the broker's metadata, not 10.
+            "sink.kafka.producer.max.block.ms=2000",
             // The Kafka sink never connects: its flush on SIGTERM would wait the whole 10 s.
             "agent.shutdown-timeout=2s");
     sim.addEvent(EventSpec.scheduled("Freeze", List.of("WestNO_0")));
