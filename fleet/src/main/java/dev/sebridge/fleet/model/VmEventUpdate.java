@@ -19,6 +19,11 @@ import java.time.Instant;
  * @param approval the result (approval results), else null
  * @param central Azure's central delivery of the event (then {@code vmId} is null and {@code
  *     transition} is {@code central}), else null
+ * @param ifPart a removal from an agent whose event does not list its VM's name (now): it closes
+ *     that VM's part of the event if the VM has one, and creates none. An agent that took its
+ *     host's name counts an event as its own only while the inventory gives its vmId a name the
+ *     event lists; a refresh that missed the VM when the event ended would have dropped its end,
+ *     and its VM counted down until the ledger's 30 days were over
  */
 public record VmEventUpdate(
     String eventKey,
@@ -31,7 +36,8 @@ public record VmEventUpdate(
     boolean inferred,
     JsonNode event,
     VmEventState.ApprovalInfo approval,
-    dev.sebridge.fleet.agentless.AzureScheduledEvent central) {
+    dev.sebridge.fleet.agentless.AzureScheduledEvent central,
+    boolean ifPart) {
   /** The transition of an update from Azure's central delivery. */
   public static final String CENTRAL = "central";
 
@@ -50,7 +56,53 @@ public record VmEventUpdate(
       boolean inferred,
       JsonNode event,
       VmEventState.ApprovalInfo approval) {
-    this(eventKey, vmId, name, zone, scaleSet, time, transition, inferred, event, approval, null);
+    this(
+        eventKey,
+        vmId,
+        name,
+        zone,
+        scaleSet,
+        time,
+        transition,
+        inferred,
+        event,
+        approval,
+        null,
+        false);
+  }
+
+  /** The same report, of a VM named and placed as given. */
+  public VmEventUpdate placedAs(String name, String zone, String scaleSet) {
+    return new VmEventUpdate(
+        eventKey,
+        vmId,
+        name,
+        zone,
+        scaleSet,
+        time,
+        transition,
+        inferred,
+        event,
+        approval,
+        central,
+        ifPart);
+  }
+
+  /** The same removal, closing the VM's part only if it has one ({@link #ifPart}). */
+  public VmEventUpdate onlyIfPart() {
+    return new VmEventUpdate(
+        eventKey,
+        vmId,
+        name,
+        zone,
+        scaleSet,
+        time,
+        transition,
+        inferred,
+        event,
+        approval,
+        central,
+        true);
   }
 
   /** Azure's central delivery of an event, at {@code time}. */
@@ -68,7 +120,7 @@ public record VmEventUpdate(
   private static VmEventUpdate azure(
       dev.sebridge.fleet.agentless.AzureScheduledEvent event, Instant time, String transition) {
     return new VmEventUpdate(
-        event.key(), null, null, null, null, time, transition, false, null, null, event);
+        event.key(), null, null, null, null, time, transition, false, null, null, event, false);
   }
 
   /** Whether Azure's report was read from Resource Graph (not a delivery). */

@@ -70,9 +70,11 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     if (u.approval() != null && (old == null || !old.vms().containsKey(u.vmId()))) {
       return; // a result for a VM the event does not list (the agent rejected it as not-listed)
     }
-    if (u.transition().equals(VmProcessor.VANISHED)
+    if ((u.ifPart() || u.transition().equals(VmProcessor.VANISHED))
         && (old == null || !old.vms().containsKey(u.vmId()) || old.vms().get(u.vmId()).closed())) {
-      return; // a gone VM's part that is already over (or an event already forgotten)
+      // A gone VM's part, or a removal from an agent the event does not list (now), where the VM's
+      // part is already over, or it has none (or the event is already forgotten).
+      return;
     }
     EventView next =
         EventViews.apply(old, u, this::known, Instant.ofEpochMilli(context.currentSystemTimeMs()));

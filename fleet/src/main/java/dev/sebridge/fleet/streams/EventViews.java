@@ -34,19 +34,25 @@ final class EventViews {
     String name = vm.path("name").asText(null);
     String zone = vm.path("zone").asText(null);
     String scaleSet = vm.path("vmScaleSetName").asText(null);
-    if (e.isTransition() && !e.eventKey().isEmpty() && affects(e, listedName)) {
-      out.add(
-          new VmEventUpdate(
-              e.eventKey(),
-              e.vmId(),
-              name,
-              zone,
-              scaleSet,
-              e.time(),
-              e.transition(),
-              e.inferred(),
-              e.event(),
-              null));
+    if (e.isTransition() && !e.eventKey().isEmpty()) {
+      boolean own = affects(e, listedName);
+      if (own || removal(e.transition())) {
+        VmEventUpdate u =
+            new VmEventUpdate(
+                e.eventKey(),
+                e.vmId(),
+                name,
+                zone,
+                scaleSet,
+                e.time(),
+                e.transition(),
+                e.inferred(),
+                e.event(),
+                null);
+        // Not its own by name now, its end still closes the part it has: the name it was counted
+        // by may be one a refresh of the inventory missed when the event ended.
+        out.add(own ? u : u.onlyIfPart());
+      }
     } else if (e.isResult()) {
       JsonNode d = e.data();
       if (d.path("resultKind").asText("outcome").equals("outcome")) {
@@ -97,6 +103,11 @@ final class EventViews {
       }
     }
     return false;
+  }
+
+  /** An agent's word that the event is over for it (not Azure's, not a gone VM's). */
+  static boolean removal(String transition) {
+    return transition.equals("completed") || transition.equals("canceled");
   }
 
   static EventView apply(EventView old, VmEventUpdate u) {

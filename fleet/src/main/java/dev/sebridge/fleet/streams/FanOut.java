@@ -47,17 +47,10 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
     for (VmEventUpdate u : EventViews.updatesOf(e, listed == null ? null : listed.name())) {
       if (inventory != null) {
         u =
-            new VmEventUpdate(
-                u.eventKey(),
-                u.vmId(),
+            u.placedAs(
                 listed != null && listed.name() != null ? listed.name() : u.name(),
                 listed == null ? null : listed.zone(),
-                listed == null ? null : listed.scaleSet(),
-                u.time(),
-                u.transition(),
-                u.inferred(),
-                u.event(),
-                u.approval());
+                listed == null ? null : listed.scaleSet());
       }
       context.forward(
           new Record<String, Object>(u.eventKey(), u, record.timestamp()),

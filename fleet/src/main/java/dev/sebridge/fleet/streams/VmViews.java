@@ -42,6 +42,10 @@ final class VmViews {
           }
         }
       }
+    } else if (e.isTransition() && EventViews.removal(e.transition())) {
+      // Over for its agent, though the event does not list its name now: not open for it either
+      // (VmEventUpdate.ifPart).
+      open.remove(e.eventKey());
     }
     Instant lastHeartbeat = old.lastHeartbeatAt();
     Integer interval = old.heartbeatIntervalSeconds();

@@ -338,6 +338,43 @@ class InventoryTopologyTest {
         .isNull();
   }
 
+  /**
+   * Its event's end still closes its part when the inventory refresh missed the VM just then: the
+   * report is not the VM's own by name at that moment. Dropped, the VM's part stayed open, the
+   * event with it, and the ledger counted the VM down until its 30 days were over.
+   */
+  @Test
+  void aVmWhoseAgentHasTheHostsNameEndsItsEventThoughTheInventoryMissedItThen() throws Exception {
+    start(Membership.INVENTORY);
+    real("vm-3", "web_3", "web");
+    VmIdentity host = AgentEnvelopes.vm("vm-3", "web000003", "1", "web");
+    envelopes.pipeInput(host.vmId(), agents.heartbeat(host, Duration.ofSeconds(60)));
+    scheduled(host, "E-3", "web_3");
+    // Another VM's event in its document: not its own, and its end makes it no part.
+    scheduled(host, "E-4", "web_4");
+    assertThat(vmView("vm-3").openEvents()).containsExactly("e-3");
+    inventory.pipeInput(InventoryVm.key("vm-3"), null);
+    for (String id : List.of("E-3", "E-4")) {
+      ObjectNode e =
+          AgentEnvelopes.imdsEvent(
+              id,
+              "Reboot",
+              "Started",
+              List.of(id.equals("E-3") ? "web_3" : "web_4"),
+              T0.plusSeconds(3600));
+      envelopes.pipeInput(
+          host.vmId(),
+          agents.transition(TransitionType.COMPLETED, host, e, false),
+          clock.instant());
+    }
+    EventView v = driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-3");
+    assertThat(v.vms().get("vm-3").status()).isEqualTo("completed");
+    assertThat(v.closedAt()).isNotNull();
+    assertThat(vmView("vm-3").openEvents()).isEmpty();
+    assertThat(driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-4"))
+        .isNull();
+  }
+
   /** A real VM: Azure's inventory lists it (when the topology reads one). */
   private VmIdentity real(String vmId, String name, String scaleSet) {
     VmIdentity vm = AgentEnvelopes.vm(vmId, name, "1", scaleSet);
