@@ -131,11 +131,25 @@ final class ChaosRun {
   }
 
   Result run(Duration chaos) throws Exception {
+    return run(chaos, () -> {});
+  }
+
+  /**
+   * @param started told when the chaos begins: once both agents have read their first document
+   */
+  Result run(Duration chaos, Runnable started) throws Exception {
     try {
       for (SimVm vm : List.of(VM0, VM1)) {
         startAgent(vm);
       }
-      while (now() < chaos.toMillis()) {
+      // An agent still starting (a JVM on a busy machine) would miss the first event's first phase.
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> agents.keySet().stream().allMatch(vm -> sim.servedIncarnation(vm.name()) >= 0));
+      started.run();
+      long end = now() + chaos.toMillis();
+      while (now() < end) {
         step();
         Thread.sleep(300 + random.nextInt(900));
       }

@@ -13,10 +13,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,20 +74,31 @@ class ChaosTest {
   @TestFactory
   Stream<DynamicTest> chaos() {
     Duration chaos = Duration.ofSeconds(Integer.getInteger("sebridge.chaos.seconds", 25));
-    List<Long> seeds = seeds();
+    List<Long> seeds = seeds().stream().distinct().toList();
     ExecutorService pool =
         Executors.newFixedThreadPool(
             Math.max(1, Math.min(seeds.size(), Integer.getInteger("sebridge.chaos.parallel", 3))));
     Map<Long, Future<ChaosRun.Result>> runs = new LinkedHashMap<>();
+    // One run starts its broker and agents once the one before has begun its chaos: six JVMs and
+    // three brokers starting at once on two cores kept an agent from its first poll for seconds.
+    CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
     for (long seed : seeds) {
+      CompletableFuture<Void> after = previous;
+      CompletableFuture<Void> started = new CompletableFuture<>();
       runs.put(
           seed,
           pool.submit(
               () -> {
-                try (KafkaTestBroker own = KafkaTestBroker.start()) {
-                  return new ChaosRun(seed, dir, own).run(chaos);
+                try {
+                  after.get();
+                  try (KafkaTestBroker own = KafkaTestBroker.start()) {
+                    return new ChaosRun(seed, dir, own).run(chaos, () -> started.complete(null));
+                  }
+                } finally {
+                  started.complete(null);
                 }
               }));
+      previous = started;
     }
     pool.shutdown();
     return runs.entrySet().stream()
@@ -111,7 +124,7 @@ class ChaosTest {
   /** A run's result; a run that threw fails its seed with what it threw. */
   static ChaosRun.Result result(Future<ChaosRun.Result> run) throws Exception {
     try {
-      return run.get();
+      return run.get(15, TimeUnit.MINUTES); // a run that hangs fails its seed, not the suite
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
     }
