@@ -19,11 +19,12 @@ import java.time.Instant;
  * @param approval the result (approval results), else null
  * @param central Azure's central delivery of the event (then {@code vmId} is null and {@code
  *     transition} is {@code central}), else null
- * @param ifPart a removal from an agent whose event does not list its VM's name (now): it closes
- *     that VM's part of the event if the VM has one, and creates none. An agent that took its
- *     host's name counts an event as its own only while the inventory gives its vmId a name the
- *     event lists; a refresh that missed the VM when the event ended would have dropped its end,
- *     and its VM counted down until the ledger's 30 days were over
+ * @param ifPart a report from an agent whose event does not list its name, while Azure's inventory
+ *     gives its vmId no name (a refresh missed it): it moves that VM's part of the event if the VM
+ *     has one, keeping the part's name and place, and creates none. An agent that took its host's
+ *     name counts an event as its own while the inventory gives its vmId a name the event lists;
+ *     dropped, the end such a report brings kept the event open and its VM counted down by the
+ *     ledger for its 30 days
  */
 public record VmEventUpdate(
     String eventKey,
@@ -88,7 +89,7 @@ public record VmEventUpdate(
         ifPart);
   }
 
-  /** The same removal, closing the VM's part only if it has one ({@link #ifPart}). */
+  /** The same report, for the VM's part only if it has one ({@link #ifPart}). */
   public VmEventUpdate onlyIfPart() {
     return new VmEventUpdate(
         eventKey,

@@ -49,12 +49,20 @@ final class DownCounts {
       if (!e.unavailable(settle, now)) {
         return;
       }
-      Set<String> groups = groupsOf.get(e.vmKey());
+      boolean byName = dev.sebridge.fleet.model.Acknowledgement.byName(e.vmKey());
+      // A VM known by name only is one VM per event: two VMs of one name in two resource groups,
+      // each in its own event, are two (counted as one, a group showed one fewer down than it had).
+      // The same VM in two events then counts twice: an over-count, never an under-count.
+      String vm =
+          byName
+              ? e.vmKey() + "|" + dev.sebridge.fleet.model.EventIds.lower(e.eventId())
+              : e.vmKey();
+      Set<String> groups = groupsOf.get(vm);
       if (groups == null) {
         groups = new HashSet<>(2);
-        groupsOf.put(e.vmKey(), groups);
-        if (dev.sebridge.fleet.model.Acknowledgement.byName(e.vmKey())) {
-          byName++;
+        groupsOf.put(vm, groups);
+        if (byName) {
+          this.byName++;
         }
       }
       count(groups, e.group(groupBy));
@@ -71,7 +79,10 @@ final class DownCounts {
       }
     }
 
-    /** Whether this VM is down already (it takes no more room in its groups). */
+    /**
+     * Whether this VM is down already (it takes no more room in its groups). Never for a VM known
+     * by name only: which VM of that name an event lists is not known.
+     */
     boolean isDown(String vmKey) {
       return groupsOf.containsKey(vmKey);
     }

@@ -70,11 +70,12 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     if (u.approval() != null && (old == null || !old.vms().containsKey(u.vmId()))) {
       return; // a result for a VM the event does not list (the agent rejected it as not-listed)
     }
-    if ((u.ifPart() || u.transition().equals(VmProcessor.VANISHED))
+    if (u.ifPart() && (old == null || !old.vms().containsKey(u.vmId()))) {
+      return; // a report not the VM's own by name, of an event it has no part in
+    }
+    if (u.transition().equals(VmProcessor.VANISHED)
         && (old == null || !old.vms().containsKey(u.vmId()) || old.vms().get(u.vmId()).closed())) {
-      // A gone VM's part, or a removal from an agent the event does not list (now), where the VM's
-      // part is already over, or it has none (or the event is already forgotten).
-      return;
+      return; // a gone VM's part that is already over (or an event already forgotten)
     }
     EventView next =
         EventViews.apply(old, u, this::known, Instant.ofEpochMilli(context.currentSystemTimeMs()));

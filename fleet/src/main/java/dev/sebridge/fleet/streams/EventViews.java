@@ -21,14 +21,17 @@ final class EventViews {
 
   /** The updates one envelope makes, keyed by event (a result may name several events). */
   static List<VmEventUpdate> updatesOf(dev.sebridge.fleet.model.FleetEnvelope e) {
-    return updatesOf(e, null);
+    return updatesOf(e, null, false);
   }
 
   /**
    * @param listedName the VM's name as Azure's inventory lists it, or null (none, or not listed)
+   * @param nameUnknown there is an inventory and it gives the reporting vmId no name now: a report
+   *     not its own by the agent's name goes to the VM's part, if it has one ({@link
+   *     VmEventUpdate#ifPart}), since the name the part was counted by cannot be checked now
    */
   static List<VmEventUpdate> updatesOf(
-      dev.sebridge.fleet.model.FleetEnvelope e, String listedName) {
+      dev.sebridge.fleet.model.FleetEnvelope e, String listedName, boolean nameUnknown) {
     List<VmEventUpdate> out = new ArrayList<>();
     JsonNode vm = e.vm();
     String name = vm.path("name").asText(null);
@@ -36,7 +39,7 @@ final class EventViews {
     String scaleSet = vm.path("vmScaleSetName").asText(null);
     if (e.isTransition() && !e.eventKey().isEmpty()) {
       boolean own = affects(e, listedName);
-      if (own || removal(e.transition())) {
+      if (own || nameUnknown) {
         VmEventUpdate u =
             new VmEventUpdate(
                 e.eventKey(),
@@ -49,8 +52,9 @@ final class EventViews {
                 e.inferred(),
                 e.event(),
                 null);
-        // Not its own by name now, its end still closes the part it has: the name it was counted
-        // by may be one a refresh of the inventory missed when the event ended.
+        // Not its own by its agent's name, and the inventory does not name it now (a refresh
+        // missed it): the part it has, counted by the name the inventory gave it, still moves
+        // with its reports (its end closes it; seen again, it opens again).
         out.add(own ? u : u.onlyIfPart());
       }
     } else if (e.isResult()) {
@@ -177,13 +181,18 @@ final class EventViews {
     if (!status.equals(current)) {
       since = u.time();
     }
+    // A report that is not the VM's own by name keeps the part's name and place: the agent's
+    // (its host's) name is not the one the event lists, by which the part was counted.
+    VmEventUpdate by = u.ifPart() && before != null ? null : u;
     vms.put(
         u.vmId(),
         new VmEventState(
             u.vmId(),
-            u.name() != null ? u.name() : before == null ? null : before.name(),
-            u.zone() != null ? u.zone() : before == null ? null : before.zone(),
-            u.scaleSet() != null ? u.scaleSet() : before == null ? null : before.scaleSet(),
+            by != null && by.name() != null ? by.name() : before == null ? null : before.name(),
+            by != null && by.zone() != null ? by.zone() : before == null ? null : before.zone(),
+            by != null && by.scaleSet() != null
+                ? by.scaleSet()
+                : before == null ? null : before.scaleSet(),
             status,
             guess,
             since,

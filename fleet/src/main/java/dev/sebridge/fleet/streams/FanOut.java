@@ -44,7 +44,9 @@ final class FanOut implements Processor<String, FleetEnvelope, String, Object> {
       return;
     }
     InventoryVm listed = inventory == null ? null : InventoryVm.listed(e.vmId(), inventory::get);
-    for (VmEventUpdate u : EventViews.updatesOf(e, listed == null ? null : listed.name())) {
+    String listedName = listed == null ? null : listed.name();
+    for (VmEventUpdate u :
+        EventViews.updatesOf(e, listedName, inventory != null && listedName == null)) {
       if (inventory != null) {
         u =
             u.placedAs(

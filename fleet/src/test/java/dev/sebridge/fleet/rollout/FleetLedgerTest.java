@@ -153,6 +153,37 @@ class FleetLedgerTest {
   }
 
   /**
+   * Two VMs without an agent of one name (two resource groups, one name), each in an event past its
+   * NotBefore: nothing tells the fleet they are one VM, so they count as two, each in every group.
+   * Counted as one (by name alone), zone 1 showed one fewer down than it had, and a rollout at its
+   * limit released one more.
+   */
+  @Test
+  void namesakesWithoutAnAgentInTwoEventsCountAsTwoVms() {
+    TestWorld w =
+        new TestWorld()
+            .vm("app_1", "1")
+            .vm("db_1", "1")
+            .vm("c_1", "1")
+            .vm("c_2", "1")
+            .vm("c_3", "1")
+            .event("E1", "app_1", "web_0")
+            .event("E2", "db_1", "web_0")
+            .event("X", "c_1")
+            .report("E1", "app_1", "scheduled", T0)
+            .report("E2", "db_1", "scheduled", T0)
+            .report("X", "c_1", "scheduled", T0)
+            .notBefore("E1", at(10))
+            .notBefore("E2", at(10));
+    Ledger ledger = Ledger.empty();
+    ledger.observe(w, at(11));
+    ledger.constrain(rollout("r", "4", "X"));
+    // Zone 1 has app_1 and db_1 down, and one web_0 or two, each anywhere: with two, X's c_1 is a
+    // fifth.
+    assertThat(ledger.refusal("X", w, at(11))).isPresent();
+  }
+
+  /**
    * Azure's central word on another team's event in the subscription (a VM of no rollout, no agent
    * of the fleet reported it) that passes its NotBefore counts for nothing, as its start does:
    * counted by name, it would hold every group of every active rollout.

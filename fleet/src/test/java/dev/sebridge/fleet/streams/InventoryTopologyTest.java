@@ -369,10 +369,71 @@ class InventoryTopologyTest {
     }
     EventView v = driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-3");
     assertThat(v.vms().get("vm-3").status()).isEqualTo("completed");
+    // The part keeps the name it was counted by, not the agent's.
+    assertThat(v.vms().get("vm-3").name()).isEqualTo("web_3");
     assertThat(v.closedAt()).isNotNull();
     assertThat(vmView("vm-3").openEvents()).isEmpty();
     assertThat(driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-4"))
         .isNull();
+    // IMDS serves it again (a document without it for a moment, an agent restarted): its part is
+    // open again, though the inventory still misses the VM.
+    scheduled(host, "E-3", "web_3");
+    v = driver.<String, EventView>getKeyValueStore(FleetTopology.EVENTS_VIEW).get("e-3");
+    assertThat(v.vms().get("vm-3").status()).isEqualTo("scheduled");
+    assertThat(v.vms().get("vm-3").name()).isEqualTo("web_3");
+    assertThat(v.closedAt()).isNull();
+  }
+
+  /**
+   * The same through a rollout: the VM released, its event over while the inventory misses it, then
+   * listed and heard from again, is back, and its group's room goes to the next event. Its event's
+   * end dropped, it held the room until the ledger's 30 days were over.
+   */
+  @Test
+  void aVmWhoseAgentHasTheHostsNameIsBackAfterItsEventEndedWhileTheInventoryMissedIt()
+      throws Exception {
+    start(Membership.INVENTORY);
+    real("vm-3", "web_3", "web");
+    VmIdentity host = AgentEnvelopes.vm("vm-3", "web000003", "1", "web");
+    VmIdentity web4 = real("vm-4", "web_4", "web");
+    envelopes.pipeInput(host.vmId(), agents.heartbeat(host, Duration.ofSeconds(60)));
+    envelopes.pipeInput(web4.vmId(), agents.heartbeat(web4, Duration.ofSeconds(60)));
+    ObjectNode e3 =
+        AgentEnvelopes.imdsEvent(
+            "E-3", "Reboot", "Scheduled", List.of("web_3"), T0.plusSeconds(1800));
+    resources.put("e-3", List.of("web_3"));
+    envelopes.pipeInput(
+        host.vmId(), agents.transition(TransitionType.SCHEDULED, host, e3, false), clock.instant());
+    scheduled(web4, "E-4", "web_4"); // NotBefore later: released second
+    create("r1", "1", List.of("scaleSet"), List.of("E-3", "E-4"));
+    tick();
+    tick();
+    assertThat(releasedByGroup()).containsExactly(Map.entry("web", 1));
+    ObjectNode started =
+        AgentEnvelopes.imdsEvent("E-3", "Reboot", "Started", List.of("web_3"), null);
+    envelopes.pipeInput(
+        host.vmId(),
+        agents.transition(TransitionType.STARTED, host, started, false),
+        clock.instant());
+    tick();
+    inventory.pipeInput(InventoryVm.key("vm-3"), null);
+    tick();
+    envelopes.pipeInput(
+        host.vmId(),
+        agents.transition(TransitionType.COMPLETED, host, started, false),
+        clock.instant());
+    tick();
+    envelopes.pipeInput(host.vmId(), agents.heartbeat(host, Duration.ofSeconds(60)));
+    tick();
+    tick();
+    // Heard from, but unknown to the inventory: not taken for back.
+    assertThat(releasedByGroup()).isEmpty();
+    real("vm-3", "web_3", "web");
+    tick();
+    envelopes.pipeInput(host.vmId(), agents.heartbeat(host, Duration.ofSeconds(60)));
+    tick();
+    tick();
+    assertThat(releasedByGroup()).containsExactly(Map.entry("web", 1));
   }
 
   /** A real VM: Azure's inventory lists it (when the topology reads one). */
