@@ -111,6 +111,25 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
   }
 
   /**
+   * Whether the event's NotBefore, if it has one, passed before {@code silent}: an event Azure
+   * scheduled days ahead (a predicted hardware failure waiting for its host's other tenants) hears
+   * nothing until then, and closed early, its VM was taken for back and its start, at NotBefore,
+   * counted nowhere until Azure's Started came. A NotBefore more than {@link #AHEAD_AT_MOST} after
+   * Azure's last word is not believed (it would keep the event open as long).
+   */
+  private static boolean notBeforeLongPast(EventView e, Instant silent) {
+    Instant nb = e.notBefore();
+    return nb == null
+        || nb.isBefore(silent)
+        || nb.isAfter(e.central().lastSeenAt().plus(AHEAD_AT_MOST));
+  }
+
+  /**
+   * The furthest ahead of Azure's last word a NotBefore keeps an event only Azure reported open.
+   */
+  static final Duration AHEAD_AT_MOST = Duration.ofDays(30);
+
+  /**
    * Closed events older than the retention are deleted, and an event only Azure reported that
    * nothing was delivered for since {@code centralSilence} closes. Each check reads at most {@link
    * RequestProcessor#SWEEP} events, on from where the last one stopped ({@link RetentionSweep}).
@@ -129,13 +148,15 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
               }
               if (e.vms().isEmpty()
                   && e.central() != null
-                  && e.central().lastSeenAt().isBefore(silent)) {
+                  && e.central().lastSeenAt().isBefore(silent)
+                  && notBeforeLongPast(e, silent)) {
                 lost.add(KeyValue.pair(key, e));
               }
               return false;
             });
-    // An event only Azure reported, nothing delivered for it for so long: its Completed or
-    // Canceled was lost. It closes (and is forgotten after the retention), so nothing stays open
+    // An event only Azure reported, nothing delivered for it for so long, and its NotBefore as long
+    // past: its Completed or Canceled was lost. It closes (and is forgotten after the retention),
+    // so nothing stays open
     // for ever.
     for (KeyValue<String, EventView> kv : lost) {
       EventView e = kv.value;

@@ -352,6 +352,49 @@ class CentralEventsTopologyTest {
     assertThat(event().open()).isFalse();
   }
 
+  /**
+   * Scheduled eight days ahead (a predicted hardware failure waiting for its host's other tenants),
+   * nothing more delivered: it stays open until its NotBefore is as long past as the silence that
+   * closes an event. Closed after a week of silence, its VM was taken for back, and its start at
+   * NotBefore counted nowhere until Azure's Started came.
+   */
+  @Test
+  void anEventOnlyAzureReportedStaysOpenUntilItsNotBeforeIsLongPast() {
+    Instant notBefore = T0.plus(Duration.ofDays(8));
+    deliverAs(
+        EVENT,
+        "d-1",
+        "Scheduled",
+        T0,
+        "Redeploy",
+        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            notBefore.atZone(java.time.ZoneOffset.UTC)),
+        "db-1");
+    assertThat(event().notBefore()).isEqualTo(notBefore);
+    advance(Retention.VMS.plusMinutes(10));
+    assertThat(event().open()).as("a week of silence, NotBefore a day ahead").isTrue();
+    advance(Duration.ofDays(8).minusMinutes(20)); // NotBefore 10 minutes short of a week past
+    assertThat(event().open()).isTrue();
+    advance(Duration.ofMinutes(20));
+    assertThat(event().open()).as("NotBefore a week past, nothing delivered").isFalse();
+  }
+
+  /** A NotBefore further ahead than anything Azure schedules does not keep it open that long. */
+  @Test
+  void aNotBeforeMonthsAheadDoesNotKeepAnEventOnlyAzureReportedOpen() {
+    deliverAs(
+        EVENT,
+        "d-1",
+        "Scheduled",
+        T0,
+        "Redeploy",
+        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            T0.plus(Duration.ofDays(90)).atZone(java.time.ZoneOffset.UTC)),
+        "db-1");
+    advance(Retention.VMS.plusMinutes(10));
+    assertThat(event().open()).isFalse();
+  }
+
   @Test
   void anEventOnlyAzureReportedWhoseEndWasNeverDeliveredClosesAndIsForgotten() {
     deliver("d-1", "Started", T0, "db-1");
