@@ -3,6 +3,7 @@ package dev.sebridge.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sebridge.envelope.Envelope;
 import dev.sebridge.sink.file.FileSink;
 import dev.sebridge.spi.EventSink;
 import dev.sebridge.spi.RetriableSinkException;
@@ -38,6 +39,50 @@ class FileSinkTest extends EventSinkContractTest {
     sink = new FileSink(file);
     sink.export(envelopes("b", 1)).get(10, TimeUnit.SECONDS);
     assertThat(Files.readAllLines(file)).hasSize(3);
+  }
+
+  /**
+   * Retention: past its size the file is rotated (file, .1, .2; the oldest beyond {@code keep}
+   * deleted), each file holds whole batches, and the files together hold the newest envelopes in
+   * order, none twice, none missing between the oldest kept and the newest.
+   */
+  @Test
+  void theFileIsRotatedPastItsSizeAndTheOldestBeyondKeepIsDeleted() throws Exception {
+    Path f = dir.resolve("rotating.jsonl");
+    List<Envelope> all = envelopes("vm-rotate", 60);
+    long line = all.get(0).size() + 1;
+    long max = 5 * line + line / 2; // five lines fit, a sixth does not
+    FileSink rotating = new FileSink(f, max, 2);
+    for (int i = 0; i < all.size(); i += 2) {
+      rotating.export(all.subList(i, i + 2)).get(10, TimeUnit.SECONDS);
+    }
+    rotating.shutdown().get(10, TimeUnit.SECONDS);
+    assertThat(f.resolveSibling("rotating.jsonl.3")).doesNotExist();
+    List<String> kept = new java.util.ArrayList<>();
+    for (Path p :
+        List.of(f.resolveSibling("rotating.jsonl.2"), f.resolveSibling("rotating.jsonl.1"), f)) {
+      assertThat(Files.size(p)).as(p.toString()).isLessThanOrEqualTo(max);
+      List<String> lines = Files.readAllLines(p, StandardCharsets.UTF_8);
+      assertThat(lines.size() % 2).as("whole batches in %s", p).isZero();
+      kept.addAll(lines);
+    }
+    List<String> written = all.stream().map(Envelope::bodyAsString).toList();
+    assertThat(kept).isNotEmpty().hasSizeLessThan(written.size());
+    assertThat(kept)
+        .containsExactlyElementsOf(written.subList(written.size() - kept.size(), written.size()));
+  }
+
+  /** A batch larger than the size goes whole into a file of its own. */
+  @Test
+  void aBatchLargerThanTheSizeIsWrittenWhole() throws Exception {
+    Path f = dir.resolve("big.jsonl");
+    List<Envelope> all = envelopes("vm-big", 6);
+    FileSink small = new FileSink(f, all.get(0).size(), 1);
+    small.export(all.subList(0, 3)).get(10, TimeUnit.SECONDS);
+    small.export(all.subList(3, 6)).get(10, TimeUnit.SECONDS);
+    assertThat(Files.readAllLines(f.resolveSibling("big.jsonl.1"), StandardCharsets.UTF_8))
+        .hasSize(3);
+    assertThat(Files.readAllLines(f, StandardCharsets.UTF_8)).hasSize(3);
   }
 
   @Test

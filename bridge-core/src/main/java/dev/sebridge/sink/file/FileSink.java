@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,14 +20,39 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A line left unfinished by a crash or power loss in the middle of an append is cut off when the
  * file is opened again: that batch was never confirmed, so the outbox sends it again whole.
+ *
+ * <p>Retention: a batch that would take the file past {@code maxBytes} first rotates it ({@code
+ * path} to {@code path.1}, {@code path.1} to {@code path.2}, ..., the oldest of {@code keep}
+ * deleted), so the sink holds at most about {@code (keep + 1) * maxBytes}. A batch is never split:
+ * a file holds whole lines, one batch larger than {@code maxBytes} a file of its own. Rotated
+ * outside (logrotate), the file must be copied and truncated ({@code copytruncate}): the sink keeps
+ * writing to the file it opened.
  */
 public final class FileSink implements EventSink {
+  /** {@code sink.file.max-bytes} by default. */
+  public static final long MAX_BYTES = 16L * 1024 * 1024;
+
+  /** {@code sink.file.keep} by default. */
+  public static final int KEEP = 2;
+
   private final Path path;
+  private final long maxBytes;
+  private final int keep;
   private FileChannel channel;
   private boolean shutdown;
 
   public FileSink(Path path) {
+    this(path, MAX_BYTES, KEEP);
+  }
+
+  /**
+   * @param maxBytes the size past which the file is rotated before the next batch
+   * @param keep how many rotated files are kept ({@code path.1} the newest)
+   */
+  public FileSink(Path path, long maxBytes, int keep) {
     this.path = path;
+    this.maxBytes = maxBytes;
+    this.keep = keep;
   }
 
   @Override
@@ -40,10 +66,14 @@ public final class FileSink implements EventSink {
       return CompletableFuture.failedFuture(new SinkException("file sink is shut down"));
     }
     try {
-      FileChannel ch = channel();
       int size = 0;
       for (Envelope e : batch) {
         size += e.size() + 1;
+      }
+      FileChannel ch = channel();
+      if (ch.size() > 0 && ch.size() + size > maxBytes) {
+        rotate();
+        ch = channel();
       }
       ByteBuffer buf = ByteBuffer.allocate(size);
       for (Envelope e : batch) {
@@ -74,6 +104,29 @@ public final class FileSink implements EventSink {
               path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     }
     return channel;
+  }
+
+  /**
+   * The file becomes {@code path.1}, each older one moves up, the oldest past {@code keep} goes.
+   */
+  private void rotate() throws IOException {
+    closeQuietly();
+    Files.deleteIfExists(rotated(keep));
+    for (int i = keep - 1; i >= 1; i--) {
+      if (Files.exists(rotated(i))) {
+        Files.move(rotated(i), rotated(i + 1), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    if (keep > 0) {
+      Files.move(path, rotated(1), StandardCopyOption.REPLACE_EXISTING);
+    } else {
+      Files.deleteIfExists(path);
+    }
+  }
+
+  /** The {@code i}th rotated file: {@code path.i}. */
+  Path rotated(int i) {
+    return path.resolveSibling(path.getFileName() + "." + i);
   }
 
   private void cutUnfinishedLine() throws IOException {

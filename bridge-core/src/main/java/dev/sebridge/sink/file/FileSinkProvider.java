@@ -7,6 +7,7 @@ import dev.sebridge.spi.EventSinkProvider;
 import dev.sebridge.spi.SinkContext;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** The {@code file} sink. */
 public final class FileSinkProvider implements EventSinkProvider {
@@ -16,6 +17,25 @@ public final class FileSinkProvider implements EventSinkProvider {
           .doc("File sink: the JSON Lines file envelopes are appended to (fsynced per batch).")
           .build();
 
+  public static final ConfigKey<Long> MAX_BYTES =
+      ConfigKey.builder("sink.file.max-bytes", ConfigType.SIZE)
+          .defaultValue(FileSink.MAX_BYTES)
+          .doc(
+              "File sink: the size past which the file is rotated before the next batch (the file"
+                  + " events.jsonl becomes events.jsonl.1, events.jsonl.1 events.jsonl.2, and so on). Rotated outside"
+                  + " (logrotate), use copytruncate: the sink keeps writing to the file it opened.")
+          .validator(n -> n < 64 * 1024 ? Optional.of("must be at least 64KiB") : Optional.empty())
+          .build();
+
+  public static final ConfigKey<Integer> KEEP =
+      ConfigKey.builder("sink.file.keep", ConfigType.INT)
+          .defaultValue(FileSink.KEEP)
+          .doc(
+              "File sink: how many rotated files are kept (.1 the newest); the oldest beyond"
+                  + " is deleted. 0 keeps none.")
+          .validator(n -> n < 0 ? Optional.of("must be 0 or more") : Optional.empty())
+          .build();
+
   @Override
   public String name() {
     return "file";
@@ -23,11 +43,12 @@ public final class FileSinkProvider implements EventSinkProvider {
 
   @Override
   public List<ConfigKey<?>> configKeys() {
-    return List.of(PATH);
+    return List.of(PATH, MAX_BYTES, KEEP);
   }
 
   @Override
   public EventSink create(SinkContext context) {
-    return new FileSink(context.config().get(PATH));
+    return new FileSink(
+        context.config().get(PATH), context.config().get(MAX_BYTES), context.config().get(KEEP));
   }
 }
