@@ -3,6 +3,7 @@ package dev.sebridge.fleet.streams;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.Source;
+import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmEventUpdate;
 import java.time.Duration;
 import java.time.Instant;
@@ -139,12 +140,20 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
     Instant horizon = now.minus(retention);
     Instant silent = now.minus(centralSilence);
     List<KeyValue<String, EventView>> lost = new ArrayList<>();
+    List<KeyValue<String, EventView>> stale = new ArrayList<>();
     List<String> expired =
         sweep.expired(
             store,
             (key, e) -> {
               if (e.closedAt() != null) {
                 return e.closedAt().isBefore(horizon);
+              }
+              if (!e.vms().isEmpty()
+                  && e.lastSeenAt() != null
+                  && e.lastSeenAt().isBefore(silent)
+                  && (e.central() == null || e.central().lastSeenAt().isBefore(silent))
+                  && (e.notBefore() == null || e.notBefore().isBefore(silent))) {
+                stale.add(KeyValue.pair(key, e));
               }
               if (e.vms().isEmpty()
                   && e.central() != null
@@ -163,6 +172,35 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
       EventView closed = e.closedAt(now);
       store.put(kv.key, closed);
       context.forward(new Record<>(kv.key, closed, wallClockMs));
+    }
+    // An event its agents reported, nothing heard of it for so long, its NotBefore as long past:
+    // no maintenance lasts that long, and an agent that lost its state (a tracker that could not
+    // be read, a VM reimaged under its vmId) never reports its end. Its open parts close as
+    // vanished, which the ledger takes for nothing until each VM is heard from again.
+    for (KeyValue<String, EventView> kv : stale) {
+      EventView e = kv.value;
+      for (VmEventState part : kv.value.vms().values()) {
+        if (!part.closed()) {
+          e =
+              EventViews.apply(
+                  e,
+                  new VmEventUpdate(
+                      kv.key,
+                      part.vmId(),
+                      part.name(),
+                      part.zone(),
+                      part.scaleSet(),
+                      now,
+                      VmProcessor.VANISHED,
+                      true,
+                      null,
+                      null),
+                  this::known,
+                  now);
+        }
+      }
+      store.put(kv.key, e);
+      context.forward(new Record<>(kv.key, e, wallClockMs));
     }
     for (String key : expired) {
       store.delete(key);

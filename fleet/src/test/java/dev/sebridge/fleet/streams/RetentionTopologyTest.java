@@ -263,8 +263,12 @@ class RetentionTopologyTest {
       advance(Duration.ofHours(1));
     }
     assertThat(view(FleetTopology.VMS_VIEW).get("vm-gone")).as("a silent fleet").isNotNull();
-
-    assertThat(((EventView) view(FleetTopology.EVENTS_VIEW).get("e-gone")).open()).isTrue();
+    // Its event, nothing heard of it for a week, closed as vanished (no maintenance lasts so
+    // long); the ledger still counts the VM.
+    EventView week = (EventView) view(FleetTopology.EVENTS_VIEW).get("e-gone");
+    assertThat(week.open()).isFalse();
+    assertThat(week.vms().get("vm-gone").vanished()).isTrue();
+    assertThat(ledger().get("vm-gone|e-gone").backAt()).isNull();
 
     // Another VM speaks: the fleet has now heard something eight days after vm-gone's last word.
     heartbeat(other);
@@ -287,6 +291,45 @@ class RetentionTopologyTest {
     }
     assertThat(view(FleetTopology.EVENTS_VIEW).get("e-gone")).isNull();
     assertThat(ledger().get("vm-gone|e-gone").backAt()).isNull();
+  }
+
+  /**
+   * An agent that lost its state (a tracker it could not read, a VM reimaged under its vmId) never
+   * reports the end of an event it reported: the event stayed open for good, with its decisions and
+   * its copy in every instance. Nothing heard of it for {@code fleet.vm-retention}, its NotBefore
+   * as long past, its parts close as vanished; the ledger takes its VM for back once heard from
+   * after that, and a day later the event is forgotten.
+   */
+  @Test
+  void anEventALiveAgentNeverEndsClosesAfterAWeekAndIsForgotten() {
+    VmIdentity vm = AgentEnvelopes.vm("vm-amnesic", "web-amnesic", "1", "web");
+    heartbeat(vm);
+    report(vm, "E-LOST", "Reboot", "Platform", TransitionType.SCHEDULED, "Scheduled");
+    advance(Duration.ofSeconds(2));
+    report(vm, "E-LOST", "Reboot", "Platform", TransitionType.STARTED, "Started");
+    advance(Duration.ofMinutes(1));
+    assertThat(ledger()).hasSize(1);
+    for (int h = 0; h < 7 * 24 - 1; h++) {
+      heartbeat(vm);
+      advance(Duration.ofHours(1));
+    }
+    assertThat(((EventView) view(FleetTopology.EVENTS_VIEW).get("e-lost")).open()).isTrue();
+    for (int h = 0; h < 2; h++) {
+      heartbeat(vm);
+      advance(Duration.ofHours(1));
+    }
+    EventView e = (EventView) view(FleetTopology.EVENTS_VIEW).get("e-lost");
+    assertThat(e.open()).as("nothing heard of it for a week").isFalse();
+    assertThat(e.vms().get("vm-amnesic").vanished()).isTrue();
+    for (int h = 0; h < 25; h++) {
+      heartbeat(vm);
+      advance(Duration.ofHours(1));
+    }
+    assertThat(view(FleetTopology.EVENTS_VIEW).get("e-lost")).as("forgotten").isNull();
+    advance(Duration.ofSeconds(2)); // the ledger sees the event gone
+    heartbeat(vm);
+    advance(Duration.ofSeconds(2));
+    assertThat(ledger().get("vm-amnesic|e-lost").backAt()).as("heard from: back").isNotNull();
   }
 
   private void heartbeat(VmIdentity vm) {
