@@ -184,6 +184,29 @@ public final class InventoryPlaces {
   }
 
   /**
+   * Whether a VM the inventory lists bears this name (any case) in the resource group of the
+   * scheduled event's ARM id; in any resource group when there is no such id. A namesake in another
+   * resource group (another team's VM of the subscription) is not the fleet's.
+   */
+  public boolean listed(String name, String eventResource) {
+    List<String> ids = byName.get(name.toLowerCase(Locale.ROOT));
+    if (ids == null) {
+      return false;
+    }
+    Scope scope = Scope.of(eventResource);
+    if (scope == null) {
+      return true;
+    }
+    for (String id : ids) {
+      String group = byVmId.get(id).group();
+      if (group == null || scope.group().equals(group)) {
+        return true; // (a VM listed without an ARM id could be anywhere: counted)
+      }
+    }
+    return false;
+  }
+
+  /**
    * The vmId of the one VM the inventory lists under this name (any case) in this scope: its
    * resource group, and the VM, scale set or availability set the event is of when the scope says;
    * null when the scope is unknown, or the inventory lists none there, or more than one. A name

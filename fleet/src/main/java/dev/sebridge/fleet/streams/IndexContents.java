@@ -253,13 +253,16 @@ final class IndexContents {
 
   /**
    * Whether Azure's central delivery of the event names a VM of this fleet: one Azure's inventory
-   * lists (with an inventory only).
+   * lists (with an inventory only), in the resource group of the event's ARM id when it has one (a
+   * namesake elsewhere in the subscription held every group of every rollout, by name, for an
+   * hour).
    */
   boolean azureListsFleetVm(EventView e) {
     return e != null
         && membership == Membership.INVENTORY
         && e.central() != null
-        && e.central().resources().stream().anyMatch(inventory::listed);
+        && e.central().resources().stream()
+            .anyMatch(name -> inventory.listed(name, e.central().resourceId()));
   }
 
   /** The open events the views show released for any VM ({@link Ledger#released}). */

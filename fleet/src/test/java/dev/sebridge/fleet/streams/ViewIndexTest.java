@@ -764,6 +764,62 @@ class ViewIndexTest {
     assertThat(f.world.releasedByAzure("X-2")).isFalse();
   }
 
+  /**
+   * Azure's Started for a VM of another resource group (another team's VM of the subscription)
+   * whose name the inventory lists elsewhere is not the fleet's: counted, it held every group of
+   * every rollout by name for an hour. The same name in the event's resource group is.
+   */
+  @Test
+  void azuresWordCountsForAVmTheInventoryListsInTheEventsResourceGroupOnly() {
+    ViewIndex index = new ViewIndex(Membership.INVENTORY, Runnable::run);
+    MapStore<EventView> events = new MapStore<>();
+    MapStore<dev.sebridge.fleet.model.InventoryVm> inventory = new MapStore<>();
+    GlobalWorld world =
+        new GlobalWorld(
+            new ViewIndex.Stores(new MapStore<>(), events, new MapStore<>(), inventory),
+            index,
+            true);
+    index.attach();
+    String main = "/subscriptions/s1/resourceGroups/Main";
+    inventory.set("vm-a", inventoryVm("vm-a", main, "web-0", "1"));
+    index.changed(FleetTopology.INVENTORY_VIEW, "vm-a", inventory.get("vm-a"));
+    for (String group : List.of("other", "MAIN")) {
+      dev.sebridge.fleet.model.CentralReport started =
+          new dev.sebridge.fleet.model.CentralReport(
+              dev.sebridge.fleet.agentless.AzureEventStatus.STARTED,
+              "/subscriptions/s1/resourceGroups/"
+                  + group
+                  + "/providers/Microsoft.Compute/virtualMachines/web-0/providers/"
+                  + "Microsoft.Maintenance/scheduledEvents/x-"
+                  + group,
+              List.of("web-0"),
+              T0,
+              T0);
+      EventView e =
+          new EventView(
+                  "X-" + group,
+                  "Reboot",
+                  "Platform",
+                  null,
+                  60,
+                  "d",
+                  List.of("web-0"),
+                  T0,
+                  T0,
+                  null,
+                  Map.of())
+              .withCentral(started, dev.sebridge.fleet.model.Source.AZURE);
+      String key = e.eventId().toLowerCase(Locale.ROOT);
+      events.set(key, e);
+      index.changed(FleetTopology.EVENTS_VIEW, key, e);
+    }
+    world.newStep(T0);
+    assertThat(world.azureListsFleetVm("X-other")).isFalse();
+    assertThat(world.releasedByAzure("X-other")).isFalse();
+    assertThat(world.azureListsFleetVm("X-MAIN")).isTrue();
+    assertThat(world.releasedByAzure("X-MAIN")).isTrue();
+  }
+
   /** An open event of no VM's part. */
   static EventView openEvent(String id) {
     return new EventView(
