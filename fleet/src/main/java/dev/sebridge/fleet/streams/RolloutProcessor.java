@@ -208,7 +208,14 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     world.newStep(now());
     try {
       RolloutRetention.apply(
-          rollouts, decisions, decisionSweep, world, history, context, this::save);
+          rollouts,
+          decisions,
+          decisionSweep,
+          world,
+          history,
+          policies.version(),
+          context,
+          this::save);
     } catch (RuntimeException e) {
       // A record the rule cannot read: kept (a store over its size, never a stopped thread).
       LOG.error("rollouts: retention could not run; tried again in {}", Retention.CHECK, e);

@@ -22,7 +22,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The rollout task's retention ({@link Retention}), part of {@link RolloutProcessor}: policy
  * decisions and finished API rollouts older than {@code history} are deleted, and a policy's
  * rollout, which never completes, sheds what is over so that its record stays the size of what is
- * under way.
+ * under way; one of a policies' version no longer in force is deleted once it has nothing left and
+ * nothing happened to it for {@code history}.
  */
 final class RolloutRetention {
   private static final org.slf4j.Logger LOG =
@@ -40,6 +41,7 @@ final class RolloutRetention {
       RetentionSweep<PolicyDecision> sweep,
       World world,
       Duration history,
+      int policiesVersion,
       ProcessorContext<String, Object> context,
       Consumer<Rollout> save) {
     long wallClock = context.currentSystemTimeMs();
@@ -69,6 +71,14 @@ final class RolloutRetention {
         // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
         // drops what is over: events every entry is done with that the events view forgot.
         Rollout shed = shed(r, world, horizon, Instant.ofEpochMilli(wallClock));
+        if (!header.origin().endsWith("@v" + policiesVersion)
+            && shed.spec().eventIds().isEmpty()
+            && lastAction(shed).isBefore(horizon)) {
+          // Of a policies' version no longer in force, with nothing left to do: its id is never
+          // used again, and nothing suspends a rule of another version.
+          rollouts.delete(header.id());
+          continue;
+        }
         if (!shed.equals(r)) {
           save.accept(shed);
         }
