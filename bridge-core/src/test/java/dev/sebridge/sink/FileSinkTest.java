@@ -72,6 +72,56 @@ class FileSinkTest extends EventSinkContractTest {
         .containsExactlyElementsOf(written.subList(written.size() - kept.size(), written.size()));
   }
 
+  /**
+   * A rotation that cannot be done (here: the oldest kept file cannot be deleted) fails no export:
+   * the batch goes to the full file, and the next batch rotates once it can. Failing, it held every
+   * sink's envelopes in the outbox for as long as the cause lasted.
+   */
+  @Test
+  void aRotationThatFailsFailsNoExportAndIsTriedAgain() throws Exception {
+    Path f = dir.resolve("held.jsonl");
+    List<Envelope> all = envelopes("vm-held", 6);
+    FileSink sink = new FileSink(f, all.get(0).size() + 1, 1);
+    Path blocker = f.resolveSibling("held.jsonl.1");
+    Files.createDirectories(blocker.resolve("in-use"));
+    sink.export(all.subList(0, 1)).get(10, TimeUnit.SECONDS);
+    sink.export(all.subList(1, 2)).get(10, TimeUnit.SECONDS);
+    assertThat(Files.readAllLines(f, StandardCharsets.UTF_8)).hasSize(2);
+    Files.delete(blocker.resolve("in-use"));
+    Files.delete(blocker);
+    sink.export(all.subList(2, 3)).get(10, TimeUnit.SECONDS);
+    assertThat(Files.readAllLines(blocker, StandardCharsets.UTF_8)).hasSize(2);
+    assertThat(Files.readAllLines(f, StandardCharsets.UTF_8)).hasSize(1);
+  }
+
+  /**
+   * A rotation stopped midway (a crash after the older files moved up) leaves a gap: the next one
+   * fills it, and deletes no generation more than {@code keep}. keep 0 keeps none, and touches no
+   * other file.
+   */
+  @Test
+  void aRotationStoppedMidwayLosesNoGenerationAndKeepZeroKeepsNone() throws Exception {
+    Path f = dir.resolve("gap.jsonl");
+    List<Envelope> all = envelopes("vm-gap", 4);
+    Files.writeString(f.resolveSibling("gap.jsonl.2"), "{\"older\":1}\n");
+    FileSink sink = new FileSink(f, all.get(0).size() + 1, 2);
+    sink.export(all.subList(0, 1)).get(10, TimeUnit.SECONDS);
+    sink.export(all.subList(1, 2)).get(10, TimeUnit.SECONDS);
+    assertThat(Files.readString(f.resolveSibling("gap.jsonl.2"))).isEqualTo("{\"older\":1}\n");
+    assertThat(Files.readAllLines(f.resolveSibling("gap.jsonl.1"), StandardCharsets.UTF_8))
+        .hasSize(1);
+
+    Path z = dir.resolve("none.jsonl");
+    Files.writeString(z.resolveSibling("none.jsonl.0"), "not the sink's\n");
+    FileSink none = new FileSink(z, all.get(0).size() + 1, 0);
+    none.export(all.subList(0, 1)).get(10, TimeUnit.SECONDS);
+    none.export(all.subList(1, 2)).get(10, TimeUnit.SECONDS);
+    assertThat(Files.readAllLines(z, StandardCharsets.UTF_8))
+        .containsExactly(all.get(1).bodyAsString());
+    assertThat(z.resolveSibling("none.jsonl.0")).hasContent("not the sink's");
+    assertThat(z.resolveSibling("none.jsonl.1")).doesNotExist();
+  }
+
   /** A batch larger than the size goes whole into a file of its own. */
   @Test
   void aBatchLargerThanTheSizeIsWrittenWhole() throws Exception {

@@ -13,6 +13,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Appends envelopes to a file as JSON Lines (one envelope per line), fsynced per batch. A reader
@@ -29,6 +31,8 @@ import java.util.concurrent.CompletableFuture;
  * writing to the file it opened.
  */
 public final class FileSink implements EventSink {
+  private static final Logger LOG = LoggerFactory.getLogger(FileSink.class);
+
   /** {@code sink.file.max-bytes} by default. */
   public static final long MAX_BYTES = 16L * 1024 * 1024;
 
@@ -40,6 +44,7 @@ public final class FileSink implements EventSink {
   private final int keep;
   private FileChannel channel;
   private boolean shutdown;
+  private boolean rotationFailing;
 
   public FileSink(Path path) {
     this(path, MAX_BYTES, KEEP);
@@ -72,8 +77,7 @@ public final class FileSink implements EventSink {
       }
       FileChannel ch = channel();
       if (ch.size() > 0 && ch.size() + size > maxBytes) {
-        rotate();
-        ch = channel();
+        ch = rotateOrKeep();
       }
       ByteBuffer buf = ByteBuffer.allocate(size);
       for (Envelope e : batch) {
@@ -99,28 +103,77 @@ public final class FileSink implements EventSink {
         Files.createDirectories(parent);
       }
       cutUnfinishedLine();
+      boolean created = !Files.exists(path);
       channel =
           FileChannel.open(
               path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      if (created) {
+        syncDirectory(parent);
+      }
     }
     return channel;
   }
 
   /**
-   * The file becomes {@code path.1}, each older one moves up, the oldest past {@code keep} goes.
+   * The channel of a new file once the full one is rotated; the full one's when it cannot be (a
+   * reader holding it on Windows, a permission): a rotation is tried again at the next batch and
+   * never fails an export, which would hold every sink's envelopes in the outbox.
    */
-  private void rotate() throws IOException {
+  private FileChannel rotateOrKeep() throws IOException {
     closeQuietly();
-    Files.deleteIfExists(rotated(keep));
-    for (int i = keep - 1; i >= 1; i--) {
-      if (Files.exists(rotated(i))) {
-        Files.move(rotated(i), rotated(i + 1), StandardCopyOption.REPLACE_EXISTING);
+    try {
+      rotate();
+      rotationFailing = false;
+    } catch (IOException e) {
+      if (!rotationFailing) {
+        LOG.warn(
+            "file sink: cannot rotate {} ({}); appending to it meanwhile, tried again at each batch",
+            path,
+            e.toString());
+        rotationFailing = true;
       }
     }
-    if (keep > 0) {
-      Files.move(path, rotated(1), StandardCopyOption.REPLACE_EXISTING);
-    } else {
+    return channel();
+  }
+
+  /**
+   * The file becomes {@code path.1}, each older one moves up, the oldest past {@code keep} goes.
+   * Only the files from {@code path.1} up to the first missing one move: a rotation stopped midway
+   * (a crash, a move refused) leaves a gap, and the next one fills it instead of deleting a
+   * generation more than {@code keep}.
+   */
+  private void rotate() throws IOException {
+    if (keep == 0) {
       Files.deleteIfExists(path);
+      return;
+    }
+    int kept = 0;
+    while (kept < keep && Files.exists(rotated(kept + 1))) {
+      kept++;
+    }
+    if (kept == keep) {
+      Files.deleteIfExists(rotated(keep));
+      kept--;
+    }
+    for (int i = kept; i >= 1; i--) {
+      Files.move(rotated(i), rotated(i + 1), StandardCopyOption.REPLACE_EXISTING);
+    }
+    Files.move(path, rotated(1), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * A new file's name made durable: fsyncing the file does not make its directory entry durable on
+   * every file system. Where a directory cannot be opened (Windows), the file's own fsync is all
+   * there is.
+   */
+  private static void syncDirectory(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException | RuntimeException e) {
+      // not possible here: the file's fsync stands alone
     }
   }
 

@@ -23,7 +23,8 @@ public final class FileSinkProvider implements EventSinkProvider {
           .doc(
               "File sink: the size past which the file is rotated before the next batch (the file"
                   + " events.jsonl becomes events.jsonl.1, events.jsonl.1 events.jsonl.2, and so on). Rotated outside"
-                  + " (logrotate), use copytruncate: the sink keeps writing to the file it opened.")
+                  + " (logrotate), use copytruncate, which can lose to the copy a batch written between"
+                  + " its copy and its truncation: the sink keeps writing to the file it opened.")
           .validator(n -> n < 64 * 1024 ? Optional.of("must be at least 64KiB") : Optional.empty())
           .build();
 
@@ -33,7 +34,7 @@ public final class FileSinkProvider implements EventSinkProvider {
           .doc(
               "File sink: how many rotated files are kept (.1 the newest); the oldest beyond"
                   + " is deleted. 0 keeps none.")
-          .validator(n -> n < 0 ? Optional.of("must be 0 or more") : Optional.empty())
+          .validator(n -> n < 0 || n > 100 ? Optional.of("must be 0 to 100") : Optional.empty())
           .build();
 
   @Override
