@@ -152,7 +152,9 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
                   && e.lastSeenAt() != null
                   && e.lastSeenAt().isBefore(silent)
                   && (e.central() == null || e.central().lastSeenAt().isBefore(silent))
-                  && (e.notBefore() == null || e.notBefore().isBefore(silent))) {
+                  && (e.notBefore() == null
+                      || e.notBefore().isBefore(silent)
+                      || e.notBefore().isAfter(e.lastSeenAt().plus(AHEAD_AT_MOST)))) {
                 stale.add(KeyValue.pair(key, e));
               }
               if (e.vms().isEmpty()

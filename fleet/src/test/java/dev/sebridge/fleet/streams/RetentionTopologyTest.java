@@ -305,6 +305,11 @@ class RetentionTopologyTest {
     VmIdentity vm = AgentEnvelopes.vm("vm-amnesic", "web-amnesic", "1", "web");
     heartbeat(vm);
     report(vm, "E-LOST", "Reboot", "Platform", TransitionType.SCHEDULED, "Scheduled");
+    ObjectNode far =
+        AgentEnvelopes.imdsEvent(
+            "E-FAR", "Reboot", "Scheduled", List.of(vm.name()), T0.plus(Duration.ofDays(3650)));
+    envelopes.pipeInput(
+        vm.vmId(), agents.transition(TransitionType.SCHEDULED, vm, far, false), clock.instant());
     advance(Duration.ofSeconds(2));
     report(vm, "E-LOST", "Reboot", "Platform", TransitionType.STARTED, "Started");
     advance(Duration.ofMinutes(1));
@@ -326,6 +331,9 @@ class RetentionTopologyTest {
       advance(Duration.ofHours(1));
     }
     assertThat(view(FleetTopology.EVENTS_VIEW).get("e-lost")).as("forgotten").isNull();
+    assertThat(view(FleetTopology.EVENTS_VIEW).get("e-far"))
+        .as("a NotBefore years ahead keeps it no longer")
+        .isNull();
     advance(Duration.ofSeconds(2)); // the ledger sees the event gone
     heartbeat(vm);
     advance(Duration.ofSeconds(2));
