@@ -154,14 +154,15 @@ public final class InventoryPlaces {
   /**
    * The VM {@code vmId} is now at {@code place} (null: no longer listed).
    *
-   * @return whether its name was added, removed or changed
+   * @return whether its name was added, removed or changed, or its resource group changed (which of
+   *     Azure's words name it: {@link #listed(String, String)})
    */
   public boolean moved(String vmId, Place place) {
     Place old = place == null ? byVmId.remove(vmId) : byVmId.put(vmId, place);
     String oldName = old == null ? null : old.name();
     String newName = place == null ? null : place.name();
     if (Objects.equals(oldName, newName)) {
-      return false;
+      return old != null && place != null && !Objects.equals(old.group(), place.group());
     }
     if (oldName != null) {
       List<String> ids = byName.get(oldName);

@@ -116,13 +116,12 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
    * scheduled days ahead (a predicted hardware failure waiting for its host's other tenants) hears
    * nothing until then, and closed early, its VM was taken for back and its start, at NotBefore,
    * counted nowhere until Azure's Started came. A NotBefore more than {@link #AHEAD_AT_MOST} after
-   * Azure's last word is not believed (it would keep the event open as long).
+   * the service's clock is not believed (it would keep the event open as long); measured from the
+   * report's own time, an agent's clock a month behind had its event closed before its NotBefore.
    */
-  private static boolean notBeforeLongPast(EventView e, Instant silent) {
+  private static boolean notBeforeLongPast(EventView e, Instant silent, Instant now) {
     Instant nb = e.notBefore();
-    return nb == null
-        || nb.isBefore(silent)
-        || nb.isAfter(e.central().lastSeenAt().plus(AHEAD_AT_MOST));
+    return nb == null || nb.isBefore(silent) || nb.isAfter(now.plus(AHEAD_AT_MOST));
   }
 
   /**
@@ -154,13 +153,13 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
                   && (e.central() == null || e.central().lastSeenAt().isBefore(silent))
                   && (e.notBefore() == null
                       || e.notBefore().isBefore(silent)
-                      || e.notBefore().isAfter(e.lastSeenAt().plus(AHEAD_AT_MOST)))) {
+                      || e.notBefore().isAfter(now.plus(AHEAD_AT_MOST)))) {
                 stale.add(KeyValue.pair(key, e));
               }
               if (e.vms().isEmpty()
                   && e.central() != null
                   && e.central().lastSeenAt().isBefore(silent)
-                  && notBeforeLongPast(e, silent)) {
+                  && notBeforeLongPast(e, silent, now)) {
                 lost.add(KeyValue.pair(key, e));
               }
               return false;

@@ -144,7 +144,7 @@ final class IndexContents {
           }
         }
         if (!renamed) {
-          return; // a refresh that changed something else of the VM than its name
+          return; // a refresh that changed something else of the VM than its name or group
         }
         // Azure's word on an open event may now count, or no longer (a few events: those Azure
         // reported).
@@ -252,17 +252,19 @@ final class IndexContents {
   }
 
   /**
-   * Whether Azure's central delivery of the event names a VM of this fleet: one Azure's inventory
-   * lists (with an inventory only), in the resource group of the event's ARM id when it has one (a
-   * namesake elsewhere in the subscription held every group of every rollout, by name, for an
-   * hour).
+   * Whether Azure's central delivery of the event names a VM of this fleet (with an inventory
+   * only): a VM the inventory lists reported the event, or Azure names one the inventory lists in
+   * the resource group of the event's ARM id when it has one (a namesake elsewhere in the
+   * subscription held every group of every rollout, by name, for an hour; a VM moved to another
+   * resource group is the fleet's by its agent's report until the inventory's next refresh).
    */
   boolean azureListsFleetVm(EventView e) {
     return e != null
         && membership == Membership.INVENTORY
         && e.central() != null
-        && e.central().resources().stream()
-            .anyMatch(name -> inventory.listed(name, e.central().resourceId()));
+        && (e.vms().keySet().stream().anyMatch(id -> inventory.place(id) != null)
+            || e.central().resources().stream()
+                .anyMatch(name -> inventory.listed(name, e.central().resourceId())));
   }
 
   /** The open events the views show released for any VM ({@link Ledger#released}). */

@@ -71,7 +71,7 @@ final class RolloutRetention {
         // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
         // drops what is over: events every entry is done with that the events view forgot.
         Rollout shed = shed(r, world, horizon, Instant.ofEpochMilli(wallClock));
-        if (!header.origin().endsWith("@v" + policiesVersion)
+        if (ofEarlierVersion(header.id(), policiesVersion)
             && shed.spec().eventIds().isEmpty()
             && lastAction(shed).isBefore(horizon)) {
           // Of a policies' version no longer in force, with nothing left to do: its id is never
@@ -87,6 +87,20 @@ final class RolloutRetention {
         LOG.error("rollout {}: retention cannot apply to it, left as it is", header.id(), e);
       }
     }
+  }
+
+  private static final java.util.regex.Pattern VERSION =
+      java.util.regex.Pattern.compile("-v(\\d+)(?:-\\d+)?$");
+
+  /**
+   * Whether a policy's rollout id ({@code policy-<rule>-v<version>}, {@code -<n>} after it for a
+   * successor) is of a policies' version other than the one in force. By the id, not the origin: an
+   * abort replayed from a fresh application id records the origin without its version, and taken
+   * for an earlier one, the aborted rule's rollout was deleted and the rule acted again.
+   */
+  static boolean ofEarlierVersion(String id, int policiesVersion) {
+    java.util.regex.Matcher m = VERSION.matcher(id);
+    return m.find() && !m.group(1).equals(Integer.toString(policiesVersion));
   }
 
   /** When anything last happened to the rollout: its last action, or when it was created. */

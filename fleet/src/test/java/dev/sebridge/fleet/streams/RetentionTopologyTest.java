@@ -362,8 +362,26 @@ class RetentionTopologyTest {
               "policy:40-redeploy@v" + version),
           clock.instant());
     }
+    // An abort replayed from a fresh application id, of the version in force: it records no
+    // version in its origin, and stays (the rule stays suspended).
+    rollouts.pipeInput(
+        "policy-40-redeploy-v1-2",
+        new RolloutCommand(
+            "policy-40-redeploy-v1-2",
+            RolloutCommand.ABORT,
+            null,
+            null,
+            null,
+            "stop",
+            "alice",
+            clock.instant(),
+            "api"),
+        clock.instant());
     advance(Duration.ofSeconds(2));
     assertThat(view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v0")).isNotNull();
+    assertThat(
+            ((Rollout) view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v1-2")).origin())
+        .isEqualTo("policy:");
     for (int h = 0; h < 29 * 24; h++) {
       advance(Duration.ofHours(1));
     }
@@ -376,6 +394,9 @@ class RetentionTopologyTest {
     assertThat(view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v0")).isNull();
     assertThat(view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v1"))
         .as("the version in force")
+        .isNotNull();
+    assertThat(view(FleetTopology.ROLLOUTS_VIEW).get("policy-40-redeploy-v1-2"))
+        .as("an abort of the version in force, whatever its origin says")
         .isNotNull();
   }
 

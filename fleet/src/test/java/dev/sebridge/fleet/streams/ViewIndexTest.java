@@ -783,7 +783,7 @@ class ViewIndexTest {
     String main = "/subscriptions/s1/resourceGroups/Main";
     inventory.set("vm-a", inventoryVm("vm-a", main, "web-0", "1"));
     index.changed(FleetTopology.INVENTORY_VIEW, "vm-a", inventory.get("vm-a"));
-    for (String group : List.of("other", "MAIN")) {
+    for (String group : List.of("other", "MAIN", "moved")) {
       dev.sebridge.fleet.model.CentralReport started =
           new dev.sebridge.fleet.model.CentralReport(
               dev.sebridge.fleet.agentless.AzureEventStatus.STARTED,
@@ -807,7 +807,12 @@ class ViewIndexTest {
                   T0,
                   T0,
                   null,
-                  Map.of())
+                  group.equals("moved")
+                      // its agent reported it: a VM moved to another group before the refresh
+                      ? Map.of(
+                          "vm-a",
+                          new VmEventState("vm-a", "web-0", "1", null, "scheduled", null, T0, null))
+                      : Map.of())
               .withCentral(started, dev.sebridge.fleet.model.Source.AZURE);
       String key = e.eventId().toLowerCase(Locale.ROOT);
       events.set(key, e);
@@ -818,6 +823,18 @@ class ViewIndexTest {
     assertThat(world.releasedByAzure("X-other")).isFalse();
     assertThat(world.azureListsFleetVm("X-MAIN")).isTrue();
     assertThat(world.releasedByAzure("X-MAIN")).isTrue();
+    assertThat(world.releasedByAzure("X-moved"))
+        .as("reported by a VM the inventory lists")
+        .isTrue();
+    // The inventory moves web-0 to the other group: Azure's word there names it now.
+    inventory.set(
+        "vm-a", inventoryVm("vm-a", "/subscriptions/s1/resourceGroups/other", "web-0", "1"));
+    index.changed(FleetTopology.INVENTORY_VIEW, "vm-a", inventory.get("vm-a"));
+    world.newStep(T0.plusSeconds(1));
+    assertThat(world.releasedByAzure("X-other")).isTrue();
+    assertThat(world.releasedByAzure("X-MAIN")).isFalse();
+    // ... and the index's released open events follow the refresh at once, not the next rebuild.
+    assertThat(world.releasedOpenEvents()).contains("X-other").doesNotContain("X-MAIN");
   }
 
   /** An open event of no VM's part. */
