@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>Retention: a batch that would take the file past {@code maxBytes} first rotates it ({@code
  * path} to {@code path.1}, {@code path.1} to {@code path.2}, ..., the oldest of {@code keep}
  * deleted), so the sink holds at most about {@code (keep + 1) * maxBytes}. A batch is never split:
- * a file holds whole lines, one batch larger than {@code maxBytes} a file of its own. Rotated
- * outside (logrotate), the file must be copied and truncated ({@code copytruncate}): the sink keeps
- * writing to the file it opened.
+ * a file holds whole lines, one batch larger than {@code maxBytes} a file of its own. A rotation
+ * that fails leaves the file as it is (appended to, tried again at the next batch). Rotated outside
+ * (logrotate), the file must be copied and truncated ({@code copytruncate}, which loses to the copy
+ * what is appended between its copy and its truncation): the sink keeps writing to the file it
+ * opened.
  */
 public final class FileSink implements EventSink {
   private static final Logger LOG = LoggerFactory.getLogger(FileSink.class);

@@ -112,12 +112,13 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
   }
 
   /**
-   * Whether the event's NotBefore, if it has one, passed before {@code silent}: an event Azure
-   * scheduled days ahead (a predicted hardware failure waiting for its host's other tenants) hears
-   * nothing until then, and closed early, its VM was taken for back and its start, at NotBefore,
-   * counted nowhere until Azure's Started came. A NotBefore more than {@link #AHEAD_AT_MOST} after
-   * the service's clock is not believed (it would keep the event open as long); measured from the
-   * report's own time, an agent's clock a month behind had its event closed before its NotBefore.
+   * Whether the event's NotBefore, if it has one, passed before {@code silent} (for every event
+   * closed for silence, the agents' and those only Azure reported): an event Azure scheduled days
+   * ahead (a predicted hardware failure waiting for its host's other tenants) hears nothing until
+   * then, and closed early, its VM was taken for back and its start, at NotBefore, counted nowhere
+   * until Azure's Started came. A NotBefore more than {@link #AHEAD_AT_MOST} after the service's
+   * clock is not believed (it would keep the event open as long); measured from the report's own
+   * time, an agent's clock a month behind had its event closed before its NotBefore.
    */
   private static boolean notBeforeLongPast(EventView e, Instant silent, Instant now) {
     Instant nb = e.notBefore();
@@ -125,7 +126,8 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
   }
 
   /**
-   * The furthest ahead of Azure's last word a NotBefore keeps an event only Azure reported open.
+   * The furthest ahead of the service's clock a NotBefore keeps an event open when nothing more is
+   * heard of it.
    */
   static final Duration AHEAD_AT_MOST = Duration.ofDays(30);
 
@@ -151,9 +153,7 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
                   && e.lastSeenAt() != null
                   && e.lastSeenAt().isBefore(silent)
                   && (e.central() == null || e.central().lastSeenAt().isBefore(silent))
-                  && (e.notBefore() == null
-                      || e.notBefore().isBefore(silent)
-                      || e.notBefore().isAfter(now.plus(AHEAD_AT_MOST)))) {
+                  && notBeforeLongPast(e, silent, now)) {
                 stale.add(KeyValue.pair(key, e));
               }
               if (e.vms().isEmpty()
@@ -185,17 +185,8 @@ final class EventProcessor implements Processor<String, VmEventUpdate, String, E
           e =
               EventViews.apply(
                   e,
-                  new VmEventUpdate(
-                      kv.key,
-                      part.vmId(),
-                      part.name(),
-                      part.zone(),
-                      part.scaleSet(),
-                      now,
-                      VmProcessor.VANISHED,
-                      true,
-                      null,
-                      null),
+                  VmProcessor.vanished(
+                      kv.key, part.vmId(), part.name(), part.zone(), part.scaleSet(), now),
                   this::known,
                   now);
         }

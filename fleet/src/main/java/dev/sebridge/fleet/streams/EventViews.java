@@ -216,11 +216,7 @@ final class EventViews {
             && reportedAt.isBefore(was.reportedAt());
     // A removal carries the event as its agent last saw it, stamped when it saw it gone (after an
     // outage, hours later): not news of the event either, unless the view has nothing better.
-    boolean removal =
-        switch (u.transition()) {
-          case "completed", "canceled", VmProcessor.VANISHED -> true;
-          default -> false;
-        };
+    boolean removal = removal(u.transition()) || u.transition().equals(VmProcessor.VANISHED);
     if (ev == null
         || ev.isMissingNode()
         || (knownBefore && !known.test(u.vmId()))

@@ -46,6 +46,15 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
   /** The transition a gone VM's open event parts close with (inferred, guess vanished). */
   static final String VANISHED = "vanished";
 
+  /**
+   * A VM's part of an event closed for it at {@code at}, inferred as {@link #VANISHED}: the VM is
+   * gone, or nothing was heard of the event for so long ({@link EventProcessor}).
+   */
+  static VmEventUpdate vanished(
+      String eventKey, String vmId, String name, String zone, String scaleSet, Instant at) {
+    return new VmEventUpdate(eventKey, vmId, name, zone, scaleSet, at, VANISHED, true, null, null);
+  }
+
   private final int silentAfter;
   private final Duration gone;
   private final boolean inventoried;
@@ -138,17 +147,13 @@ final class VmProcessor implements Processor<String, FleetEnvelope, String, Obje
         context.forward(
             new Record<String, Object>(
                 eventKey,
-                new VmEventUpdate(
+                vanished(
                     eventKey,
                     v.vmId(),
                     v.name(),
                     claims ? v.zone() : null,
                     claims ? v.scaleSet() : null,
-                    now,
-                    VANISHED,
-                    true,
-                    null,
-                    null),
+                    now),
                 wallClockMs),
             FleetTopology.BY_EVENT_SINK);
       }

@@ -203,6 +203,19 @@ class CentralEventsTopologyTest {
   /** The scheduled event's ARM id the deliveries carry (with EVENT replaced by theirs). */
   String resource = RESOURCE;
 
+  /** Azure's Scheduled for db-1 at T0, its NotBefore as given (as Event Grid writes one). */
+  void scheduledFor(Instant notBefore) {
+    deliverAs(
+        EVENT,
+        "d-1",
+        "Scheduled",
+        T0,
+        "Redeploy",
+        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            notBefore.atZone(java.time.ZoneOffset.UTC)),
+        "db-1");
+  }
+
   /** When the next delivery reaches the hub (null: at the time it carries). */
   Instant written;
 
@@ -361,15 +374,7 @@ class CentralEventsTopologyTest {
   @Test
   void anEventOnlyAzureReportedStaysOpenUntilItsNotBeforeIsLongPast() {
     Instant notBefore = T0.plus(Duration.ofDays(8));
-    deliverAs(
-        EVENT,
-        "d-1",
-        "Scheduled",
-        T0,
-        "Redeploy",
-        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
-            notBefore.atZone(java.time.ZoneOffset.UTC)),
-        "db-1");
+    scheduledFor(notBefore);
     assertThat(event().notBefore()).isEqualTo(notBefore);
     advance(Retention.VMS.plusMinutes(10));
     assertThat(event().open()).as("a week of silence, NotBefore a day ahead").isTrue();
@@ -382,15 +387,7 @@ class CentralEventsTopologyTest {
   /** A NotBefore further ahead than anything Azure schedules does not keep it open that long. */
   @Test
   void aNotBeforeMonthsAheadDoesNotKeepAnEventOnlyAzureReportedOpen() {
-    deliverAs(
-        EVENT,
-        "d-1",
-        "Scheduled",
-        T0,
-        "Redeploy",
-        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
-            T0.plus(Duration.ofDays(90)).atZone(java.time.ZoneOffset.UTC)),
-        "db-1");
+    scheduledFor(T0.plus(Duration.ofDays(90)));
     advance(Retention.VMS.plusMinutes(10));
     assertThat(event().open()).isFalse();
   }
