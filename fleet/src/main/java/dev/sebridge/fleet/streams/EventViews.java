@@ -200,15 +200,20 @@ final class EventViews {
     // Every part, an unknown VM's included: it may be a real VM the inventory does not list yet,
     // down while it says so (the ledger counts it by name until the event is over).
     boolean closed = !vms.isEmpty() && vms.values().stream().allMatch(VmEventState::closed);
+    // When the service heard it: the report's time, but never later than the service's clock. An
+    // agent whose clock ran a year ahead kept an event it never ends open, and one it ended kept,
+    // a year longer (the views' retention reads these by the service's clock). The parts' times
+    // stay the agent's: the ledger compares them with its heartbeats' times.
+    Instant heard = u.time() != null && now != null && u.time().isAfter(now) ? now : u.time();
     Instant closedAt =
-        closed ? (old != null && old.closedAt() != null ? old.closedAt() : u.time()) : null;
+        closed ? (old != null && old.closedAt() != null ? old.closedAt() : heard) : null;
     // The event as it was, for what this report does not give: not what only unknown VMs said.
     EventView was = old != null && !knownBefore && known.test(u.vmId()) ? null : old;
     // A report older than the one the event's fields came from, delivered after it (an agent's
     // outbox catching up after an outage): what it says of the event is not news. Taken, it would
     // put back the Resources or the NotBefore Azure has since changed: a VM Azure added to the
     // event, then counted nowhere, or a NotBefore brought forward, missed.
-    Instant reportedAt = u.time() != null && now != null && u.time().isAfter(now) ? now : u.time();
+    Instant reportedAt = heard;
     boolean stale =
         was != null
             && was.reportedAt() != null
@@ -227,17 +232,7 @@ final class EventViews {
       // reported them.
       return old == null
           ? new EventView(
-              u.eventKey(),
-              null,
-              null,
-              null,
-              null,
-              null,
-              List.of(),
-              u.time(),
-              u.time(),
-              closedAt,
-              vms)
+              u.eventKey(), null, null, null, null, null, List.of(), heard, heard, closedAt, vms)
           : new EventView(
               old.eventId(),
               old.eventType(),
@@ -246,8 +241,8 @@ final class EventViews {
               old.durationInSeconds(),
               old.description(),
               old.resources(),
-              stale || removal ? earlier(old.firstSeenAt(), u.time()) : old.firstSeenAt(),
-              later(old.lastSeenAt(), u.time()),
+              stale || removal ? earlier(old.firstSeenAt(), heard) : old.firstSeenAt(),
+              later(old.lastSeenAt(), heard),
               closedAt,
               vms,
               null,
@@ -269,8 +264,8 @@ final class EventViews {
             : was == null ? null : was.durationInSeconds(),
         ev.path("Description").asText(was == null ? null : was.description()),
         resources.isEmpty() && was != null ? was.resources() : resources,
-        old == null || old.firstSeenAt() == null ? u.time() : earlier(old.firstSeenAt(), u.time()),
-        old == null ? u.time() : later(old.lastSeenAt(), u.time()),
+        old == null || old.firstSeenAt() == null ? heard : earlier(old.firstSeenAt(), heard),
+        old == null ? heard : later(old.lastSeenAt(), heard),
         closedAt,
         vms,
         null,

@@ -341,6 +341,56 @@ class RetentionTopologyTest {
   }
 
   /**
+   * An agent whose clock runs a year ahead stamps its reports a year ahead. Taken as when the event
+   * was last heard of, that time kept an event it never ends open for a year past the week, and an
+   * event it ended kept for a year past the day.
+   */
+  @Test
+  void anAgentsClockAYearAheadKeepsNoEventLonger() {
+    VmIdentity vm = AgentEnvelopes.vm("vm-ahead", "web-ahead", "1", "web");
+    AgentEnvelopes ahead = new AgentEnvelopes(java.time.Clock.offset(clock, Duration.ofDays(365)));
+    heartbeat(vm);
+    for (String id : List.of("E-AHEAD", "E-AHEAD-DONE")) {
+      ObjectNode scheduled =
+          AgentEnvelopes.imdsEvent(
+              id,
+              "Reboot",
+              "Scheduled",
+              List.of(vm.name()),
+              clock.instant().plus(Duration.ofDays(365)).plusSeconds(900));
+      envelopes.pipeInput(
+          vm.vmId(),
+          ahead.transition(TransitionType.SCHEDULED, vm, scheduled, false),
+          clock.instant());
+      ObjectNode started =
+          AgentEnvelopes.imdsEvent(id, "Reboot", "Started", List.of(vm.name()), null);
+      envelopes.pipeInput(
+          vm.vmId(), ahead.transition(TransitionType.STARTED, vm, started, false), clock.instant());
+    }
+    advance(Duration.ofSeconds(2));
+    ObjectNode done =
+        AgentEnvelopes.imdsEvent("E-AHEAD-DONE", "Reboot", "Started", List.of(vm.name()), null);
+    envelopes.pipeInput(
+        vm.vmId(), ahead.transition(TransitionType.COMPLETED, vm, done, false), clock.instant());
+    advance(Duration.ofMinutes(1));
+    assertThat(((EventView) view(FleetTopology.EVENTS_VIEW).get("e-ahead-done")).open()).isFalse();
+    for (int h = 0; h < 26; h++) {
+      heartbeat(vm);
+      advance(Duration.ofHours(1));
+    }
+    assertThat(view(FleetTopology.EVENTS_VIEW).get("e-ahead-done"))
+        .as("closed a day ago by the service's clock: forgotten")
+        .isNull();
+    for (int h = 26; h < 7 * 24 + 2; h++) {
+      heartbeat(vm);
+      advance(Duration.ofHours(1));
+    }
+    EventView e = (EventView) view(FleetTopology.EVENTS_VIEW).get("e-ahead");
+    assertThat(e).as("closed an hour ago at most: kept a day").isNotNull();
+    assertThat(e.open()).as("nothing heard of it for a week, by the service's clock").isFalse();
+  }
+
+  /**
    * A policy's rollout of a version no longer in force, nothing left in it, is deleted after {@code
    * fleet.history-retention}; the version in force keeps its own. Kept for good before, each edit
    * of the policies left one per rollout rule behind, read again every tick.
