@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       body (any method but GET and HEAD) is admitted before its body is read, or refused: over
  *       {@link #MAX_BODY} (413), a reader (403), over its principal's write rate (429); the page
  *       admits its own ({@link Route#admit}); a body nobody admits is never read (404).
- *   <li>The body is read without holding a thread, within the idle timeout.
+ *   <li>The body is read without holding a thread, within the idle timeout and at {@link
+ *       JettyServer#MIN_BODY_RATE} at least ({@link #bodyDeadline}).
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
  *       HttpLimits#queue()}); past it, 503 with Retry-After. A request without a principal (the
  *       sign-in form, its assets, a sign-in, a redirect or 401 to it) runs on a pool of its own, an
@@ -63,6 +64,7 @@ public final class FleetServer implements AutoCloseable {
   private final BearerGate bearer;
   private final Readiness readiness;
   private final RateLimits writes;
+  private final java.time.Duration bodyGrace;
   private final List<Route> routes = new ArrayList<>();
 
   public FleetServer(
@@ -75,6 +77,7 @@ public final class FleetServer implements AutoCloseable {
     this.bearer = new BearerGate(auth, limits.trustedProxies());
     this.readiness = new Readiness(readiness);
     this.writes = writes;
+    this.bodyGrace = limits.idleTimeout();
     this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
     this.work =
         new ThreadPoolExecutor(
@@ -115,6 +118,11 @@ public final class FleetServer implements AutoCloseable {
 
   public int port() {
     return jetty.port();
+  }
+
+  /** The headers' deadline (the connection test). */
+  HeaderDeadline headerDeadline() {
+    return jetty.headers();
   }
 
   private void admit(HttpCall call) {
@@ -170,9 +178,14 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /** Reads the body without holding a thread, then dispatches. */
+  /**
+   * Reads the body without holding a thread, within {@link #bodyDeadline}, then dispatches. Jetty's
+   * idle timeout alone is reset by every byte: a body dripped in a byte every few seconds held its
+   * connection for as long as its declared length took, a day for 64 KiB.
+   */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
     Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
+        .orTimeout(bodyDeadline(bodyGrace, call.declaredLength()).toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete(
             (bytes, failure) -> {
               if (failure == null) {
@@ -184,6 +197,16 @@ public final class FleetServer implements AutoCloseable {
             });
   }
 
+  /**
+   * How long a body may take: the idle timeout, and a second more per {@link
+   * JettyServer#MIN_BODY_RATE} bytes of its declared length ({@link #MAX_BODY} when sent in
+   * chunks).
+   */
+  static java.time.Duration bodyDeadline(java.time.Duration grace, long declaredLength) {
+    long length = declaredLength < 0 ? MAX_BODY : Math.min(declaredLength, MAX_BODY);
+    return grace.plusMillis(length * 1000 / JettyServer.MIN_BODY_RATE);
+  }
+
   private void bodyFailed(HttpCall call, Throwable failure) {
     Throwable cause =
         failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
@@ -192,6 +215,8 @@ public final class FleetServer implements AutoCloseable {
     LOG.debug(
         "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
     if (cause instanceof TimeoutException) {
+      // The rest of the body is not waited for: the connection closes once the answer is sent.
+      call.header("Connection", "close");
       error(call, new ApiException(408, "the body did not come in time"));
     } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
       error(call, new ApiException(h.getCode(), "the body could not be read: " + h.getReason()));

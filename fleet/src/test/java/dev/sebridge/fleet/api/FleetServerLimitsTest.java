@@ -261,6 +261,83 @@ class FleetServerLimitsTest {
     assertThat(reached.get("/ui/login")).isNull();
   }
 
+  /**
+   * A body dripped in a byte every 300 ms (each within the 2 s idle timeout) is answered 408 at its
+   * deadline, the idle timeout and a second per KiB declared (3 s here), and its connection closed.
+   * Before, Jetty's idle timeout, reset by every byte, was the only bound (its minimum data rate is
+   * read by its servlet layer only): the sign-in form's 64 KiB held a connection for hours.
+   */
+  @Test
+  void aBodyDrippedInIsAnswered408AtItsDeadline() throws Exception {
+    assertThat(FleetServer.bodyDeadline(Duration.ofSeconds(2), 1024))
+        .isEqualTo(Duration.ofSeconds(3));
+    assertThat(FleetServer.bodyDeadline(Duration.ofSeconds(30), -1))
+        .as("chunked: as long as the largest body")
+        .isEqualTo(Duration.ofSeconds(94));
+    Socket s =
+        open(
+            "POST /ui/login HTTP/1.1\r\nHost: x\r\nContent-Type:"
+                + " application/x-www-form-urlencoded\r\nContent-Length: 1024\r\n\r\nt");
+    String answer = whileDripping(s, (byte) 'a');
+    assertThat(answer).startsWith("HTTP/1.1 408");
+    assertThat(answer).containsIgnoringCase("connection: close");
+    assertThat(reached.get("/ui/login")).isNull();
+  }
+
+  /**
+   * A request's headers dripped in a byte every 300 ms are cut off at their deadline (the shorter
+   * of the idle timeout and 20 s: 2 s here), unanswered, and the deadline forgets the connection.
+   * Before, Jetty had no deadline for headers: 16 KiB of them at that pace held a connection for 80
+   * minutes, and the per-address cap was all that bounded a client.
+   */
+  @Test
+  void headersDrippedInAreCutOffAtTheirDeadline() throws Exception {
+    assertThat(HeaderDeadline.of(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(20));
+    Socket s = open("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Drip: ");
+    assertThat(whileDripping(s, (byte) 'a')).isEmpty();
+    // A connection that waits between requests (keep-alive) and then sends one is answered.
+    Socket kept = open("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(readAll(kept)).startsWith("HTTP/1.1 200");
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.headerDeadline().watched() == 1);
+    kept.getOutputStream()
+        .write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    assertThat(readAll(kept)).startsWith("HTTP/1.1 200");
+    kept.close();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.headerDeadline().watched() == 0);
+  }
+
+  /**
+   * Writes a byte every 300 ms until the server answers or closes the connection (at most 15 s),
+   * and returns what it sent.
+   */
+  private static String whileDripping(Socket s, byte b) throws Exception {
+    java.util.concurrent.ScheduledExecutorService drip =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      OutputStream out = s.getOutputStream();
+      drip.scheduleAtFixedRate(
+          () -> {
+            try {
+              out.write(b);
+              out.flush();
+            } catch (IOException closed) {
+              throw new java.io.UncheckedIOException(closed); // ends the drip
+            }
+          },
+          300,
+          300,
+          TimeUnit.MILLISECONDS);
+      s.setSoTimeout(15_000);
+      return readAll(s);
+    } finally {
+      drip.shutdownNow();
+    }
+  }
+
   @Test
   void aBodyNoRouteTakesIsNeverReadAndAnAnonymousApiCallTakesNoThread() throws Exception {
     for (String path : List.of("/", "/ui", "/foo", "/API/x")) {
