@@ -21,6 +21,9 @@ final class FleetStreamsConfig {
   /** The most an event may be on Event Hubs (and the producer's limit with pre-created topics). */
   static final int MAX_EVENT_HUBS_BYTES = 1024 * 1024;
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(FleetStreamsConfig.class);
+
   private FleetStreamsConfig() {}
 
   static Properties of(Configuration config, Map<String, Object> kafka) {
@@ -68,6 +71,14 @@ final class FleetStreamsConfig {
           Integer.toString(FleetTopology.MAX_RECORD_BYTES));
     }
     p.putAll(kafka);
+    if (!StreamsConfig.EXACTLY_ONCE_V2.equals(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+      LOG.warn(
+          "processing.guarantee is {}, not exactly_once_v2: an instance that paused or lost its"
+              + " broker may step the rollouts beside the one that took them over, and both"
+              + " release into the same group; run one instance (docs/fleet.md, Rollouts,"
+              + " \"Failover and at_least_once\")",
+          p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+    }
     return p;
   }
 }

@@ -181,7 +181,7 @@ public record LedgerEntry(
       if (s != null && s.closed() && !s.vanished()) {
         // (vanished says nothing of the VM: it counts until heard from, or KEEP_AT_MOST)
         e = e.completed(s.since() == null ? now : s.since());
-      } else if (s == null && !w.open(e.eventId())) {
+      } else if (s == null && !w.open(e.eventId()) && e.goneFromTheViews(w, now)) {
         e = e.completed(now); // the event is gone from the view
       }
     }
@@ -193,6 +193,17 @@ public record LedgerEntry(
       }
     }
     return e;
+  }
+
+  /**
+   * Whether the views no longer hold the entry's event, closed and forgotten: they do not hold it
+   * and it was released longer than {@link Ledger#UNKNOWN_AT_MOST} ago. Within that, an event the
+   * views do not hold is one they have not caught up with (the rollouts task moved to an instance
+   * whose global views are behind): taken for over, its VMs were back at their next heartbeat,
+   * before the event ran, and their groups' room released to others.
+   */
+  boolean goneFromTheViews(World w, Instant now) {
+    return !w.viewed(eventId) && !now.isBefore(releasedAt.plus(Ledger.UNKNOWN_AT_MOST));
   }
 
   /**

@@ -89,13 +89,14 @@ public final class ListedVms {
   }
 
   /**
-   * Whether the fleet may take an event as over for the VMs it lists by name: the view no longer
-   * has it, or it is closed and a VM the fleet knows reported it (an unknown VM's "completed" alone
-   * is not taken: such VMs count until {@link Ledger#UNKNOWN_AT_MOST} after their release, or
-   * NotBefore for a placed one, while nothing says the event runs).
+   * Whether the fleet may take an event as over for the VMs it lists by name: it is closed and a VM
+   * the fleet knows reported it, or it was (an unknown VM's "completed" alone is not taken: such
+   * VMs count until {@link Ledger#UNKNOWN_AT_MOST} after their release, or NotBefore for a placed
+   * one, while nothing says the event runs). An event the views do not hold is not seen closed:
+   * they may not have caught up with it (a failover); the hour rule ends it.
    */
   static boolean seenClosed(String eventId, World w) {
-    if (w.open(eventId)) {
+    if (w.open(eventId) || !w.viewed(eventId)) {
       return false;
     }
     Map<String, VmEventState> vms = w.eventVms(eventId);

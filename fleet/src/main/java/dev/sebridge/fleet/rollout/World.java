@@ -25,6 +25,18 @@ public interface World {
   Collection<String> openEvents();
 
   /**
+   * Whether the views hold the event at all, open or closed: an event they do not hold was
+   * forgotten after its retention, or this instance's views have not caught up with it yet (the
+   * rollouts task moved to an instance whose global views are behind).
+   */
+  default boolean viewed(String eventId) {
+    return open(eventId)
+        || !eventVms(eventId).isEmpty()
+        || !resources(eventId).isEmpty()
+        || eventType(eventId) != null;
+  }
+
+  /**
    * Whether the VM is in its group's size ({@link #groupSize}): the fleet hears from it (its agent
    * is not silent) and, with an inventory, the inventory lists it.
    */

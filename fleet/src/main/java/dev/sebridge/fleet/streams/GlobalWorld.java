@@ -178,6 +178,11 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public boolean viewed(String eventId) {
+    return view(eventId) != null;
+  }
+
+  @Override
   public boolean azureListsFleetVm(String eventId) {
     return index.contents().azureListsFleetVm(view(eventId));
   }

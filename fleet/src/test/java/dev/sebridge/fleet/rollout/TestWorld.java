@@ -208,6 +208,13 @@ final class TestWorld implements World {
   }
 
   @Override
+  public boolean viewed(String eventId) {
+    return resources.containsKey(eventId)
+        || reports.containsKey(eventId)
+        || azure.containsKey(eventId);
+  }
+
+  @Override
   public Collection<String> openEvents() {
     List<String> out = new ArrayList<>();
     resources.keySet().stream().filter(this::open).forEach(out::add);
