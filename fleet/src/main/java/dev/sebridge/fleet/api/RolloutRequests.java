@@ -129,6 +129,10 @@ public final class RolloutRequests {
         if (vmId != null && !r.hasVm(vmId)) {
           throw new ApiException(404, "rollout " + rolloutId + " has no VM " + vmId);
         }
+        if (eventId != null && r.spec().eventIds().stream().noneMatch(eventId::equalsIgnoreCase)) {
+          // (accepted before 2026-11-28: an audited skip that skipped nothing)
+          throw new ApiException(404, "rollout " + rolloutId + " has no event " + eventId);
+        }
       }
       case RolloutCommand.ABORT -> {}
       default -> throw new ApiException(404, "no such rollout action: " + action);

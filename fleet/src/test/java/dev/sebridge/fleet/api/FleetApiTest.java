@@ -1267,6 +1267,20 @@ class FleetApiTest {
                 400),
             new Case(
                 "POST",
+                "/api/rollouts/{rolloutId}/skip",
+                "/api/rollouts/r-halted/skip",
+                APPROVER,
+                action("broken", null).put("eventId", EVENT.toUpperCase(java.util.Locale.ROOT)),
+                202),
+            new Case(
+                "POST",
+                "/api/rollouts/{rolloutId}/skip",
+                "/api/rollouts/r-halted/skip",
+                APPROVER,
+                action("broken", null).put("eventId", "not-in-the-rollout"),
+                404),
+            new Case(
+                "POST",
                 "/api/rollouts/{rolloutId}/abort",
                 "/api/rollouts/r-running/abort",
                 APPROVER,
