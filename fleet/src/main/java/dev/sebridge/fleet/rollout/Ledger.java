@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -141,7 +142,16 @@ public final class Ledger {
 
   /** Records that an event was released now: every VM it lists becomes unavailable. */
   public void release(String eventId, World w, String origin, Instant now) {
-    for (ListedVms.Listed l : ListedVms.of(eventId, w)) {
+    release(eventId, ListedVms.of(eventId, w), w, origin, now);
+  }
+
+  /**
+   * Records that an event was released now for these VMs (those it lists, or those a request named
+   * when this instance's view does not show the event yet).
+   */
+  public void release(
+      String eventId, List<ListedVms.Listed> listed, World w, String origin, Instant now) {
+    for (ListedVms.Listed l : listed) {
       String key = LedgerEntry.key(l.vmKey(), eventId);
       if (entries.containsKey(key)) {
         continue;

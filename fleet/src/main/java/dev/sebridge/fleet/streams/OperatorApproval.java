@@ -53,6 +53,14 @@ final class OperatorApproval {
       return r.refused(refusal);
     }
     ledger.release(r.eventId(), world, r.origin(), now);
+    if (!seen(r, world)) {
+      // No rollout active (or overridden), and this instance's view does not show the event yet
+      // (the API's instance showed it; this one is behind, a failover's restore): the VMs the
+      // request names count from now, where their views place them, so that a rollout started a
+      // moment later does not release their groups' room to others before the event reaches this
+      // view. (The event's other names are entered when the view shows it released.)
+      ledger.release(r.eventId(), requested(r), world, r.origin(), now);
+    }
     return r.admit();
   }
 
@@ -93,6 +101,18 @@ final class OperatorApproval {
     return strangers.isEmpty()
         ? null
         : "event " + r.eventId() + " does not list " + String.join(", ", strangers);
+  }
+
+  /** The VMs a request names: its agents' by vmId, those without an agent by name. */
+  private static List<dev.sebridge.fleet.rollout.ListedVms.Listed> requested(ApprovalRequest r) {
+    List<dev.sebridge.fleet.rollout.ListedVms.Listed> out = new java.util.ArrayList<>();
+    r.vmIds().forEach(id -> out.add(new dev.sebridge.fleet.rollout.ListedVms.Listed(id, null)));
+    if (r.acknowledge() != null) {
+      r.acknowledge()
+          .vms()
+          .forEach(n -> out.add(new dev.sebridge.fleet.rollout.ListedVms.Listed(null, n)));
+    }
+    return out;
   }
 
   /** Whether this instance's view shows the event open, with every VM of the request in it. */

@@ -1,0 +1,147 @@
+package dev.sebridge.fleet.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutActions;
+import dev.sebridge.fleet.rollout.RolloutCommand;
+import dev.sebridge.fleet.rollout.RolloutSpec;
+import dev.sebridge.fleet.rollout.World;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** An operator's approval decided by the rollouts task against the fleet-wide ledger. */
+class OperatorApprovalTest {
+  static final Instant T0 = Instant.parse("2026-11-28T10:00:00Z");
+
+  /**
+   * No rollout active, and the rollouts task's view does not show the event the API's instance
+   * approved yet (a failover's restore): the request is admitted, and the VMs it names count from
+   * now where their views place them. Before, the ledger entered what this view listed for the
+   * event, nothing, and a rollout started a moment later released the next VM of vm-a's zone while
+   * vm-a's command was on its way.
+   */
+  @Test
+  void anApprovalOfAnEventThisViewDoesNotShowYetCountsTheVmsItNames() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-b", "1").event("E2", "vm-b");
+    Ledger ledger = Ledger.empty();
+    ApprovalRequest r =
+        new ApprovalRequest(
+            "req-1", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null);
+
+    ApprovalRequest decided = OperatorApproval.decide(r, ledger, w, T0);
+
+    assertThat(decided.wasAdmitted()).isTrue();
+    ledger.observe(w, T0.plusSeconds(1));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(1))).containsExactly("vm-a");
+    Rollout rollout =
+        RolloutActions.apply(
+            null,
+            new RolloutCommand(
+                "r",
+                RolloutCommand.CREATE,
+                new RolloutSpec(
+                    List.of("E2"),
+                    "1",
+                    List.of("zone"),
+                    Duration.ZERO,
+                    Duration.ofMinutes(5),
+                    Duration.ofSeconds(30)),
+                null,
+                null,
+                "t",
+                "bob",
+                T0,
+                "api"),
+            T0);
+    ledger.constrain(rollout);
+    assertThat(ledger.refusal("E2", w, T0.plusSeconds(2)))
+        .as("zone 1 has vm-a down: no room for vm-b")
+        .isPresent();
+  }
+
+  /** VMs in zones, and events each one VM reported Scheduled. */
+  static final class Fleet implements World {
+    private final Map<String, String> zones = new HashMap<>();
+    private final Map<String, Map<String, VmEventState>> events = new HashMap<>();
+
+    Fleet vm(String vmId, String zone) {
+      zones.put(vmId, zone);
+      return this;
+    }
+
+    Fleet event(String eventId, String vmId) {
+      events.put(
+          eventId,
+          Map.of(
+              vmId,
+              new VmEventState(vmId, vmId, zones.get(vmId), null, "scheduled", null, T0, null)));
+      return this;
+    }
+
+    @Override
+    public Map<String, VmEventState> eventVms(String eventId) {
+      return events.getOrDefault(eventId, Map.of());
+    }
+
+    @Override
+    public List<String> resources(String eventId) {
+      return List.copyOf(eventVms(eventId).keySet());
+    }
+
+    @Override
+    public boolean open(String eventId) {
+      return events.containsKey(eventId);
+    }
+
+    @Override
+    public Collection<String> openEvents() {
+      return events.keySet();
+    }
+
+    @Override
+    public boolean viewed(String eventId) {
+      return events.containsKey(eventId);
+    }
+
+    @Override
+    public Collection<String> requestedEvents() {
+      return List.of();
+    }
+
+    @Override
+    public Optional<Instant> notBefore(String eventId) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<Instant> lastHeartbeat(String vmId) {
+      return Optional.of(T0);
+    }
+
+    @Override
+    public String attribute(String vmId, String attribute) {
+      return attribute.equals("zone") ? zones.get(vmId) : null;
+    }
+
+    @Override
+    public int groupSize(List<String> groupBy, String group) {
+      return (int) zones.values().stream().filter(z -> group.equals("zone=" + z)).count();
+    }
+
+    @Override
+    public Optional<Result> unaccepted(String requestId, String vmId) {
+      return Optional.empty();
+    }
+  }
+}
