@@ -184,10 +184,21 @@ public final class FleetServer implements AutoCloseable {
    * connection for as long as its declared length took, a day for 64 KiB.
    */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
+    // At the deadline the request's content fails, in Jetty's own order: the pending read wakes
+    // with the failure, and the 408 is answered from its completion (failing only our future, the
+    // 408 was written while Jetty still read the body, on another thread).
+    org.eclipse.jetty.util.thread.Scheduler.Task deadline =
+        call.request()
+            .getComponents()
+            .getScheduler()
+            .schedule(
+                () -> call.request().fail(new TimeoutException("the body did not come in time")),
+                bodyDeadline(bodyGrace, call.declaredLength()).toMillis(),
+                TimeUnit.MILLISECONDS);
     Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
-        .orTimeout(bodyDeadline(bodyGrace, call.declaredLength()).toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete(
             (bytes, failure) -> {
+              deadline.cancel();
               if (failure == null) {
                 call.body(bytes);
                 dispatch(call, path, principal);
@@ -215,8 +226,7 @@ public final class FleetServer implements AutoCloseable {
     LOG.debug(
         "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
     if (cause instanceof TimeoutException) {
-      // The rest of the body is not waited for: the connection closes once the answer is sent.
-      call.header("Connection", "close");
+      // (the connection closes once the answer is sent: HttpCall.send, a body not read whole)
       error(call, new ApiException(408, "the body did not come in time"));
     } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
       error(call, new ApiException(h.getCode(), "the body could not be read: " + h.getReason()));

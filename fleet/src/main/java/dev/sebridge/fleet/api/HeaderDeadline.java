@@ -48,7 +48,7 @@ final class HeaderDeadline implements AutoCloseable {
   private static final long NOT_YET = Long.MIN_VALUE;
 
   private final AbstractConnector connector;
-  private final long deadlineNanos;
+  private volatile long deadlineNanos;
   private final Map<Connection, Waiting> waiting = new ConcurrentHashMap<>();
   private volatile Scheduler.Task next;
   private volatile boolean closed;
@@ -61,6 +61,11 @@ final class HeaderDeadline implements AutoCloseable {
   HeaderDeadline(AbstractConnector connector, Duration deadline) {
     this.connector = connector;
     this.deadlineNanos = deadline.toNanos();
+  }
+
+  /** Another deadline (the test's, shorter than its server's idle timeout). */
+  void deadline(Duration d) {
+    this.deadlineNanos = d.toNanos();
   }
 
   /** Starts looking (the connector started: its scheduler runs). */

@@ -181,8 +181,8 @@ public record LedgerEntry(
       if (s != null && s.closed() && !s.vanished()) {
         // (vanished says nothing of the VM: it counts until heard from, or KEEP_AT_MOST)
         e = e.completed(s.since() == null ? now : s.since());
-      } else if (s == null && !w.open(e.eventId()) && e.goneFromTheViews(w, now)) {
-        e = e.completed(now); // the event is gone from the view
+      } else if (s == null && !w.open(e.eventId()) && e.overByTheViews(w, now)) {
+        e = e.completed(now); // the event is closed, or gone from the view
       }
     }
     if (e.completedAt() != null && e.backAt() == null) {
@@ -196,14 +196,16 @@ public record LedgerEntry(
   }
 
   /**
-   * Whether the views no longer hold the entry's event, closed and forgotten: they do not hold it
-   * and it was released longer than {@link Ledger#UNKNOWN_AT_MOST} ago. Within that, an event the
-   * views do not hold is one they have not caught up with (the rollouts task moved to an instance
-   * whose global views are behind): taken for over, its VMs were back at their next heartbeat,
-   * before the event ran, and their groups' room released to others.
+   * Whether the views say the entry's event is over, for a VM that has no part in it: they hold it
+   * closed, or they do not hold it and {@link Ledger#UNKNOWN_AT_MOST} passed since the later of its
+   * release and its NotBefore (forgotten after it closed). Within that, an event the views do not
+   * hold is one they have not caught up with (the rollouts task moved to an instance whose global
+   * views are behind): taken for over, its VMs were back at their next heartbeat, before the event
+   * ran (held for the host's other tenants, or its NotBefore), and their groups' room released to
+   * others.
    */
-  boolean goneFromTheViews(World w, Instant now) {
-    return !w.viewed(eventId) && !now.isBefore(releasedAt.plus(Ledger.UNKNOWN_AT_MOST));
+  boolean overByTheViews(World w, Instant now) {
+    return w.viewed(eventId) || !now.isBefore(countsFrom().plus(Ledger.UNKNOWN_AT_MOST));
   }
 
   /**

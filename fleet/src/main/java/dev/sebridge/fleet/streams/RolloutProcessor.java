@@ -50,6 +50,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final RetentionSweep<PolicyDecision> decisionSweep =
       new RetentionSweep<>(RequestProcessor.SWEEP);
 
+  // Since when each event a policy's rollout holds has been missing from the views (retention).
+  private final MissingEvents missing = new MissingEvents();
   private final CrashPoints crashPoints;
   private final ReplayGate gate;
   private RolloutsReplay replay;
@@ -214,6 +216,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
           world,
           history,
           policies.version(),
+          missing,
           context,
           this::save);
     } catch (RuntimeException e) {

@@ -42,6 +42,7 @@ final class RolloutRetention {
       World world,
       Duration history,
       int policiesVersion,
+      MissingEvents missing,
       ProcessorContext<String, Object> context,
       Consumer<Rollout> save) {
     long wallClock = context.currentSystemTimeMs();
@@ -57,6 +58,7 @@ final class RolloutRetention {
           new Record<String, Object>(key, null, wallClock), FleetTopology.POLICIES_VIEW_SINK);
     }
 
+    Set<String> stillMissing = new HashSet<>();
     for (Rollout header : rollouts.headers()) {
       try {
         boolean policy = header.origin() != null && header.origin().startsWith("policy:");
@@ -70,7 +72,8 @@ final class RolloutRetention {
         Rollout r = rollouts.get(header.id());
         // A policy's rollout stays (its id is never reused, an aborted one suspends its rule) but
         // drops what is over: events every entry is done with that the events view forgot.
-        Rollout shed = shed(r, world, horizon, Instant.ofEpochMilli(wallClock));
+        Rollout shed =
+            shed(r, world, horizon, Instant.ofEpochMilli(wallClock), missing, stillMissing);
         if (ofEarlierVersion(header.id(), policiesVersion)
             && shed.spec().eventIds().isEmpty()
             && lastAction(shed).isBefore(horizon)) {
@@ -87,6 +90,7 @@ final class RolloutRetention {
         LOG.error("rollout {}: retention cannot apply to it, left as it is", header.id(), e);
       }
     }
+    missing.keepOnly(stillMissing);
   }
 
   private static final java.util.regex.Pattern VERSION =
@@ -121,10 +125,19 @@ final class RolloutRetention {
 
   /**
    * The rollout without the events it is done with (every entry done, and the event gone from the
-   * events view: closed for {@code fleet.closed-retention}), and without waves and actions older
+   * events view: closed for {@code fleet.closed-retention}; one the views do not hold at all only
+   * once it has been missing for {@link MissingEvents#FOR}), and without waves and actions older
    * than the horizon.
+   *
+   * @param stillMissing told the events missing from the views and kept for now
    */
-  static Rollout shed(Rollout r, World world, Instant horizon, Instant now) {
+  static Rollout shed(
+      Rollout r,
+      World world,
+      Instant horizon,
+      Instant now,
+      MissingEvents missing,
+      Set<String> stillMissing) {
     // Of an event the views forgot, only an entry released and not back holds it, until the ledger
     // no longer counts it either (Ledger.KEEP_AT_MOST after its release): a pending one can never
     // be released without the event's view (its VM vanished before).
@@ -139,7 +152,11 @@ final class RolloutRetention {
     Set<String> over = new HashSet<>();
     for (String e : r.spec().eventIds()) {
       if (!busy.contains(lower(e)) && !world.open(e) && world.eventVms(e).isEmpty()) {
-        over.add(lower(e));
+        if (world.viewed(e) || missing.longMissing(lower(e), now)) {
+          over.add(lower(e));
+        } else {
+          stillMissing.add(lower(e));
+        }
       }
     }
     // The last wave stays whatever its age: the next one is numbered after it.

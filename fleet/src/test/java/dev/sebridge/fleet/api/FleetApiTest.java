@@ -1270,7 +1270,7 @@ class FleetApiTest {
                 "/api/rollouts/{rolloutId}/skip",
                 "/api/rollouts/r-halted/skip",
                 APPROVER,
-                action("broken", null).put("eventId", EVENT.toUpperCase(java.util.Locale.ROOT)),
+                action("broken", null).put("eventId", EVENT.toLowerCase(java.util.Locale.ROOT)),
                 202),
             new Case(
                 "POST",

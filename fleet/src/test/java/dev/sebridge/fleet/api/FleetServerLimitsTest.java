@@ -274,13 +274,18 @@ class FleetServerLimitsTest {
     assertThat(FleetServer.bodyDeadline(Duration.ofSeconds(30), -1))
         .as("chunked: as long as the largest body")
         .isEqualTo(Duration.ofSeconds(94));
+    long t0 = System.nanoTime();
     Socket s =
         open(
             "POST /ui/login HTTP/1.1\r\nHost: x\r\nContent-Type:"
                 + " application/x-www-form-urlencoded\r\nContent-Length: 1024\r\n\r\nt");
     String answer = whileDripping(s, (byte) 'a');
     assertThat(answer).startsWith("HTTP/1.1 408");
+    assertThat(Duration.ofNanos(System.nanoTime() - t0))
+        .as("not before its deadline")
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(3));
     assertThat(answer).containsIgnoringCase("connection: close");
+    assertThat(s.getInputStream().read()).as("and the connection closed").isEqualTo(-1);
     assertThat(reached.get("/ui/login")).isNull();
   }
 
@@ -295,14 +300,36 @@ class FleetServerLimitsTest {
     assertThat(HeaderDeadline.of(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(20));
     Socket s = open("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Drip: ");
     assertThat(whileDripping(s, (byte) 'a')).isEmpty();
-    // A connection that waits between requests (keep-alive) and then sends one is answered.
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.headerDeadline().watched() == 0);
+  }
+
+  /**
+   * The headers' deadline runs from the next request's first bytes, not from when the connection
+   * began waiting: a keep-alive connection idle for longer than the deadline (3 s of a 2 s
+   * deadline, within its 8 s idle timeout) then sends a request in two parts, and is answered.
+   */
+  @Test
+  void aKeptAliveConnectionIdleLongerThanTheHeadersDeadlineIsAnswered() throws Exception {
+    release.countDown(); // (its readiness checks wait for it: closing waits for them)
+    server.close();
+    server = serve(HttpLimits.defaults().withIdleTimeout(Duration.ofSeconds(8)).withThreads(2, 2));
+    server.headerDeadline().deadline(Duration.ofSeconds(2));
     Socket kept = open("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     assertThat(readAll(kept)).startsWith("HTTP/1.1 200");
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> server.headerDeadline().watched() == 1);
-    kept.getOutputStream()
-        .write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    // The client's own pauses are what is tested: idle past the deadline, then a sweep or more
+    // between the request's two parts.
+    Thread.sleep(3_000);
+    OutputStream out = kept.getOutputStream();
+    out.write("GET /healthz HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    Thread.sleep(600);
+    out.write("Host: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.flush();
     assertThat(readAll(kept)).startsWith("HTTP/1.1 200");
     kept.close();
     org.awaitility.Awaitility.await()

@@ -923,8 +923,26 @@ class FleetLedgerTest {
     assertThat(next.unavailable(Duration.ZERO, at(41))).containsExactly("vm-a");
     RolloutPlanner.Step later = RolloutPlanner.step(s.rollout(), behind, next, at(41));
     assertThat(later.releases()).as("zone 1 has vm-a down").isEmpty();
+    // The views catch up: the usual rules (done, and heard from after it, it is back).
+    Ledger caughtUp = next.copy();
+    behind.event("E1", "vm-a").report("E1", "vm-a", "completed", at(50)).heartbeat("vm-a", at(55));
+    caughtUp.observe(behind, at(56));
+    assertThat(caughtUp.unavailable(Duration.ZERO, at(56))).isEmpty();
+    // Views that hold it closed, vm-a with no part in it (only vm-c reported): over at once.
+    TestWorld closed =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-c", "2")
+            .event("E1", "vm-a", "vm-c")
+            .report("E1", "vm-c", "completed", at(30))
+            .heartbeat("vm-a", at(30));
+    Ledger byClosed = next.copy();
+    byClosed.observe(closed, at(57));
+    closed.heartbeat("vm-a", at(58));
+    byClosed.observe(closed, at(59));
+    assertThat(byClosed.unavailable(Duration.ZERO, at(59))).doesNotContain("vm-a");
     // An hour after its release, an event the views still do not hold was forgotten.
-    behind.heartbeat("vm-a", at(3601));
+    behind = new TestWorld().vm("vm-a", "1").vm("vm-b", "1").heartbeat("vm-a", at(3601));
     next.observe(behind, at(3602));
     behind.heartbeat("vm-a", at(3610));
     next.observe(behind, at(3611));
@@ -966,6 +984,8 @@ class FleetLedgerTest {
     assertThat(RolloutPlanner.step(r, behind, ledger, at(1800)).releases())
         .as("web-x counts in zone 1 for its hour")
         .isEmpty();
+    ledger.observe(behind, at(3601));
+    assertThat(ledger.unavailable(Duration.ZERO, at(3601))).as("its hour is over").isEmpty();
   }
 
   @Test

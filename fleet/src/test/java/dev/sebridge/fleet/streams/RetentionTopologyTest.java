@@ -381,6 +381,9 @@ class RetentionTopologyTest {
     assertThat(view(FleetTopology.EVENTS_VIEW).get("e-ahead-done"))
         .as("closed a day ago by the service's clock: forgotten")
         .isNull();
+    assertThat(((EventView) view(FleetTopology.EVENTS_VIEW).get("e-ahead")).open())
+        .as("a day without a word: open")
+        .isTrue();
     for (int h = 26; h < 7 * 24 + 2; h++) {
       heartbeat(vm);
       advance(Duration.ofHours(1));
