@@ -187,17 +187,24 @@ public final class FleetServer implements AutoCloseable {
     // At the deadline the request's content fails, in Jetty's own order: the pending read wakes
     // with the failure, and the 408 is answered from its completion (failing only our future, the
     // 408 was written while Jetty still read the body, on another thread).
+    java.util.concurrent.atomic.AtomicBoolean read =
+        new java.util.concurrent.atomic.AtomicBoolean();
     org.eclipse.jetty.util.thread.Scheduler.Task deadline =
         call.request()
             .getComponents()
             .getScheduler()
             .schedule(
-                () -> call.request().fail(new TimeoutException("the body did not come in time")),
+                () -> {
+                  if (!read.get()) { // (a body that came as the deadline passed is dispatched)
+                    call.request().fail(new TimeoutException("the body did not come in time"));
+                  }
+                },
                 bodyDeadline(bodyGrace, call.declaredLength()).toMillis(),
                 TimeUnit.MILLISECONDS);
     Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
         .whenComplete(
             (bytes, failure) -> {
+              read.set(true);
               deadline.cancel();
               if (failure == null) {
                 call.body(bytes);

@@ -153,7 +153,11 @@ public final class Ledger {
       String eventId, List<ListedVms.Listed> listed, World w, String origin, Instant now) {
     for (ListedVms.Listed l : listed) {
       String key = LedgerEntry.key(l.vmKey(), eventId);
-      if (entries.containsKey(key)) {
+      LedgerEntry entered = entries.get(key);
+      if (entered != null) {
+        if (entered.name() == null && l.vmId() != null && l.name() != null) {
+          named(entered, l.name());
+        }
         continue;
       }
       if (l.vmId() == null
@@ -192,6 +196,35 @@ public final class Ledger {
       if (enteredByVmId != null && e.vmId() != null && e.name() != null) {
         enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, e.name()), eventId), e.key());
       }
+    }
+  }
+
+  /**
+   * An entry by vmId made without a name (an operator's request named the VM while this view did
+   * not show its event) learns it from the event's view: the same VM's entry by name, made since,
+   * is dropped (it counted in every group), and none is made again.
+   */
+  private void named(LedgerEntry entered, String name) {
+    LedgerEntry byName =
+        entries.get(LedgerEntry.key(LedgerEntry.vmKey(null, name), entered.eventId()));
+    if (byName != null) {
+      remove(byName.key());
+    }
+    LedgerEntry e =
+        new LedgerEntry(
+            entered.vmId(),
+            name,
+            entered.eventId(),
+            entered.attributes(),
+            entered.origin(),
+            entered.releasedAt(),
+            entered.completedAt(),
+            entered.backAt(),
+            entered.placed(),
+            entered.notBefore());
+    put(e);
+    if (enteredByVmId != null) {
+      enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, name), e.eventId()), e.key());
     }
   }
 

@@ -59,7 +59,7 @@ final class OperatorApproval {
       // request names count from now, where their views place them, so that a rollout started a
       // moment later does not release their groups' room to others before the event reaches this
       // view. (The event's other names are entered when the view shows it released.)
-      ledger.release(r.eventId(), requested(r), world, r.origin(), now);
+      ledger.release(r.eventId(), requested(r, world), world, r.origin(), now);
     }
     return r.admit();
   }
@@ -103,10 +103,21 @@ final class OperatorApproval {
         : "event " + r.eventId() + " does not list " + String.join(", ", strangers);
   }
 
-  /** The VMs a request names: its agents' by vmId, those without an agent by name. */
-  private static List<dev.sebridge.fleet.rollout.ListedVms.Listed> requested(ApprovalRequest r) {
+  /**
+   * The VMs a request names: its agents' by vmId where this instance knows the VM (its view, and
+   * the inventory's word), those without an agent, and any VM this instance does not know, by name
+   * (counted in every group, for an hour at most: placed by a view it does not have, a VM counted
+   * in no zone left its own zone's room to others; an unknown vmId is never taken for back).
+   */
+  private static List<dev.sebridge.fleet.rollout.ListedVms.Listed> requested(
+      ApprovalRequest r, World world) {
     List<dev.sebridge.fleet.rollout.ListedVms.Listed> out = new java.util.ArrayList<>();
-    r.vmIds().forEach(id -> out.add(new dev.sebridge.fleet.rollout.ListedVms.Listed(id, null)));
+    for (String id : r.vmIds()) {
+      out.add(
+          world.known(id) && world.lastHeartbeat(id).isPresent()
+              ? new dev.sebridge.fleet.rollout.ListedVms.Listed(id, null)
+              : new dev.sebridge.fleet.rollout.ListedVms.Listed(null, id));
+    }
     if (r.acknowledge() != null) {
       r.acknowledge()
           .vms()

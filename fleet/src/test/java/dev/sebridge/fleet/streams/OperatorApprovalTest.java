@@ -70,10 +70,74 @@ class OperatorApprovalTest {
         .isPresent();
   }
 
+  /**
+   * The views catch up with an event approved while they did not show it: another VM's report comes
+   * first (vm-a is a name the event lists, no more), then vm-a's. vm-a counts once, by vmId in its
+   * zone. The entry the approval made had no name, so the entry by name the event's view made
+   * stayed beside it when vm-a reported, counted in every group of every rollout.
+   */
+  @Test
+  void anApprovedVmCountsOnceWhenTheViewsCatchUp() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-c", "2");
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(
+        new ApprovalRequest(
+            "req-1", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
+        ledger,
+        w,
+        T0);
+    w.event("E1", List.of("vm-a", "vm-c"), "vm-c");
+    ledger.observe(w, T0.plusSeconds(1));
+    w.event("E1", List.of("vm-a", "vm-c"), "vm-c", "vm-a");
+    ledger.observe(w, T0.plusSeconds(2));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(2)))
+        .containsExactlyInAnyOrder("vm-a", "vm-c");
+  }
+
+  /**
+   * A VM this instance has no view of (a new VM, its first envelopes not here yet) is counted by
+   * name, in every group, not by vmId in no zone.
+   */
+  @Test
+  void anApprovedVmThisInstanceDoesNotKnowCountsInEveryGroup() {
+    Fleet w = new Fleet();
+    w.vm("vm-b", "1").event("E2", "vm-b");
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(
+        new ApprovalRequest(
+            "req-2", "E1", List.of("vm-new"), "patch", "alice", T0, "api", false, null, null),
+        ledger,
+        w,
+        T0);
+    ledger.constrain(
+        RolloutActions.apply(
+            null,
+            new RolloutCommand(
+                "r",
+                RolloutCommand.CREATE,
+                new RolloutSpec(
+                    List.of("E2"),
+                    "1",
+                    List.of("zone"),
+                    Duration.ZERO,
+                    Duration.ofMinutes(5),
+                    Duration.ofSeconds(30)),
+                null,
+                null,
+                "t",
+                "bob",
+                T0,
+                "api"),
+            T0));
+    assertThat(ledger.refusal("E2", w, T0.plusSeconds(1))).isPresent();
+  }
+
   /** VMs in zones, and events each one VM reported Scheduled. */
   static final class Fleet implements World {
     private final Map<String, String> zones = new HashMap<>();
     private final Map<String, Map<String, VmEventState>> events = new HashMap<>();
+    private final Map<String, List<String>> resources = new HashMap<>();
 
     Fleet vm(String vmId, String zone) {
       zones.put(vmId, zone);
@@ -81,11 +145,18 @@ class OperatorApprovalTest {
     }
 
     Fleet event(String eventId, String vmId) {
-      events.put(
-          eventId,
-          Map.of(
-              vmId,
-              new VmEventState(vmId, vmId, zones.get(vmId), null, "scheduled", null, T0, null)));
+      return event(eventId, List.of(vmId), vmId);
+    }
+
+    /** An event listing these names (each VM is named as its vmId), reported by these VMs. */
+    Fleet event(String eventId, List<String> names, String... reporting) {
+      Map<String, VmEventState> parts = new HashMap<>();
+      for (String vmId : reporting) {
+        parts.put(
+            vmId, new VmEventState(vmId, vmId, zones.get(vmId), null, "scheduled", null, T0, null));
+      }
+      events.put(eventId, parts);
+      resources.put(eventId, names);
       return this;
     }
 
@@ -96,7 +167,7 @@ class OperatorApprovalTest {
 
     @Override
     public List<String> resources(String eventId) {
-      return List.copyOf(eventVms(eventId).keySet());
+      return resources.getOrDefault(eventId, List.of());
     }
 
     @Override
@@ -111,7 +182,15 @@ class OperatorApprovalTest {
 
     @Override
     public boolean viewed(String eventId) {
-      return events.containsKey(eventId);
+      return events.containsKey(eventId) || closed.contains(eventId);
+    }
+
+    private final java.util.Set<String> closed = new java.util.HashSet<>();
+
+    /** An event the views hold closed, with no part. */
+    Fleet closed(String eventId) {
+      closed.add(eventId);
+      return this;
     }
 
     @Override
@@ -126,7 +205,7 @@ class OperatorApprovalTest {
 
     @Override
     public Optional<Instant> lastHeartbeat(String vmId) {
-      return Optional.of(T0);
+      return zones.containsKey(vmId) ? Optional.of(T0) : Optional.empty();
     }
 
     @Override

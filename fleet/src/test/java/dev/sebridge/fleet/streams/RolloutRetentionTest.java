@@ -26,7 +26,19 @@ class RolloutRetentionTest {
    */
   @Test
   void anEventMissingFromTheViewsIsShedOnlyOnceMissingForTenMinutes() {
-    OperatorApprovalTest.Fleet w = new OperatorApprovalTest.Fleet();
+    OperatorApprovalTest.Fleet w = new OperatorApprovalTest.Fleet().closed("E0");
+    assertThat(
+            RolloutRetention.shed(
+                    policyRollout("E0"),
+                    w,
+                    T0.minus(Duration.ofDays(30)),
+                    T0,
+                    new MissingEvents(),
+                    new HashSet<>())
+                .spec()
+                .eventIds())
+        .as("held closed by the views, with no part: shed at once")
+        .isEmpty();
     Rollout r = policyRollout("E1");
     MissingEvents missing = new MissingEvents();
     Instant horizon = T0.minus(Duration.ofDays(30));
