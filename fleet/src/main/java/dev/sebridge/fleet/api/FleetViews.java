@@ -23,7 +23,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -167,9 +166,9 @@ public final class FleetViews {
    * Up to {@code n} approval requests after the id {@code after} (null: from the first), in id
    * order, that {@code keep} accepts.
    */
-  public List<KeyValue<String, RequestView>> requestsAfter(
+  public KeyScans.Scanned<RequestView> requestsAfter(
       String after, Predicate<RequestView> keep, int n) {
-    return after(requests.get(), after, keep, n);
+    return KeyScans.after(requests.get(), after, keep, n);
   }
 
   /**
@@ -177,47 +176,45 @@ public final class FleetViews {
    * order (the lower-cased EventId), that {@code keep} accepts: a page reads only as far as it
    * needs.
    */
-  public List<KeyValue<String, EventView>> eventsAfter(
-      String after, Predicate<EventView> keep, int n) {
+  public KeyScans.Scanned<EventView> eventsAfter(String after, Predicate<EventView> keep, int n) {
     return keys == null
-        ? after(events.get(), after, keep, n)
-        : after(keys.eventKeys(), events.get()::get, after, keep, n);
+        ? KeyScans.after(events.get(), after, keep, n)
+        : KeyScans.after(keys.eventKeys(), events.get()::get, after, keep, n);
   }
 
   /**
    * As {@link #eventsAfter}, of the open events only: with the kept keys, their views as kept (no
    * closed one is read, and nothing is parsed).
    */
-  public List<KeyValue<String, EventView>> openEventsAfter(
+  public KeyScans.Scanned<EventView> openEventsAfter(
       String after, Predicate<EventView> keep, int n) {
     Predicate<EventView> open = e -> e.open() && keep.test(e);
     // The store first, whether it is used or not: while Streams is not running it throws, and the
     // page fails as any other instead of answering what was kept when it stopped.
     ReadOnlyKeyValueStore<String, EventView> store = events.get();
     if (keys == null) {
-      return after(store, after, open, n);
+      return KeyScans.after(store, after, open, n);
     }
     NavigableMap<String, EventView> kept = keys.openEventViews();
-    return after(kept.navigableKeySet(), kept::get, after, open, n);
+    return KeyScans.after(kept.navigableKeySet(), kept::get, after, open, n);
   }
 
   /** Up to {@code n} VMs after the vmId {@code after}, by vmId, that {@code keep} accepts. */
-  public List<KeyValue<String, VmView>> vmsAfter(String after, Predicate<VmView> keep, int n) {
+  public KeyScans.Scanned<VmView> vmsAfter(String after, Predicate<VmView> keep, int n) {
     return keys == null
-        ? after(vms.get(), after, keep, n)
-        : after(keys.vmKeys(), vms.get()::get, after, keep, n);
+        ? KeyScans.after(vms.get(), after, keep, n)
+        : KeyScans.after(keys.vmKeys(), vms.get()::get, after, keep, n);
   }
 
   /**
    * As {@link #vmsAfter}, of the silent agents only: with the kept keys, read from the silent ones'
    * (a fleet with none reads no view).
    */
-  public List<KeyValue<String, VmView>> silentVmsAfter(
-      String after, Predicate<VmView> keep, int n) {
+  public KeyScans.Scanned<VmView> silentVmsAfter(String after, Predicate<VmView> keep, int n) {
     Predicate<VmView> silent = v -> v.silent() && keep.test(v);
     return keys == null
-        ? after(vms.get(), after, silent, n)
-        : after(keys.silentKeys(), vms.get()::get, after, silent, n);
+        ? KeyScans.after(vms.get(), after, silent, n)
+        : KeyScans.after(keys.silentKeys(), vms.get()::get, after, silent, n);
   }
 
   /** Whether the agent of this VM is silent (its view read only without the kept keys). */
@@ -226,40 +223,6 @@ public final class FleetViews {
       return keys.silent(vmId);
     }
     return vmId != null && vm(vmId).map(VmView::silent).orElse(false);
-  }
-
-  /** Up to {@code n} of {@code keys} after {@code after} whose value (read by key) passes. */
-  private static <V> List<KeyValue<String, V>> after(
-      java.util.NavigableSet<String> keys,
-      java.util.function.Function<String, V> read,
-      String after,
-      Predicate<V> keep,
-      int n) {
-    List<KeyValue<String, V>> out = new ArrayList<>();
-    for (String key : after == null ? keys : keys.tailSet(after, false)) {
-      if (out.size() >= n) {
-        break;
-      }
-      V value = read.apply(key); // null: dropped since the key was listed
-      if (value != null && keep.test(value)) {
-        out.add(KeyValue.pair(key, value));
-      }
-    }
-    return out;
-  }
-
-  private static <V> List<KeyValue<String, V>> after(
-      ReadOnlyKeyValueStore<String, V> store, String after, Predicate<V> keep, int n) {
-    List<KeyValue<String, V>> out = new ArrayList<>();
-    try (KeyValueIterator<String, V> it = after == null ? store.all() : store.range(after, null)) {
-      while (out.size() < n && it.hasNext()) {
-        KeyValue<String, V> kv = it.next();
-        if (kv.value != null && !kv.key.equals(after) && keep.test(kv.value)) {
-          out.add(kv);
-        }
-      }
-    }
-    return out;
   }
 
   /** A rollout, its header and entries put together ({@link RolloutParts}). */
@@ -271,9 +234,8 @@ public final class FleetViews {
    * Up to {@code n} rollouts' headers after the id {@code after} (null: from the first) that pass
    * {@code keep}, in id order (not put together: {@link #rollout} does that for those shown).
    */
-  public List<KeyValue<String, Rollout>> rolloutsAfter(
-      String after, Predicate<Rollout> keep, int n) {
-    return after(rollouts.get(), after, keep, n);
+  public KeyScans.Scanned<Rollout> rolloutsAfter(String after, Predicate<Rollout> keep, int n) {
+    return KeyScans.after(rollouts.get(), after, keep, n);
   }
 
   public List<Rollout> rollouts() {

@@ -31,7 +31,9 @@ final class ListAnswers {
   /**
    * A page of {@code list}: the first {@code limit} of {@code found} (read {@code limit + 1}: one
    * more says more follow) under {@code items}, each added by {@code add}, and {@code next}, the
-   * cursor after the last shown, when more follow.
+   * cursor after the last shown, when more follow, or after the last record read when the read's
+   * budget ended first ({@link KeyScans}: the page may then hold fewer than {@code limit}, or
+   * none).
    */
   static <V> ObjectNode page(
       String list,
@@ -47,6 +49,9 @@ final class ListAnswers {
     shown.forEach(kv -> add.accept(array, kv));
     if (found.size() > limit) {
       out.put("next", Cursors.of(list, shown.get(shown.size() - 1).key));
+    } else if (found instanceof KeyScans.Scanned<?> s && s.stoppedAt() != null) {
+      // The page's read ended before it found limit + 1: on from where it stopped.
+      out.put("next", Cursors.of(list, s.stoppedAt()));
     }
     return out;
   }

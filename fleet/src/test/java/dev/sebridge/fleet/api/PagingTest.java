@@ -161,6 +161,43 @@ class PagingTest {
   }
 
   /**
+   * A filter that keeps few reads at most {@link KeyScans#AT_MOST} records a page: the pages before
+   * the one event it keeps are empty with a {@code next}, and following {@code next} finds it once,
+   * through the kept keys and through the store alike. Before, the first page read all 12,000.
+   */
+  @org.junit.jupiter.api.Test
+  void aFilterThatKeepsFewReadsAtMostFiveThousandRecordsAPage() {
+    rnd = new Random(11);
+    for (int i = 0; i < 12_000; i++) {
+      putEvent(String.format("E-%05d", i));
+    }
+    for (boolean keyed : new boolean[] {true, false}) {
+      FleetQueries queries = queries(keyed);
+      FleetQueries.EventFilter f =
+          new FleetQueries.EventFilter(null, null, null, null, null, null, null, null, "e-11999");
+      List<String> found = new ArrayList<>();
+      int pages = 0;
+      String cursor = null;
+      do {
+        int readBefore = events.gets.size();
+        Map<String, String> q = new java.util.HashMap<>(Map.of("limit", "50"));
+        if (cursor != null) {
+          q.put("cursor", cursor);
+        }
+        ObjectNode page = queries.events(f, FleetQueries.Page.of(q, FleetQueries.EVENTS));
+        if (keyed) {
+          assertThat(events.gets.size() - readBefore).isLessThanOrEqualTo(KeyScans.AT_MOST);
+        }
+        page.get("events").forEach(e -> found.add(e.get("eventId").asText()));
+        cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
+        pages++;
+      } while (cursor != null);
+      assertThat(found).as("keyed: " + keyed).containsExactly("E-11999");
+      assertThat(pages).as("keyed: " + keyed).isEqualTo(3);
+    }
+  }
+
+  /**
    * The kept keys change how a page reads, not what it answers: the same data gives the same
    * answers either way (open events, their silent agents, one event, silent VMs), page after page.
    */
