@@ -49,6 +49,14 @@ public final class ApiInput {
   }
 
   /**
+   * A body the page builds from its form, checked against what docs/fleet-openapi.yaml says the
+   * API's route accepts ({@link RequestContract}): the page does nothing the API would refuse.
+   */
+  public static void checkBody(String method, String template, JsonNode body) {
+    CONTRACT.check(method, template, body);
+  }
+
+  /**
    * The body's media type: {@code application/json} (UTF-8, the only charset JSON has), as the
    * document publishes every body; 415 for any other, before the body is parsed. A body without a
    * Content-Type is read as JSON (Java's HttpClient and many scripts send none); one sent as a form

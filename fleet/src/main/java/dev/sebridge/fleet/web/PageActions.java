@@ -118,6 +118,12 @@ final class PageActions {
   String onEvent(String eventId, String action, Map<String, String> form, Principal p) {
     String reason = form.get("reason");
     if (action.equals("approve")) {
+      com.fasterxml.jackson.databind.node.ObjectNode body =
+          dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
+      if (reason != null) {
+        body.put("reason", reason);
+      }
+      dev.sebridge.fleet.api.ApiInput.checkBody("POST", "/api/events/{eventId}/approve", body);
       ApprovalRequests.Accepted a =
           approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page", false);
       return "Approval request "
@@ -137,8 +143,27 @@ final class PageActions {
         + " event(s).";
   }
 
-  /** Starts a rollout of these events with the form's spec and reason: its id. */
+  /**
+   * Starts a rollout of these events with the form's spec and reason: its id. The form, as the
+   * API's body, passes the API's contract first (a blank in the limit, a group given twice, were
+   * taken here and refused there).
+   */
   private String startRollout(List<String> events, Map<String, String> form, Principal p) {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
+    if (form.get("reason") != null) {
+      body.put("reason", form.get("reason"));
+    }
+    events.forEach(body.putArray("eventIds")::add);
+    for (String field : List.of("maxUnavailable", "settle", "timeout")) {
+      if (form.get(field) != null && !form.get(field).isEmpty()) {
+        body.put(field, form.get(field));
+      }
+    }
+    if (!list(form.get("groupBy")).isEmpty()) {
+      list(form.get("groupBy")).forEach(body.putArray("groupBy")::add);
+    }
+    dev.sebridge.fleet.api.ApiInput.checkBody("POST", "/api/rollouts", body);
     RolloutSpec spec =
         new RolloutSpec(
             events,
@@ -190,6 +215,21 @@ final class PageActions {
   String onRollout(String rolloutId, String action, Map<String, String> form, Principal p) {
     String vmId = blankToNull(form.get("vmId"));
     String eventId = vmId == null ? blankToNull(form.get("eventId")) : null;
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
+    if (form.get("reason") != null) {
+      body.put("reason", form.get("reason"));
+    }
+    if (vmId != null) {
+      body.put("vmId", vmId);
+    }
+    if (eventId != null) {
+      body.put("eventId", eventId);
+    }
+    if (List.of("resume", "skip", "abort").contains(action)) {
+      dev.sebridge.fleet.api.ApiInput.checkBody(
+          "POST", "/api/rollouts/{rolloutId}/" + action, body);
+    }
     rollouts.act(rolloutId, action, vmId, eventId, form.get("reason"), p);
     return "Rollout " + rolloutId + ": " + action + " sent.";
   }
