@@ -195,7 +195,9 @@ public final class FleetServer implements AutoCloseable {
             .getScheduler()
             .schedule(
                 () -> {
-                  if (!read.get()) { // (a body that came as the deadline passed is dispatched)
+                  // Whichever comes first, the body or its deadline, decides (a body that came
+                  // as the deadline passed is answered 408 from its completion, not dispatched).
+                  if (read.compareAndSet(false, true)) {
                     call.request().fail(new TimeoutException("the body did not come in time"));
                   }
                 },
@@ -204,9 +206,11 @@ public final class FleetServer implements AutoCloseable {
     Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
         .whenComplete(
             (bytes, failure) -> {
-              read.set(true);
+              boolean inTime = read.compareAndSet(false, true);
               deadline.cancel();
-              if (failure == null) {
+              if (failure == null && !inTime) {
+                bodyFailed(call, new TimeoutException("the body did not come in time"));
+              } else if (failure == null) {
                 call.body(bytes);
                 dispatch(call, path, principal);
               } else {

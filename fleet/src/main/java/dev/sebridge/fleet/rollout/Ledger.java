@@ -156,7 +156,8 @@ public final class Ledger {
       LedgerEntry entered = entries.get(key);
       if (entered != null) {
         if (entered.name() == null && l.vmId() != null && l.name() != null) {
-          named(entered, l.name());
+          VmEventState part = w.eventVms(eventId).get(l.vmId());
+          named(entered, l.name(), part == null || !part.closed());
         }
         continue;
       }
@@ -174,6 +175,11 @@ public final class Ledger {
           l.vmId() == null || l.name() == null
               ? null
               : entries.get(LedgerEntry.key(LedgerEntry.vmKey(null, l.name()), eventId));
+      if (byName == null && l.vmId() != null) {
+        // An operator's approval named the VM while this instance had no view of it: entered by
+        // its vmId as its name (OperatorApproval), the same VM and release.
+        byName = entries.get(LedgerEntry.key(LedgerEntry.vmKey(null, l.vmId()), eventId));
+      }
       if (byName != null) {
         remove(byName.key());
       }
@@ -202,9 +208,12 @@ public final class Ledger {
   /**
    * An entry by vmId made without a name (an operator's request named the VM while this view did
    * not show its event) learns it from the event's view: the same VM's entry by name, made since,
-   * is dropped (it counted in every group), and none is made again.
+   * is dropped (it counted in every group), and none is made again. Taken for over while the views
+   * did not show the event (an hour), it is down again while its VM's part is open: dropped, the
+   * entry by name was what still counted it.
    */
-  private void named(LedgerEntry entered, String name) {
+  private void named(LedgerEntry entered, String name, boolean partOpen) {
+    boolean over = entered.completedAt() != null || entered.backAt() != null;
     LedgerEntry byName =
         entries.get(LedgerEntry.key(LedgerEntry.vmKey(null, name), entered.eventId()));
     if (byName != null) {
@@ -218,8 +227,8 @@ public final class Ledger {
             entered.attributes(),
             entered.origin(),
             entered.releasedAt(),
-            entered.completedAt(),
-            entered.backAt(),
+            over && partOpen ? null : entered.completedAt(),
+            over && partOpen ? null : entered.backAt(),
             entered.placed(),
             entered.notBefore());
     put(e);

@@ -133,6 +133,55 @@ class OperatorApprovalTest {
     assertThat(ledger.refusal("E2", w, T0.plusSeconds(1))).isPresent();
   }
 
+  /**
+   * The views do not show the approved event for an hour: vm-a is taken for over and back at its
+   * next heartbeat. Then they show it, vm-a's part open (Azure held it): vm-a counts again. Made
+   * without a name, its entry learnt it and dropped the entry by name that still counted it, and
+   * kept it back: vm-a counted nowhere while its event was still to run.
+   */
+  @Test
+  void anApprovedVmTakenForOverWhileTheViewsLaggedCountsAgainWhenTheyShowItsPartOpen() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-c", "2");
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(
+        new ApprovalRequest(
+            "req-3", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
+        ledger,
+        w,
+        T0);
+    ledger.observe(w, T0.plusSeconds(3601));
+    w.heartbeat("vm-a", T0.plusSeconds(3700));
+    ledger.observe(w, T0.plusSeconds(3701));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3701))).isEmpty();
+    w.event("E1", List.of("vm-a", "vm-c"), "vm-c");
+    ledger.observe(w, T0.plusSeconds(3702));
+    w.event("E1", List.of("vm-a", "vm-c"), "vm-c", "vm-a");
+    ledger.observe(w, T0.plusSeconds(3703));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3703))).contains("vm-a");
+  }
+
+  /**
+   * A VM approved while this instance had no view of it (entered by its vmId as its name), then
+   * known and reporting the event: it counts once, by vmId. The entry by name stayed beside it,
+   * counted in every group until an hour after the event's NotBefore.
+   */
+  @Test
+  void anApprovedVmUnknownThenKnownCountsOnce() {
+    Fleet w = new Fleet();
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(
+        new ApprovalRequest(
+            "req-4", "E1", List.of("vm-new"), "patch", "alice", T0, "api", false, null, null),
+        ledger,
+        w,
+        T0);
+    assertThat(ledger.unavailable(Duration.ZERO, T0)).hasSize(1);
+    w.vm("vm-new", "1").eventNamed("E1", "vm-new", "web-new");
+    ledger.observe(w, T0.plusSeconds(1));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(1))).containsExactly("vm-new");
+  }
+
   /** VMs in zones, and events each one VM reported Scheduled. */
   static final class Fleet implements World {
     private final Map<String, String> zones = new HashMap<>();
@@ -146,6 +195,17 @@ class OperatorApprovalTest {
 
     Fleet event(String eventId, String vmId) {
       return event(eventId, List.of(vmId), vmId);
+    }
+
+    /** An event listing one VM by its name, which reported it. */
+    Fleet eventNamed(String eventId, String vmId, String name) {
+      events.put(
+          eventId,
+          Map.of(
+              vmId,
+              new VmEventState(vmId, name, zones.get(vmId), null, "scheduled", null, T0, null)));
+      resources.put(eventId, List.of(name));
+      return this;
     }
 
     /** An event listing these names (each VM is named as its vmId), reported by these VMs. */
@@ -205,7 +265,16 @@ class OperatorApprovalTest {
 
     @Override
     public Optional<Instant> lastHeartbeat(String vmId) {
-      return zones.containsKey(vmId) ? Optional.of(T0) : Optional.empty();
+      return zones.containsKey(vmId)
+          ? Optional.of(heartbeats.getOrDefault(vmId, T0))
+          : Optional.empty();
+    }
+
+    private final Map<String, Instant> heartbeats = new HashMap<>();
+
+    Fleet heartbeat(String vmId, Instant at) {
+      heartbeats.put(vmId, at);
+      return this;
     }
 
     @Override
