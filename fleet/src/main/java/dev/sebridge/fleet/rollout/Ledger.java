@@ -157,7 +157,7 @@ public final class Ledger {
       if (entered != null) {
         if (entered.name() == null && l.vmId() != null && l.name() != null) {
           VmEventState part = w.eventVms(eventId).get(l.vmId());
-          named(entered, l.name(), part == null || !part.closed());
+          named(entered, l.name(), part != null && !part.closed());
         }
         continue;
       }

@@ -160,8 +160,9 @@ final class PageActions {
         body.put(field, form.get(field));
       }
     }
-    if (!list(form.get("groupBy")).isEmpty()) {
-      list(form.get("groupBy")).forEach(body.putArray("groupBy")::add);
+    if (form.get("groupBy") != null && !form.get("groupBy").isEmpty()) {
+      // As sent: a blank or an empty entry is the contract's to refuse, not this page's to drop.
+      Arrays.stream(form.get("groupBy").split(",", -1)).forEach(body.putArray("groupBy")::add);
     }
     dev.sebridge.fleet.api.ApiInput.checkBody("POST", "/api/rollouts", body);
     RolloutSpec spec =

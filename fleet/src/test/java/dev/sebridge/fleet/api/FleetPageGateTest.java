@@ -402,7 +402,7 @@ class FleetPageGateTest {
     SignedIn signed = signInAs(APPROVER);
     Map<String, String> refused = new java.util.LinkedHashMap<>(); // (3 writes a minute here)
     refused.put("/ui/events/E/rollout", "reason=patch&maxUnavailable=%205");
-    refused.put("/ui/events/E/rollout|groups", "reason=patch&groupBy=zone,zone");
+    refused.put("/ui/events/E/rollout|groups", "reason=patch&groupBy=zone,%20zone");
     refused.put("/ui/rollouts/R/skip", "reason=&vmId=vm-1");
     for (Map.Entry<String, String> f : refused.entrySet()) {
       String path = f.getKey().split("\\|")[0];

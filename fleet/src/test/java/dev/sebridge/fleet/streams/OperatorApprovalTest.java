@@ -162,6 +162,30 @@ class OperatorApprovalTest {
   }
 
   /**
+   * The same, the views showing the event with vm-a only placed by the inventory (no part of its
+   * own): it stays back. Reopened without a part, it had no hour to end it, and held its group
+   * until the event closed, 30 days for an event that stays open.
+   */
+  @Test
+  void anApprovedVmTakenForOverStaysBackWhenTheViewsShowItWithoutAPart() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-c", "2");
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(
+        new ApprovalRequest(
+            "req-5", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
+        ledger,
+        w,
+        T0);
+    ledger.observe(w, T0.plusSeconds(3601));
+    w.heartbeat("vm-a", T0.plusSeconds(3700));
+    ledger.observe(w, T0.plusSeconds(3701));
+    w.event("E1", List.of("vm-a", "vm-c"), "vm-c").placed("vm-a");
+    ledger.observe(w, T0.plusSeconds(3702));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3702))).doesNotContain("vm-a");
+  }
+
+  /**
    * A VM approved while this instance had no view of it (entered by its vmId as its name), then
    * known and reporting the event: it counts once, by vmId. The entry by name stayed beside it,
    * counted in every group until an hour after the event's NotBefore.
@@ -246,6 +270,18 @@ class OperatorApprovalTest {
     }
 
     private final java.util.Set<String> closed = new java.util.HashSet<>();
+    private final java.util.Set<String> placed = new java.util.HashSet<>();
+
+    /** The inventory places this name (a vmId of the same spelling) in the events listing it. */
+    Fleet placed(String name) {
+      placed.add(name);
+      return this;
+    }
+
+    @Override
+    public String placed(String eventId, String name) {
+      return placed.contains(name) ? name : null;
+    }
 
     /** An event the views hold closed, with no part. */
     Fleet closed(String eventId) {
