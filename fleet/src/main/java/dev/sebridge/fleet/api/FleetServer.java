@@ -13,9 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.eclipse.jetty.io.Content;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *       {@link #MAX_BODY} (413), a reader (403), over its principal's write rate (429); the page
  *       admits its own ({@link Route#admit}); a body nobody admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout and at {@link
- *       JettyServer#MIN_BODY_RATE} at least ({@link #bodyDeadline}).
+ *       JettyServer#MIN_BODY_RATE} at least ({@link BodyReader}).
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
  *       HttpLimits#queue()}); past it, 503 with Retry-After. A request without a principal (the
  *       sign-in form, its assets, a sign-in, a redirect or 401 to it) runs on a pool of its own, an
@@ -64,7 +62,7 @@ public final class FleetServer implements AutoCloseable {
   private final BearerGate bearer;
   private final Readiness readiness;
   private final RateLimits writes;
-  private final java.time.Duration bodyGrace;
+  private final BodyReader bodies;
   private final List<Route> routes = new ArrayList<>();
 
   public FleetServer(
@@ -77,7 +75,7 @@ public final class FleetServer implements AutoCloseable {
     this.bearer = new BearerGate(auth, limits.trustedProxies());
     this.readiness = new Readiness(readiness);
     this.writes = writes;
-    this.bodyGrace = limits.idleTimeout();
+    this.bodies = new BodyReader(limits.idleTimeout());
     this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
     this.work =
         new ThreadPoolExecutor(
@@ -178,75 +176,9 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /**
-   * Reads the body without holding a thread, within {@link #bodyDeadline}, then dispatches. Jetty's
-   * idle timeout alone is reset by every byte: a body dripped in a byte every few seconds held its
-   * connection for as long as its declared length took, a day for 64 KiB.
-   */
+  /** Reads the body without holding a thread ({@link BodyReader}), then dispatches. */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
-    // At the deadline the request's content fails, in Jetty's own order: the pending read wakes
-    // with the failure, and the 408 is answered from its completion (failing only our future, the
-    // 408 was written while Jetty still read the body, on another thread).
-    java.util.concurrent.atomic.AtomicBoolean read =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    org.eclipse.jetty.util.thread.Scheduler.Task deadline =
-        call.request()
-            .getComponents()
-            .getScheduler()
-            .schedule(
-                () -> {
-                  // Whichever comes first, the body or its deadline, decides (a body that came
-                  // as the deadline passed is answered 408 from its completion, not dispatched).
-                  if (read.compareAndSet(false, true)) {
-                    call.request().fail(new TimeoutException("the body did not come in time"));
-                  }
-                },
-                bodyDeadline(bodyGrace, call.declaredLength()).toMillis(),
-                TimeUnit.MILLISECONDS);
-    Content.Source.asByteArrayAsync(call.request(), MAX_BODY)
-        .whenComplete(
-            (bytes, failure) -> {
-              boolean inTime = read.compareAndSet(false, true);
-              deadline.cancel();
-              if (failure == null && !inTime) {
-                bodyFailed(call, new TimeoutException("the body did not come in time"));
-              } else if (failure == null) {
-                call.body(bytes);
-                dispatch(call, path, principal);
-              } else {
-                bodyFailed(call, failure);
-              }
-            });
-  }
-
-  /**
-   * How long a body may take: the idle timeout, and a second more per {@link
-   * JettyServer#MIN_BODY_RATE} bytes of its declared length ({@link #MAX_BODY} when sent in
-   * chunks).
-   */
-  static java.time.Duration bodyDeadline(java.time.Duration grace, long declaredLength) {
-    long length = declaredLength < 0 ? MAX_BODY : Math.min(declaredLength, MAX_BODY);
-    return grace.plusMillis(length * 1000 / JettyServer.MIN_BODY_RATE);
-  }
-
-  private void bodyFailed(HttpCall call, Throwable failure) {
-    Throwable cause =
-        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-            ? failure.getCause()
-            : failure;
-    LOG.debug(
-        "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
-    if (cause instanceof TimeoutException) {
-      // (the connection closes once the answer is sent: HttpCall.send, a body not read whole)
-      error(call, new ApiException(408, "the body did not come in time"));
-    } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
-      error(call, new ApiException(h.getCode(), "the body could not be read: " + h.getReason()));
-    } else if (cause instanceof IllegalStateException
-        && String.valueOf(cause.getMessage()).startsWith("Max size")) {
-      error(call, new ApiException(413, "a body of at most " + MAX_BODY + " bytes"));
-    } else {
-      error(call, new ApiException(400, "the body could not be read"));
-    }
+    bodies.read(call, c -> dispatch(c, path, principal), FleetServer::error);
   }
 
   private void dispatch(HttpCall call, String path, Optional<Principal> principal) {

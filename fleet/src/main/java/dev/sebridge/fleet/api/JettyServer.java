@@ -28,14 +28,14 @@ import org.slf4j.LoggerFactory;
  * that must come within a deadline ({@link HeaderDeadline}), no server name, and what Jetty refuses
  * itself (a malformed request line, headers too large) answered as the API's JSON errors. (Jetty
  * 12's {@code HttpConfiguration.setMinRequestDataRate} is read by its servlet layer only: set here
- * until 2026-11-28, it bounded nothing. FleetServer gives a body its deadline.)
+ * until 2026-11-28, it bounded nothing. BodyReader gives a body its deadline.)
  */
 final class JettyServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JettyServer.class);
 
   /**
    * Bytes a second a request body must come at, at least, beyond the idle timeout's grace
-   * (FleetServer reads a body within both; a sign-in is 100 bytes).
+   * (BodyReader reads a body within both; a sign-in is 100 bytes).
    */
   static final long MIN_BODY_RATE = 1024;
 

@@ -118,12 +118,8 @@ final class PageActions {
   String onEvent(String eventId, String action, Map<String, String> form, Principal p) {
     String reason = form.get("reason");
     if (action.equals("approve")) {
-      com.fasterxml.jackson.databind.node.ObjectNode body =
-          dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
-      if (reason != null) {
-        body.put("reason", reason);
-      }
-      dev.sebridge.fleet.api.ApiInput.checkBody("POST", "/api/events/{eventId}/approve", body);
+      dev.sebridge.fleet.api.ApiInput.checkBody(
+          "POST", "/api/events/{eventId}/approve", body("reason", reason));
       ApprovalRequests.Accepted a =
           approvals.request(eventId, null, reason, p, form.get("idempotencyKey"), "page", false);
       return "Approval request "
@@ -150,17 +146,17 @@ final class PageActions {
    */
   private String startRollout(List<String> events, Map<String, String> form, Principal p) {
     com.fasterxml.jackson.databind.node.ObjectNode body =
-        dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
-    if (form.get("reason") != null) {
-      body.put("reason", form.get("reason"));
-    }
+        body(
+            "reason",
+            form.get("reason"),
+            "maxUnavailable",
+            emptyToNull(form.get("maxUnavailable")),
+            "settle",
+            emptyToNull(form.get("settle")),
+            "timeout",
+            emptyToNull(form.get("timeout")));
     events.forEach(body.putArray("eventIds")::add);
-    for (String field : List.of("maxUnavailable", "settle", "timeout")) {
-      if (form.get(field) != null && !form.get(field).isEmpty()) {
-        body.put(field, form.get(field));
-      }
-    }
-    if (form.get("groupBy") != null && !form.get("groupBy").isEmpty()) {
+    if (emptyToNull(form.get("groupBy")) != null) {
       // As sent: a blank or an empty entry is the contract's to refuse, not this page's to drop.
       Arrays.stream(form.get("groupBy").split(",", -1)).forEach(body.putArray("groupBy")::add);
     }
@@ -216,21 +212,11 @@ final class PageActions {
   String onRollout(String rolloutId, String action, Map<String, String> form, Principal p) {
     String vmId = blankToNull(form.get("vmId"));
     String eventId = vmId == null ? blankToNull(form.get("eventId")) : null;
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
-    if (form.get("reason") != null) {
-      body.put("reason", form.get("reason"));
-    }
-    if (vmId != null) {
-      body.put("vmId", vmId);
-    }
-    if (eventId != null) {
-      body.put("eventId", eventId);
-    }
-    if (List.of("resume", "skip", "abort").contains(action)) {
-      dev.sebridge.fleet.api.ApiInput.checkBody(
-          "POST", "/api/rollouts/{rolloutId}/" + action, body);
-    }
+    // (the page's route takes resume, skip and abort only: FleetPage)
+    dev.sebridge.fleet.api.ApiInput.checkBody(
+        "POST",
+        "/api/rollouts/{rolloutId}/" + action,
+        body("reason", form.get("reason"), "vmId", vmId, "eventId", eventId));
     rollouts.act(rolloutId, action, vmId, eventId, form.get("reason"), p);
     return "Rollout " + rolloutId + ": " + action + " sent.";
   }
@@ -260,6 +246,25 @@ final class PageActions {
     return text == null
         ? List.of()
         : Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  /**
+   * The API's body a form stands for, to check against the contract: each field and its value, in
+   * pairs, those without a value left out.
+   */
+  private static com.fasterxml.jackson.databind.node.ObjectNode body(String... fieldsAndValues) {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        dev.sebridge.fleet.streams.JsonSerde.JSON.createObjectNode();
+    for (int i = 0; i < fieldsAndValues.length; i += 2) {
+      if (fieldsAndValues[i + 1] != null) {
+        body.put(fieldsAndValues[i], fieldsAndValues[i + 1]);
+      }
+    }
+    return body;
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
   }
 
   private static String blankToNull(String s) {

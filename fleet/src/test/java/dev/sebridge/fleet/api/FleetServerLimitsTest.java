@@ -269,9 +269,8 @@ class FleetServerLimitsTest {
    */
   @Test
   void aBodyDrippedInIsAnswered408AtItsDeadline() throws Exception {
-    assertThat(FleetServer.bodyDeadline(Duration.ofSeconds(2), 1024))
-        .isEqualTo(Duration.ofSeconds(3));
-    assertThat(FleetServer.bodyDeadline(Duration.ofSeconds(30), -1))
+    assertThat(BodyReader.deadline(Duration.ofSeconds(2), 1024)).isEqualTo(Duration.ofSeconds(3));
+    assertThat(BodyReader.deadline(Duration.ofSeconds(30), -1))
         .as("chunked: as long as the largest body")
         .isEqualTo(Duration.ofSeconds(94));
     long t0 = System.nanoTime();

@@ -35,35 +35,14 @@ class OperatorApprovalTest {
     Fleet w = new Fleet();
     w.vm("vm-a", "1").vm("vm-b", "1").event("E2", "vm-b");
     Ledger ledger = Ledger.empty();
-    ApprovalRequest r =
-        new ApprovalRequest(
-            "req-1", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null);
+    ApprovalRequest r = request("req-1", "vm-a");
 
     ApprovalRequest decided = OperatorApproval.decide(r, ledger, w, T0);
 
     assertThat(decided.wasAdmitted()).isTrue();
     ledger.observe(w, T0.plusSeconds(1));
     assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(1))).containsExactly("vm-a");
-    Rollout rollout =
-        RolloutActions.apply(
-            null,
-            new RolloutCommand(
-                "r",
-                RolloutCommand.CREATE,
-                new RolloutSpec(
-                    List.of("E2"),
-                    "1",
-                    List.of("zone"),
-                    Duration.ZERO,
-                    Duration.ofMinutes(5),
-                    Duration.ofSeconds(30)),
-                null,
-                null,
-                "t",
-                "bob",
-                T0,
-                "api"),
-            T0);
+    Rollout rollout = rolloutOfE2();
     ledger.constrain(rollout);
     assertThat(ledger.refusal("E2", w, T0.plusSeconds(2)))
         .as("zone 1 has vm-a down: no room for vm-b")
@@ -81,12 +60,7 @@ class OperatorApprovalTest {
     Fleet w = new Fleet();
     w.vm("vm-a", "1").vm("vm-c", "2");
     Ledger ledger = Ledger.empty();
-    OperatorApproval.decide(
-        new ApprovalRequest(
-            "req-1", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
-        ledger,
-        w,
-        T0);
+    OperatorApproval.decide(request("req-1", "vm-a"), ledger, w, T0);
     w.event("E1", List.of("vm-a", "vm-c"), "vm-c");
     ledger.observe(w, T0.plusSeconds(1));
     w.event("E1", List.of("vm-a", "vm-c"), "vm-c", "vm-a");
@@ -104,32 +78,8 @@ class OperatorApprovalTest {
     Fleet w = new Fleet();
     w.vm("vm-b", "1").event("E2", "vm-b");
     Ledger ledger = Ledger.empty();
-    OperatorApproval.decide(
-        new ApprovalRequest(
-            "req-2", "E1", List.of("vm-new"), "patch", "alice", T0, "api", false, null, null),
-        ledger,
-        w,
-        T0);
-    ledger.constrain(
-        RolloutActions.apply(
-            null,
-            new RolloutCommand(
-                "r",
-                RolloutCommand.CREATE,
-                new RolloutSpec(
-                    List.of("E2"),
-                    "1",
-                    List.of("zone"),
-                    Duration.ZERO,
-                    Duration.ofMinutes(5),
-                    Duration.ofSeconds(30)),
-                null,
-                null,
-                "t",
-                "bob",
-                T0,
-                "api"),
-            T0));
+    OperatorApproval.decide(request("req-2", "vm-new"), ledger, w, T0);
+    ledger.constrain(rolloutOfE2());
     assertThat(ledger.refusal("E2", w, T0.plusSeconds(1))).isPresent();
   }
 
@@ -144,15 +94,8 @@ class OperatorApprovalTest {
     Fleet w = new Fleet();
     w.vm("vm-a", "1").vm("vm-c", "2");
     Ledger ledger = Ledger.empty();
-    OperatorApproval.decide(
-        new ApprovalRequest(
-            "req-3", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
-        ledger,
-        w,
-        T0);
-    ledger.observe(w, T0.plusSeconds(3601));
-    w.heartbeat("vm-a", T0.plusSeconds(3700));
-    ledger.observe(w, T0.plusSeconds(3701));
+    OperatorApproval.decide(request("req-3", "vm-a"), ledger, w, T0);
+    backAfterAnHourUnseen(w, ledger);
     assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3701))).isEmpty();
     w.event("E1", List.of("vm-a", "vm-c"), "vm-c");
     ledger.observe(w, T0.plusSeconds(3702));
@@ -171,15 +114,8 @@ class OperatorApprovalTest {
     Fleet w = new Fleet();
     w.vm("vm-a", "1").vm("vm-c", "2");
     Ledger ledger = Ledger.empty();
-    OperatorApproval.decide(
-        new ApprovalRequest(
-            "req-5", "E1", List.of("vm-a"), "patch", "alice", T0, "api", false, null, null),
-        ledger,
-        w,
-        T0);
-    ledger.observe(w, T0.plusSeconds(3601));
-    w.heartbeat("vm-a", T0.plusSeconds(3700));
-    ledger.observe(w, T0.plusSeconds(3701));
+    OperatorApproval.decide(request("req-5", "vm-a"), ledger, w, T0);
+    backAfterAnHourUnseen(w, ledger);
     w.event("E1", List.of("vm-a", "vm-c"), "vm-c").placed("vm-a");
     ledger.observe(w, T0.plusSeconds(3702));
     assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3702))).doesNotContain("vm-a");
@@ -194,16 +130,49 @@ class OperatorApprovalTest {
   void anApprovedVmUnknownThenKnownCountsOnce() {
     Fleet w = new Fleet();
     Ledger ledger = Ledger.empty();
-    OperatorApproval.decide(
-        new ApprovalRequest(
-            "req-4", "E1", List.of("vm-new"), "patch", "alice", T0, "api", false, null, null),
-        ledger,
-        w,
-        T0);
+    OperatorApproval.decide(request("req-4", "vm-new"), ledger, w, T0);
     assertThat(ledger.unavailable(Duration.ZERO, T0)).hasSize(1);
     w.vm("vm-new", "1").eventNamed("E1", "vm-new", "web-new");
     ledger.observe(w, T0.plusSeconds(1));
     assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(1))).containsExactly("vm-new");
+  }
+
+  /**
+   * E1 not in the views for an hour: vm-a's entry taken for over, and back at its next heartbeat.
+   */
+  private static void backAfterAnHourUnseen(Fleet w, Ledger ledger) {
+    ledger.observe(w, T0.plusSeconds(3601));
+    w.heartbeat("vm-a", T0.plusSeconds(3700));
+    ledger.observe(w, T0.plusSeconds(3701));
+  }
+
+  /** alice's approval of E1 for one VM. */
+  private static ApprovalRequest request(String requestId, String vmId) {
+    return new ApprovalRequest(
+        requestId, "E1", List.of(vmId), "patch", "alice", T0, "api", false, null, null);
+  }
+
+  /** bob's rollout of E2, at most one VM down per zone. */
+  private static Rollout rolloutOfE2() {
+    return RolloutActions.apply(
+        null,
+        new RolloutCommand(
+            "r",
+            RolloutCommand.CREATE,
+            new RolloutSpec(
+                List.of("E2"),
+                "1",
+                List.of("zone"),
+                Duration.ZERO,
+                Duration.ofMinutes(5),
+                Duration.ofSeconds(30)),
+            null,
+            null,
+            "t",
+            "bob",
+            T0,
+            "api"),
+        T0);
   }
 
   /** VMs in zones, and events each one VM reported Scheduled. */

@@ -1,0 +1,102 @@
+package dev.sebridge.fleet.api;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads an admitted request's body without holding a thread, at most {@link FleetServer#MAX_BODY}
+ * and within {@link #deadline}. Jetty's idle timeout alone is reset by every byte: a body dripped
+ * in a byte every few seconds held its connection for as long as its declared length took, a day
+ * for 64 KiB.
+ */
+final class BodyReader {
+  private static final Logger LOG = LoggerFactory.getLogger(BodyReader.class);
+
+  private static final String TOO_LATE = "the body did not come in time";
+
+  private final Duration grace;
+
+  /**
+   * @param grace the idle timeout: what any body gets, beside its length's share
+   */
+  BodyReader(Duration grace) {
+    this.grace = grace;
+  }
+
+  /**
+   * How long a body may take: the idle timeout, and a second more per {@link
+   * JettyServer#MIN_BODY_RATE} bytes of its declared length ({@link FleetServer#MAX_BODY} when sent
+   * in chunks).
+   */
+  static Duration deadline(Duration grace, long declaredLength) {
+    long length =
+        declaredLength < 0 ? FleetServer.MAX_BODY : Math.min(declaredLength, FleetServer.MAX_BODY);
+    return grace.plusMillis(length * 1000 / JettyServer.MIN_BODY_RATE);
+  }
+
+  /**
+   * Reads the body into the call, then {@code then}; or answers why it could not through {@code
+   * refuse} (408 past the deadline, 413 past the size, Jetty's own code, else 400).
+   */
+  void read(HttpCall call, Consumer<HttpCall> then, BiConsumer<HttpCall, ApiException> refuse) {
+    // At the deadline the request's content fails, in Jetty's own order: the pending read wakes
+    // with the failure, and the 408 is answered from its completion (failing only our future, the
+    // 408 was written while Jetty still read the body, on another thread). Whichever comes first,
+    // the body or its deadline, decides: a body that came as the deadline passed is answered 408
+    // from its completion, not dispatched.
+    AtomicBoolean decided = new AtomicBoolean();
+    Scheduler.Task deadline =
+        call.request()
+            .getComponents()
+            .getScheduler()
+            .schedule(
+                () -> {
+                  if (decided.compareAndSet(false, true)) {
+                    call.request().fail(new TimeoutException(TOO_LATE));
+                  }
+                },
+                deadline(grace, call.declaredLength()).toMillis(),
+                TimeUnit.MILLISECONDS);
+    Content.Source.asByteArrayAsync(call.request(), FleetServer.MAX_BODY)
+        .whenComplete(
+            (bytes, failure) -> {
+              boolean inTime = decided.compareAndSet(false, true);
+              deadline.cancel();
+              if (failure == null && inTime) {
+                call.body(bytes);
+                then.accept(call);
+              } else {
+                refuse.accept(
+                    call,
+                    refusal(call, failure == null ? new TimeoutException(TOO_LATE) : failure));
+              }
+            });
+  }
+
+  private static ApiException refusal(HttpCall call, Throwable failure) {
+    Throwable cause =
+        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    LOG.debug(
+        "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
+    if (cause instanceof TimeoutException) {
+      // (the connection closes once the answer is sent: HttpCall.send, a body not read whole)
+      return new ApiException(408, TOO_LATE);
+    } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
+      return new ApiException(h.getCode(), "the body could not be read: " + h.getReason());
+    } else if (cause instanceof IllegalStateException
+        && String.valueOf(cause.getMessage()).startsWith("Max size")) {
+      return new ApiException(413, "a body of at most " + FleetServer.MAX_BODY + " bytes");
+    }
+    return new ApiException(400, "the body could not be read");
+  }
+}
