@@ -178,6 +178,43 @@ class ApprovalEndToEndTest {
   }
 
   @Test
+  void anEventAzureGaveAVmTheIssuerDidNotCountIsRefusedAndNothingIsPosted() throws Exception {
+    startAgent(Map.of());
+    String id = sim.addEvent(EventSpec.scheduled("Reboot", List.of(ME.name(), OTHER.name())));
+    out.await(1, WAIT);
+    // The issuer counted the two VMs the event listed when it decided; Azure then adds a third.
+    // (the agent checks on a fresh read of IMDS, whatever its last poll saw)
+    sim.changeResources(id, List.of(ME.name(), OTHER.name(), "WestNO_2"));
+    send(counted(id, List.of(ME.name().toLowerCase(java.util.Locale.ROOT), OTHER.name())));
+    JsonNode refused = awaitResult(1);
+    assertThat(refused.get("outcome").asText()).isEqualTo("rejected");
+    assertThat(refused.get("reasonCode").asText()).isEqualTo("resources-changed");
+    assertThat(refused.get("reason").asText()).contains("WestNO_2");
+    assertThat(sim.startRequests()).isEmpty();
+    assertThat(sim.eventStatus(id)).contains("Scheduled");
+
+    // Asked again with the VMs it lists now, it is posted.
+    send(counted(id, List.of(ME.name(), OTHER.name(), "westno_2")));
+    assertThat(awaitResult(2).get("outcome").asText()).isEqualTo("accepted");
+    assertThat(sim.startRequests())
+        .singleElement()
+        .satisfies(r -> assertThat(r.eventIds()).containsExactly(id));
+  }
+
+  byte[] counted(String eventId, List<String> names) {
+    return new CommandSigner(KEY, "sebridge-fleet")
+        .sign(
+            new CommandSigner.Request(
+                ME.vmId(),
+                List.of(eventId),
+                "rollout:patch",
+                "wave 1",
+                Instant.now(),
+                Duration.ofMinutes(5),
+                Map.of(eventId, names)));
+  }
+
+  @Test
   void eachInvalidCommandIsRejectedWithItsReasonAndNothingIsPosted() throws Exception {
     startAgent(Map.of());
     String reboot = sim.addEvent(EventSpec.scheduled("Reboot", List.of(ME.name())));

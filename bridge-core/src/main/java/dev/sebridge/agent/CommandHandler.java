@@ -265,7 +265,7 @@ final class CommandHandler {
       replay.put(c.commandId(), c.expiresAt(), received.position(), ReplayCache.State.PENDING);
       crashPoints.reach(CrashPoints.PUMP_AFTER_PENDING);
     }
-    Decision d = service.approve(c.eventIds(), ReasonCode.ACCEPTED, resuming);
+    Decision d = service.approve(c.eventIds(), ReasonCode.ACCEPTED, resuming, c.counted());
     crashPoints.reach(CrashPoints.PUMP_AFTER_POST);
     if (d.approved()) {
       recorder.approved(c.eventIds(), clock.instant());

@@ -7,6 +7,8 @@ import dev.sebridge.imds.ImdsResult;
 import dev.sebridge.imds.VmIdentity;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,9 +50,23 @@ public final class ApprovalService {
    * @param resuming true when a restart interrupted an earlier attempt for the same approval: an
    *     event that has started since is then not posted again
    */
+  public Decision approve(List<String> eventIds, ReasonCode acceptedCode, boolean resuming) {
+    return approve(eventIds, acceptedCode, resuming, Map.of());
+  }
+
+  /**
+   * Checks and posts, refusing an event that lists a VM its issuer did not count.
+   *
+   * @param counted the VM names the command's issuer counted for each event, by EventId in lower
+   *     case and each name in lower case ({@link dev.sebridge.command.VerifiedCommand#counted}); an
+   *     event without an entry is not checked for them
+   */
   public synchronized Decision approve(
-      List<String> eventIds, ReasonCode acceptedCode, boolean resuming) {
-    ImdsChecks.Check check = checks.check(eventIds, resuming);
+      List<String> eventIds,
+      ReasonCode acceptedCode,
+      boolean resuming,
+      Map<String, Set<String>> counted) {
+    ImdsChecks.Check check = checks.check(eventIds, resuming, counted);
     if (check instanceof ImdsChecks.Refuse refuse) {
       return refuse.decision();
     }

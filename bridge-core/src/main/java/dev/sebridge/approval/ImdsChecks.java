@@ -1,5 +1,6 @@
 package dev.sebridge.approval;
 
+import dev.sebridge.command.Untrusted;
 import dev.sebridge.imds.Imds;
 import dev.sebridge.imds.ImdsResult;
 import dev.sebridge.imds.ScheduledEvent;
@@ -10,11 +11,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The checks an approval passes on a fresh IMDS read, never on a cached document: every EventId is
- * listed, {@code Scheduled}, lists this VM in Resources, and is of an allowed type.
+ * listed, {@code Scheduled}, lists this VM in Resources, is of an allowed type, and lists no VM
+ * beyond those its issuer counted, when the command names them (its {@code resources} claim): IMDS
+ * releases an approved event for every VM in its Resources, and a VM Azure added to the event since
+ * the issuer decided would go down counted nowhere.
  *
  * <p>Resuming a command that a restart interrupted (its POST may or may not have gone out), an
  * event already {@code Started} counts as approved before the restart, and is not posted again.
@@ -40,7 +46,12 @@ final class ImdsChecks {
 
   record Post(List<String> eventIds) implements Check {}
 
-  Check check(List<String> eventIds, boolean resuming) {
+  /**
+   * @param counted the VM names the issuer counted for each event, by EventId in lower case; an
+   *     event it has no entry for is not checked for them (a local policy, an issuer that names
+   *     none)
+   */
+  Check check(List<String> eventIds, boolean resuming, Map<String, Set<String>> counted) {
     ImdsResult<ScheduledEventsDocument> fresh =
         retry.executeSupplier(() -> imds.scheduledEvents(timeout));
     if (fresh instanceof ImdsResult.Failed<ScheduledEventsDocument> f) {
@@ -82,6 +93,24 @@ final class ImdsChecks {
                 e.eventType() + " events are not approved here (approval.allow-types)"));
       }
       if (e.isScheduled()) {
+        Set<String> allowed = counted.get(e.key());
+        List<String> beyond =
+            allowed == null
+                ? List.of()
+                : e.resources().stream()
+                    .filter(r -> !allowed.contains(r.toLowerCase(Locale.ROOT)))
+                    .toList();
+        if (!beyond.isEmpty()) {
+          return new Refuse(
+              Decision.rejected(
+                  ReasonCode.RESOURCES_CHANGED,
+                  "event "
+                      + id
+                      + " now lists "
+                      + Untrusted.text(String.join(", ", beyond), Untrusted.REASON)
+                      + ", which the approval's issuer did not count: approving would release"
+                      + " them too; ask again"));
+        }
         toPost.add(id);
       } else if (!(resuming && e.isStarted())) {
         return new Refuse(

@@ -30,6 +30,9 @@ public enum ReasonCode {
   NOT_SCHEDULED("not-scheduled", "the event is not Scheduled any more"),
   NOT_LISTED("not-listed", "the event does not list this VM in Resources"),
   TYPE_NOT_ALLOWED("type-not-allowed", "approval.allow-types does not allow the event's type"),
+  RESOURCES_CHANGED(
+      "resources-changed",
+      "the event lists a VM the command's issuer did not count (its resources claim)"),
   // IMDS (outcome failed).
   IMDS_UNAVAILABLE("imds-unavailable", "IMDS could not be read to check the events"),
   IMDS_REFUSED("imds-refused", "IMDS did not take the POST"),

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /** Builds signed approval commands ({@code sebridge approve}, tests). */
@@ -60,14 +61,36 @@ public final class CommandSigner {
     this.issuer = issuer;
   }
 
-  /** What to approve. */
+  /**
+   * What to approve.
+   *
+   * @param counted the VM names the issuer counted as made unavailable by each event's approval, by
+   *     EventId (the {@code resources} claim: the agent refuses an event whose Resources list
+   *     another VM); empty: no such claim
+   */
   public record Request(
       String vmId,
       List<String> eventIds,
       String requestedBy,
       String reason,
       Instant issuedAt,
-      Duration ttl) {}
+      Duration ttl,
+      Map<String, List<String>> counted) {
+    public Request {
+      counted = counted == null ? Map.of() : Map.copyOf(counted);
+    }
+
+    /** A request without the {@code resources} claim. */
+    public Request(
+        String vmId,
+        List<String> eventIds,
+        String requestedBy,
+        String reason,
+        Instant issuedAt,
+        Duration ttl) {
+      this(vmId, eventIds, requestedBy, reason, issuedAt, ttl, Map.of());
+    }
+  }
 
   /** The command as CloudEvents JSON, ready to publish keyed by the vmId; a random id. */
   public byte[] sign(Request r) {
@@ -76,7 +99,7 @@ public final class CommandSigner {
 
   /** The command with the given id (the {@code jti}): deterministic ids make retries safe. */
   public byte[] sign(Request r, String id) {
-    JWTClaimsSet claims =
+    JWTClaimsSet.Builder claims =
         new JWTClaimsSet.Builder()
             .jwtID(id)
             .issuer(issuer)
@@ -86,12 +109,22 @@ public final class CommandSigner {
             .expirationTime(Date.from(r.issuedAt().plus(r.ttl())))
             .claim("eventIds", r.eventIds())
             .claim("requestedBy", r.requestedBy())
-            .claim("reason", r.reason() == null ? "" : r.reason())
-            .build();
+            .claim("reason", r.reason() == null ? "" : r.reason());
+    if (!r.counted().isEmpty()) {
+      claims.claim("resources", new java.util.TreeMap<>(r.counted()));
+    }
     try {
-      SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(algorithm).keyID(keyId).build(), claims);
+      SignedJWT jwt =
+          new SignedJWT(new JWSHeader.Builder(algorithm).keyID(keyId).build(), claims.build());
       jwt.sign(signer);
-      return envelope(id, r.vmId(), r.eventIds().get(0), r.issuedAt(), jwt.serialize());
+      // 1.1 adds the optional resources claim: a command without it is as 1.0 described it
+      return envelope(
+          id,
+          r.vmId(),
+          r.eventIds().get(0),
+          r.issuedAt(),
+          jwt.serialize(),
+          r.counted().isEmpty() ? "1.0" : "1.1");
     } catch (JOSEException e) {
       throw new IllegalStateException("cannot sign the command: " + e.getMessage(), e);
     }
@@ -99,6 +132,11 @@ public final class CommandSigner {
 
   /** Wraps a compact JWS (or anything, for tests) into the command's CloudEvent. */
   public static byte[] envelope(String id, String vmId, String subject, Instant time, String data) {
+    return envelope(id, vmId, subject, time, data, "1.0");
+  }
+
+  private static byte[] envelope(
+      String id, String vmId, String subject, Instant time, String data, String version) {
     ObjectNode ce = JSON.createObjectNode();
     ce.put("specversion", "1.0");
     ce.put("id", id);
@@ -107,7 +145,7 @@ public final class CommandSigner {
     ce.put("subject", subject);
     ce.put("time", time.toString());
     ce.put("datacontenttype", "application/jose");
-    ce.put("dataschema", "urn:sebridge:schema:command:approve:1.0");
+    ce.put("dataschema", "urn:sebridge:schema:command:approve:" + version);
     ce.put("partitionkey", vmId);
     ce.put("data", data);
     return ce.toString().getBytes(StandardCharsets.UTF_8);

@@ -22,7 +22,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -242,6 +246,18 @@ public final class CommandVerifier {
     if (requestedBy == null || requestedBy.isBlank() || c.getIssuer() == null) {
       return reject(ReasonCode.MALFORMED, "iss and requestedBy are required", id, kid);
     }
+    Map<String, Set<String>> counted = counted(c, eventIds);
+    if (counted == null) {
+      return reject(
+          ReasonCode.MALFORMED,
+          "resources must map EventIds of eventIds to 1 to "
+              + MAX_COUNTED
+              + " VM names of at most "
+              + VM_NAME
+              + " characters",
+          id,
+          kid);
+    }
     return new Verdict.Valid(
         new VerifiedCommand(
             id,
@@ -253,7 +269,52 @@ public final class CommandVerifier {
             exp.toInstant(),
             List.copyOf(eventIds),
             Untrusted.text(requestedBy, Untrusted.PRINCIPAL),
-            reason == null ? "" : Untrusted.text(reason, Untrusted.REASON)));
+            reason == null ? "" : Untrusted.text(reason, Untrusted.REASON),
+            counted));
+  }
+
+  /** The most VM names the {@code resources} claim may give one event. */
+  static final int MAX_COUNTED = 1000;
+
+  /** The longest VM name it may give (Azure's are at most 64 characters). */
+  static final int VM_NAME = 80;
+
+  /**
+   * The optional {@code resources} claim, by EventId and name in lower case: empty when absent,
+   * null when malformed (not an object; a key that is not one of the eventIds; a value that is not
+   * a list of 1 to {@link #MAX_COUNTED} plain names).
+   */
+  private static Map<String, Set<String>> counted(JWTClaimsSet c, List<String> eventIds) {
+    Object claim = c.getClaim("resources");
+    if (claim == null) {
+      return Map.of();
+    }
+    if (!(claim instanceof Map<?, ?> byEvent)) {
+      return null;
+    }
+    Set<String> ids = new HashSet<>();
+    eventIds.forEach(e -> ids.add(e.toLowerCase(Locale.ROOT)));
+    Map<String, Set<String>> out = new HashMap<>();
+    for (Map.Entry<?, ?> e : byEvent.entrySet()) {
+      String eventId = String.valueOf(e.getKey()).toLowerCase(Locale.ROOT);
+      if (!ids.contains(eventId)
+          || !(e.getValue() instanceof List<?> names)
+          || names.isEmpty()
+          || names.size() > MAX_COUNTED) {
+        return null;
+      }
+      Set<String> lower = new HashSet<>();
+      for (Object n : names) {
+        if (!(n instanceof String name) || name.isBlank() || !Untrusted.isPlain(name, VM_NAME)) {
+          return null;
+        }
+        lower.add(name.toLowerCase(Locale.ROOT));
+      }
+      if (out.put(eventId, lower) != null) {
+        return null; // one EventId given twice, in two cases
+      }
+    }
+    return out;
   }
 
   private static JWSVerifier verifierFor(JWSAlgorithm alg, JWK key) throws JOSEException {

@@ -9,6 +9,8 @@ import dev.sebridge.testing.FakeImds;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +87,32 @@ class ApprovalServiceTest {
     assertThat(refused.reasonCode()).isEqualTo(ReasonCode.IMDS_REFUSED);
     assertThat(refused.imdsStatus()).isEqualTo(400);
     assertThat(imds.posts()).containsExactly(List.of(e));
+  }
+
+  @Test
+  void anEventListingAVmItsIssuerDidNotCountIsRefusedAndNothingIsPosted() {
+    String e = imds.schedule("Reboot", "Platform", List.of("vm-a", "VM-B"));
+    String grown = imds.schedule("Reboot", "Platform", List.of("vm-a", "vm-b", "vm-c"));
+    // counted as the fleet decided: names in any case, the check is by name without case
+    Map<String, Set<String>> counted =
+        Map.of(
+            e.toLowerCase(Locale.ROOT), Set.of("vm-a", "vm-b"),
+            grown.toLowerCase(Locale.ROOT), Set.of("vm-a", "vm-b"));
+    Decision refused = service().approve(List.of(e, grown), ReasonCode.ACCEPTED, false, counted);
+    assertThat(refused.outcome()).isEqualTo(Outcome.REJECTED);
+    assertThat(refused.reasonCode()).isEqualTo(ReasonCode.RESOURCES_CHANGED);
+    assertThat(refused.reason()).contains(grown).contains("vm-c").doesNotContain("vm-a");
+    assertThat(imds.posts()).isEmpty();
+    // An event the claim does not name is not checked; one within it is posted.
+    Decision posted =
+        service()
+            .approve(
+                List.of(e, grown),
+                ReasonCode.ACCEPTED,
+                false,
+                Map.of(e.toLowerCase(Locale.ROOT), Set.of("vm-a", "vm-b")));
+    assertThat(posted.outcome()).isEqualTo(Outcome.ACCEPTED);
+    assertThat(imds.posts()).containsExactly(List.of(e, grown));
   }
 
   @Test

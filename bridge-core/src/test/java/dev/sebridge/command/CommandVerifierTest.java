@@ -173,6 +173,61 @@ class CommandVerifierTest {
   }
 
   @Test
+  void theResourcesClaimIsReadByEventIdAndNameInLowerCaseAndMatchesTheSchema() throws Exception {
+    byte[] cmd =
+        new CommandSigner(ES, "sre-fleet")
+            .sign(
+                new CommandSigner.Request(
+                    VM,
+                    List.of("E-1"),
+                    "alice",
+                    "",
+                    NOW,
+                    Duration.ofMinutes(5),
+                    java.util.Map.of("E-1", List.of("Web_0", "web_1"))));
+    Verdict v = verifier.verify(cmd);
+    assertThat(code(v)).isEqualTo("valid");
+    assertThat(((Verdict.Valid) v).command().counted())
+        .isEqualTo(java.util.Map.of("e-1", java.util.Set.of("web_0", "web_1")));
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cmd);
+    assertThat(json.get("dataschema").asText())
+        .isEqualTo("urn:sebridge:schema:command:approve:1.1");
+    assertThat(Schemas.validate(SchemaKind.COMMAND, "1.1", json)).isEmpty();
+    var claims =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(SignedJWT.parse(json.get("data").asText()).getPayload().toString());
+    assertThat(Schemas.validateDefinition(SchemaKind.COMMAND, "1.1", "claims", claims)).isEmpty();
+    // Without it, nothing is counted and the command is as 1.0 described it.
+    Verdict plain = verifier.verify(signed(ES, VM, NOW, Duration.ofMinutes(5)));
+    assertThat(((Verdict.Valid) plain).command().counted()).isEmpty();
+  }
+
+  @Test
+  void aResourcesClaimThatIsNotAMapOfEventIdsToNamesIsMalformed() throws Exception {
+    for (Object bad :
+        List.<Object>of(
+            List.of("web_0"),
+            java.util.Map.of("E-2", List.of("web_0")),
+            java.util.Map.of("E-1", List.of()),
+            java.util.Map.of("E-1", "web_0"),
+            java.util.Map.of("E-1", List.of("web\n_0")),
+            java.util.Map.of("E-1", List.of(1)),
+            java.util.Map.of("E-1", List.of("web_0"), "e-1", List.of("web_1")))) {
+      JWTClaimsSet c =
+          new JWTClaimsSet.Builder(claims("c9", VM, NOW, Duration.ofMinutes(5)))
+              .claim("resources", bad)
+              .build();
+      SignedJWT jwt =
+          new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.ES256).keyID("sre-es").build(), c);
+      jwt.sign(new ECDSASigner((ECKey) ES));
+      assertThat(
+              code(verifier.verify(CommandSigner.envelope("c9", VM, "E-1", NOW, jwt.serialize()))))
+          .as("resources: %s", bad)
+          .isEqualTo("malformed");
+    }
+  }
+
+  @Test
   void rejectsAJtiThatIsNotTheCommandId() throws Exception {
     SignedJWT jwt =
         new SignedJWT(

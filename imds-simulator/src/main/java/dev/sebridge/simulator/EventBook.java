@@ -113,6 +113,19 @@ final class EventBook {
     incarnation++;
   }
 
+  /**
+   * Azure changes the VMs an event lists (it adds one to an event already scheduled, say): IMDS
+   * releases an approved event for every VM listed at the approval.
+   */
+  synchronized void resources(String eventId, java.util.List<String> resources) {
+    if (resources == null || resources.isEmpty()) {
+      throw new IllegalArgumentException("an event lists at least one VM");
+    }
+    SimEvent e = require(eventId);
+    e.resources = java.util.List.copyOf(resources);
+    incarnation++;
+  }
+
   /** Moves NotBefore of a Scheduled event (Azure reschedules). */
   synchronized void reschedule(String eventId, double noticeSeconds) {
     SimEvent e = require(eventId);
@@ -253,9 +266,11 @@ final class EventBook {
     Instant notBefore;
     Instant startedAt;
     Instant approvedAt;
+    java.util.List<String> resources;
 
     SimEvent(EventSpec spec) {
       this.spec = spec;
+      this.resources = java.util.List.copyOf(spec.resources());
     }
 
     ObjectNode toJson(String apiVersion) {
@@ -264,7 +279,7 @@ final class EventBook {
       n.put("EventType", spec.eventType());
       n.put("ResourceType", "VirtualMachine");
       ArrayNode res = n.putArray("Resources");
-      spec.resources().forEach(res::add);
+      resources.forEach(res::add);
       n.put("EventStatus", status);
       n.put("NotBefore", notBefore == null ? "" : HTTP_DATE.format(notBefore));
       if (apiVersion.compareTo("2019-04-01") >= 0) {

@@ -177,6 +177,11 @@ public final class ImdsSimulator implements AutoCloseable {
     book.cancel(eventId);
   }
 
+  /** Azure changes the VMs an event lists: the next document lists these (a new incarnation). */
+  public void changeResources(String eventId, List<String> resources) {
+    book.resources(eventId, resources);
+  }
+
   /** Moves NotBefore of a Scheduled event (Azure reschedules). */
   public void rescheduleEvent(String eventId, double noticeSeconds) {
     book.reschedule(eventId, noticeSeconds);

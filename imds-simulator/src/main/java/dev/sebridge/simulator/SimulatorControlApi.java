@@ -13,6 +13,8 @@ import java.io.IOException;
  *   <li>{@code GET /control/state}: events, incarnation, StartRequests received, request counts
  *   <li>{@code POST /control/events} with an {@link EventSpec} as JSON: creates an event
  *   <li>{@code POST /control/events/{id}/start|complete|cancel}
+ *   <li>{@code POST /control/events/{id}/resources} with {@code {"resources": ["vm-0", "vm-1"]}}:
+ *       Azure changes the VMs the event lists
  *   <li>{@code POST /control/faults?times=N} with a {@link Fault} as JSON ({@code {"kind":"status",
  *       "status":500}}): queues faults
  *   <li>{@code POST /control/scenario} with a {@link Scenario} as JSON: plays it in the background
@@ -36,10 +38,11 @@ final class SimulatorControlApi {
         String[] parts = path.split("/");
         if (parts.length != 4) {
           ImdsEndpoints.send(
-              ex, 404, "{\"error\":\"use /control/events/{id}/start|complete|cancel\"}");
+              ex, 404, "{\"error\":\"use /control/events/{id}/start|complete|cancel|resources\"}");
           return;
         }
         switch (parts[3]) {
+          case "resources" -> sim.changeResources(parts[2], resources(ex));
           case "start" -> sim.startEvent(parts[2]);
           case "complete" -> sim.completeEvent(parts[2]);
           case "cancel" -> sim.cancelEvent(parts[2]);
@@ -67,6 +70,23 @@ final class SimulatorControlApi {
       ObjectNode err = JSON.createObjectNode().put("error", String.valueOf(e.getMessage()));
       ImdsEndpoints.send(ex, 400, err.toString());
     }
+  }
+
+  /** The body's {@code resources}: a list of VM names. */
+  private static java.util.List<String> resources(HttpExchange ex) throws IOException {
+    com.fasterxml.jackson.databind.JsonNode body = JSON.readTree(ex.getRequestBody());
+    com.fasterxml.jackson.databind.JsonNode list = body == null ? null : body.get("resources");
+    if (list == null || !list.isArray()) {
+      throw new IllegalArgumentException("the body must be {\"resources\": [\"vm-0\", ...]}");
+    }
+    java.util.List<String> names = new java.util.ArrayList<>();
+    for (com.fasterxml.jackson.databind.JsonNode n : list) {
+      if (!n.isTextual() || n.asText().isBlank()) {
+        throw new IllegalArgumentException("resources must be VM names");
+      }
+      names.add(n.asText());
+    }
+    return names;
   }
 
   static ObjectNode state(ImdsSimulator sim) {

@@ -35,7 +35,7 @@ public final class Schemas {
     m.put(SchemaKind.ENVELOPE, List.of("1.0"));
     m.put(SchemaKind.RESULT, List.of("1.0", "1.1"));
     m.put(SchemaKind.HEARTBEAT, List.of("1.0", "1.1", "1.2"));
-    m.put(SchemaKind.COMMAND, List.of("1.0"));
+    m.put(SchemaKind.COMMAND, List.of("1.0", "1.1"));
     return m;
   }
 

@@ -22,6 +22,10 @@ import java.util.List;
  *     writer that may, sets it); the request processor signs nothing else
  * @param acknowledge the VMs without a live agent it approves the event for through Azure's
  *     Maintenance API ({@code fleet.acknowledge.enabled}), or null: none
+ * @param counted the names of the VMs the event listed that the fleet-wide ledger counted when it
+ *     admitted the request: every command names them (its {@code resources} claim), and an agent
+ *     refuses the event if its Resources list another; null when it counted none by name (the views
+ *     did not show the event), and in requests admitted before 2026-11-28
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApprovalRequest(
@@ -35,9 +39,39 @@ public record ApprovalRequest(
     Boolean override,
     String refusal,
     Boolean admitted,
-    Acknowledgement acknowledge) {
+    Acknowledgement acknowledge,
+    List<String> counted) {
   public ApprovalRequest {
     vmIds = List.copyOf(vmIds);
+    counted = counted == null || counted.isEmpty() ? null : List.copyOf(counted);
+  }
+
+  /** A request before the ledger counted anything for it. */
+  public ApprovalRequest(
+      String requestId,
+      String eventId,
+      List<String> vmIds,
+      String reason,
+      String requestedBy,
+      Instant requestedAt,
+      String origin,
+      Boolean override,
+      String refusal,
+      Boolean admitted,
+      Acknowledgement acknowledge) {
+    this(
+        requestId,
+        eventId,
+        vmIds,
+        reason,
+        requestedBy,
+        requestedAt,
+        origin,
+        override,
+        refusal,
+        admitted,
+        acknowledge,
+        null);
   }
 
   /** A request to agents only. */
@@ -96,11 +130,20 @@ public record ApprovalRequest(
         override,
         why,
         null,
-        acknowledge);
+        acknowledge,
+        counted);
   }
 
-  /** The same request, admitted by the ledger: the request processor may sign it. */
+  /** The same request, admitted by the ledger without naming the VMs it counted. */
   public ApprovalRequest admit() {
+    return admit(null);
+  }
+
+  /**
+   * The same request, admitted by the ledger, which counted these VMs of the event (by name): the
+   * request processor may sign it, and its commands name them.
+   */
+  public ApprovalRequest admit(List<String> counted) {
     return new ApprovalRequest(
         requestId,
         eventId,
@@ -112,7 +155,8 @@ public record ApprovalRequest(
         override,
         null,
         true,
-        acknowledge);
+        acknowledge,
+        counted);
   }
 
   /** Every VM it approves for, in the request view's keys: vmIds, then those acknowledged for. */

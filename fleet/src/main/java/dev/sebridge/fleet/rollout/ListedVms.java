@@ -72,6 +72,30 @@ public final class ListedVms {
     return out;
   }
 
+  /**
+   * The names of the VMs an event lists as the ledger enters them when it releases the event
+   * ({@link #of}), once each without case: what the fleet's commands name in their {@code
+   * resources} claim, so that an agent refuses the event if Azure lists another VM in it by the
+   * time it approves (IMDS would release that VM too, counted nowhere). Empty when the views do not
+   * show the event or a VM it lists has no name: a command then carries no such claim.
+   */
+  public static List<String> counted(String eventId, World w) {
+    if (!w.viewed(eventId)) {
+      return List.of();
+    }
+    Set<String> seen = new HashSet<>();
+    List<String> out = new ArrayList<>();
+    for (Listed l : of(eventId, w)) {
+      if (l.name() == null || l.name().isBlank()) {
+        return List.of();
+      }
+      if (seen.add(l.name().toLowerCase(Locale.ROOT))) {
+        out.add(l.name());
+      }
+    }
+    return List.copyOf(out);
+  }
+
   /** The VMs of an event that have not reported it and Azure's inventory places. */
   public static List<Listed> placed(String eventId, World w) {
     if (unreported(eventId, w).isEmpty()) {

@@ -37,6 +37,8 @@ public final class RolloutPlanner {
    *     by Azure's inventory), for which the fleet acknowledges the event through Azure's
    *     Maintenance API when it can ({@link RolloutMembers#acknowledgeable}); empty when none
    * @param placed the vmIds of the rollout's VMs of the event without a report of it
+   * @param counted the names of the VMs the event lists that the ledger entered on its release
+   *     ({@link ListedVms#counted}): its commands' {@code resources} claim
    */
   public record Release(
       String requestId,
@@ -44,15 +46,17 @@ public final class RolloutPlanner {
       List<String> vmIds,
       int wave,
       List<String> acknowledge,
-      List<String> placed) {
+      List<String> placed,
+      List<String> counted) {
     public Release {
       vmIds = List.copyOf(vmIds);
       acknowledge = List.copyOf(acknowledge);
       placed = List.copyOf(placed);
+      counted = List.copyOf(counted);
     }
 
     public Release(String requestId, String eventId, List<String> vmIds, int wave) {
-      this(requestId, eventId, vmIds, wave, List.of(), List.of());
+      this(requestId, eventId, vmIds, wave, List.of(), List.of(), List.of());
     }
   }
 
@@ -63,6 +67,26 @@ public final class RolloutPlanner {
     return NameBasedUuid.v5(
             NameBasedUuid.SEBRIDGE_NAMESPACE, "fleet-rollout|" + rolloutId + "|" + eventId)
         .toString();
+  }
+
+  /**
+   * The request id of an event's release: {@link #requestId(String, String)}, or, when its VMs are
+   * pending again after their agents refused a release ({@link RolloutVm#pendingAgain}), one made
+   * from the refused request's (a command id is used once: the agents' replay caches would refuse
+   * the same ids). Deterministic, as a step run again after a failover must make the same.
+   */
+  static String requestId(
+      String rolloutId, String eventId, List<String> pending, Map<String, RolloutVm> vms) {
+    String refused =
+        pending.stream()
+            .map(k -> vms.get(k).requestId())
+            .filter(java.util.Objects::nonNull)
+            .max(Comparator.naturalOrder())
+            .orElse(null);
+    return refused == null
+        ? requestId(rolloutId, eventId)
+        : NameBasedUuid.v5(NameBasedUuid.SEBRIDGE_NAMESPACE, "fleet-rollout-again|" + refused)
+            .toString();
   }
 
   /**
@@ -82,7 +106,8 @@ public final class RolloutPlanner {
     RolloutMembers.join(r, w, vms, limits, full);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
-      RolloutVm v = VmProgress.observe(r, e.getValue(), w, now);
+      RolloutVm v =
+          VmProgress.againIfResourcesChanged(VmProgress.observe(r, e.getValue(), w, now), w);
       e.setValue(v);
       if (halt == null) {
         halt = VmProgress.failure(v, w, now);
@@ -264,8 +289,9 @@ public final class RolloutPlanner {
       if (targets.isEmpty() && !acknowledgeable) {
         continue; // nothing could release it: it waits (RolloutMembers.waitingFor)
       }
-      String requestId = requestId(r.id(), eventId);
+      String requestId = requestId(r.id(), eventId, pending, vms);
       ledger.release(eventId, w, "rollout:" + r.id(), now);
+      List<String> counted = ListedVms.counted(eventId, w);
       for (String key : pending) {
         RolloutVm v = vms.get(key);
         vms.put(key, v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
@@ -277,7 +303,8 @@ public final class RolloutPlanner {
               targets,
               wave,
               acknowledgeable ? acknowledge : List.of(),
-              placed));
+              placed,
+              counted));
     }
     return releases;
   }

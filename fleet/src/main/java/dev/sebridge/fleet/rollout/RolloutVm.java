@@ -26,6 +26,9 @@ import java.time.Instant;
  * @param backAt when it stopped counting (agent back and settle passed)
  * @param deadline when it must be back by, or the rollout halts
  * @param resultAcknowledged an operator resumed after its approval result halted the rollout
+ * @param again how many times it went back to pending because its agent refused the approval, the
+ *     event listing a VM the fleet had not counted ({@code resources-changed}); null: never. Its
+ *     {@code requestId} is then the request refused, and its next release gets a new one
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RolloutVm(
@@ -43,11 +46,48 @@ public record RolloutVm(
     Instant agentBackAt,
     Instant backAt,
     Instant deadline,
-    boolean resultAcknowledged) {
+    boolean resultAcknowledged,
+    Integer again) {
 
   public RolloutVm {
     // A group recorded before groups' values were in lower case is read as named now.
     group = ListedVms.normalGroup(group);
+  }
+
+  /** A VM never pending again. */
+  public RolloutVm(
+      String vmId,
+      String name,
+      String eventId,
+      String group,
+      Phase phase,
+      boolean byPlatform,
+      Integer wave,
+      String requestId,
+      Instant approvedAt,
+      Instant startedAt,
+      Instant completedAt,
+      Instant agentBackAt,
+      Instant backAt,
+      Instant deadline,
+      boolean resultAcknowledged) {
+    this(
+        vmId,
+        name,
+        eventId,
+        group,
+        phase,
+        byPlatform,
+        wave,
+        requestId,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        backAt,
+        deadline,
+        resultAcknowledged,
+        null);
   }
 
   /** Where a VM is in a rollout, for one event; written in lower case. */
@@ -109,7 +149,7 @@ public record RolloutVm(
   static RolloutVm pending(String vmId, String name, String eventId, String group) {
     return new RolloutVm(
         vmId, name, eventId, group, PENDING, false, null, null, null, null, null, null, null, null,
-        false);
+        false, null);
   }
 
   /** Released and not back yet: counts against its group's limit. */
@@ -138,13 +178,44 @@ public record RolloutVm(
         agentBackAt,
         backAt,
         deadline,
-        resultAcknowledged);
+        resultAcknowledged,
+        again);
   }
 
   RolloutVm approved(int wave, String requestId, Instant at, Instant deadline) {
     return new RolloutVm(
         vmId, name, eventId, group, APPROVED, false, wave, requestId, at, null, null, null, null,
-        deadline, false);
+        deadline, false, again);
+  }
+
+  /**
+   * Pending again: its agent refused the approval because the event lists a VM the fleet had not
+   * counted (Azure added it after the release); the rollout releases it again, counting it. Keeps
+   * the refused request's id, from which the next release's is made.
+   */
+  RolloutVm pendingAgain() {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        PENDING,
+        false,
+        null,
+        requestId,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        false,
+        again == null ? 1 : again + 1);
+  }
+
+  /** How many times it went back to pending ({@link #pendingAgain}). */
+  int times() {
+    return again == null ? 0 : again;
   }
 
   RolloutVm started(Instant at, Instant deadlineIfPlatform) {
@@ -164,7 +235,8 @@ public record RolloutVm(
         agentBackAt,
         backAt,
         platform ? deadlineIfPlatform : deadline,
-        resultAcknowledged);
+        resultAcknowledged,
+        again);
   }
 
   RolloutVm completed(Instant at, Instant deadlineIfPlatform) {
@@ -184,7 +256,8 @@ public record RolloutVm(
         agentBackAt,
         backAt,
         platform ? deadlineIfPlatform : deadline,
-        resultAcknowledged);
+        resultAcknowledged,
+        again);
   }
 
   RolloutVm agentBack(Instant at) {
@@ -203,7 +276,8 @@ public record RolloutVm(
         at,
         backAt,
         deadline,
-        resultAcknowledged);
+        resultAcknowledged,
+        again);
   }
 
   RolloutVm back(Instant at) {
@@ -222,7 +296,8 @@ public record RolloutVm(
         agentBackAt,
         at,
         deadline,
-        resultAcknowledged);
+        resultAcknowledged,
+        again);
   }
 
   /** The same, to be back by {@code newDeadline}. */
@@ -250,6 +325,7 @@ public record RolloutVm(
         agentBackAt,
         backAt,
         newDeadline,
-        acknowledged);
+        acknowledged,
+        again);
   }
 }

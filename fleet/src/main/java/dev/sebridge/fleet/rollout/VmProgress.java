@@ -59,6 +59,26 @@ final class VmProgress {
     return v;
   }
 
+  /** How many times a VM goes back to pending for one event before its refusal halts instead. */
+  static final int AGAIN_AT_MOST = 3;
+
+  /**
+   * The VM pending again when its agent refused the rollout's approval because the event lists a VM
+   * the fleet had not counted ({@code resources-changed}: Azure added it after the release, and
+   * nothing was posted), at most {@link #AGAIN_AT_MOST} times; else as it is. Released again, the
+   * event is counted with the VMs it lists then (the ledger keeps the first release's entries).
+   */
+  static RolloutVm againIfResourcesChanged(RolloutVm v, World w) {
+    if (v.requestId() == null
+        || v.resultAcknowledged()
+        || !v.phase().equals(RolloutVm.APPROVED)
+        || v.times() >= AGAIN_AT_MOST) {
+      return v;
+    }
+    Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
+    return result.isPresent() && result.get().resourcesChanged() ? v.pendingAgain() : v;
+  }
+
   /** Why this VM halts the rollout, if it does. */
   static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {

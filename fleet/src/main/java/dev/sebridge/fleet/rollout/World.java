@@ -184,8 +184,21 @@ public interface World {
    *
    * @param outcome rejected, failed, dry-run (accepted is not asked for)
    * @param reason why, as the agent said
+   * @param reasonCode the agent's {@code reasonCode}, or null
    */
-  record Result(String outcome, String reason) {}
+  record Result(String outcome, String reason, String reasonCode) {
+    public Result(String outcome, String reason) {
+      this(outcome, reason, null);
+    }
+
+    /**
+     * The agent refused because the event lists a VM the fleet had not counted when it released it
+     * (Azure added it since): nothing was posted, and the event can be released again, counted.
+     */
+    public boolean resourcesChanged() {
+      return "rejected".equals(outcome) && "resources-changed".equals(reasonCode);
+    }
+  }
 
   /** The group of a VM: {@code zone=1,scaleSet=web}, or {@code all} with no groupBy. */
   static String group(World w, List<String> groupBy, String vmId) {

@@ -34,6 +34,9 @@ import java.util.concurrent.TimeoutException;
  * so no transaction spends more than that signing.
  */
 public final class CommandIssuer implements AutoCloseable {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(CommandIssuer.class);
+
   /** Signatures in flight at once (Key Vault's per-vault limits are far above this). */
   static final int PARALLEL = 16;
 
@@ -202,7 +205,41 @@ public final class CommandIssuer implements AutoCloseable {
   byte[] command(ApprovalRequest r, String vmId, String commandId, Instant issuedAt) {
     return signer.sign(
         new CommandSigner.Request(
-            vmId, java.util.List.of(r.eventId()), r.requestedBy(), r.reason(), issuedAt, lifetime),
+            vmId,
+            java.util.List.of(r.eventId()),
+            r.requestedBy(),
+            r.reason(),
+            issuedAt,
+            lifetime,
+            claimed(r)),
         commandId);
+  }
+
+  /**
+   * Most characters of VM names a command's {@code resources} claim carries: with its other claims
+   * and its signature, the command stays within the 16 KiB the command schema allows its JWS (about
+   * 400 names of Azure's usual length; an event lists the VMs of one update domain).
+   */
+  static final int COUNTED_BUDGET = 8_000;
+
+  /**
+   * The command's {@code resources} claim: the VMs the ledger counted for the event; none when it
+   * counted none by name or they do not fit ({@link #COUNTED_BUDGET}, logged).
+   */
+  static java.util.Map<String, java.util.List<String>> claimed(ApprovalRequest r) {
+    if (r.counted() == null) {
+      return java.util.Map.of();
+    }
+    int size = r.counted().stream().mapToInt(n -> n.length() + 3).sum();
+    if (size > COUNTED_BUDGET || r.counted().size() > 1000) {
+      LOG.warn(
+          "request {}: event {} lists {} VMs, too many to name in its commands; agents will not"
+              + " check that its Resources stay those the ledger counted",
+          r.requestId(),
+          r.eventId(),
+          r.counted().size());
+      return java.util.Map.of();
+    }
+    return java.util.Map.of(r.eventId(), r.counted());
   }
 }

@@ -4,6 +4,7 @@ import dev.sebridge.fleet.agentless.AzureScheduledEvent;
 import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.ListedVms;
 import dev.sebridge.fleet.rollout.World;
 import java.time.Instant;
 import java.util.List;
@@ -60,8 +61,10 @@ final class OperatorApproval {
       // moment later does not release their groups' room to others before the event reaches this
       // view. (The event's other names are entered when the view shows it released.)
       ledger.release(r.eventId(), requested(r, world), world, r.origin(), now);
+      // (its commands name no VMs: the ledger counted VMs the views do not list in the event)
+      return r.admit();
     }
-    return r.admit();
+    return r.admit(ListedVms.counted(r.eventId(), world));
   }
 
   /**

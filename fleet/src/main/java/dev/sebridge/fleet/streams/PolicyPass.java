@@ -188,7 +188,7 @@ final class PolicyPass {
                     null,
                     null,
                     acknowledge)
-                .admit());
+                .admit(dev.sebridge.fleet.rollout.ListedVms.counted(e.eventId(), world)));
         return "approved by " + origin + ": request " + requestId;
       }
       case PolicyRule.ROLLOUT -> {

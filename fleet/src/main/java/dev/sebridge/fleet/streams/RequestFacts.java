@@ -40,6 +40,8 @@ record RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
   /** The agent's result as a rollout reads it: the reason with its code in front. */
   static World.Result result(RequestView.VmResult v) {
     return new World.Result(
-        v.outcome(), (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason());
+        v.outcome(),
+        (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason(),
+        v.reasonCode());
   }
 }

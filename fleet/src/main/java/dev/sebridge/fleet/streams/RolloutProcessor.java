@@ -289,7 +289,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
           ReleaseRequests.of(r, release, world.scheduledEventResource(release.eventId()), now());
       context.forward(
           new Record<String, Object>(
-              release.requestId(), request.admit(), context.currentSystemTimeMs()),
+              release.requestId(), request.admit(release.counted()), context.currentSystemTimeMs()),
           FleetTopology.APPROVALS_SINK);
       LOG.info(
           "rollout {} wave {}: approving event {} for {} VM(s), acknowledging it for {}",

@@ -61,6 +61,45 @@ class CommandIssuerTest {
         .admit();
   }
 
+  /**
+   * A request's counted VMs go into each command's resources claim while they fit the command
+   * schema's 16 KiB JWS; an event of more names goes without the claim (as before it), not as a
+   * command every agent refuses as oversized.
+   */
+  @Test
+  void theCountedVmsAreClaimedWhileTheCommandStaysWithinItsSize() throws Exception {
+    java.util.function.IntFunction<List<String>> names =
+        n -> java.util.stream.IntStream.range(0, n).mapToObj(i -> "web-scale-set_" + i).toList();
+    ApprovalRequest fits =
+        new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
+            .admit(names.apply(400));
+    ApprovalRequest tooMany =
+        new ApprovalRequest("r2", "E1", List.of("vm-1"), "why", "alice", T0, "api")
+            .admit(names.apply(500));
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(
+                new com.nimbusds.jose.jwk.gen.ECKeyGenerator(com.nimbusds.jose.jwk.Curve.P_256)
+                    .keyID("k")
+                    .generate(),
+                "sebridge-fleet"),
+            Duration.ofMinutes(5))) {
+      var command = JsonSerde.JSON.readTree(issuer.command(fits, "vm-1", "fleet:r1:vm-1", T0));
+      assertThat(command.get("data").asText().length()).isLessThanOrEqualTo(16_384);
+      assertThat(
+              com.nimbusds.jwt.SignedJWT.parse(command.get("data").asText())
+                  .getJWTClaimsSet()
+                  .getJSONObjectClaim("resources"))
+          .containsOnlyKeys("E1");
+      var without = JsonSerde.JSON.readTree(issuer.command(tooMany, "vm-1", "fleet:r2:vm-1", T0));
+      assertThat(
+              com.nimbusds.jwt.SignedJWT.parse(without.get("data").asText())
+                  .getJWTClaimsSet()
+                  .getClaim("resources"))
+          .isNull();
+    }
+  }
+
   @Test
   void aMissedDeadlineFailsTheNextRequestsAtOnceWithoutAskingTheVault() {
     Vault vault = new Vault();

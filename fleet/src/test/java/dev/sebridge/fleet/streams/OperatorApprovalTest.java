@@ -50,6 +50,31 @@ class OperatorApprovalTest {
   }
 
   /**
+   * An approval of an event the views show names every VM the ledger counted for it, its commands'
+   * resources claim: the names the event lists, a VM reporting it by its own; one the views do not
+   * show yet names none (the ledger counted the VMs asked for, not the event's names, and an agent
+   * holding the event to them would refuse it).
+   */
+  @Test
+  void anAdmittedApprovalNamesTheVmsTheLedgerCounted() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-c", "2").event("E1", List.of("vm-a", "vm-c", "vm-x"), "vm-a");
+    ApprovalRequest decided =
+        OperatorApproval.decide(request("req-6", "vm-a"), Ledger.empty(), w, T0);
+    assertThat(decided.wasAdmitted()).isTrue();
+    assertThat(decided.counted()).containsExactlyInAnyOrder("vm-a", "vm-c", "vm-x");
+    assertThat(CommandIssuer.claimed(decided)).containsOnlyKeys("E1");
+
+    Fleet behind = new Fleet();
+    behind.vm("vm-a", "1");
+    ApprovalRequest unseen =
+        OperatorApproval.decide(request("req-7", "vm-a"), Ledger.empty(), behind, T0);
+    assertThat(unseen.wasAdmitted()).isTrue();
+    assertThat(unseen.counted()).isNull();
+    assertThat(CommandIssuer.claimed(unseen)).isEmpty();
+  }
+
+  /**
    * The views catch up with an event approved while they did not show it: another VM's report comes
    * first (vm-a is a name the event lists, no more), then vm-a's. vm-a counts once, by vmId in its
    * zone. The entry the approval made had no name, so the entry by name the event's view made

@@ -223,6 +223,97 @@ class PolicyAndRolloutTopologyTest {
   }
 
   /**
+   * A rollout's command names the VMs the ledger counted for its event (its resources claim). When
+   * Azure adds a VM to the event after the release, the agent refuses (resources-changed, nothing
+   * posted): the rollout does not halt, but releases the event again, under a new request whose
+   * commands name the VM added, once it fits; after {@code VmProgress.AGAIN_AT_MOST} such refusals
+   * it halts.
+   */
+  @Test
+  void aRefusalForAVmAzureAddedToTheEventReleasesItAgainCountingThatVm() throws Exception {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    create("r1", "2", "E-1");
+    tick();
+    var first = commands.readKeyValuesToList();
+    assertThat(first).extracting(kv -> kv.key).containsExactly("vm-1");
+    assertThat(counted(first.get(0).value)).containsExactly("web-1");
+    String refused = requests().get(0).request().requestId();
+    assertThat(requests().get(0).request().counted()).containsExactly("web-1");
+
+    // Azure lists web-2 in the event too; web-1's agent refuses the command, and both report it.
+    ObjectNode grown =
+        AgentEnvelopes.imdsEvent(
+            "E-1", "Reboot", "Scheduled", List.of("web-1", "web-2"), T0.plusSeconds(900));
+    envelopes.pipeInput(
+        "vm-1", agents.transition(TransitionType.UPDATED, web1, grown, false), clock.instant());
+    envelopes.pipeInput(
+        "vm-2", agents.transition(TransitionType.SCHEDULED, web2, grown, false), clock.instant());
+    envelopes.pipeInput(
+        "vm-1",
+        agents.result(
+            web1,
+            ApprovalRequest.commandId(refused, "vm-1"),
+            "alice",
+            dev.sebridge.approval.ApprovalResult.Outcome.REJECTED,
+            dev.sebridge.approval.ReasonCode.RESOURCES_CHANGED,
+            List.of("E-1"),
+            dev.sebridge.approval.ApprovalResult.Kind.OUTCOME),
+        clock.instant());
+    tick();
+    tick();
+    Rollout r = rollout("r1");
+    assertThat(r.halt()).isNull();
+    var again = commands.readKeyValuesToList();
+    assertThat(again).extracting(kv -> kv.key).containsExactlyInAnyOrder("vm-1", "vm-2");
+    again.forEach(kv -> assertThat(counted(kv.value)).containsExactlyInAnyOrder("web-1", "web-2"));
+    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).phase()).isEqualTo(RolloutVm.APPROVED);
+    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).again()).isEqualTo(1);
+    String second = r.vms().get(RolloutVm.key("vm-1", "E-1")).requestId();
+    assertThat(second).isNotEqualTo(refused);
+
+    // Refused by both agents each time, it goes again at most three times, then halts naming the
+    // refusal.
+    for (int n = 2; n <= 4; n++) {
+      String current = rollout("r1").vms().get(RolloutVm.key("vm-1", "E-1")).requestId();
+      for (VmIdentity vm : List.of(web1, web2)) {
+        envelopes.pipeInput(
+            vm.vmId(),
+            agents.result(
+                vm,
+                ApprovalRequest.commandId(current, vm.vmId()),
+                "alice",
+                dev.sebridge.approval.ApprovalResult.Outcome.REJECTED,
+                dev.sebridge.approval.ReasonCode.RESOURCES_CHANGED,
+                List.of("E-1"),
+                dev.sebridge.approval.ApprovalResult.Kind.OUTCOME),
+            clock.instant());
+      }
+      tick();
+      tick();
+      assertThat(commands.readKeyValuesToList()).as("refusal %d", n).hasSize(n <= 3 ? 2 : 0);
+    }
+    r = rollout("r1");
+    assertThat(r.halt()).isNotNull();
+    assertThat(r.halt().reason()).contains("resources-changed");
+    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).again()).isEqualTo(3);
+  }
+
+  /** The names a fleet command's resources claim gives its one event. */
+  private static List<String> counted(byte[] command) {
+    try {
+      var ce = JsonSerde.JSON.readTree(command);
+      var claims = com.nimbusds.jwt.SignedJWT.parse(ce.get("data").asText()).getJWTClaimsSet();
+      Map<String, Object> byEvent = claims.getJSONObjectClaim("resources");
+      assertThat(byEvent).containsOnlyKeys(ce.get("subject").asText());
+      List<String> names = new ArrayList<>();
+      ((List<?>) byEvent.values().iterator().next()).forEach(n -> names.add((String) n));
+      return names;
+    } catch (java.io.IOException | java.text.ParseException e) {
+      throw new AssertionError("not a signed command", e);
+    }
+  }
+
+  /**
    * A rollout of 10,000 VMs (an event each) in three zones through the whole topology: it releases
    * its first wave, and no record it writes (its view, its entries, the state's changelogs, the
    * approvals) grows with it: the header stays under 8 KiB and each entry under 1 KiB, well under

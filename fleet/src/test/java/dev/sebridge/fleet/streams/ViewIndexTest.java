@@ -1125,7 +1125,9 @@ class ViewIndexTest {
       RequestView.VmResult v = r.vms().get(vmId);
       return Optional.of(
           new World.Result(
-              v.outcome(), (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason()));
+              v.outcome(),
+              (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason(),
+              v.reasonCode()));
     }
 
     boolean open(String eventId) {
