@@ -161,6 +161,11 @@ class FleetFailoverTest {
           AgentProcess b = serve(lab, logs, "b", portB, jvm)) {
         awaitReady(portA, a);
         awaitReady(portB, b);
+        // One instance runs the rollouts task (and writes Azure's inventory, when there is one),
+        // never both: the sum is 0 only while a rebalance moves the task.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> rolloutsOwner(portA) + rolloutsOwner(portB), n -> n == 1);
         List<String> events = new ArrayList<>();
         for (SimVm vm : sim.vms()) {
           events.add(
@@ -216,6 +221,7 @@ class FleetFailoverTest {
                     },
                     r -> r.path("state").asText().equals("completed"));
 
+        assertThat(rolloutsOwner(survivor)).as("the survivor runs the rollouts task").isEqualTo(1);
         // every VM: one command id, one POST
         Map<String, Set<String>> idsByVm = lab.commandIdsByVm();
         assertThat(idsByVm).hasSize(6);
@@ -332,6 +338,18 @@ class FleetFailoverTest {
             HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
     return JSON.readTree(r.body()).path("requestId").asText();
+  }
+
+  /** The instance's {@code sebridge_fleet_rollouts_owner}: 1 where the rollouts task runs. */
+  int rolloutsOwner(int port) throws Exception {
+    HttpResponse<String> r = get(port, "/metrics");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith("sebridge_fleet_rollouts_owner "))
+        .map(l -> (int) Double.parseDouble(l.substring(l.indexOf(' ') + 1).trim()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no sebridge_fleet_rollouts_owner: " + r.body()));
   }
 
   HttpResponse<String> get(int port, String path) throws Exception {

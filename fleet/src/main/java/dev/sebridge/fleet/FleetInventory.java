@@ -63,13 +63,18 @@ final class FleetInventory implements AutoCloseable {
     return configured() ? views.withInventory(() -> FleetViews.inventoryOf(streams)) : views;
   }
 
-  /** Starts refreshing the inventory (nothing without one). */
+  /**
+   * Starts refreshing the inventory (nothing without one), on the instance that runs the rollouts
+   * task ({@code writes}): it, and the reconciliation of Azure's scheduled events after it, read
+   * and write on one instance at a time.
+   */
   void start(
       Map<String, Object> kafka,
       Topics topics,
       FleetViews views,
       Supplier<Access> access,
-      Clock clock) {
+      Clock clock,
+      java.util.function.BooleanSupplier writes) {
     if (!configured()) {
       return;
     }
@@ -91,7 +96,8 @@ final class FleetInventory implements AutoCloseable {
             new KafkaProducer<>(
                 p, new StringSerializer(), new JsonSerde<>(InventoryVm.class).serializer()),
             topics.of(FleetTopology.INVENTORY),
-            clock);
+            clock,
+            writes);
     if (topics.centralEvents()) {
       Map<String, Object> c = new HashMap<>(p);
       c.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-central-events");

@@ -108,6 +108,19 @@ public final class FleetMetrics implements TopologyObserver {
   }
 
   /**
+   * {@code sebridge_fleet_rollouts_owner}: 1 on the instance that runs the rollouts task now (it
+   * decides every release, and writes Azure's inventory), 0 on the others.
+   */
+  public void rolloutsOwner(java.util.function.BooleanSupplier owner) {
+    Gauge.builder("sebridge.fleet.rollouts.owner", owner, o -> o.getAsBoolean() ? 1 : 0)
+        .strongReference(true) // (a method reference nothing else holds)
+        .description(
+            "1 on the instance that runs the rollouts task (every release is decided there, and"
+                + " Azure's inventory written), 0 on the others")
+        .register(registry);
+  }
+
+  /**
    * Azure's inventory's gauges (nothing without one): {@code sebridge_fleet_unknown_vms}, the VMs
    * the inventory lists, those without an agent, and the age of this instance's last good read.
    */
@@ -140,6 +153,9 @@ public final class FleetMetrics implements TopologyObserver {
             })
         .description("Since this instance last read Azure's inventory whole")
         .baseUnit("seconds")
+        // The supplier is a method reference nothing else holds: weakly held (Micrometer's
+        // default), it was collected with the first full GC and the gauge read NaN for good.
+        .strongReference(true)
         .register(registry);
   }
 

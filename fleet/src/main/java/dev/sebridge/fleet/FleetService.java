@@ -69,6 +69,7 @@ public final class FleetService implements AutoCloseable {
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
   private final FleetInventory inventory;
+  private final dev.sebridge.fleet.streams.RolloutsOwner rolloutsOwner;
   private final FleetAcknowledgements acknowledgements;
   private final FleetViews views;
   private final java.util.function.Supplier<FleetInventory.Access> inventoryAccess;
@@ -139,6 +140,9 @@ public final class FleetService implements AutoCloseable {
     this.views = inventory.views(streams).withKeys(tallies);
     metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
+    this.rolloutsOwner =
+        new dev.sebridge.fleet.streams.RolloutsOwner(streams, topics.of(FleetTopology.ROLLOUTS));
+    metrics.rolloutsOwner(rolloutsOwner::now);
     this.readiness = new FleetReadiness(streams, clock);
     this.rolloutCommands =
         FleetClients.producer(kafka, "sebridge-fleet-rollouts", RolloutCommand.class);
@@ -192,7 +196,7 @@ public final class FleetService implements AutoCloseable {
     FleetTopics.prepare(admin, topics, streamsApplicationId, config, inventory.configured());
     commandPartitions.set(FleetTopics.partitions(admin, topics.commands()));
     streams.start();
-    inventory.start(kafka, topics, views, inventoryAccess, clock);
+    inventory.start(kafka, topics, views, inventoryAccess, clock, rolloutsOwner::now);
     acknowledgements.start(
         kafka, topics, streamsApplicationId, acknowledgeAccess, clock, metrics, views);
     if (config.isSet(FleetKeys.SIGNING_KEY_FILE)) {

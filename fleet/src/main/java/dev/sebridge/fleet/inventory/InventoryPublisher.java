@@ -36,15 +36,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A read that fails writes nothing (an incomplete list would make VMs unknown: never counted,
  * rollouts held) and is tried again {@link #RETRY_AFTER} later. Every instance of the service runs
- * one; they write the same records (the topic keeps the newest). An instance whose read is older
- * than another's can undo a VM the other just added, until its own next refresh: the VM is then
- * unknown for a while, which holds releases rather than allowing more.
+ * one, and only the one that runs the rollouts task reads and writes ({@code writes}; the others
+ * look again every {@link #OWNER_CHECK}): two instances writing reads of Azure taken at different
+ * moments undid each other, the older read putting back a VM's resource group from before a move
+ * (the group it joined then lost it while it was down) or a VM Azure had deleted.
  */
 public final class InventoryPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InventoryPublisher.class);
 
   /** After a refresh that failed, how long until the next. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(30);
+
+  /** How often an instance that does not write looks whether it does now. */
+  static final Duration OWNER_CHECK = Duration.ofSeconds(15);
 
   /** How long a refresh waits for the broker to take its records. */
   static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
@@ -57,6 +61,7 @@ public final class InventoryPublisher implements AutoCloseable {
   private final Producer<String, InventoryVm> producer;
   private final String topic;
   private final Clock clock;
+  private final java.util.function.BooleanSupplier writes;
   private final AtomicReference<Instant> refreshedAt = new AtomicReference<>();
   private ScheduledExecutorService scheduler;
   private final List<Runnable> alsoEachRefresh = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -64,21 +69,38 @@ public final class InventoryPublisher implements AutoCloseable {
   /**
    * @param source reads the inventory whole (throws when it cannot)
    * @param held the inventory the views hold now
+   * @param writes whether this instance is the one that reads and writes the inventory now ({@link
+   *     dev.sebridge.fleet.streams.RolloutsOwner})
    */
   public InventoryPublisher(
       Supplier<Map<String, InventoryVm>> source,
       Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> held,
       Producer<String, InventoryVm> producer,
       String topic,
-      Clock clock) {
+      Clock clock,
+      java.util.function.BooleanSupplier writes) {
     this.source = source;
     this.held = held;
     this.producer = producer;
     this.topic = topic;
     this.clock = clock;
+    this.writes = writes;
   }
 
-  /** When the last refresh that succeeded finished on this instance (null: none yet). */
+  /** A publisher that always writes (one instance). */
+  public InventoryPublisher(
+      Supplier<Map<String, InventoryVm>> source,
+      Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> held,
+      Producer<String, InventoryVm> producer,
+      String topic,
+      Clock clock) {
+    this(source, held, producer, topic, clock, () -> true);
+  }
+
+  /**
+   * When the last refresh that succeeded finished on this instance (null: none yet, or this
+   * instance does not write the inventory).
+   */
   public Instant refreshedAt() {
     return refreshedAt.get();
   }
@@ -173,6 +195,23 @@ public final class InventoryPublisher implements AutoCloseable {
   }
 
   private void run(Duration period) {
+    schedule(period, runOnce(period));
+  }
+
+  /**
+   * One turn of its thread: a refresh and the tasks after it where this instance writes the
+   * inventory, nothing where it does not. Returns how long until the next turn.
+   */
+  Duration runOnce(Duration period) {
+    if (!writes.getAsBoolean()) {
+      // Another instance runs the rollouts task and writes the inventory (or none does, during a
+      // rebalance): nothing read, nothing written; looked at again soon, so that a failover's new
+      // owner refreshes within seconds.
+      if (refreshedAt.getAndSet(null) != null) {
+        LOG.info("inventory: another instance runs the rollouts task now and writes the inventory");
+      }
+      return OWNER_CHECK.compareTo(period) < 0 ? OWNER_CHECK : period;
+    }
     Duration next = period;
     try {
       refresh();
@@ -187,10 +226,12 @@ public final class InventoryPublisher implements AutoCloseable {
         LOG.error("after the inventory refresh: {} failed; tried again at the next", task, e);
       }
     }
-    synchronized (this) {
-      if (scheduler != null && !scheduler.isShutdown()) {
-        scheduler.schedule(() -> run(period), next.toMillis(), TimeUnit.MILLISECONDS);
-      }
+    return next;
+  }
+
+  private synchronized void schedule(Duration period, Duration next) {
+    if (scheduler != null && !scheduler.isShutdown()) {
+      scheduler.schedule(() -> run(period), next.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 

@@ -69,6 +69,28 @@ class MetricsTalliesTest {
         .contains("sebridge_fleet_approval_results{outcome=\"accepted\"} 2.0");
   }
 
+  /**
+   * Gauges of a supplier nothing else holds (a method reference made for them) read it after a
+   * garbage collection. Micrometer holds a gauge's object weakly by default: the inventory's age
+   * read NaN from the first full GC on, and the rollouts' owner gauge did in FleetFailoverTest.
+   */
+  @Test
+  void gaugesOfSuppliersNothingElseHoldsOutliveAGarbageCollection() {
+    FleetMetrics metrics = new FleetMetrics(Clock.systemUTC());
+    java.time.Instant readAt = java.time.Instant.now();
+    metrics.inventory(new dev.sebridge.fleet.inventory.Coverage(), () -> readAt);
+    metrics.rolloutsOwner(() -> true);
+    java.lang.ref.WeakReference<Object> canary = new java.lang.ref.WeakReference<>(new Object());
+    for (int i = 0; i < 50 && canary.get() != null; i++) {
+      System.gc();
+    }
+    assertThat(canary.get()).as("a collection that clears weak references ran").isNull();
+    assertThat(metrics.scrape())
+        .contains("sebridge_fleet_rollouts_owner 1.0")
+        .doesNotContain("sebridge_fleet_inventory_age_seconds NaN")
+        .contains("sebridge_fleet_inventory_age_seconds ");
+  }
+
   /** The rollouts task's tick as its metric shows it: the count, and the slowest of the window. */
   @Test
   void theRolloutsTicksAreTimed() {

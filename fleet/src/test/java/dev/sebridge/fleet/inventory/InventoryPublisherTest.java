@@ -96,6 +96,65 @@ class InventoryPublisherTest {
     assertThat(p.history()).isEmpty();
   }
 
+  /**
+   * Two instances: b runs the rollouts task and writes what Azure says after a VM moved to another
+   * resource group; a's read is from before the move. a writes nothing, so the move stands. When
+   * both wrote, a's older read put the VM back in its old group until b's next refresh (5 minutes):
+   * the group it had joined lost it, down or not. When a runs the rollouts task (a failover), it
+   * reads and writes, and the tasks after a refresh run there only.
+   */
+  @Test
+  void onlyTheInstanceThatRunsTheRolloutsTaskReadsAndWrites() {
+    InventoryVm before = vm("a", "1");
+    InventoryVm moved =
+        new InventoryVm("a", null, "n-a", "s", "moved", "westeurope", "1", null, null, null);
+    held.map.put("a", before);
+    java.util.concurrent.atomic.AtomicBoolean aOwns =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger aReads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger aTasks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    MockProducer<String, InventoryVm> pa = producer(true);
+    MockProducer<String, InventoryVm> pb = producer(true);
+    InventoryPublisher a =
+        new InventoryPublisher(
+            () -> {
+              aReads.incrementAndGet();
+              return Map.of("a", before); // read before the move
+            },
+            () -> held,
+            pa,
+            "fleet-inventory",
+            clock,
+            aOwns::get);
+    a.alsoEachRefresh(aTasks::incrementAndGet);
+    InventoryPublisher b =
+        new InventoryPublisher(
+            () -> Map.of("a", moved), () -> held, pb, "fleet-inventory", clock, () -> !aOwns.get());
+
+    b.runOnce(Duration.ofMinutes(5));
+    apply(pb);
+    assertThat(held.map.get("a").resourceGroup()).isEqualTo("moved");
+    Duration next = a.runOnce(Duration.ofMinutes(5));
+    apply(pa);
+    assertThat(held.map.get("a").resourceGroup()).as("the move stands").isEqualTo("moved");
+    assertThat(aReads.get()).isZero();
+    assertThat(aTasks.get()).isZero();
+    assertThat(next).isEqualTo(InventoryPublisher.OWNER_CHECK);
+
+    aOwns.set(true); // b is gone; a runs the rollouts task now
+    assertThat(a.runOnce(Duration.ofMinutes(5))).isEqualTo(Duration.ofMinutes(5));
+    assertThat(aReads.get()).isEqualTo(1);
+    assertThat(aTasks.get()).isEqualTo(1);
+    assertThat(a.refreshedAt()).isEqualTo(T0);
+    b.runOnce(Duration.ofMinutes(5));
+    assertThat(pb.history()).isEmpty();
+    assertThat(b.refreshedAt())
+        .as("b no longer writes: its last read is not the inventory's")
+        .isNull();
+  }
+
   @Test
   void aReadThatFailsWritesNothingAndRemovesNothing() {
     held.map.put("a", vm("a", "1"));
