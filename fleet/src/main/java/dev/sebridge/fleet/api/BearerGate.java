@@ -13,12 +13,16 @@ import org.slf4j.LoggerFactory;
  * against its client's address (an IPv6 client's /64; behind a trusted proxy, the address it
  * forwards), logged at INFO, once a minute for the same token (a dashboard retrying its expired
  * token is one failure, not one per request); past {@link #FAILURES_PER_MINUTE} different tokens a
- * minute the address's requests with a token are refused (429) before the token is looked at.
- * Before, any route answered 401 or 200 to a guessed token as fast as it was asked, logged at DEBUG
- * or not at all, so the page's sign-in limit could be walked around (with a bearer header on the
- * API, and with a made-up session cookie on the page until it was authenticated here too).
- * Retention: the limits' (at most 10,000 addresses, the least recently used dropped), and at most
- * {@link #REMEMBERED} failed tokens (a hash of each with its address), for a minute each.
+ * minute the address's requests with a new token are refused (429) before the token is looked at. A
+ * token that authenticated within the last {@link #KNOWN_FOR} is still looked at (a colleague's
+ * dashboard behind the same NAT keeps working while someone there guesses): a guess is a new token,
+ * and an address's guesses stay bounded. Before, any route answered 401 or 200 to a guessed token
+ * as fast as it was asked, logged at DEBUG or not at all, so the page's sign-in limit could be
+ * walked around (with a bearer header on the API, and with a made-up session cookie on the page
+ * until it was authenticated here too). Retention: the limits' (at most 10,000 addresses, the least
+ * recently used dropped), at most {@link #REMEMBERED} failed tokens (a hash of each with its
+ * address), for a minute each, and at most {@link #REMEMBERED} tokens that authenticated (a hash of
+ * each), for {@link #KNOWN_FOR} after each last did.
  */
 final class BearerGate {
   private static final Logger LOG = LoggerFactory.getLogger(BearerGate.class);
@@ -26,8 +30,11 @@ final class BearerGate {
   /** Different tokens from one address that may fail to authenticate in a minute. */
   static final int FAILURES_PER_MINUTE = 30;
 
-  /** Failed tokens remembered (the least recently failed dropped first). */
+  /** Failed tokens remembered (the least recently failed dropped first); good ones as many. */
   static final int REMEMBERED = 10_000;
+
+  /** How long a token that authenticated passes an address that spent its failures. */
+  static final java.time.Duration KNOWN_FOR = java.time.Duration.ofHours(1);
 
   private final Authenticator auth;
   private final Set<String> trustedProxies;
@@ -42,9 +49,27 @@ final class BearerGate {
         }
       };
 
+  // hash of a token that authenticated -> when it last did
+  private final java.util.Map<String, Long> known =
+      new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
+          return size() > REMEMBERED;
+        }
+      };
+
+  private final java.util.function.LongSupplier nanoTime;
+
   BearerGate(Authenticator auth, Set<String> trustedProxies) {
+    this(auth, trustedProxies, System::nanoTime);
+  }
+
+  /** With the time read from {@code nanoTime} (tests). */
+  BearerGate(
+      Authenticator auth, Set<String> trustedProxies, java.util.function.LongSupplier nanoTime) {
     this.auth = auth;
     this.trustedProxies = HttpLimits.canonical(trustedProxies);
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -73,23 +98,61 @@ final class BearerGate {
   }
 
   private Optional<Principal> principal(HttpCall call, String token, String what) {
-    String client = HttpCall.rateKey(call.clientAddress(trustedProxies));
-    if (failures.spent(client)) {
+    try {
+      return principal(HttpCall.rateKey(call.clientAddress(trustedProxies)), token, what);
+    } catch (ApiException spent) {
       call.header("Retry-After", "60");
+      throw spent;
+    }
+  }
+
+  /**
+   * The token's principal, for a client by its rate key.
+   *
+   * @throws ApiException 429 when the client spent its failures this minute and the token did not
+   *     authenticate within {@link #KNOWN_FOR}
+   */
+  Optional<Principal> principal(String client, String token, String what) {
+    String hash = hash(token);
+    if (failures.spent(client) && !known(hash)) {
       throw new ApiException(
           429, "too many tokens from this address did not authenticate: wait a minute");
     }
     Optional<Principal> p = auth.authenticate(token);
-    if (p.isEmpty() && newFailure(client + "|" + hash(token))) {
+    if (p.isPresent()) {
+      authenticated(hash);
+    } else if (newFailure(client + "|" + hash)) {
       failures.take(client);
       LOG.info("a {} from {} did not authenticate", what, client);
     }
     return p;
   }
 
+  /** Whether this token authenticated within {@link #KNOWN_FOR}. */
+  private synchronized boolean known(String hash) {
+    Long at = known.get(hash);
+    if (at == null) {
+      return false;
+    }
+    if (nanoTime.getAsLong() - at >= KNOWN_FOR.toNanos()) {
+      known.remove(hash);
+      return false;
+    }
+    return true;
+  }
+
+  private synchronized void authenticated(String hash) {
+    known.put(hash, nanoTime.getAsLong());
+  }
+
+  /** How many tokens that authenticated it remembers (tests). */
+  synchronized int knownTokens() {
+    return known.size();
+  }
+
   /** Whether this address's token failed for the first time this minute. */
   private synchronized boolean newFailure(String key) {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
     Long at = failed.get(key);
     if (at != null && now - at < java.util.concurrent.TimeUnit.MINUTES.toNanos(1)) {
       return false;
