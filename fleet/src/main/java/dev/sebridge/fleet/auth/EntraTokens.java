@@ -138,7 +138,8 @@ public final class EntraTokens implements Authenticator {
         new Principal(
             name == null ? oid : name + " (" + oid + ")",
             role,
-            "entra:" + (tenant == null ? "" : tenant + ":") + oid));
+            "entra:" + (tenant == null ? "" : tenant + ":") + oid,
+            claims.getExpirationTime() == null ? null : claims.getExpirationTime().toInstant()));
   }
 
   private static Principal.Role role(JWTClaimsSet claims) {

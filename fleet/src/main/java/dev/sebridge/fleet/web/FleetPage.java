@@ -190,7 +190,7 @@ public final class FleetPage implements Route {
       ex.header("HX-Redirect", FleetServer.SIGN_IN);
       html(ex, 200, "");
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
-      live.serve(ex, s.principal().id());
+      live.serve(ex, s.principal().id(), s.principal().expiresAt());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
       fragment(ex, path.substring("/ui/fragment/".length()), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {

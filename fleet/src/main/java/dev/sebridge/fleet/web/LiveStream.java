@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * not change. A comment every 15 s keeps proxies from closing an idle stream. Writes are
  * asynchronous: no thread waits on a page, and a page whose write is still pending is skipped until
  * it drains. At most {@code maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more
- * get 503 and htmx retries.
+ * get 503 and htmx retries. A stream ends when the token it was opened with expires (an Entra
+ * token's {@code exp}, an hour or so): the page's next request is signed out, and its stream no
+ * longer tells someone whose session is over when the fleet changes.
  */
 public final class LiveStream implements AutoCloseable {
   /** The page's sections and the views each shows. */
@@ -45,15 +47,19 @@ public final class LiveStream implements AutoCloseable {
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-live"));
 
+  private final java.time.Clock clock;
+
   public LiveStream(ViewChanges changes, int maxStreams) {
-    this(changes, maxStreams, Duration.ofSeconds(1));
+    this(changes, maxStreams, Duration.ofSeconds(1), java.time.Clock.systemUTC());
   }
 
   /**
    * @param tick how often changes are told; null: only when a test calls {@link #tick()}
+   * @param clock what tokens' expiries are compared with
    */
-  LiveStream(ViewChanges changes, int maxStreams, Duration tick) {
+  LiveStream(ViewChanges changes, int maxStreams, Duration tick, java.time.Clock clock) {
     this.changes = changes;
+    this.clock = clock;
     this.permits = new Semaphore(maxStreams);
     if (tick != null) {
       ticker.scheduleWithFixedDelay(
@@ -61,7 +67,13 @@ public final class LiveStream implements AutoCloseable {
     }
   }
 
-  void serve(HttpCall call, String principal) {
+  /**
+   * Opens a page's stream.
+   *
+   * @param principal whose page (its id)
+   * @param until when its token expires: the stream ends then; null: never
+   */
+  void serve(HttpCall call, String principal, java.time.Instant until) {
     if (!takePlace(principal)) {
       FleetPage.html(call, 503, "too many live pages for " + principal);
       return;
@@ -71,7 +83,8 @@ public final class LiveStream implements AutoCloseable {
       FleetPage.html(call, 503, "too many live pages");
       return;
     }
-    Page page = new Page(call.stream("text/event-stream; charset=utf-8"), versions(), principal);
+    Page page =
+        new Page(call.stream("text/event-stream; charset=utf-8"), versions(), principal, until);
     page.write("retry: 2000\n: live\n\n"); // before the ticker can see it: never two writes
     pages.add(page);
     if (page.ended.get()) {
@@ -119,9 +132,14 @@ public final class LiveStream implements AutoCloseable {
   void tick() {
     Map<String, Long> now = versions();
     long t = System.nanoTime();
+    java.time.Instant wall = clock.instant();
     for (Page p : pages) {
       if (p.writing.get()) {
         continue; // this page has not taken the last write yet: it hears of this next tick
+      }
+      if (p.until != null && !wall.isBefore(p.until)) {
+        p.end(null); // its token expired: ended, not cut (htmx asks again, and is signed out)
+        continue;
       }
       StringBuilder b = new StringBuilder();
       now.forEach(
@@ -161,12 +179,15 @@ public final class LiveStream implements AutoCloseable {
     private final AtomicBoolean writing = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
     private final String principal;
+    private final java.time.Instant until;
     private volatile long lastWrite = System.nanoTime();
 
-    Page(HttpCall.Stream stream, Map<String, Long> seen, String principal) {
+    Page(
+        HttpCall.Stream stream, Map<String, Long> seen, String principal, java.time.Instant until) {
       this.stream = stream;
       this.seen = new ConcurrentHashMap<>(seen);
       this.principal = principal;
+      this.until = until;
     }
 
     void write(String chunk) {

@@ -128,16 +128,42 @@ class EntraTokensTest {
     return jwt.serialize();
   }
 
+  /** The principal of a token, its expiry left out (checked on its own below). */
+  java.util.Optional<Principal> auth(String token) {
+    return entra
+        .authenticate(token)
+        .map(
+            p -> {
+              assertThat(p.expiresAt()).as("the token's exp").isNotNull();
+              return new Principal(p.name(), p.role(), p.id());
+            });
+  }
+
+  @Test
+  void aPrincipalExpiresWithItsToken() throws Exception {
+    Instant exp =
+        Instant.now().plusSeconds(1800).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    Principal p =
+        entra
+            .authenticate(
+                signed(
+                    claims()
+                        .expirationTime(Date.from(exp))
+                        .claim("roles", List.of("Fleet.Read"))
+                        .build(),
+                    tenantKey))
+            .orElseThrow();
+    assertThat(p.expiresAt()).isEqualTo(exp);
+    assertThat(p.expired(exp.minusSeconds(1))).isFalse();
+    assertThat(p.expired(exp)).isTrue();
+  }
+
   @Test
   void appRolesMakeReadersAndApprovers() throws Exception {
-    assertThat(
-            entra.authenticate(
-                signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
+    assertThat(auth(signed(claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
         .contains(
             new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER, ENTRA_ID));
-    assertThat(
-            entra.authenticate(
-                signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey)))
+    assertThat(auth(signed(claims().claim("roles", List.of("Fleet.Read")).build(), tenantKey)))
         .contains(
             new Principal("alice@contoso.com (" + OID + ")", Principal.Role.READER, ENTRA_ID));
     // an application (client credentials) is named by its client id
@@ -147,21 +173,19 @@ class EntraTokensTest {
             .claim("azp", "ci-pipeline-app")
             .claim("roles", List.of("Fleet.Approve"))
             .build();
-    assertThat(entra.authenticate(signed(app, tenantKey)).map(Principal::name))
+    assertThat(auth(signed(app, tenantKey)).map(Principal::name))
         .contains("ci-pipeline-app (" + OID + ")");
   }
 
   @Test
   void v1AndV2AccessTokensAreTakenWithEitherAudienceAndAnIdTokenNever() throws Exception {
     // v1: issuer sts.windows.net, aud the App ID URI (az account get-access-token --resource)
-    assertThat(
-            entra.authenticate(
-                signed(v1Claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
+    assertThat(auth(signed(v1Claims().claim("roles", List.of("Fleet.Approve")).build(), tenantKey)))
         .contains(
             new Principal("alice@contoso.com (" + OID + ")", Principal.Role.APPROVER, ENTRA_ID));
     // v2: aud the client id GUID
     assertThat(
-            entra.authenticate(
+            auth(
                 signed(
                     claims().audience(CLIENT_ID).claim("roles", List.of("Fleet.Read")).build(),
                     tenantKey)))
@@ -177,7 +201,7 @@ class EntraTokensTest {
             .claim("nonce", "n-0S6_WzA2Mj")
             .claim("roles", List.of("Fleet.Approve"))
             .build();
-    assertThat(entra.authenticate(signed(idToken, tenantKey))).isEmpty();
+    assertThat(auth(signed(idToken, tenantKey))).isEmpty();
     JWTClaimsSet idTokenWithoutNonce =
         claims()
             .audience(CLIENT_ID)
@@ -185,24 +209,24 @@ class EntraTokensTest {
             .claim("azpacr", null)
             .claim("roles", List.of("Fleet.Approve"))
             .build();
-    assertThat(entra.authenticate(signed(idTokenWithoutNonce, tenantKey))).isEmpty();
+    assertThat(auth(signed(idTokenWithoutNonce, tenantKey))).isEmpty();
     // an access token with an ID token's claim
     assertThat(
-            entra.authenticate(
+            auth(
                 signed(
                     claims().claim("at_hash", "x").claim("roles", List.of("Fleet.Read")).build(),
                     tenantKey)))
         .isEmpty();
     // no oid
     assertThat(
-            entra.authenticate(
+            auth(
                 signed(
                     claims().claim("oid", null).claim("roles", List.of("Fleet.Read")).build(),
                     tenantKey)))
         .isEmpty();
     // a v1 token of another tenant
     assertThat(
-            entra.authenticate(
+            auth(
                 signed(
                     v1Claims()
                         .issuer("https://sts.windows.net/other/")
@@ -305,7 +329,7 @@ class EntraTokensTest {
             "not.a.jwt",
             "garbage");
     for (String token : refused) {
-      assertThat(entra.authenticate(token)).as(token).isEqualTo(Optional.empty());
+      assertThat(auth(token)).as(token).isEqualTo(Optional.empty());
     }
   }
 

@@ -27,13 +27,15 @@ import org.junit.jupiter.api.Test;
  */
 class LiveStreamTest {
   final ViewChanges changes = new ViewChanges();
+  final dev.sebridge.testing.MutableClock clock =
+      new dev.sebridge.testing.MutableClock(java.time.Instant.parse("2026-11-28T10:00:00Z"));
   LiveStream live;
   FleetServer server;
   final List<Socket> sockets = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
-    live = new LiveStream(changes, 10, null); // ticked by the test
+    live = new LiveStream(changes, 10, null, clock); // ticked by the test
     server =
         new FleetServer(
                 "127.0.0.1",
@@ -47,7 +49,11 @@ class LiveStreamTest {
                   if (!path.equals("/ui/stream")) {
                     return false;
                   }
-                  live.serve(call, call.header("X-Principal"));
+                  String until = call.header("X-Until");
+                  live.serve(
+                      call,
+                      call.header("X-Principal"),
+                      until == null ? null : java.time.Instant.parse(until));
                   return true;
                 })
             .start();
@@ -130,6 +136,37 @@ class LiveStreamTest {
         .until(() -> live.open() == LiveStream.PER_PRINCIPAL + 1);
   }
 
+  /**
+   * A page's stream ends when the token it was opened with expires: it kept telling a signed-out
+   * browser (an Entra token expires in about an hour) when the fleet changed, for as long as the
+   * tab stayed open. A stream whose token does not expire (a static token) stays.
+   */
+  @Test
+  void aStreamEndsWhenItsTokenExpires() throws Exception {
+    BufferedReader expiring =
+        stream("alice", clock.instant().plus(Duration.ofMinutes(60)).toString());
+    assertThat(status(expiring)).isEqualTo(200);
+    BufferedReader lasting = stream("dashboard");
+    assertThat(status(lasting)).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 2);
+    settled();
+    clock.advance(Duration.ofMinutes(59));
+    live.tick();
+    assertThat(live.open()).isEqualTo(2);
+    clock.advance(Duration.ofMinutes(1));
+    live.tick();
+    assertThat(live.open()).isEqualTo(1);
+    // the stream ended (chunked encoding's last chunk), not cut
+    String line;
+    while ((line = expiring.readLine()) != null && !line.equals("0")) {
+      // the stream's first chunk, up to the last (a read timeout fails the test)
+    }
+    assertThat(line).as("the last chunk").isEqualTo("0");
+    changes.viewChanged(FleetTopology.REQUESTS_VIEW);
+    live.tick();
+    assertThat(events(lasting, 1)).containsExactly("approvals");
+  }
+
   private BufferedReader stream() throws Exception {
     return stream("p-" + sockets.size());
   }
@@ -140,12 +177,19 @@ class LiveStreamTest {
   }
 
   private BufferedReader stream(String principal) throws Exception {
+    return stream(principal, null);
+  }
+
+  private BufferedReader stream(String principal, String until) throws Exception {
     Socket s = new Socket("127.0.0.1", server.port());
     sockets.add(s);
     s.setSoTimeout(10_000);
     s.getOutputStream()
         .write(
-            ("GET /ui/stream HTTP/1.1\r\nHost: x\r\nX-Principal: " + principal + "\r\n\r\n")
+            ("GET /ui/stream HTTP/1.1\r\nHost: x\r\nX-Principal: "
+                    + principal
+                    + (until == null ? "" : "\r\nX-Until: " + until)
+                    + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
     return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
   }
