@@ -109,7 +109,11 @@ final class ImdsChecks {
                       + " now lists "
                       + Untrusted.text(String.join(", ", beyond), Untrusted.REASON)
                       + ", which the approval's issuer did not count: approving would release"
-                      + " them too; ask again"));
+                      + " them too; ask again"
+                      + (resuming
+                          ? " (the agent restarted while handling this command: whether"
+                              + " StartRequests was posted before is unknown)"
+                          : "")));
         }
         toPost.add(id);
       } else if (!(resuming && e.isStarted())) {

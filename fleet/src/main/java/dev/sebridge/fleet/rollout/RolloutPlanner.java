@@ -70,6 +70,35 @@ public final class RolloutPlanner {
   }
 
   /**
+   * Whether an event whose release agents refused as {@code resources-changed} may be released
+   * again: the views list a VM in it that the refused request did not count (the views hear of
+   * Azure's change through the agents' reports, which can come after their refusals; released again
+   * before, its commands would name the same VMs and be refused again). True for an event never
+   * refused, or whose refused request named no VMs.
+   */
+  static boolean changedSinceRefused(
+      String eventId, List<String> pending, Map<String, RolloutVm> vms, World w) {
+    List<String> before = List.of();
+    for (String k : pending) {
+      RolloutVm v = vms.get(k);
+      if (v.times() > 0 && v.requestId() != null) {
+        List<String> c = w.refusedCounted(v.requestId());
+        if (!c.isEmpty()) {
+          before = c;
+          break;
+        }
+      }
+    }
+    if (before.isEmpty()) {
+      return true;
+    }
+    java.util.Set<String> counted = new java.util.HashSet<>();
+    before.forEach(n -> counted.add(n.toLowerCase(java.util.Locale.ROOT)));
+    return ListedVms.counted(eventId, w).stream()
+        .anyMatch(n -> !counted.contains(n.toLowerCase(java.util.Locale.ROOT)));
+  }
+
+  /**
    * The request id of an event's release: {@link #requestId(String, String)}, or, when its VMs are
    * pending again after their agents refused a release ({@link RolloutVm#pendingAgain}), one made
    * from the refused request's (a command id is used once: the agents' replay caches would refuse
@@ -106,9 +135,17 @@ public final class RolloutPlanner {
     RolloutMembers.join(r, w, vms, limits, full);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
-      RolloutVm v =
-          VmProgress.againIfResourcesChanged(VmProgress.observe(r, e.getValue(), w, now), w);
-      e.setValue(v);
+      e.setValue(VmProgress.observe(r, e.getValue(), w, now));
+    }
+    java.util.Set<String> refused = VmProgress.refusedForResources(vms.values(), w);
+    for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
+      RolloutVm v = e.getValue();
+      if (v.requestId() != null
+          && refused.contains(v.requestId())
+          && v.phase().equals(RolloutVm.APPROVED)) {
+        v = v.pendingAgain();
+        e.setValue(v);
+      }
       if (halt == null) {
         halt = VmProgress.failure(v, w, now);
       }
@@ -290,6 +327,9 @@ public final class RolloutPlanner {
         continue; // nothing could release it: it waits (RolloutMembers.waitingFor)
       }
       String requestId = requestId(r.id(), eventId, pending, vms);
+      if (!changedSinceRefused(eventId, pending, vms, w)) {
+        continue; // refused for a VM the views do not list in the event yet: it waits for them
+      }
       ledger.release(eventId, w, "rollout:" + r.id(), now);
       List<String> counted = ListedVms.counted(eventId, w);
       for (String key : pending) {

@@ -63,20 +63,38 @@ final class VmProgress {
   static final int AGAIN_AT_MOST = 3;
 
   /**
-   * The VM pending again when its agent refused the rollout's approval because the event lists a VM
-   * the fleet had not counted ({@code resources-changed}: Azure added it after the release, and
-   * nothing was posted), at most {@link #AGAIN_AT_MOST} times; else as it is. Released again, the
-   * event is counted with the VMs it lists then (the ledger keeps the first release's entries).
+   * The requests an agent refused because their event lists a VM the fleet had not counted ({@code
+   * resources-changed}: Azure added it after the release, and nothing was posted), for a VM still
+   * waiting for its event to start and sent back to pending fewer than {@link #AGAIN_AT_MOST}
+   * times. Every VM of the rollout such a request approved and whose event has not started goes
+   * back to pending ({@link RolloutVm#pendingAgain}), those acknowledged for through the
+   * Maintenance API included: released again, the event is counted with the VMs it lists then (the
+   * ledger keeps the first release's entries meanwhile).
    */
-  static RolloutVm againIfResourcesChanged(RolloutVm v, World w) {
-    if (v.requestId() == null
-        || v.resultAcknowledged()
-        || !v.phase().equals(RolloutVm.APPROVED)
-        || v.times() >= AGAIN_AT_MOST) {
-      return v;
+  static java.util.Set<String> refusedForResources(java.util.Collection<RolloutVm> vms, World w) {
+    // (the times of the event's VMs that went back most: a VM that joined the event later has
+    // fewer)
+    java.util.Map<String, Integer> times = new java.util.HashMap<>();
+    for (RolloutVm v : vms) {
+      if (v.requestId() != null && v.phase().equals(RolloutVm.APPROVED)) {
+        times.merge(v.requestId(), v.times(), Math::max);
+      }
     }
-    Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
-    return result.isPresent() && result.get().resourcesChanged() ? v.pendingAgain() : v;
+    java.util.Set<String> refused = new java.util.HashSet<>();
+    for (RolloutVm v : vms) {
+      if (v.requestId() == null
+          || v.resultAcknowledged()
+          || !v.phase().equals(RolloutVm.APPROVED)
+          || times.get(v.requestId()) >= AGAIN_AT_MOST
+          || refused.contains(v.requestId())) {
+        continue;
+      }
+      Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
+      if (result.isPresent() && result.get().resourcesChanged()) {
+        refused.add(v.requestId());
+      }
+    }
+    return refused;
   }
 
   /** Why this VM halts the rollout, if it does. */

@@ -180,6 +180,14 @@ public interface World {
   Optional<Result> unaccepted(String requestId, String vmId);
 
   /**
+   * The VMs (names) a request counted when an agent refused it because its event lists another
+   * ({@link Result#resourcesChanged}); empty otherwise, or when the request did not name them.
+   */
+  default List<String> refusedCounted(String requestId) {
+    return List.of();
+  }
+
+  /**
    * An approval result.
    *
    * @param outcome rejected, failed, dry-run (accepted is not asked for)

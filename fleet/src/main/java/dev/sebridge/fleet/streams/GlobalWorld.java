@@ -262,6 +262,11 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public List<String> refusedCounted(String requestId) {
+    return requestId == null ? List.of() : index.contents().counted(requestId);
+  }
+
+  @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
     return requestId == null || vmId == null
         ? Optional.empty()

@@ -308,6 +308,12 @@ final class IndexContents {
     return r == null ? Map.of() : r.unaccepted();
   }
 
+  /** The VMs a request an agent refused as {@code resources-changed} counted; else empty. */
+  java.util.List<String> counted(String requestId) {
+    RequestFacts r = unaccepted.get(requestId);
+    return r == null ? java.util.List.of() : r.counted();
+  }
+
   /**
    * Whether a reporting VM is one the fleet may count by vmId: with an inventory, only a VM whose
    * view it knows (an unknown vmId, or one without a view, is known by name only).

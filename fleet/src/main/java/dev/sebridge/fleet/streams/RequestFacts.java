@@ -11,9 +11,15 @@ import java.util.Map;
  * rollout; an accepted result, or none yet, is not kept: a request is kept for {@code
  * fleet.history-retention}, and most of them are accepted).
  */
-record RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
+record RequestFacts(
+    String sentEvent, Map<String, World.Result> unaccepted, java.util.List<String> counted) {
   RequestFacts {
     unaccepted = Map.copyOf(unaccepted);
+    counted = counted == null ? java.util.List.of() : java.util.List.copyOf(counted);
+  }
+
+  RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
+    this(sentEvent, unaccepted, null);
   }
 
   /** What the index keeps of a request view: null when it sent nothing and nothing went wrong. */
@@ -34,7 +40,14 @@ record RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
                 unaccepted.put(vmId, result(v));
               }
             });
-    return sent == null && unaccepted.isEmpty() ? null : new RequestFacts(sent, unaccepted);
+    if (sent == null && unaccepted.isEmpty()) {
+      return null;
+    }
+    // The VMs it counted, kept only where an agent refused it for one it did not count: what a
+    // rollout's next release of the event must go beyond (RolloutPlanner).
+    boolean changed = unaccepted.values().stream().anyMatch(World.Result::resourcesChanged);
+    return new RequestFacts(
+        sent, unaccepted, changed && r.request() != null ? r.request().counted() : null);
   }
 
   /** The agent's result as a rollout reads it: the reason with its code in front. */

@@ -68,6 +68,8 @@ class FleetSafetyTest {
         .coverage(c -> c.check(true).count(n -> n >= 10));
     net.jqwik.api.statistics.Statistics.label("agent refused an event Azure had grown")
         .coverage(c -> c.check(true).count(n -> n >= 10));
+    net.jqwik.api.statistics.Statistics.label("rollout released a refused event again")
+        .coverage(c -> c.check(true).count(n -> n >= 5));
   }
 
   private void run(long seed) {
@@ -85,6 +87,7 @@ class FleetSafetyTest {
     byRolloutAcknowledged = false;
     placedByRollout = false;
     refusedGrown = false;
+    releasedAgain = false;
     int policyFrom = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(200) : Integer.MAX_VALUE;
     for (int tick = 1; tick <= 400; tick++) {
       Instant now = T0.plusSeconds(tick);
@@ -100,6 +103,8 @@ class FleetSafetyTest {
       List<String> released = new ArrayList<>();
       // The VMs each release's commands name (their resources claim): the ledger's count of it.
       Map<String, List<String>> counted = new HashMap<>();
+      // A rollout's release's request (an agent's refusal names it).
+      Map<String, String> requestIds = new HashMap<>();
       // Released through Azure's Maintenance API too (fleet.acknowledge.enabled): VMs without an
       // agent acknowledged for.
       java.util.Set<String> acknowledged = new java.util.HashSet<>();
@@ -131,6 +136,8 @@ class FleetSafetyTest {
         for (RolloutPlanner.Release x : s.releases()) {
           released.add(x.eventId());
           counted.put(x.eventId(), x.counted());
+          requestIds.put(x.eventId(), x.requestId());
+          releasedAgain |= !x.requestId().equals(RolloutPlanner.requestId(r.id(), x.eventId()));
           if (!x.acknowledge().isEmpty()) {
             acknowledged.add(x.eventId()); // VMs without a report, through the Maintenance API
             byRolloutAcknowledged = true;
@@ -150,7 +157,12 @@ class FleetSafetyTest {
                 && !counted.getOrDefault(e, List.of()).isEmpty()
                 && !counted.get(e).containsAll(ev.members(tick));
         newlyDown.addAll(
-            sim.approve(e, tick, acknowledged.contains(e), counted.getOrDefault(e, List.of())));
+            sim.approve(
+                e,
+                tick,
+                acknowledged.contains(e),
+                counted.getOrDefault(e, List.of()),
+                requestIds.get(e)));
       }
       // Judged in every group a release touched (what was down before a rollout started is not
       // a release it allowed), against every rollout active when the tick's releases were
@@ -175,6 +187,7 @@ class FleetSafetyTest {
   private boolean byRolloutAcknowledged;
   private boolean placedByRollout;
   private boolean refusedGrown;
+  private boolean releasedAgain;
 
   private void statistics() {
     net.jqwik.api.statistics.Statistics.label("rollout released placed VMs")
@@ -183,6 +196,8 @@ class FleetSafetyTest {
         .collect(byRolloutAcknowledged);
     net.jqwik.api.statistics.Statistics.label("agent refused an event Azure had grown")
         .collect(refusedGrown);
+    net.jqwik.api.statistics.Statistics.label("rollout released a refused event again")
+        .collect(releasedAgain);
   }
 
   private static boolean admit(
@@ -233,6 +248,12 @@ class FleetSafetyTest {
     final Map<String, Vm> vms = new LinkedHashMap<>();
     final Map<String, Event> events = new LinkedHashMap<>();
     final int zones;
+
+    /** Agents' refusals as resources-changed: by request, each VM's and when. */
+    final Map<String, Map<String, Integer>> refusals = new HashMap<>();
+
+    /** The VMs each refused request counted. */
+    final Map<String, List<String>> refusedCounted = new HashMap<>();
 
     /** Whether the fleet releases VMs without an agent through Azure's Maintenance API. */
     final boolean acknowledging;
@@ -448,8 +469,8 @@ class FleetSafetyTest {
           String more = ids.get(rnd.nextInt(ids.size()));
           if (!members.contains(more)) {
             e.grows = more;
-            e.growsAt = e.at + 1 + rnd.nextInt(40);
-            e.growthReported = rnd.nextInt(4) == 0 ? 5 + rnd.nextInt(15) : rnd.nextInt(3);
+            e.growsAt = e.at + 1 + rnd.nextInt(12);
+            e.growthReported = rnd.nextBoolean() ? 5 + rnd.nextInt(15) : rnd.nextInt(3);
           }
         }
         events.put(e.id, e);
@@ -573,9 +594,20 @@ class FleetSafetyTest {
      * lists them now, are among the VMs its command names ({@code counted}, its resources claim;
      * none named: not checked). Returns the VMs it made unavailable that were not already.
      */
-    List<String> approve(String eventId, int tick, boolean acknowledged, List<String> counted) {
+    List<String> approve(
+        String eventId, int tick, boolean acknowledged, List<String> counted, String requestId) {
       Event e = events.get(eventId);
       boolean within = counted.isEmpty() || counted.containsAll(e.members(tick));
+      if (!within && requestId != null) {
+        // Each agent commanded refuses as resources-changed; the views have its result a step on.
+        for (String vm : e.members(tick - 1)) {
+          Vm v = vms.get(vm);
+          if (v.agent && reported(v, e, tick - 1)) {
+            refusals.computeIfAbsent(requestId, k -> new HashMap<>()).put(vm, tick);
+          }
+        }
+        refusedCounted.put(requestId, List.copyOf(counted));
+      }
       boolean posted =
           (within
                   && e.members(tick - 1).stream()
@@ -939,7 +971,23 @@ class FleetSafetyTest {
         }
 
         @Override
+        public List<String> refusedCounted(String requestId) {
+          Map<String, Integer> by = refusals.get(requestId);
+          return by != null && by.values().stream().anyMatch(at -> at <= tick)
+              ? refusedCounted.get(requestId)
+              : List.of();
+        }
+
+        @Override
         public Optional<Result> unaccepted(String requestId, String vmId) {
+          Integer refusedAt = refusals.getOrDefault(requestId, Map.of()).get(vmId);
+          if (refusedAt != null && refusedAt <= tick) {
+            return Optional.of(
+                new Result(
+                    "rejected",
+                    "resources-changed: the event lists a VM not counted",
+                    "resources-changed"));
+          }
           Vm v = vms.get(vmId);
           boolean released =
               events.values().stream()

@@ -247,6 +247,45 @@ class PlacedVmsTest {
     assertThat(r.state()).isEqualTo(Rollout.COMPLETED);
   }
 
+  /**
+   * An event of vm-a (reporting) and db-1 (placed, no agent), released by vm-a's command: vm-a's
+   * agent refuses it as resources-changed (Azure added a VM). db-1, which no agent answers for,
+   * goes back to pending with vm-a: the event is released again as a whole. Before, db-1 stayed
+   * approved and the event was never released again (its VMs not all pending); the rollout halted
+   * when db-1 was not back in time.
+   */
+  @Test
+  void aRefusalForAVmAzureAddedSendsTheEventsPlacedVmsBackToPendingToo() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .placedVm("db-1", "2")
+            .event("E3", "vm-a", "db-1")
+            .report("E3", "vm-a", "scheduled", T0);
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E3"), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    assertThat(s.rollout().vms().get(RolloutVm.key("db-1", "E3")).phase())
+        .isEqualTo(RolloutVm.APPROVED);
+    w.unaccepted("vm-a", "rejected", "resources-changed: E3 now lists web-9", "resources-changed");
+    // (this world does not say what the refused request counted: released again at once)
+    RolloutPlanner.Step again = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2));
+    Rollout r = again.rollout();
+    assertThat(r.halt()).isNull();
+    assertThat(again.releases())
+        .singleElement()
+        .satisfies(
+            x -> {
+              assertThat(x.eventId()).isEqualTo("E3");
+              assertThat(x.requestId()).isNotEqualTo(s.releases().get(0).requestId());
+              assertThat(x.placed()).containsExactly("db-1");
+            });
+    for (String vm : List.of("vm-a", "db-1")) {
+      RolloutVm v = r.vms().get(RolloutVm.key(vm, "E3"));
+      assertThat(v.again()).as(vm).isEqualTo(1);
+      assertThat(v.requestId()).as(vm).isEqualTo(again.releases().get(0).requestId());
+    }
+  }
+
   /** The Maintenance API's outcome for db-1 halts the rollout as an agent's rejection does. */
   @Test
   void anAcknowledgementThatFailedHaltsTheRollout() {

@@ -284,6 +284,12 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** Every request's result for this VM key did not accept, with the agent's reason code. */
+  TestWorld unaccepted(String vmKey, String outcome, String reason, String reasonCode) {
+    unaccepted.put(vmKey, new Result(outcome, reason, reasonCode));
+    return this;
+  }
+
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
     return Optional.ofNullable(unaccepted.get(vmId));

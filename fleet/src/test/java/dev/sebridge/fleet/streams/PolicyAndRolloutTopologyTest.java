@@ -225,77 +225,95 @@ class PolicyAndRolloutTopologyTest {
   /**
    * A rollout's command names the VMs the ledger counted for its event (its resources claim). When
    * Azure adds a VM to the event after the release, the agent refuses (resources-changed, nothing
-   * posted): the rollout does not halt, but releases the event again, under a new request whose
-   * commands name the VM added, once it fits; after {@code VmProgress.AGAIN_AT_MOST} such refusals
-   * it halts.
+   * posted): the rollout does not halt, and once the views list the VM added (the agents' reports
+   * of it can come after their refusals) it releases the event again, under a new request whose
+   * commands name that VM too; after {@code VmProgress.AGAIN_AT_MOST} such refusals it halts.
    */
   @Test
-  void aRefusalForAVmAzureAddedToTheEventReleasesItAgainCountingThatVm() throws Exception {
+  void aRefusalForAVmAzureAddedToTheEventReleasesItAgainCountingThatVm() {
     scheduled(web1, "E-1", "Reboot", "Platform", -1);
-    create("r1", "2", "E-1");
+    create("r1", "10", "E-1");
     tick();
     var first = commands.readKeyValuesToList();
     assertThat(first).extracting(kv -> kv.key).containsExactly("vm-1");
     assertThat(counted(first.get(0).value)).containsExactly("web-1");
-    String refused = requests().get(0).request().requestId();
     assertThat(requests().get(0).request().counted()).containsExactly("web-1");
 
-    // Azure lists web-2 in the event too; web-1's agent refuses the command, and both report it.
-    ObjectNode grown =
-        AgentEnvelopes.imdsEvent(
-            "E-1", "Reboot", "Scheduled", List.of("web-1", "web-2"), T0.plusSeconds(900));
-    envelopes.pipeInput(
-        "vm-1", agents.transition(TransitionType.UPDATED, web1, grown, false), clock.instant());
-    envelopes.pipeInput(
-        "vm-2", agents.transition(TransitionType.SCHEDULED, web2, grown, false), clock.instant());
-    envelopes.pipeInput(
-        "vm-1",
-        agents.result(
-            web1,
-            ApprovalRequest.commandId(refused, "vm-1"),
-            "alice",
-            dev.sebridge.approval.ApprovalResult.Outcome.REJECTED,
-            dev.sebridge.approval.ReasonCode.RESOURCES_CHANGED,
-            List.of("E-1"),
-            dev.sebridge.approval.ApprovalResult.Kind.OUTCOME),
-        clock.instant());
+    // Azure lists web-2 in the event too. web-1's agent refuses the command before any report of
+    // the change reaches the views: the rollout waits for them, it does not send the same again.
+    List<VmIdentity> listed = new ArrayList<>(List.of(web1));
+    refuse(rollout("r1").vms().get(RolloutVm.key("vm-1", "E-1")).requestId(), listed);
     tick();
     tick();
-    Rollout r = rollout("r1");
-    assertThat(r.halt()).isNull();
-    var again = commands.readKeyValuesToList();
-    assertThat(again).extracting(kv -> kv.key).containsExactlyInAnyOrder("vm-1", "vm-2");
-    again.forEach(kv -> assertThat(counted(kv.value)).containsExactlyInAnyOrder("web-1", "web-2"));
-    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).phase()).isEqualTo(RolloutVm.APPROVED);
-    assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).again()).isEqualTo(1);
-    String second = r.vms().get(RolloutVm.key("vm-1", "E-1")).requestId();
-    assertThat(second).isNotEqualTo(refused);
+    assertThat(rollout("r1").halt()).isNull();
+    assertThat(commands.readKeyValuesToList()).as("the views do not list web-2 yet").isEmpty();
+    assertThat(rollout("r1").vms().get(RolloutVm.key("vm-1", "E-1")).phase())
+        .isEqualTo(RolloutVm.PENDING);
 
-    // Refused by both agents each time, it goes again at most three times, then halts naming the
-    // refusal.
-    for (int n = 2; n <= 4; n++) {
-      String current = rollout("r1").vms().get(RolloutVm.key("vm-1", "E-1")).requestId();
-      for (VmIdentity vm : List.of(web1, web2)) {
-        envelopes.pipeInput(
-            vm.vmId(),
-            agents.result(
-                vm,
-                ApprovalRequest.commandId(current, vm.vmId()),
-                "alice",
-                dev.sebridge.approval.ApprovalResult.Outcome.REJECTED,
-                dev.sebridge.approval.ReasonCode.RESOURCES_CHANGED,
-                List.of("E-1"),
-                dev.sebridge.approval.ApprovalResult.Kind.OUTCOME),
-            clock.instant());
+    for (int n = 1; n <= 4; n++) {
+      VmIdentity added = AgentEnvelopes.vm("vm-" + (10 + n), "web-" + (10 + n), "1", "web");
+      listed.add(added);
+      grown(listed);
+      tick();
+      tick();
+      var again = commands.readKeyValuesToList();
+      if (n == 4) {
+        break;
       }
+      assertThat(rollout("r1").halt()).as("refusal %d", n).isNull();
+      assertThat(again)
+          .extracting(kv -> kv.key)
+          .containsExactlyInAnyOrderElementsOf(listed.stream().map(VmIdentity::vmId).toList());
+      List<String> names = listed.stream().map(VmIdentity::name).toList();
+      again.forEach(kv -> assertThat(counted(kv.value)).containsExactlyInAnyOrderElementsOf(names));
+      RolloutVm v = rollout("r1").vms().get(RolloutVm.key("vm-1", "E-1"));
+      assertThat(v.phase()).isEqualTo(RolloutVm.APPROVED);
+      assertThat(v.again()).isEqualTo(n);
+      // ... and Azure adds one more before they post: each agent refuses again.
+      refuse(v.requestId(), listed);
       tick();
       tick();
-      assertThat(commands.readKeyValuesToList()).as("refusal %d", n).hasSize(n <= 3 ? 2 : 0);
     }
-    r = rollout("r1");
-    assertThat(r.halt()).isNotNull();
+    Rollout r = rollout("r1");
+    assertThat(r.halt()).as("refused a fourth time").isNotNull();
     assertThat(r.halt().reason()).contains("resources-changed");
     assertThat(r.vms().get(RolloutVm.key("vm-1", "E-1")).again()).isEqualTo(3);
+  }
+
+  /** Azure's event E-1 lists these VMs now: each one's agent reports it so. */
+  private void grown(List<VmIdentity> listed) {
+    List<String> names = listed.stream().map(VmIdentity::name).toList();
+    ObjectNode e =
+        AgentEnvelopes.imdsEvent("E-1", "Reboot", "Scheduled", names, T0.plusSeconds(900));
+    for (VmIdentity vm : listed) {
+      envelopes.pipeInput(
+          vm.vmId(),
+          agents.transition(
+              vm == listed.get(listed.size() - 1)
+                  ? TransitionType.SCHEDULED
+                  : TransitionType.UPDATED,
+              vm,
+              e,
+              false),
+          clock.instant());
+    }
+  }
+
+  /** Each of these VMs' agents refuses the request's command: E-1 lists a VM it did not count. */
+  private void refuse(String requestId, List<VmIdentity> vms) {
+    for (VmIdentity vm : vms) {
+      envelopes.pipeInput(
+          vm.vmId(),
+          agents.result(
+              vm,
+              ApprovalRequest.commandId(requestId, vm.vmId()),
+              "alice",
+              dev.sebridge.approval.ApprovalResult.Outcome.REJECTED,
+              dev.sebridge.approval.ReasonCode.RESOURCES_CHANGED,
+              List.of("E-1"),
+              dev.sebridge.approval.ApprovalResult.Kind.OUTCOME),
+          clock.instant());
+    }
   }
 
   /** The names a fleet command's resources claim gives its one event. */
