@@ -14,6 +14,23 @@ import java.util.Optional;
  * that found nothing.
  */
 public final class ApiInput {
+  /**
+   * What no route of the API takes: 405 with the methods the contract states for the path in {@code
+   * Allow} (HEAD wherever GET is), or 404 for a path the contract does not have.
+   */
+  public static ApiException noRoute(HttpCall call, String path) {
+    Optional<java.util.Set<String>> methods = CONTRACT.methods(path);
+    if (methods.isEmpty()) {
+      return new ApiException(404, "no such route: " + path);
+    }
+    java.util.Set<String> allow = new java.util.TreeSet<>(methods.get());
+    if (allow.contains("GET")) {
+      allow.add("HEAD");
+    }
+    call.header("Allow", String.join(", ", allow));
+    return new ApiException(405, "no such route: " + call.rawMethod() + " " + path);
+  }
+
   private static final RequestContract CONTRACT = RequestContract.published();
 
   private ApiInput() {}

@@ -204,7 +204,9 @@ public final class FleetServer implements AutoCloseable {
       if (api && principal.isEmpty()) {
         bearer(call, principal);
       }
-      throw new ApiException(api ? 405 : 404, "no such route: " + call.method() + " " + path);
+      throw api
+          ? ApiInput.noRoute(call, path)
+          : new ApiException(404, "no such route: " + call.method() + " " + path);
     } catch (ApiException e) {
       error(call, e);
     } catch (IOException e) {

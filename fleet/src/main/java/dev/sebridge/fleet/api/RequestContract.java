@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -31,13 +32,31 @@ public final class RequestContract {
 
   private final Map<String, JsonSchema> bodies;
   private final Map<String, Query> queries;
+  private final Map<java.util.regex.Pattern, Set<String>> methods;
 
   /** A route's query parameters: their schema, and each one's JSON type. */
   private record Query(JsonSchema schema, Map<String, String> types) {}
 
-  private RequestContract(Map<String, JsonSchema> bodies, Map<String, Query> queries) {
+  private RequestContract(
+      Map<String, JsonSchema> bodies,
+      Map<String, Query> queries,
+      Map<java.util.regex.Pattern, Set<String>> methods) {
     this.bodies = bodies;
     this.queries = queries;
+    this.methods = methods;
+  }
+
+  /**
+   * The methods the contract states for a path ({@code /api/events/E1} matches {@code
+   * /api/events/{eventId}}), upper case; empty when no path of the contract matches it.
+   */
+  public Optional<Set<String>> methods(String path) {
+    for (Map.Entry<java.util.regex.Pattern, Set<String>> e : methods.entrySet()) {
+      if (e.getKey().matcher(path).matches()) {
+        return Optional.of(e.getValue());
+      }
+    }
+    return Optional.empty();
   }
 
   /** The contract as the packaged OpenAPI document states it. */
@@ -58,12 +77,16 @@ public final class RequestContract {
     JsonNode defs = rewriteRefs(document.at("/components/schemas").deepCopy());
     Map<String, JsonSchema> bodies = new TreeMap<>();
     Map<String, Query> queries = new TreeMap<>();
+    Map<java.util.regex.Pattern, Set<String>> methods = new java.util.LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> paths = document.path("paths").fields();
     while (paths.hasNext()) {
       Map.Entry<String, JsonNode> path = paths.next();
+      Set<String> allowed = new java.util.TreeSet<>();
+      methods.put(template(path.getKey()), allowed);
       Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields();
       while (ops.hasNext()) {
         Map.Entry<String, JsonNode> op = ops.next();
+        allowed.add(op.getKey().toUpperCase(java.util.Locale.ROOT));
         queries.put(key(op.getKey(), path.getKey()), query(document, defs, op.getValue(), factory));
         JsonNode schema = op.getValue().at("/requestBody/content/application~1json/schema");
         if (schema.isMissingNode()) {
@@ -76,7 +99,20 @@ public final class RequestContract {
         bodies.put(key(op.getKey(), path.getKey()), factory.getSchema(standalone));
       }
     }
-    return new RequestContract(bodies, queries);
+    methods.replaceAll((p, m) -> Set.copyOf(m));
+    return new RequestContract(bodies, queries, methods);
+  }
+
+  /** A path template as a pattern: each {@code {param}} one segment. */
+  private static java.util.regex.Pattern template(String path) {
+    StringBuilder b = new StringBuilder();
+    for (String part : path.split("(?=\\{)|(?<=\\})")) {
+      b.append(
+          part.startsWith("{") && part.endsWith("}")
+              ? "[^/]+"
+              : java.util.regex.Pattern.quote(part));
+    }
+    return java.util.regex.Pattern.compile(b.toString());
   }
 
   private static Query query(

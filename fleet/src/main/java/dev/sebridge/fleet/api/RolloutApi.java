@@ -92,7 +92,7 @@ public final class RolloutApi implements Route {
       out.set("rules", JsonSerde.JSON.valueToTree(policies.rules()));
       ex.json(200, out);
     } else {
-      throw new ApiException(405, "no such route: " + method + " " + path);
+      throw ApiInput.noRoute(ex, path);
     }
     return true;
   }

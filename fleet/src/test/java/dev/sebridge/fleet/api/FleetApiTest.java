@@ -783,6 +783,45 @@ class FleetApiTest {
     assertThat(warnings).as("the JDK server's warnings").isEmpty();
   }
 
+  /**
+   * A method a path of the API does not take is 405 with the methods it takes in {@code Allow}, as
+   * the contract states them (RFC 9110 requires the header); a path the API does not have is 404.
+   * Before, both were 405 without {@code Allow}.
+   */
+  @Test
+  void aMethodAPathDoesNotTakeIs405WithAllowAndAnUnknownPathIs404() throws Exception {
+    Map<String, String> allow =
+        Map.of(
+            "DELETE /api/events",
+            "GET, HEAD",
+            "POST /api/events/" + EVENT,
+            "GET, HEAD",
+            "GET /api/events/" + EVENT + "/approve",
+            "POST",
+            "PUT /api/rollouts",
+            "GET, HEAD, POST",
+            "DELETE /api/rollouts/r-1",
+            "GET, HEAD",
+            "POST /metrics",
+            "GET, HEAD");
+    for (Map.Entry<String, String> e : allow.entrySet()) {
+      String[] mp = e.getKey().split(" ");
+      HttpResponse<String> r = call(mp[0], mp[1], APPROVER, null, mp[1]);
+      assertThat(r.statusCode()).as(e.getKey()).isEqualTo(405);
+      assertThat(r.headers().firstValue("Allow")).as(e.getKey()).hasValue(e.getValue());
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+          .contains("no such route");
+    }
+    for (String path : List.of("/api/nonsense", "/api/events/" + EVENT + "/nonsense", "/api/")) {
+      HttpResponse<String> r = call("GET", path, APPROVER, null, path);
+      assertThat(r.statusCode()).as(path).isEqualTo(404);
+      assertThat(r.headers().firstValue("Allow")).as(path).isEmpty();
+    }
+    assertThat(call("DELETE", "/api/events", null, null, "/api/events").statusCode())
+        .as("without a token: 401 first")
+        .isEqualTo(401);
+  }
+
   @Test
   void aBodyTheContractRefusesIsA400NamingTheFieldAndNothingIsAuditedOrSent() throws Exception {
     String approve = "/api/events/{eventId}/approve";
