@@ -89,6 +89,9 @@ final class FleetInventory implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "sebridge-fleet-inventory");
+    // A refresh gives up on its records after a minute: none may land later, over a newer
+    // owner's (request.timeout.ms 30 s + linger fit in it).
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
     publisher =
         new InventoryPublisher(
             graph::read,

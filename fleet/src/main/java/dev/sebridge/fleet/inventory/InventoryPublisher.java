@@ -145,6 +145,11 @@ public final class InventoryPublisher implements AutoCloseable {
           listed.size(),
           before.size());
     }
+    if (!this.writes.getAsBoolean()) {
+      // (the read took a while, and this instance stopped running the rollouts task meanwhile)
+      throw new IllegalStateException(
+          "this instance no longer runs the rollouts task: the read is not written");
+    }
     send(writes);
     refreshedAt.set(clock.instant());
     LOG.info(

@@ -20,10 +20,14 @@ public final class RolloutsOwner {
     this.rollouts = new TopicPartition(rolloutsTopic, 0);
   }
 
-  /** True while one of this instance's stream threads has the rollouts task active. */
+  /**
+   * True while this instance is RUNNING and one of its stream threads has the rollouts task active.
+   * Not while it rebalances: a thread's list of active tasks is brought up to date only when it
+   * runs again, so an instance that just lost the task would still list it.
+   */
   public boolean now() {
     try {
-      return streams.state().isRunningOrRebalancing()
+      return streams.state() == KafkaStreams.State.RUNNING
           && runs(streams.metadataForLocalThreads(), rollouts);
     } catch (RuntimeException stoppedOrStarting) {
       return false; // not running: someone else's, or no one's for now

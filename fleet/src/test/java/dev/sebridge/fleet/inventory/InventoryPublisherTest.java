@@ -155,6 +155,27 @@ class InventoryPublisherTest {
         .isNull();
   }
 
+  /** The rollouts task moved while this instance read Azure: what it read is not written. */
+  @Test
+  void aReadTheInstanceStoppedOwningTheTaskDuringIsNotWritten() {
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    MockProducer<String, InventoryVm> p = producer(true);
+    azure.set(Map.of("a", vm("a", "1")));
+    InventoryPublisher pub =
+        new InventoryPublisher(
+            azure::get,
+            () -> held,
+            p,
+            "fleet-inventory",
+            clock,
+            () -> asked.incrementAndGet() == 1);
+    pub.runOnce(Duration.ofMinutes(5));
+    assertThat(asked.get()).isEqualTo(2);
+    assertThat(p.history()).isEmpty();
+    assertThat(pub.refreshedAt()).isNull();
+  }
+
   @Test
   void aReadThatFailsWritesNothingAndRemovesNothing() {
     held.map.put("a", vm("a", "1"));
