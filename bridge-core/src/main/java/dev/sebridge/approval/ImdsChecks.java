@@ -100,6 +100,19 @@ final class ImdsChecks {
                 : e.resources().stream()
                     .filter(r -> !allowed.contains(r.toLowerCase(Locale.ROOT)))
                     .toList();
+        if (!beyond.isEmpty() && resuming) {
+          // Our POST may have gone out before the restart: not "nothing posted".
+          return new Refuse(
+              Decision.failed(
+                  ReasonCode.INTERRUPTED,
+                  "the agent restarted while handling this command, and event "
+                      + id
+                      + " now lists "
+                      + Untrusted.text(String.join(", ", beyond), Untrusted.REASON)
+                      + ", which the approval's issuer did not count: whether StartRequests was"
+                      + " posted before is unknown, and it is not posted again",
+                  null));
+        }
         if (!beyond.isEmpty()) {
           return new Refuse(
               Decision.rejected(
@@ -109,11 +122,7 @@ final class ImdsChecks {
                       + " now lists "
                       + Untrusted.text(String.join(", ", beyond), Untrusted.REASON)
                       + ", which the approval's issuer did not count: approving would release"
-                      + " them too; ask again"
-                      + (resuming
-                          ? " (the agent restarted while handling this command: whether"
-                              + " StartRequests was posted before is unknown)"
-                          : "")));
+                      + " them too; ask again"));
         }
         toPost.add(id);
       } else if (!(resuming && e.isStarted())) {

@@ -143,7 +143,7 @@ public final class RolloutPlanner {
       if (v.requestId() != null
           && refused.contains(v.requestId())
           && v.phase().equals(RolloutVm.APPROVED)) {
-        v = v.pendingAgain();
+        v = v.pendingAgain(now.plus(r.spec().timeout()));
         e.setValue(v);
       }
       if (halt == null) {

@@ -191,9 +191,10 @@ public record RolloutVm(
   /**
    * Pending again: its agent refused the approval because the event lists a VM the fleet had not
    * counted (Azure added it after the release); the rollout releases it again, counting it. Keeps
-   * the refused request's id, from which the next release's is made.
+   * the refused request's id, from which the next release's is made, and a deadline: released again
+   * by then, or the rollout halts ({@link VmProgress#failure}).
    */
-  RolloutVm pendingAgain() {
+  RolloutVm pendingAgain(Instant deadline) {
     return new RolloutVm(
         vmId,
         name,
@@ -208,7 +209,7 @@ public record RolloutVm(
         null,
         null,
         null,
-        null,
+        deadline,
         false,
         again == null ? 1 : again + 1);
   }

@@ -75,9 +75,21 @@ final class VmProgress {
     // (the times of the event's VMs that went back most: a VM that joined the event later has
     // fewer)
     java.util.Map<String, Integer> times = new java.util.HashMap<>();
+    // Requests of which a VM's result is anything else (an agent restarted mid-command, a
+    // Maintenance API failure), or a VM the views show the event approved or started for: the
+    // event may have been released; such a result halts the rollout as before (failure).
+    java.util.Set<String> otherwise = new java.util.HashSet<>();
     for (RolloutVm v : vms) {
       if (v.requestId() != null && v.phase().equals(RolloutVm.APPROVED)) {
         times.merge(v.requestId(), v.times(), Math::max);
+        Optional<World.Result> r = w.unaccepted(v.requestId(), v.vmId());
+        if (r.isPresent() && !r.get().resourcesChanged()) {
+          otherwise.add(v.requestId());
+        }
+        dev.sebridge.fleet.model.VmEventState s = w.eventVms(v.eventId()).get(v.vmId());
+        if (s != null && !"scheduled".equals(s.status())) {
+          otherwise.add(v.requestId());
+        }
       }
     }
     java.util.Set<String> refused = new java.util.HashSet<>();
@@ -86,6 +98,7 @@ final class VmProgress {
           || v.resultAcknowledged()
           || !v.phase().equals(RolloutVm.APPROVED)
           || times.get(v.requestId()) >= AGAIN_AT_MOST
+          || otherwise.contains(v.requestId())
           || refused.contains(v.requestId())) {
         continue;
       }
@@ -113,6 +126,19 @@ final class VmProgress {
             "approval " + result.get().outcome() + " on " + label(v) + ": " + result.get().reason(),
             now);
       }
+    }
+    if (v.phase().equals(RolloutVm.PENDING)
+        && v.times() > 0
+        && v.deadline() != null
+        && now.isAfter(v.deadline())) {
+      return new Rollout.Halt(
+          v.vmId(),
+          v.eventId(),
+          "agents refused event "
+              + v.eventId()
+              + " for a VM Azure added to it (resources-changed), and the views have not listed"
+              + " one the refused approval did not count since: skip the event or abort",
+          now);
     }
     if (v.unavailable() && v.deadline() != null && now.isAfter(v.deadline())) {
       return new Rollout.Halt(

@@ -74,6 +74,12 @@ public final class LiveStream implements AutoCloseable {
    * @param until when its token expires: the stream ends then; null: never
    */
   void serve(HttpCall call, String principal, java.time.Instant until) {
+    if (until != null && !clock.instant().isBefore(until)) {
+      // (a token is taken up to a minute past its exp: the stream would end at once, again and
+      // again)
+      FleetPage.html(call, 401, "the session is over: sign in again");
+      return;
+    }
     if (!takePlace(principal)) {
       FleetPage.html(call, 503, "too many live pages for " + principal);
       return;

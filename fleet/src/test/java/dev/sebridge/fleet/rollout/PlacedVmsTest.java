@@ -286,6 +286,55 @@ class PlacedVmsTest {
     }
   }
 
+  /**
+   * A request another VM's agent answered otherwise (it restarted mid-command: its POST may have
+   * gone out) is not released again on vm-a's resources-changed: its result halts the rollout.
+   */
+  @Test
+  void aRefusalBesideAnotherResultHaltsAndIsNotReleasedAgain() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "2")
+            .event("E4", "vm-a", "vm-b")
+            .report("E4", "vm-a", "scheduled", T0)
+            .report("E4", "vm-b", "scheduled", T0);
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E4"), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    w.unaccepted("vm-a", "rejected", "resources-changed: E4 now lists web-9", "resources-changed")
+        .unaccepted("vm-b", "failed", "interrupted: whether posted is unknown", "interrupted");
+    RolloutPlanner.Step again = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2));
+    assertThat(again.releases()).isEmpty();
+    assertThat(again.rollout().halt()).isNotNull();
+    assertThat(again.rollout().vms().get(RolloutVm.key("vm-a", "E4")).phase())
+        .isEqualTo(RolloutVm.APPROVED);
+  }
+
+  /**
+   * Refused as resources-changed, and the views never list a VM the refused request did not count
+   * (Azure dropped it again before any report): the event waits for them until the rollout's
+   * timeout, then halts saying so, not forever as plain pending.
+   */
+  @Test
+  void anEventRefusedForAVmTheViewsNeverListHaltsAtItsTimeout() {
+    TestWorld w =
+        new TestWorld().vm("vm-a", "1").event("E5", "vm-a").report("E5", "vm-a", "scheduled", T0);
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E5"), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    w.unaccepted("vm-a", "rejected", "resources-changed: E5 now lists web-9", "resources-changed")
+        .everyRefusedRequestCounted("vm-a");
+    Rollout r = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("vm-a", "E5")).phase())
+        .as(r.vms() + " " + r.halt())
+        .isEqualTo(RolloutVm.PENDING);
+    assertThat(r.halt()).isNull();
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(2 + 5 * 60)).rollout();
+    assertThat(r.halt()).isNull();
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(3 + 5 * 60)).rollout();
+    assertThat(r.halt()).isNotNull();
+    assertThat(r.halt().reason()).contains("resources-changed");
+  }
+
   /** The Maintenance API's outcome for db-1 halts the rollout as an agent's rejection does. */
   @Test
   void anAcknowledgementThatFailedHaltsTheRollout() {

@@ -284,6 +284,19 @@ final class TestWorld implements World {
     return this;
   }
 
+  private List<String> refusedCounted = List.of();
+
+  /** What every refused request counted. */
+  TestWorld everyRefusedRequestCounted(String... names) {
+    refusedCounted = List.of(names);
+    return this;
+  }
+
+  @Override
+  public List<String> refusedCounted(String requestId) {
+    return refusedCounted;
+  }
+
   /** Every request's result for this VM key did not accept, with the agent's reason code. */
   TestWorld unaccepted(String vmKey, String outcome, String reason, String reasonCode) {
     unaccepted.put(vmKey, new Result(outcome, reason, reasonCode));
