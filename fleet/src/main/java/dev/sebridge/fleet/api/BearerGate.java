@@ -41,22 +41,10 @@ final class BearerGate {
   private final RateLimits failures = new RateLimits(FAILURES_PER_MINUTE);
   // address|hash of a token that failed -> when it was counted (the same token is counted once a
   // minute)
-  private final java.util.Map<String, Long> failed =
-      new java.util.LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
-          return size() > REMEMBERED;
-        }
-      };
+  private final java.util.Map<String, Long> failed = remembered();
 
   // hash of a token that authenticated -> when it last did
-  private final java.util.Map<String, Long> known =
-      new java.util.LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
-          return size() > REMEMBERED;
-        }
-      };
+  private final java.util.Map<String, Long> known = remembered();
 
   private final java.util.function.LongSupplier nanoTime;
 
@@ -159,6 +147,16 @@ final class BearerGate {
     }
     failed.put(key, now);
     return true;
+  }
+
+  /** A map of at most {@link #REMEMBERED} entries, the least recently used dropped first. */
+  private static java.util.Map<String, Long> remembered() {
+    return new java.util.LinkedHashMap<>(64, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
+        return size() > REMEMBERED;
+      }
+    };
   }
 
   private static String hash(String token) {

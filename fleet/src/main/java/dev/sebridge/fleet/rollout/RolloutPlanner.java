@@ -70,55 +70,6 @@ public final class RolloutPlanner {
   }
 
   /**
-   * Whether an event whose release agents refused as {@code resources-changed} may be released
-   * again: the views list a VM in it that the refused request did not count (the views hear of
-   * Azure's change through the agents' reports, which can come after their refusals; released again
-   * before, its commands would name the same VMs and be refused again). True for an event never
-   * refused, or whose refused request named no VMs.
-   */
-  static boolean changedSinceRefused(
-      String eventId, List<String> pending, Map<String, RolloutVm> vms, World w) {
-    List<String> before = List.of();
-    for (String k : pending) {
-      RolloutVm v = vms.get(k);
-      if (v.times() > 0 && v.requestId() != null) {
-        List<String> c = w.refusedCounted(v.requestId());
-        if (!c.isEmpty()) {
-          before = c;
-          break;
-        }
-      }
-    }
-    if (before.isEmpty()) {
-      return true;
-    }
-    java.util.Set<String> counted = new java.util.HashSet<>();
-    before.forEach(n -> counted.add(n.toLowerCase(java.util.Locale.ROOT)));
-    return ListedVms.counted(eventId, w).stream()
-        .anyMatch(n -> !counted.contains(n.toLowerCase(java.util.Locale.ROOT)));
-  }
-
-  /**
-   * The request id of an event's release: {@link #requestId(String, String)}, or, when its VMs are
-   * pending again after their agents refused a release ({@link RolloutVm#pendingAgain}), one made
-   * from the refused request's (a command id is used once: the agents' replay caches would refuse
-   * the same ids). Deterministic, as a step run again after a failover must make the same.
-   */
-  static String requestId(
-      String rolloutId, String eventId, List<String> pending, Map<String, RolloutVm> vms) {
-    String refused =
-        pending.stream()
-            .map(k -> vms.get(k).requestId())
-            .filter(java.util.Objects::nonNull)
-            .max(Comparator.naturalOrder())
-            .orElse(null);
-    return refused == null
-        ? requestId(rolloutId, eventId)
-        : NameBasedUuid.v5(NameBasedUuid.SEBRIDGE_NAMESPACE, "fleet-rollout-again|" + refused)
-            .toString();
-  }
-
-  /**
    * One step against the fleet-wide ledger: the rollout's releases are those the ledger admits
    * under every active rollout's limits (this one's included), and are recorded in it.
    */
@@ -137,7 +88,7 @@ public final class RolloutPlanner {
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       e.setValue(VmProgress.observe(r, e.getValue(), w, now));
     }
-    java.util.Set<String> refused = VmProgress.refusedForResources(vms.values(), w);
+    java.util.Set<String> refused = RefusedReleases.requests(vms.values(), w);
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       RolloutVm v = e.getValue();
       if (v.requestId() != null
@@ -326,10 +277,14 @@ public final class RolloutPlanner {
       if (targets.isEmpty() && !acknowledgeable) {
         continue; // nothing could release it: it waits (RolloutMembers.waitingFor)
       }
-      String requestId = requestId(r.id(), eventId, pending, vms);
-      if (!changedSinceRefused(eventId, pending, vms, w)) {
+      String refusedRequest = RefusedReleases.refused(pending, vms);
+      if (refusedRequest != null && !RefusedReleases.changed(eventId, refusedRequest, w)) {
         continue; // refused for a VM the views do not list in the event yet: it waits for them
       }
+      String requestId =
+          refusedRequest == null
+              ? requestId(r.id(), eventId)
+              : RefusedReleases.requestId(refusedRequest);
       ledger.release(eventId, w, "rollout:" + r.id(), now);
       List<String> counted = ListedVms.counted(eventId, w);
       for (String key : pending) {

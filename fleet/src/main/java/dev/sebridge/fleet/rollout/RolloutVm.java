@@ -54,42 +54,6 @@ public record RolloutVm(
     group = ListedVms.normalGroup(group);
   }
 
-  /** A VM never pending again. */
-  public RolloutVm(
-      String vmId,
-      String name,
-      String eventId,
-      String group,
-      Phase phase,
-      boolean byPlatform,
-      Integer wave,
-      String requestId,
-      Instant approvedAt,
-      Instant startedAt,
-      Instant completedAt,
-      Instant agentBackAt,
-      Instant backAt,
-      Instant deadline,
-      boolean resultAcknowledged) {
-    this(
-        vmId,
-        name,
-        eventId,
-        group,
-        phase,
-        byPlatform,
-        wave,
-        requestId,
-        approvedAt,
-        startedAt,
-        completedAt,
-        agentBackAt,
-        backAt,
-        deadline,
-        resultAcknowledged,
-        null);
-  }
-
   /** Where a VM is in a rollout, for one event; written in lower case. */
   public enum Phase {
     PENDING,

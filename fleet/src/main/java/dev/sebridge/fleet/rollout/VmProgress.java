@@ -59,57 +59,6 @@ final class VmProgress {
     return v;
   }
 
-  /** How many times a VM goes back to pending for one event before its refusal halts instead. */
-  static final int AGAIN_AT_MOST = 3;
-
-  /**
-   * The requests an agent refused because their event lists a VM the fleet had not counted ({@code
-   * resources-changed}: Azure added it after the release, and nothing was posted), for a VM still
-   * waiting for its event to start and sent back to pending fewer than {@link #AGAIN_AT_MOST}
-   * times. Every VM of the rollout such a request approved and whose event has not started goes
-   * back to pending ({@link RolloutVm#pendingAgain}), those acknowledged for through the
-   * Maintenance API included: released again, the event is counted with the VMs it lists then (the
-   * ledger keeps the first release's entries meanwhile).
-   */
-  static java.util.Set<String> refusedForResources(java.util.Collection<RolloutVm> vms, World w) {
-    // (the times of the event's VMs that went back most: a VM that joined the event later has
-    // fewer)
-    java.util.Map<String, Integer> times = new java.util.HashMap<>();
-    // Requests of which a VM's result is anything else (an agent restarted mid-command, a
-    // Maintenance API failure), or a VM the views show the event approved or started for: the
-    // event may have been released; such a result halts the rollout as before (failure).
-    java.util.Set<String> otherwise = new java.util.HashSet<>();
-    for (RolloutVm v : vms) {
-      if (v.requestId() != null && v.phase().equals(RolloutVm.APPROVED)) {
-        times.merge(v.requestId(), v.times(), Math::max);
-        Optional<World.Result> r = w.unaccepted(v.requestId(), v.vmId());
-        if (r.isPresent() && !r.get().resourcesChanged()) {
-          otherwise.add(v.requestId());
-        }
-        dev.sebridge.fleet.model.VmEventState s = w.eventVms(v.eventId()).get(v.vmId());
-        if (s != null && !"scheduled".equals(s.status())) {
-          otherwise.add(v.requestId());
-        }
-      }
-    }
-    java.util.Set<String> refused = new java.util.HashSet<>();
-    for (RolloutVm v : vms) {
-      if (v.requestId() == null
-          || v.resultAcknowledged()
-          || !v.phase().equals(RolloutVm.APPROVED)
-          || times.get(v.requestId()) >= AGAIN_AT_MOST
-          || otherwise.contains(v.requestId())
-          || refused.contains(v.requestId())) {
-        continue;
-      }
-      Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
-      if (result.isPresent() && result.get().resourcesChanged()) {
-        refused.add(v.requestId());
-      }
-    }
-    return refused;
-  }
-
   /** Why this VM halts the rollout, if it does. */
   static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {

@@ -149,10 +149,12 @@ public final class CommandIssuer implements AutoCloseable {
   private List<byte[]> sign(
       ApprovalRequest r, Instant issuedAt, Duration deadline, boolean shortened) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
+    java.util.Map<String, java.util.List<String>> claim = claimed(r); // once a request
     for (String vmId : r.vmIds()) {
       signing.add(
           CompletableFuture.supplyAsync(
-              () -> command(r, vmId, ApprovalRequest.commandId(r.requestId(), vmId), issuedAt),
+              () ->
+                  command(r, claim, vmId, ApprovalRequest.commandId(r.requestId(), vmId), issuedAt),
               pool));
     }
     try {
@@ -202,7 +204,13 @@ public final class CommandIssuer implements AutoCloseable {
     pool.shutdownNow();
   }
 
-  byte[] command(ApprovalRequest r, String vmId, String commandId, Instant issuedAt) {
+  /** One VM's command of a request, its {@code resources} claim {@link #claimed} of it. */
+  byte[] command(
+      ApprovalRequest r,
+      java.util.Map<String, java.util.List<String>> claim,
+      String vmId,
+      String commandId,
+      Instant issuedAt) {
     return signer.sign(
         new CommandSigner.Request(
             vmId,
@@ -211,7 +219,7 @@ public final class CommandIssuer implements AutoCloseable {
             r.reason(),
             issuedAt,
             lifetime,
-            claimed(r)),
+            claim),
         commandId);
   }
 

@@ -263,13 +263,13 @@ final class GlobalWorld implements World {
 
   @Override
   public List<String> refusedCounted(String requestId) {
-    return requestId == null ? List.of() : index.contents().counted(requestId);
+    return requestId == null ? List.of() : index.contents().unaccepted(requestId).counted();
   }
 
   @Override
   public Optional<Result> unaccepted(String requestId, String vmId) {
     return requestId == null || vmId == null
         ? Optional.empty()
-        : Optional.ofNullable(index.contents().unaccepted(requestId).get(vmId));
+        : Optional.ofNullable(index.contents().unaccepted(requestId).unaccepted().get(vmId));
   }
 }

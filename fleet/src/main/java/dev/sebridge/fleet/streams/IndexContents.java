@@ -4,7 +4,6 @@ import dev.sebridge.fleet.inventory.InventoryPlaces;
 import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.rollout.Ledger;
-import dev.sebridge.fleet.rollout.World;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -300,18 +299,12 @@ final class IndexContents {
   }
 
   /**
-   * The results of the request that did not accept, by vmId: empty when every agent accepted, or
-   * none answered yet, or the request is unknown.
+   * What the index keeps of a request with results that did not accept (those results by vmId, and
+   * what it counted if one was {@code resources-changed}): {@link RequestFacts#NONE} when every
+   * agent accepted, or none answered yet, or the request is unknown.
    */
-  Map<String, World.Result> unaccepted(String requestId) {
-    RequestFacts r = unaccepted.get(requestId);
-    return r == null ? Map.of() : r.unaccepted();
-  }
-
-  /** The VMs a request an agent refused as {@code resources-changed} counted; else empty. */
-  java.util.List<String> counted(String requestId) {
-    RequestFacts r = unaccepted.get(requestId);
-    return r == null ? java.util.List.of() : r.counted();
+  RequestFacts unaccepted(String requestId) {
+    return unaccepted.getOrDefault(requestId, RequestFacts.NONE);
   }
 
   /**

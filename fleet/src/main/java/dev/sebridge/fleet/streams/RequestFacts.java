@@ -18,6 +18,9 @@ record RequestFacts(
     counted = counted == null ? java.util.List.of() : java.util.List.copyOf(counted);
   }
 
+  /** A request the index keeps nothing of. */
+  static final RequestFacts NONE = new RequestFacts(null, Map.of(), null);
+
   RequestFacts(String sentEvent, Map<String, World.Result> unaccepted) {
     this(sentEvent, unaccepted, null);
   }

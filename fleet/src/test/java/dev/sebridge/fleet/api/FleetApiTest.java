@@ -167,7 +167,8 @@ class FleetApiTest {
             null,
             null,
             T0.plusSeconds(1200),
-            false);
+            false,
+            null);
     for (String[] ro :
         new String[][] {
           {"r-halted", "halted"}, {"r-running", "running"}, {"r-done", "completed"}

@@ -262,11 +262,9 @@ class PlacedVmsTest {
             .placedVm("db-1", "2")
             .event("E3", "vm-a", "db-1")
             .report("E3", "vm-a", "scheduled", T0);
-    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E3"), w, Ledger.empty(), at(1));
-    assertThat(s.releases()).hasSize(1);
+    RolloutPlanner.Step s = releasedThenRefused(w, "E3");
     assertThat(s.rollout().vms().get(RolloutVm.key("db-1", "E3")).phase())
         .isEqualTo(RolloutVm.APPROVED);
-    w.unaccepted("vm-a", "rejected", "resources-changed: E3 now lists web-9", "resources-changed");
     // (this world does not say what the refused request counted: released again at once)
     RolloutPlanner.Step again = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2));
     Rollout r = again.rollout();
@@ -299,10 +297,8 @@ class PlacedVmsTest {
             .event("E4", "vm-a", "vm-b")
             .report("E4", "vm-a", "scheduled", T0)
             .report("E4", "vm-b", "scheduled", T0);
-    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E4"), w, Ledger.empty(), at(1));
-    assertThat(s.releases()).hasSize(1);
-    w.unaccepted("vm-a", "rejected", "resources-changed: E4 now lists web-9", "resources-changed")
-        .unaccepted("vm-b", "failed", "interrupted: whether posted is unknown", "interrupted");
+    RolloutPlanner.Step s = releasedThenRefused(w, "E4");
+    w.unaccepted("vm-b", "failed", "interrupted: whether posted is unknown", "interrupted");
     RolloutPlanner.Step again = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2));
     assertThat(again.releases()).isEmpty();
     assertThat(again.rollout().halt()).isNotNull();
@@ -319,10 +315,8 @@ class PlacedVmsTest {
   void anEventRefusedForAVmTheViewsNeverListHaltsAtItsTimeout() {
     TestWorld w =
         new TestWorld().vm("vm-a", "1").event("E5", "vm-a").report("E5", "vm-a", "scheduled", T0);
-    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E5"), w, Ledger.empty(), at(1));
-    assertThat(s.releases()).hasSize(1);
-    w.unaccepted("vm-a", "rejected", "resources-changed: E5 now lists web-9", "resources-changed")
-        .everyRefusedRequestCounted("vm-a");
+    RolloutPlanner.Step s = releasedThenRefused(w, "E5");
+    w.everyRefusedRequestCounted("vm-a");
     Rollout r = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2)).rollout();
     assertThat(r.vms().get(RolloutVm.key("vm-a", "E5")).phase())
         .as(r.vms() + " " + r.halt())
@@ -333,6 +327,22 @@ class PlacedVmsTest {
     r = RolloutPlanner.step(r, w, Ledger.empty(), at(3 + 5 * 60)).rollout();
     assertThat(r.halt()).isNotNull();
     assertThat(r.halt().reason()).contains("resources-changed");
+  }
+
+  /**
+   * The event released by rollout r (two VMs a zone) at once, then vm-a's agent refusing it as
+   * resources-changed (Azure added web-9 to it).
+   */
+  private static RolloutPlanner.Step releasedThenRefused(TestWorld w, String eventId) {
+    RolloutPlanner.Step s =
+        RolloutPlanner.step(rollout("r", "2", eventId), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    w.unaccepted(
+        "vm-a",
+        "rejected",
+        "resources-changed: " + eventId + " now lists web-9",
+        "resources-changed");
+    return s;
   }
 
   /** The Maintenance API's outcome for db-1 halts the rollout as an agent's rejection does. */

@@ -138,7 +138,8 @@ class RolloutPartsTest {
                 null,
                 null,
                 wave == null ? null : T0.plusSeconds(1200),
-                false);
+                false,
+                null);
         vms.put(vm.key(), vm);
       }
       lastWave = Math.max(lastWave, wave == null ? 0 : wave);

@@ -84,14 +84,18 @@ class CommandIssuerTest {
                     .generate(),
                 "sebridge-fleet"),
             Duration.ofMinutes(5))) {
-      var command = JsonSerde.JSON.readTree(issuer.command(fits, "vm-1", "fleet:r1:vm-1", T0));
+      var command =
+          JsonSerde.JSON.readTree(
+              issuer.command(fits, CommandIssuer.claimed(fits), "vm-1", "fleet:r1:vm-1", T0));
       assertThat(command.get("data").asText().length()).isLessThanOrEqualTo(16_384);
       assertThat(
               com.nimbusds.jwt.SignedJWT.parse(command.get("data").asText())
                   .getJWTClaimsSet()
                   .getJSONObjectClaim("resources"))
           .containsOnlyKeys("E1");
-      var without = JsonSerde.JSON.readTree(issuer.command(tooMany, "vm-1", "fleet:r2:vm-1", T0));
+      var without =
+          JsonSerde.JSON.readTree(
+              issuer.command(tooMany, CommandIssuer.claimed(tooMany), "vm-1", "fleet:r2:vm-1", T0));
       assertThat(
               com.nimbusds.jwt.SignedJWT.parse(without.get("data").asText())
                   .getJWTClaimsSet()

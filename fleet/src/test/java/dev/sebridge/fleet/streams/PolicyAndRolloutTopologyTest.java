@@ -227,7 +227,7 @@ class PolicyAndRolloutTopologyTest {
    * Azure adds a VM to the event after the release, the agent refuses (resources-changed, nothing
    * posted): the rollout does not halt, and once the views list the VM added (the agents' reports
    * of it can come after their refusals) it releases the event again, under a new request whose
-   * commands name that VM too; after {@code VmProgress.AGAIN_AT_MOST} such refusals it halts.
+   * commands name that VM too; after {@code RefusedReleases.AGAIN_AT_MOST} such refusals it halts.
    */
   @Test
   void aRefusalForAVmAzureAddedToTheEventReleasesItAgainCountingThatVm() {

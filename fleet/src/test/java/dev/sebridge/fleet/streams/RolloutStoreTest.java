@@ -177,7 +177,8 @@ class RolloutStoreTest {
               null,
               null,
               null,
-              false);
+              false,
+              null);
       vms.put(v.key(), i < approved ? approve(v) : v);
     }
     return new Rollout(
@@ -213,6 +214,7 @@ class RolloutStoreTest {
         null,
         null,
         T0.plusSeconds(1200),
-        false);
+        false,
+        null);
   }
 }
