@@ -169,6 +169,14 @@ public interface World {
   }
 
   /**
+   * A VM's name (its computer name, as IMDS lists it in an event's {@code Resources}) as its view
+   * gives it; null when this instance has no view of the VM, or the view has no name.
+   */
+  default String name(String vmId) {
+    return null;
+  }
+
+  /**
    * How many live VMs of the fleet (not silent, not unknown to the inventory) are in this group.
    */
   int groupSize(List<String> groupBy, String group);

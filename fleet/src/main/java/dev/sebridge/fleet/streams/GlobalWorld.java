@@ -247,6 +247,13 @@ final class GlobalWorld implements World {
   }
 
   @Override
+  public String name(String vmId) {
+    // Read from the store by key: asked only for an operator's approval the views do not show yet.
+    VmView v = vmId == null ? null : stores.vms().get(vmId);
+    return v == null ? null : v.name();
+  }
+
+  @Override
   public boolean known(String vmId) {
     return index.contents().known(vmId);
   }

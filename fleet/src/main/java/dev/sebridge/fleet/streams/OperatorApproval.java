@@ -7,7 +7,11 @@ import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.ListedVms;
 import dev.sebridge.fleet.rollout.World;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * An operator's approval (API, page) decided against the fleet-wide ledger: refused when an active
@@ -61,8 +65,10 @@ final class OperatorApproval {
       // moment later does not release their groups' room to others before the event reaches this
       // view. (The event's other names are entered when the view shows it released.)
       ledger.release(r.eventId(), requested(r, world), world, r.origin(), now);
-      // (its commands name no VMs: the ledger counted VMs the views do not list in the event)
-      return r.admit();
+      // Its commands claim the names of the VMs counted: an agent refuses the event if Azure lists
+      // another (one the API's view showed and this one did not, or one Azure added since), which
+      // IMDS would release too, counted nowhere until this view shows the event.
+      return r.admit(named(r, world));
     }
     return r.admit(ListedVms.counted(r.eventId(), world));
   }
@@ -93,14 +99,12 @@ final class OperatorApproval {
     // (A view behind the API's does not know the event yet: its names are not checked, the
     // acknowledgement's ARM id decides what Azure releases, and the ledger counts what it lists.)
     List<String> resources = world.resources(r.eventId());
-    java.util.Set<String> listed = new java.util.HashSet<>();
-    resources.forEach(n -> listed.add(n.toLowerCase(java.util.Locale.ROOT)));
+    Set<String> listed = new HashSet<>();
+    resources.forEach(n -> listed.add(n.toLowerCase(Locale.ROOT)));
     List<String> strangers =
         resources.isEmpty()
             ? List.of()
-            : a.vms().stream()
-                .filter(n -> !listed.contains(n.toLowerCase(java.util.Locale.ROOT)))
-                .toList();
+            : a.vms().stream().filter(n -> !listed.contains(n.toLowerCase(Locale.ROOT))).toList();
     return strangers.isEmpty()
         ? null
         : "event " + r.eventId() + " does not list " + String.join(", ", strangers);
@@ -112,19 +116,51 @@ final class OperatorApproval {
    * (counted in every group, for an hour at most: placed by a view it does not have, a VM counted
    * in no zone left its own zone's room to others; an unknown vmId is never taken for back).
    */
-  private static List<dev.sebridge.fleet.rollout.ListedVms.Listed> requested(
-      ApprovalRequest r, World world) {
-    List<dev.sebridge.fleet.rollout.ListedVms.Listed> out = new java.util.ArrayList<>();
+  private static List<ListedVms.Listed> requested(ApprovalRequest r, World world) {
+    List<ListedVms.Listed> out = new ArrayList<>();
     for (String id : r.vmIds()) {
       out.add(
           world.known(id) && world.lastHeartbeat(id).isPresent()
-              ? new dev.sebridge.fleet.rollout.ListedVms.Listed(id, null)
-              : new dev.sebridge.fleet.rollout.ListedVms.Listed(null, id));
+              ? new ListedVms.Listed(id, null)
+              : new ListedVms.Listed(null, id));
     }
     if (r.acknowledge() != null) {
-      r.acknowledge()
-          .vms()
-          .forEach(n -> out.add(new dev.sebridge.fleet.rollout.ListedVms.Listed(null, n)));
+      r.acknowledge().vms().forEach(n -> out.add(new ListedVms.Listed(null, n)));
+    }
+    return out;
+  }
+
+  /**
+   * The names of the VMs an approval of an event the views do not show yet counted ({@link
+   * #requested}): the VMs asked for, by the names their views give them, and those acknowledged
+   * for, with the names the view lists for the event if it has it (with fewer VMs than asked for).
+   * Empty (its commands claim nothing) when a VM asked for has no view here, or no name, or the
+   * view's event has a VM without one.
+   */
+  private static List<String> named(ApprovalRequest r, World world) {
+    Set<String> seen = new HashSet<>();
+    List<String> out = new ArrayList<>();
+    if (world.viewed(r.eventId())) {
+      List<String> listed = ListedVms.counted(r.eventId(), world);
+      if (listed.isEmpty()) {
+        return List.of();
+      }
+      listed.forEach(n -> seen.add(n.toLowerCase(Locale.ROOT)));
+      out.addAll(listed);
+    }
+    for (String id : r.vmIds()) {
+      String name = world.name(id);
+      if (name == null || name.isBlank()) {
+        return List.of();
+      }
+      if (seen.add(name.toLowerCase(Locale.ROOT))) {
+        out.add(name);
+      }
+    }
+    if (r.acknowledge() != null) {
+      r.acknowledge().vms().stream()
+          .filter(n -> seen.add(n.toLowerCase(Locale.ROOT)))
+          .forEach(out::add);
     }
     return out;
   }

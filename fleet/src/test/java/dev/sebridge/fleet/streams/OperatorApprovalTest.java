@@ -51,9 +51,7 @@ class OperatorApprovalTest {
 
   /**
    * An approval of an event the views show names every VM the ledger counted for it, its commands'
-   * resources claim: the names the event lists, a VM reporting it by its own; one the views do not
-   * show yet names none (the ledger counted the VMs asked for, not the event's names, and an agent
-   * holding the event to them would refuse it).
+   * resources claim: the names the event lists, a VM reporting it by its own.
    */
   @Test
   void anAdmittedApprovalNamesTheVmsTheLedgerCounted() {
@@ -64,14 +62,60 @@ class OperatorApprovalTest {
     assertThat(decided.wasAdmitted()).isTrue();
     assertThat(decided.counted()).containsExactlyInAnyOrder("vm-a", "vm-c", "vm-x");
     assertThat(CommandIssuer.claimed(decided)).containsOnlyKeys("E1");
+  }
 
+  /**
+   * An approval of an event this instance's views do not show yet counts the VMs it asks for, and
+   * its commands claim their names: an agent refuses the event if Azure lists another VM in it (one
+   * the API's view showed and this one does not, or one Azure added since), which IMDS would
+   * release too, counted nowhere until the views show the event. Before, such an approval claimed
+   * nothing, and vm-c went down with vm-a uncounted in zone 2. A VM asked for that this instance
+   * has no view of has no name here: nothing is claimed.
+   */
+  @Test
+  void anApprovalOfAnEventTheViewsDoNotShowClaimsTheNamesItCounted() {
     Fleet behind = new Fleet();
-    behind.vm("vm-a", "1");
+    behind.vm("vm-a", "1").vm("vm-c", "2");
     ApprovalRequest unseen =
         OperatorApproval.decide(request("req-7", "vm-a"), Ledger.empty(), behind, T0);
     assertThat(unseen.wasAdmitted()).isTrue();
-    assertThat(unseen.counted()).isNull();
-    assertThat(CommandIssuer.claimed(unseen)).isEmpty();
+    assertThat(unseen.counted()).containsExactly("vm-a");
+    assertThat(CommandIssuer.claimed(unseen)).containsEntry("E1", List.of("vm-a"));
+
+    // The view shows the event, listing vm-c only (vm-a's report is not here yet): both are named.
+    behind.event("E1", List.of("vm-c"), "vm-c");
+    ApprovalRequest partly =
+        OperatorApproval.decide(request("req-8", "vm-a"), Ledger.empty(), behind, T0);
+    assertThat(partly.counted()).containsExactlyInAnyOrder("vm-c", "vm-a");
+
+    // VMs without an agent acknowledged for through the Maintenance API are named too.
+    ApprovalRequest acknowledging =
+        OperatorApproval.decide(
+            new ApprovalRequest(
+                "req-10",
+                "E1",
+                List.of("vm-a"),
+                "patch",
+                "alice",
+                T0,
+                "api",
+                false,
+                null,
+                null,
+                new dev.sebridge.fleet.model.Acknowledgement(
+                    "/subscriptions/s/resourceGroups/g/providers/Microsoft.Compute/virtualMachines"
+                        + "/vm-d/providers/Microsoft.Maintenance/scheduledevents/E1",
+                    List.of("vm-d"))),
+            Ledger.empty(),
+            new Fleet().vm("vm-a", "1"),
+            T0);
+    assertThat(acknowledging.refusal()).isNull();
+    assertThat(acknowledging.counted()).containsExactlyInAnyOrder("vm-a", "vm-d");
+
+    ApprovalRequest stranger =
+        OperatorApproval.decide(request("req-9", "vm-new"), Ledger.empty(), new Fleet(), T0);
+    assertThat(stranger.wasAdmitted()).isTrue();
+    assertThat(stranger.counted()).isNull();
   }
 
   /**
@@ -305,6 +349,11 @@ class OperatorApprovalTest {
     Fleet heartbeat(String vmId, Instant at) {
       heartbeats.put(vmId, at);
       return this;
+    }
+
+    @Override
+    public String name(String vmId) {
+      return zones.containsKey(vmId) ? vmId : null; // each VM is named as its vmId
     }
 
     @Override

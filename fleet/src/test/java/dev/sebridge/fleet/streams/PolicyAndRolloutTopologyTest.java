@@ -501,6 +501,21 @@ class PolicyAndRolloutTopologyTest {
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-2");
   }
 
+  /**
+   * An operator's approval of an event this instance's views do not show yet (the API's instance
+   * showed it) counts vm-2, and its command claims vm-2's name as its view gives it: vm-2's agent
+   * refuses the event if it lists another VM, one this ledger did not count.
+   */
+  @Test
+  void anOperatorsApprovalOfAnEventTheViewsDoNotShowClaimsTheVmsName() {
+    envelopes.pipeInput(
+        web2.vmId(), agents.heartbeat(web2, Duration.ofSeconds(60)), clock.instant());
+    approve("req-unseen", "E-9", "vm-2", null);
+    var sent = commands.readKeyValuesToList();
+    assertThat(sent).extracting(kv -> kv.key).containsExactly("vm-2");
+    assertThat(counted(sent.get(0).value)).containsExactly("web-2");
+  }
+
   @Test
   void twoRolloutsOverTheSameZoneReleaseOneVmBetweenThem() {
     scheduled(web1, "E-1", "Reboot", "Platform", -1);
