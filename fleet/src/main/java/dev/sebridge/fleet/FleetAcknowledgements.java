@@ -102,6 +102,7 @@ final class FleetAcknowledgements implements AutoCloseable {
                     return java.util.Optional.empty(); // the stores are starting: it waits
                   }
                 },
+                views::event,
                 metrics::acknowledged)
             .start();
     metrics.acknowledger(acknowledger::healthy);

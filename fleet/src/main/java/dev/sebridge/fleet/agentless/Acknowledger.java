@@ -2,6 +2,7 @@ package dev.sebridge.fleet.agentless;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sebridge.concurrent.DaemonThreads;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import io.github.resilience4j.core.IntervalFunction;
@@ -67,6 +68,8 @@ public final class Acknowledger implements AutoCloseable {
    *     auto-commit); a new one after a failure
    * @param producers make the transactional producer of the outcomes
    * @param requests the requests view, by request id
+   * @param events the events view, by EventId (throws while the views cannot be read): an order is
+   *     not sent while it shows the event listing a VM the request did not count
    * @param counted told each committed outcome and how many VMs it was for (metrics)
    */
   public Acknowledger(
@@ -78,6 +81,7 @@ public final class Acknowledger implements AutoCloseable {
       Clock clock,
       ObjectMapper json,
       Function<String, Optional<RequestView>> requests,
+      Function<String, Optional<EventView>> events,
       BiConsumer<String, Integer> counted) {
     this.consumers = consumers;
     this.producers = producers;
@@ -86,7 +90,7 @@ public final class Acknowledger implements AutoCloseable {
     this.parts =
         new OrderSession.Parts(
             api,
-            new OrderChecks(json, requests),
+            new OrderChecks(json, requests, events),
             clock,
             resultsTopic,
             counted,

@@ -71,6 +71,11 @@ public final class MaintenanceApi {
       return new Outcome("failed", code, reason);
     }
 
+    /** Refused before anything was sent, as an agent rejects a command. */
+    static Outcome rejected(String code, String reason) {
+      return new Outcome("rejected", code, reason);
+    }
+
     public boolean isAccepted() {
       return outcome.equals("accepted");
     }

@@ -4,11 +4,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -32,13 +37,22 @@ final class OrderChecks {
 
   private final ObjectMapper json;
   private final Function<String, Optional<RequestView>> requests;
+  private final Function<String, Optional<EventView>> events;
   // When each waiting order was first read (partition and offset): it waits VIEW_WAIT from then.
   // Only orders a partition stopped at are here, one per partition at most; dropped when answered.
   private final Map<String, Instant> firstRead = new java.util.concurrent.ConcurrentHashMap<>();
 
-  OrderChecks(ObjectMapper json, Function<String, Optional<RequestView>> requests) {
+  /**
+   * @param requests the requests view, by request id
+   * @param events the events view, by EventId (throws while the views cannot be read)
+   */
+  OrderChecks(
+      ObjectMapper json,
+      Function<String, Optional<RequestView>> requests,
+      Function<String, Optional<EventView>> events) {
     this.json = json;
     this.requests = requests;
+    this.events = events;
   }
 
   /** One order's fate in a batch. */
@@ -122,7 +136,43 @@ final class OrderChecks {
           o.requestId());
       return new Skip();
     }
+    List<String> added;
+    try {
+      added = notCounted(q, o.eventId());
+    } catch (RuntimeException notReady) {
+      return new Wait(o);
+    }
+    if (!added.isEmpty()) {
+      return new Answer(
+          o,
+          MaintenanceApi.Outcome.rejected(
+              "resources-changed",
+              "not sent: event "
+                  + o.eventId()
+                  + " lists "
+                  + String.join(", ", added)
+                  + " in the fleet's view, which the fleet did not count when it released it"
+                  + " (Azure added it since): acknowledging would release it too"));
+    }
     return new Act(o);
+  }
+
+  /**
+   * The names the events view lists for the event that the request did not count ({@link
+   * ApprovalRequest#counted}): VMs Azure added to the event after the fleet released it, which an
+   * acknowledgement would release too (the Maintenance API takes no list of VMs to hold Azure to;
+   * this view can only narrow that window, it may not show Azure's change yet). Empty when the
+   * request counted none by name, or the view does not show the event.
+   */
+  private List<String> notCounted(ApprovalRequest q, String eventId) {
+    if (q.counted() == null) {
+      return List.of();
+    }
+    Set<String> counted = new HashSet<>();
+    q.counted().forEach(n -> counted.add(n.toLowerCase(Locale.ROOT)));
+    return events.apply(eventId).map(EventView::resources).orElse(List.of()).stream()
+        .filter(n -> !counted.contains(n.toLowerCase(Locale.ROOT)))
+        .toList();
   }
 
   static MaintenanceApi.Outcome expired(AcknowledgeOrder o) {

@@ -46,7 +46,7 @@ final class RefusedReleases {
         continue;
       }
       times.merge(v.requestId(), v.times(), Math::max);
-      Optional<World.Result> r = w.unaccepted(v.requestId(), v.vmId());
+      Optional<World.Result> r = VmProgress.result(v, w);
       if (r.isPresent() && !r.get().resourcesChanged()) {
         otherwise.add(v.requestId());
       } else if (r.isPresent() && !v.resultAcknowledged()) {

@@ -59,15 +59,24 @@ final class VmProgress {
     return v;
   }
 
+  /**
+   * The result of the VM's approval when it was not accepted: its agent's, or the Maintenance API's
+   * outcome under its name for a VM acknowledged for.
+   */
+  static Optional<World.Result> result(RolloutVm v, World w) {
+    Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
+    if (result.isEmpty() && v.name() != null && !w.eventVms(v.eventId()).containsKey(v.vmId())) {
+      // acknowledged for through Azure's Maintenance API: its outcome is under its name
+      result =
+          w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
+    }
+    return result;
+  }
+
   /** Why this VM halts the rollout, if it does. */
   static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
-      Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
-      if (result.isEmpty() && v.name() != null && !w.eventVms(v.eventId()).containsKey(v.vmId())) {
-        // acknowledged for through Azure's Maintenance API: its outcome is under its name
-        result =
-            w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
-      }
+      Optional<World.Result> result = result(v, w);
       if (result.isPresent()) {
         return new Rollout.Halt(
             v.vmId(),

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sebridge.fleet.model.AcknowledgeOrder;
 import dev.sebridge.fleet.model.Acknowledgement;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.ResultReport;
 import dev.sebridge.fleet.streams.JsonSerde;
@@ -48,6 +49,8 @@ class AcknowledgerTest {
   MockProducer<String, ResultReport> producer;
   final List<String> counted = new CopyOnWriteArrayList<>();
   final Map<String, RequestView> views = new ConcurrentHashMap<>();
+  final Map<String, EventView> events = new ConcurrentHashMap<>();
+  volatile boolean eventsDown;
   Acknowledger acknowledger;
   OrderSession session;
 
@@ -88,6 +91,12 @@ class AcknowledgerTest {
         clock,
         JsonSerde.JSON,
         id -> Optional.ofNullable(views.get(id)),
+        id -> {
+          if (eventsDown) {
+            throw new IllegalStateException("the stores are rebalancing");
+          }
+          return Optional.ofNullable(events.get(id));
+        },
         (outcome, vms) -> counted.add(outcome + " " + vms));
   }
 
@@ -175,6 +184,73 @@ class AcknowledgerTest {
     // Acknowledged again after the failed commit: Azure takes the second as the first.
     assertThat(azure.calls()).hasSize(2);
     assertThat(azure.started()).containsExactly("e1");
+  }
+
+  /**
+   * The fleet released E1 counting db-1 and db-2; by the time the order is read, the events view
+   * shows Azure listing db-3 in it too. The Maintenance API takes no list of VMs to hold Azure to:
+   * acknowledged, the event would release db-3 too, counted nowhere. The order is not sent, and its
+   * VMs are answered rejected as resources-changed, as an agent answers, so the rollout releases
+   * the event again counting db-3. An order whose event the view lists no more than counted is
+   * sent; one whose event the views cannot be read for waits.
+   */
+  @Test
+  void anOrderWhoseEventTheViewShowsListingAVmTheFleetDidNotCountIsNotSent() throws Exception {
+    String id = MaintenanceEndpoint.vmEventId("db-1", "E1");
+    azure.schedule(id);
+    AcknowledgeOrder grown = counting(admitted("req-1", "E1", id, "db-1", "db-2"), "db-1", "DB-2");
+    events.put("E1", event("E1", "db-1", "db-2", "db-3"));
+    assertThat(session.answer(batch(grown))).isEqualTo(OrderSession.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(
+            r -> r.value().vmId() + " " + r.value().outcome() + " " + r.value().reasonCode())
+        .containsExactly(
+            "name:db-1 rejected resources-changed", "name:db-2 rejected resources-changed");
+    assertThat(producer.history().get(0).value().reason()).contains("db-3");
+    assertThat(azure.calls()).as("nothing sent to Azure").isEmpty();
+
+    producer.clear();
+    AcknowledgeOrder same = counting(admitted("req-2", "E1", id, "db-1", "db-2"), "db-1", "DB-2");
+    events.put("E1", event("E1", "db-1", "db-2"));
+    assertThat(session.answer(batch(same))).isEqualTo(OrderSession.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(r -> r.value().outcome())
+        .containsExactly("accepted", "accepted");
+    assertThat(azure.started()).containsExactly("e1");
+
+    producer.clear();
+    eventsDown = true;
+    AcknowledgeOrder unread = counting(admitted("req-3", "E1", id, "db-1"), "db-1");
+    session.answer(batch(unread));
+    assertThat(producer.history()).as("waits for the views").isEmpty();
+    assertThat(azure.calls()).hasSize(1);
+  }
+
+  private static EventView event(String eventId, String... resources) {
+    return new EventView(
+        eventId,
+        "Reboot",
+        "Platform",
+        T0.plusSeconds(900),
+        -1,
+        "",
+        List.of(resources),
+        T0,
+        T0,
+        null,
+        Map.of(),
+        null,
+        null,
+        T0);
+  }
+
+  /** The order's request as the ledger admitted it, counting these names. */
+  private AcknowledgeOrder counting(AcknowledgeOrder o, String... names) {
+    RequestView v = views.get(o.requestId());
+    views.put(
+        o.requestId(),
+        new RequestView(v.request().admit(List.of(names)), v.commandsSentAt(), v.vms()));
+    return o;
   }
 
   /**

@@ -364,6 +364,50 @@ class PlacedVmsTest {
   }
 
   /**
+   * The acknowledger refuses an order whose event its view shows listing a VM the request did not
+   * count (rejected, resources-changed, nothing sent to Azure): the rollout does not halt, db-1
+   * goes back to pending, and the event is released again under a new request, as after an agent's
+   * refusal.
+   */
+  @Test
+  void anAcknowledgementRefusedAsResourcesChangedIsReleasedAgain() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-b", "2")
+            .placedVm("db-1", "2")
+            .event("E0", "db-1")
+            .azure("E0", AzureEventStatus.SCHEDULED)
+            .armId("E0", ARM)
+            .acknowledging();
+    RolloutPlanner.Step first =
+        RolloutPlanner.step(rollout("r", "1", "E0"), w, Ledger.empty(), at(1));
+    assertThat(first.releases())
+        .singleElement()
+        .satisfies(x -> assertThat(x.acknowledge()).containsExactly("db-1"));
+    w.unaccepted(
+        "name:db-1",
+        "rejected",
+        "resources-changed: not sent: event E0 lists db-9",
+        "resources-changed");
+    Rollout r = first.rollout();
+    List<RolloutPlanner.Release> again = new java.util.ArrayList<>();
+    for (int t = 2; t < 5 && again.isEmpty(); t++) {
+      RolloutPlanner.Step s = RolloutPlanner.step(r, w, Ledger.empty(), at(t));
+      r = s.rollout();
+      again.addAll(s.releases());
+    }
+    assertThat(r.halt()).isNull();
+    assertThat(again)
+        .singleElement()
+        .satisfies(
+            x -> {
+              assertThat(x.requestId()).isNotEqualTo(first.releases().get(0).requestId());
+              assertThat(x.acknowledge()).containsExactly("db-1");
+            });
+    assertThat(r.vms().get(RolloutVm.key("db-1", "E0")).again()).isEqualTo(1);
+  }
+
+  /**
    * Without acknowledging (or without the event's ARM id), nothing can release an event only VMs
    * without an agent have: it waits, and halts the rollout naming them after reportGrace.
    */
