@@ -22,10 +22,11 @@ import java.util.List;
  *     writer that may, sets it); the request processor signs nothing else
  * @param acknowledge the VMs without a live agent it approves the event for through Azure's
  *     Maintenance API ({@code fleet.acknowledge.enabled}), or null: none
- * @param counted the names of the VMs the event listed that the fleet-wide ledger counted when it
- *     admitted the request: every command names them (its {@code resources} claim), and an agent
- *     refuses the event if its Resources list another; null when it counted none by name (the views
- *     did not show the event), and in requests admitted before 2026-11-28
+ * @param counted the names of the VMs the fleet-wide ledger counted for the event when it admitted
+ *     the request (those the event listed; for an event the views did not show yet, those the
+ *     request named): every command names them (its {@code resources} claim), and an agent refuses
+ *     the event if its Resources list another; null when it could not name them all (a VM without a
+ *     view or a name here, a claim too long), and in requests admitted before 2026-11-28
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ApprovalRequest(

@@ -206,6 +206,24 @@ public final class Ledger {
   }
 
   /**
+   * Records that a request released an event now for these VMs, counting each from now even where
+   * an earlier release of the event was taken for over and its VM for back ({@link
+   * #UNKNOWN_AT_MOST} without the views showing the event, then a heartbeat): an operator's
+   * approval of an event this instance's views still do not show, approved again (the first one
+   * refused by its agents, or lost), whose commands claim these VMs as counted.
+   */
+  public void releaseAgain(
+      String eventId, List<ListedVms.Listed> listed, World w, String origin, Instant now) {
+    for (ListedVms.Listed l : listed) {
+      LedgerEntry entered = entries.get(LedgerEntry.key(l.vmKey(), eventId));
+      if (entered != null && entered.backAt() != null) {
+        remove(entered.key());
+      }
+    }
+    release(eventId, listed, w, origin, now);
+  }
+
+  /**
    * An entry by vmId made without a name (an operator's request named the VM while this view did
    * not show its event) learns it from the event's view: the same VM's entry by name, made since,
    * is dropped (it counted in every group), and none is made again. Taken for over while the views

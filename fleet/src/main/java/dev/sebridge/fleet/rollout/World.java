@@ -169,8 +169,8 @@ public interface World {
   }
 
   /**
-   * A VM's name (its computer name, as IMDS lists it in an event's {@code Resources}) as its view
-   * gives it; null when this instance has no view of the VM, or the view has no name.
+   * A VM's name as its view gives it (the name events list it by in their {@code Resources}); null
+   * when this instance has no view of the VM, or the view has no name.
    */
   default String name(String vmId) {
     return null;

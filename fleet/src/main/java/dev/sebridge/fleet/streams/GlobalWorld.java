@@ -249,8 +249,12 @@ final class GlobalWorld implements World {
   @Override
   public String name(String vmId) {
     // Read from the store by key: asked only for an operator's approval the views do not show yet.
-    VmView v = vmId == null ? null : stores.vms().get(vmId);
-    return v == null ? null : v.name();
+    try {
+      VmView v = vmId == null ? null : stores.vms().get(vmId);
+      return v == null ? null : v.name();
+    } catch (org.apache.kafka.common.errors.SerializationException unreadable) {
+      return null; // (no name: nothing claimed, as for a VM without a view here)
+    }
   }
 
   @Override

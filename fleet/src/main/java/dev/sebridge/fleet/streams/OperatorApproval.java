@@ -64,7 +64,9 @@ final class OperatorApproval {
       // request names count from now, where their views place them, so that a rollout started a
       // moment later does not release their groups' room to others before the event reaches this
       // view. (The event's other names are entered when the view shows it released.)
-      ledger.release(r.eventId(), requested(r, world), world, r.origin(), now);
+      // (an entry an earlier approval of the event made here, taken for over while the views did
+      // not show the event, counts again: the commands claim these VMs counted)
+      ledger.releaseAgain(r.eventId(), requested(r, world), world, r.origin(), now);
       // Its commands claim the names of the VMs counted: an agent refuses the event if Azure lists
       // another (one the API's view showed and this one did not, or one Azure added since), which
       // IMDS would release too, counted nowhere until this view shows the event.
@@ -140,10 +142,10 @@ final class OperatorApproval {
   private static List<String> named(ApprovalRequest r, World world) {
     Set<String> seen = new HashSet<>();
     List<String> out = new ArrayList<>();
-    if (world.viewed(r.eventId())) {
+    if (world.viewed(r.eventId()) && !ListedVms.of(r.eventId(), world).isEmpty()) {
       List<String> listed = ListedVms.counted(r.eventId(), world);
       if (listed.isEmpty()) {
-        return List.of();
+        return List.of(); // a VM the view lists has no name
       }
       listed.forEach(n -> seen.add(n.toLowerCase(Locale.ROOT)));
       out.addAll(listed);

@@ -112,10 +112,25 @@ class OperatorApprovalTest {
     assertThat(acknowledging.refusal()).isNull();
     assertThat(acknowledging.counted()).containsExactlyInAnyOrder("vm-a", "vm-d");
 
+    // One VM asked for that this instance has no view of, beside one it has: nothing is claimed.
     ApprovalRequest stranger =
-        OperatorApproval.decide(request("req-9", "vm-new"), Ledger.empty(), new Fleet(), T0);
+        OperatorApproval.decide(
+            new ApprovalRequest(
+                "req-9", "E1", List.of("vm-a", "vm-new"), "patch", "alice", T0, "api"),
+            Ledger.empty(),
+            new Fleet().vm("vm-a", "1"),
+            T0);
     assertThat(stranger.wasAdmitted()).isTrue();
     assertThat(stranger.counted()).isNull();
+
+    // The views hold the event closed, with no VM listed: the VMs asked for are named.
+    ApprovalRequest closed =
+        OperatorApproval.decide(
+            request("req-11", "vm-a"),
+            Ledger.empty(),
+            new Fleet().vm("vm-a", "1").closed("E1"),
+            T0);
+    assertThat(closed.counted()).containsExactly("vm-a");
   }
 
   /**
@@ -171,6 +186,28 @@ class OperatorApprovalTest {
     w.event("E1", List.of("vm-a", "vm-c"), "vm-c", "vm-a");
     ledger.observe(w, T0.plusSeconds(3703));
     assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3703))).contains("vm-a");
+  }
+
+  /**
+   * The views do not show E1 for an hour after vm-a's approval: vm-a is taken for over and back.
+   * Approved again (its agent refused the first, or it was lost) while the views still do not show
+   * E1, vm-a counts again from now, as the second request's claim says. Before, the entry the first
+   * approval made stood as back, nothing was entered, and the claim named vm-a counted: its agent
+   * approved, and vm-a went down counted nowhere.
+   */
+  @Test
+  void anApprovedVmTakenForOverCountsAgainWhenApprovedAgainUnseen() {
+    Fleet w = new Fleet();
+    w.vm("vm-a", "1").vm("vm-c", "2");
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(request("req-3", "vm-a"), ledger, w, T0);
+    backAfterAnHourUnseen(w, ledger);
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3701))).isEmpty();
+    ApprovalRequest again =
+        OperatorApproval.decide(request("req-4", "vm-a"), ledger, w, T0.plusSeconds(3702));
+    assertThat(again.counted()).containsExactly("vm-a");
+    ledger.observe(w, T0.plusSeconds(3703));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3703))).containsExactly("vm-a");
   }
 
   /**
