@@ -1006,6 +1006,8 @@ class ViewIndexTest {
               "api");
       if (rnd.nextInt(4) == 0) {
         r = r.refused("over the limit");
+      } else if (rnd.nextBoolean()) {
+        r = r.admit(List.of("web-" + rnd.nextInt(3), "WEB-" + (3 + rnd.nextInt(3))));
       }
       // Some VMs have the agent's result, some still wait for it.
       Map<String, RequestView.VmResult> results = new TreeMap<>();
@@ -1016,12 +1018,14 @@ class ViewIndexTest {
         }
         String outcome =
             Arrays.asList(null, "accepted", "rejected", "failed", "dry-run").get(rnd.nextInt(5));
+        // (an agent's refusal of an event Azure grew: what sends a rollout's VMs back to pending)
+        List<String> codes = List.of("code-0", "code-1", "resources-changed");
         results.put(
             "vm-" + rnd.nextInt(30),
             new RequestView.VmResult(
                 "c-" + i,
                 outcome,
-                outcome == null || rnd.nextBoolean() ? null : "code-" + rnd.nextInt(3),
+                outcome == null || rnd.nextBoolean() ? null : codes.get(rnd.nextInt(3)),
                 outcome == null ? null : "reason " + rnd.nextInt(3),
                 outcome == null ? null : T0));
       }
@@ -1067,6 +1071,14 @@ class ViewIndexTest {
               .as("unaccepted(r-%d, %s)", r, vm)
               .isEqualTo(s.unaccepted("r-" + r, vm));
         }
+      }
+      for (int r = 0; r < 15; r++) {
+        assertThat(world.refusedCounted("r-" + r))
+            .as("refusedCounted(r-%d)", r)
+            .isEqualTo(s.refusedCounted("r-" + r));
+      }
+      for (int i = 0; i < 30; i++) {
+        String vm = "vm-" + i;
         assertThat(world.lastHeartbeat(vm).orElse(null)).isEqualTo(s.heartbeat(vm));
         assertThat(world.inGroupSize(vm))
             .as("inGroupSize(%s)", vm)
@@ -1128,6 +1140,22 @@ class ViewIndexTest {
               v.outcome(),
               (v.reasonCode() == null ? "" : v.reasonCode() + ": ") + v.reason(),
               v.reasonCode()));
+    }
+
+    /** The names a request counted, where a VM's agent refused it as resources-changed. */
+    List<String> refusedCounted(String requestId) {
+      RequestView r = requests.get(requestId);
+      if (r == null || r.request() == null || r.request().counted() == null) {
+        return List.of();
+      }
+      boolean refused =
+          r.vms().values().stream()
+              .anyMatch(
+                  v ->
+                      v != null
+                          && "rejected".equals(v.outcome())
+                          && "resources-changed".equals(v.reasonCode()));
+      return refused ? r.request().counted() : List.of();
     }
 
     boolean open(String eventId) {
