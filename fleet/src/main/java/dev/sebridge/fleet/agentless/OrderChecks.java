@@ -41,6 +41,9 @@ final class OrderChecks {
   // When each waiting order was first read (partition and offset): it waits VIEW_WAIT from then.
   // Only orders a partition stopped at are here, one per partition at most; dropped when answered.
   private final Map<String, Instant> firstRead = new java.util.concurrent.ConcurrentHashMap<>();
+  // The orders acted on (by request: one order each), as long as they could be read again (a commit
+  // that failed): forgotten an hour after, past any order's lifetime.
+  private final Map<String, Instant> acted = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param requests the requests view, by request id
@@ -138,7 +141,9 @@ final class OrderChecks {
     }
     List<String> added;
     try {
-      added = notCounted(q, o.eventId());
+      // (an order this instance acted on, read again after its commit failed, is acted on again
+      // whatever the view shows since: Azure may have taken the first acknowledgement)
+      added = acted.containsKey(o.requestId()) ? List.of() : notCounted(q, o.eventId());
     } catch (RuntimeException notReady) {
       return new Wait(o);
     }
@@ -154,6 +159,7 @@ final class OrderChecks {
                   + " in the fleet's view, which the fleet did not count when it released it"
                   + " (Azure added it since): acknowledging would release it too"));
     }
+    acted.put(o.requestId(), now);
     return new Act(o);
   }
 
@@ -170,7 +176,7 @@ final class OrderChecks {
     }
     Set<String> counted = new HashSet<>();
     q.counted().forEach(n -> counted.add(n.toLowerCase(Locale.ROOT)));
-    return events.apply(eventId).map(EventView::resources).orElse(List.of()).stream()
+    return events.apply(eventId).map(EventView::listedNames).orElse(List.of()).stream()
         .filter(n -> !counted.contains(n.toLowerCase(Locale.ROOT)))
         .toList();
   }
@@ -219,6 +225,7 @@ final class OrderChecks {
   /** A partition revoked while its order waited leaves its entry: forgotten after an hour. */
   void forgetOld(Instant now) {
     firstRead.values().removeIf(t -> t.isBefore(now.minus(Duration.ofHours(1))));
+    acted.values().removeIf(t -> t.isBefore(now.minus(Duration.ofHours(1))));
   }
 
   private static String key(ConsumerRecord<String, byte[]> r) {

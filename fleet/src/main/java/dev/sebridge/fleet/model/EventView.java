@@ -158,6 +158,28 @@ public record EventView(
     return closedAt == null;
   }
 
+  /**
+   * Every name the event lists: those the agents' reports list, and those Azure's central delivery
+   * lists (a report can narrow the view's list, an unknown vmId's until a known VM reports; Azure's
+   * cannot be), once each without case.
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public List<String> listedNames() {
+    if (central == null || central.resources().isEmpty()) {
+      return resources;
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<String> out = new java.util.ArrayList<>(resources.size() + central.resources().size());
+    for (List<String> names : List.of(resources, central.resources())) {
+      for (String n : names) {
+        if (n != null && seen.add(n.toLowerCase(java.util.Locale.ROOT))) {
+          out.add(n);
+        }
+      }
+    }
+    return out;
+  }
+
   /** VMs by status. */
   public Map<String, Integer> counts() {
     Map<String, Integer> c = new TreeMap<>();

@@ -65,8 +65,9 @@ final class VmProgress {
    */
   static Optional<World.Result> result(RolloutVm v, World w) {
     Optional<World.Result> result = w.unaccepted(v.requestId(), v.vmId());
-    if (result.isEmpty() && v.name() != null && !w.eventVms(v.eventId()).containsKey(v.vmId())) {
-      // acknowledged for through Azure's Maintenance API: its outcome is under its name
+    if (result.isEmpty() && v.name() != null) {
+      // acknowledged for through Azure's Maintenance API: its outcome is under its name (only the
+      // acknowledger writes a request's results so; the VM may have begun to report since)
       result =
           w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
     }
@@ -92,7 +93,7 @@ final class VmProgress {
       return new Rollout.Halt(
           v.vmId(),
           v.eventId(),
-          "agents refused event "
+          "agents (or the acknowledger) refused event "
               + v.eventId()
               + " for a VM Azure added to it (resources-changed), and the views have not listed"
               + " one the refused approval did not count since: skip the event or abort",

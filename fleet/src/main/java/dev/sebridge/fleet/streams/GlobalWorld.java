@@ -87,22 +87,7 @@ final class GlobalWorld implements World {
   @Override
   public List<String> resources(String eventId) {
     EventView e = view(eventId);
-    if (e == null) {
-      return List.of();
-    }
-    if (e.central() == null || e.central().resources().isEmpty()) {
-      return e.resources();
-    }
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    List<String> out = new ArrayList<>(e.resources().size() + e.central().resources().size());
-    for (List<String> names : List.of(e.resources(), e.central().resources())) {
-      for (String n : names) {
-        if (n != null && seen.add(n.toLowerCase(java.util.Locale.ROOT))) {
-          out.add(n);
-        }
-      }
-    }
-    return out;
+    return e == null ? List.of() : e.listedNames();
   }
 
   @Override

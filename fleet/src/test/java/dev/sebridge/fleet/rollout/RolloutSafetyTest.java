@@ -339,8 +339,8 @@ class RolloutSafetyTest {
 
         @Override
         public Optional<Result> unaccepted(String requestId, String vmId) {
-          Sim s = vms.get(vmId);
-          if (!s.approvedByRollout) {
+          Sim s = vms.get(vmId); // (null for the key of a VM acknowledged for, name:<name>)
+          if (s == null || !s.approvedByRollout) {
             return Optional.empty();
           }
           return s.rejects
