@@ -277,7 +277,7 @@ public final class CommandVerifier {
   static final int MAX_COUNTED = 1000;
 
   /** The longest VM name it may give (Azure's are at most 64 characters). */
-  static final int VM_NAME = 80;
+  public static final int VM_NAME = 80;
 
   /**
    * The optional {@code resources} claim, by EventId and name in lower case: empty when absent,

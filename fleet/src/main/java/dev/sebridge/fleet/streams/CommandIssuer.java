@@ -232,7 +232,8 @@ public final class CommandIssuer implements AutoCloseable {
 
   /**
    * The command's {@code resources} claim: the VMs the ledger counted for the event; none when it
-   * counted none by name or they do not fit ({@link #COUNTED_BUDGET}, logged).
+   * counted none by name, they do not fit ({@link #COUNTED_BUDGET}), or a name is not one an agent
+   * takes (longer than {@link #VM_NAME}, or not plain text; logged).
    */
   static java.util.Map<String, java.util.List<String>> claimed(ApprovalRequest r) {
     if (r.counted() == null) {
@@ -248,6 +249,20 @@ public final class CommandIssuer implements AutoCloseable {
           r.counted().size());
       return java.util.Map.of();
     }
+    if (r.counted().stream()
+        .anyMatch(n -> n.isBlank() || !dev.sebridge.command.Untrusted.isPlain(n, VM_NAME))) {
+      // (an agent takes a claim with such a name for malformed, and refuses the command)
+      LOG.warn(
+          "request {}: event {} lists a VM name longer than {} characters or not plain text;"
+              + " agents will not check that its Resources stay those the ledger counted",
+          r.requestId(),
+          r.eventId(),
+          VM_NAME);
+      return java.util.Map.of();
+    }
     return java.util.Map.of(r.eventId(), r.counted());
   }
+
+  /** The longest VM name a claim may give, as agents take it (Azure's are at most 64). */
+  static final int VM_NAME = dev.sebridge.command.CommandVerifier.VM_NAME;
 }

@@ -67,6 +67,20 @@ class CommandIssuerTest {
    * command every agent refuses as oversized.
    */
   @Test
+  void aNameAnAgentWouldTakeForMalformedSendsNoClaim() {
+    for (String odd : List.of("web-1\nforged", "w".repeat(81), " ")) {
+      ApprovalRequest r =
+          new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
+              .admit(List.of("web-0", odd));
+      assertThat(CommandIssuer.claimed(r)).as(odd).isEmpty();
+    }
+    ApprovalRequest plain =
+        new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
+            .admit(List.of("web-0", "w".repeat(80)));
+    assertThat(CommandIssuer.claimed(plain)).containsOnlyKeys("E1");
+  }
+
+  @Test
   void theCountedVmsAreClaimedWhileTheCommandStaysWithinItsSize() throws Exception {
     java.util.function.IntFunction<List<String>> names =
         n -> java.util.stream.IntStream.range(0, n).mapToObj(i -> "web-scale-set_" + i).toList();
