@@ -158,18 +158,19 @@ public final class FleetService implements AutoCloseable {
     this.live = new LiveStream(changes, config.get(HttpKeys.LIVE_PAGES));
     HttpLimits limits = HttpKeys.limits(config);
     RateLimits writes = new RateLimits(limits.writesPerMinute());
-    this.server =
+    FleetServer http =
         new FleetServer(
-                config.get(FleetKeys.HTTP_BIND_ADDRESS),
-                config.get(FleetKeys.HTTP_PORT),
-                limits,
-                auth,
-                writes,
-                readiness::problems)
-            .route(new RolloutApi(rollouts, views, policies, clock))
+            config.get(FleetKeys.HTTP_BIND_ADDRESS),
+            config.get(FleetKeys.HTTP_PORT),
+            limits,
+            auth,
+            writes,
+            readiness::problems);
+    this.server =
+        http.route(new RolloutApi(rollouts, views, policies, clock))
             .route(
                 new FleetPage(
-                    auth,
+                    http.signIns(),
                     views,
                     approvals,
                     rollouts,

@@ -116,6 +116,22 @@ final class BearerGate {
     return p;
   }
 
+  /**
+   * The same authentication, for the page's sign-in form: a token that signs in passes its
+   * address's failure limit from then on, as one that authenticated here does (the page's first
+   * request with its new session cookie from a spent address was refused 429 until the minute
+   * passed).
+   */
+  Authenticator signIns() {
+    return token -> {
+      Optional<Principal> p = auth.authenticate(token);
+      if (p.isPresent()) {
+        authenticated(hash(token));
+      }
+      return p;
+    };
+  }
+
   /** Whether this token authenticated within {@link #KNOWN_FOR}. */
   private synchronized boolean known(String hash) {
     Long at = known.get(hash);

@@ -95,6 +95,15 @@ public final class FleetServer implements AutoCloseable {
             DaemonThreads.named("fleet-anonymous"));
   }
 
+  /**
+   * The authenticator the page's sign-in form uses: a token that signs in is known here from then
+   * on ({@link BearerGate#KNOWN_FOR}), so its session cookie passes an address whose failing tokens
+   * are spent.
+   */
+  public Authenticator signIns() {
+    return bearer.signIns();
+  }
+
   /** Adds a group of routes, tried in the order added. */
   public FleetServer route(Route r) {
     routes.add(r);
