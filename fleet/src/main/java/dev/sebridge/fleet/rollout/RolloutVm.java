@@ -193,7 +193,9 @@ public record RolloutVm(
         STARTED,
         platform || byPlatform,
         wave,
-        requestId,
+        // (released by another path: not by the request a pending VM may still name, one its agent
+        // refused, whose refusal must not halt the rollout now)
+        platform ? null : requestId,
         approvedAt,
         at,
         completedAt,

@@ -285,6 +285,30 @@ class PlacedVmsTest {
   }
 
   /**
+   * vm-a went back to pending after its agent refused the release as resources-changed; then its
+   * event is approved by another path (an operator, the VM's own agent for another request): the
+   * rollout follows it as released, and the old refusal halts nothing. Before, vm-a kept the
+   * refused request's id when it was taken for approved, and the refusal read under it halted the
+   * rollout ("approval rejected on vm-a: resources-changed") for a release that had gone through.
+   */
+  @Test
+  void aVmBackToPendingThatIsApprovedByAnotherPathIsNotHaltedByTheOldRefusal() {
+    TestWorld w =
+        new TestWorld().vm("vm-a", "1").event("E3", "vm-a").report("E3", "vm-a", "scheduled", T0);
+    RolloutPlanner.Step s = releasedThenRefused(w, "E3");
+    // (the views list no VM the refused request did not count yet: it waits to release again)
+    w.everyRefusedRequestCounted("vm-a");
+    Rollout r = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("vm-a", "E3")).phase()).isEqualTo(RolloutVm.PENDING);
+    w.report("E3", "vm-a", "approved", at(3));
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(3)).rollout();
+    assertThat(r.halt()).isNull();
+    assertThat(r.vms().get(RolloutVm.key("vm-a", "E3")).phase()).isEqualTo(RolloutVm.APPROVED);
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(4)).rollout();
+    assertThat(r.halt()).isNull();
+  }
+
+  /**
    * A request another VM's agent answered otherwise (it restarted mid-command: its POST may have
    * gone out) is not released again on vm-a's resources-changed: its result halts the rollout.
    */
