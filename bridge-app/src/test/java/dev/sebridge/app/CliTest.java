@@ -415,6 +415,72 @@ class CliTest {
     return server;
   }
 
+  /**
+   * {@code fleet rollouts r1 --resume} reads the rollout first and sends the halt it resumes, so a
+   * retry of the resume (the same body) resumes nothing once the rollout halted again; a rollout
+   * that is not halted is said so, and nothing is posted.
+   */
+  @Test
+  void fleetRolloutsResumeNamesTheHaltItRead() throws Exception {
+    java.util.List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicBoolean halted =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/rollouts/r1",
+            ex -> {
+              if (ex.getRequestMethod().equals("POST")) {
+                posted.add(
+                    new String(
+                        ex.getRequestBody().readAllBytes(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+                return new Answer(202, "{\"rolloutId\":\"r1\",\"action\":\"resume\"}");
+              }
+              return new Answer(
+                  200,
+                  halted.get()
+                      ? "{\"id\":\"r1\",\"state\":\"halted\",\"halt\":{\"vmId\":\"vm-1\","
+                          + "\"reason\":\"web-1 is not back in time\","
+                          + "\"at\":\"2026-11-28T10:00:01.5Z\"}}"
+                      : "{\"id\":\"r1\",\"state\":\"running\"}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "approver-token-0123456789");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      String[] resume = {
+        "fleet",
+        "rollouts",
+        "r1",
+        "--resume",
+        "--reason",
+        "checked",
+        "--url",
+        url,
+        "--token-file",
+        token.toString()
+      };
+      assertThat(run(resume)).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("web-1 is not back in time");
+      assertThat(posted)
+          .singleElement()
+          .satisfies(
+              b ->
+                  assertThat(
+                          new com.fasterxml.jackson.databind.ObjectMapper()
+                              .readTree(b)
+                              .path("halt")
+                              .asText())
+                      .isEqualTo("2026-11-28T10:00:01.5Z"));
+      halted.set(false);
+      assertThat(run(resume)).isEqualTo(1);
+      assertThat(err.toString()).contains("rollout r1 is not halted");
+      assertThat(posted).hasSize(1);
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /** A campaign rolls out as its open events with a VM Scheduled, as the service names them. */
   @Test
   void fleetRolloutOfACampaignRollsOutItsScheduledEvents() throws Exception {

@@ -68,6 +68,21 @@ final class FleetRolloutsCommand implements Callable<Integer> {
         if (action.skipEvent != null) {
           body.put("eventId", action.skipEvent);
         }
+        if (action.resume) {
+          // The halt it resumes, as read now: the service refuses the resume if the rollout is
+          // halted otherwise by then, and a retry of it resumes nothing once it halted again.
+          JsonNode halt = client.get("api/rollouts/" + FleetClient.segment(id)).path("halt");
+          if (halt.isMissingNode() || halt.isNull()) {
+            spec.commandLine()
+                .getErr()
+                .println("sebridge fleet rollouts: rollout " + id + " is not halted");
+            return 1;
+          }
+          body.put("halt", halt.path("at").asText());
+          out.printf(
+              "rollout %s: resuming the halt of %s: %s%n",
+              id, halt.path("at").asText(), halt.path("reason").asText());
+        }
         client.post(
             "api/rollouts/" + FleetClient.segment(id) + "/" + verb,
             body,

@@ -74,6 +74,7 @@ public final class RolloutApi implements Route {
           m.group(2),
           body.path("vmId").asText(null),
           body.path("eventId").asText(null),
+          instant(body, "halt"),
           body.path("reason").asText(null),
           p);
       ex.json(
@@ -112,6 +113,19 @@ public final class RolloutApi implements Route {
   private static void created(HttpCall ex, String id) throws IOException {
     ex.header("Location", "/api/rollouts/" + id);
     ex.json(202, JsonSerde.JSON.createObjectNode().put("rolloutId", id));
+  }
+
+  /** An RFC 3339 time, or null when absent. */
+  public static java.time.Instant instant(JsonNode body, String field) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    try {
+      return java.time.OffsetDateTime.parse(n.asText()).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      throw new ApiException(400, field + " is not an RFC 3339 date-time: " + n.asText());
+    }
   }
 
   private static Duration duration(JsonNode body, String field) {

@@ -7,6 +7,7 @@ import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutSpec;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -105,9 +106,21 @@ public final class RolloutRequests {
     return id;
   }
 
-  /** Resume, skip (a VM, or every VM of an event) or abort. */
+  /**
+   * Resume, skip (a VM, or every VM of an event) or abort.
+   *
+   * @param halt for resume: the halt it resumes (the rollout's {@code halt.at}), or null (the halt
+   *     this instance's view shows): 409 when the rollout is not halted so; a resume that reaches
+   *     the rollout after it halted again resumes nothing
+   */
   public void act(
-      String rolloutId, String action, String vmId, String eventId, String reason, Principal p) {
+      String rolloutId,
+      String action,
+      String vmId,
+      String eventId,
+      Instant halt,
+      String reason,
+      Principal p) {
     check(p, reason);
     Rollout r =
         views
@@ -120,6 +133,19 @@ public final class RolloutRequests {
       case RolloutCommand.RESUME -> {
         if (r.halt() == null) {
           throw new ApiException(409, "rollout " + rolloutId + " is not halted");
+        }
+        if (halt != null && !halt.equals(r.halt().at())) {
+          throw new ApiException(
+              409,
+              "rollout "
+                  + rolloutId
+                  + " is not halted at "
+                  + halt
+                  + " but since "
+                  + r.halt().at()
+                  + ": "
+                  + r.halt().reason()
+                  + " (read it again before resuming)");
         }
       }
       case RolloutCommand.SKIP -> {
@@ -137,9 +163,12 @@ public final class RolloutRequests {
       case RolloutCommand.ABORT -> {}
       default -> throw new ApiException(404, "no such rollout action: " + action);
     }
+    // A resume names the halt it resumes, as given or as this view shows it: sent again, or
+    // arriving after the rollout halted again, it resumes nothing.
+    Instant resumes = action.equals(RolloutCommand.RESUME) ? r.halt().at() : null;
     send(
         new RolloutCommand(
-            rolloutId, action, null, vmId, eventId, reason, p.name(), clock.instant(), null));
+            rolloutId, action, vmId, eventId, reason, p.name(), clock.instant(), resumes));
   }
 
   /** The rollout a create made earlier under the same key: its id for the same body, else 422. */

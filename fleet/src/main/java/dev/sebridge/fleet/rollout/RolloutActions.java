@@ -62,7 +62,9 @@ public final class RolloutActions {
         history.add(new Rollout.Entry(now, c.by(), "aborted", c.reason()));
       }
       case RolloutCommand.RESUME -> {
-        if (halt == null) {
+        if (halt == null || (c.halt() != null && !c.halt().equals(halt.at()))) {
+          // not halted, or halted again since the halt the operator resumed (a retry, a resume
+          // sent twice): the new halt is left for someone to read
           return current;
         }
         String halted = halt.vmId() == null ? null : RolloutVm.key(halt.vmId(), halt.eventId());

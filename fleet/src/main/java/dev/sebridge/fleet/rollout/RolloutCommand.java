@@ -19,6 +19,8 @@ import java.time.Instant;
  * @param origin for create: {@code api} or {@code policy:<rule>@v<version>}
  * @param approval for approve: an operator's approval (API or page), which the rollout processor
  *     checks against the fleet-wide ledger before it goes to the audit topic, accepted or refused
+ * @param halt for resume: the halt it resumes (its {@code at}), or null (any): a resume sent again
+ *     (a client's retry) or late resumes nothing once the rollout halted again since
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RolloutCommand(
@@ -31,7 +33,8 @@ public record RolloutCommand(
     String by,
     Instant at,
     String origin,
-    ApprovalRequest approval) {
+    ApprovalRequest approval,
+    Instant halt) {
   public static final String CREATE = "create";
   public static final String RESUME = "resume";
   public static final String SKIP = "skip";
@@ -54,7 +57,20 @@ public record RolloutCommand(
       String by,
       Instant at,
       String origin) {
-    this(rolloutId, action, spec, vmId, eventId, reason, by, at, origin, null);
+    this(rolloutId, action, spec, vmId, eventId, reason, by, at, origin, null, null);
+  }
+
+  /** A command about a rollout; for resume, naming the halt it resumes ({@code halt}). */
+  public RolloutCommand(
+      String rolloutId,
+      String action,
+      String vmId,
+      String eventId,
+      String reason,
+      String by,
+      Instant at,
+      Instant halt) {
+    this(rolloutId, action, null, vmId, eventId, reason, by, at, null, null, halt);
   }
 
   /** An operator's approval, keyed by its request id. */
@@ -69,6 +85,7 @@ public record RolloutCommand(
         r.requestedBy(),
         r.requestedAt(),
         r.origin(),
-        r);
+        r,
+        null);
   }
 }

@@ -111,7 +111,8 @@ final class PageActions {
       java.util.Set.of(
           "reason", "events", "maxUnavailable", "groupBy", "settle", "timeout", "idempotencyKey");
 
-  static final java.util.Set<String> ACTION_FIELDS = java.util.Set.of("reason", "vmId", "eventId");
+  static final java.util.Set<String> ACTION_FIELDS =
+      java.util.Set.of("reason", "vmId", "eventId", "halt");
 
   static final java.util.Set<String> LISTS = java.util.Set.of("events", "groupBy");
 
@@ -212,12 +213,21 @@ final class PageActions {
   String onRollout(String rolloutId, String action, Map<String, String> form, Principal p) {
     String vmId = blankToNull(form.get("vmId"));
     String eventId = vmId == null ? blankToNull(form.get("eventId")) : null;
+    // (the halt the page showed: a resume sent twice, or after the rollout halted again, resumes
+    // nothing the operator did not read)
+    String halt = blankToNull(form.get("halt"));
     // (the page's route takes resume, skip and abort only: FleetPage)
-    dev.sebridge.fleet.api.ApiInput.checkBody(
-        "POST",
-        "/api/rollouts/{rolloutId}/" + action,
-        body("reason", form.get("reason"), "vmId", vmId, "eventId", eventId));
-    rollouts.act(rolloutId, action, vmId, eventId, form.get("reason"), p);
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        body("reason", form.get("reason"), "vmId", vmId, "eventId", eventId, "halt", halt);
+    dev.sebridge.fleet.api.ApiInput.checkBody("POST", "/api/rollouts/{rolloutId}/" + action, body);
+    rollouts.act(
+        rolloutId,
+        action,
+        vmId,
+        eventId,
+        dev.sebridge.fleet.api.RolloutApi.instant(body, "halt"),
+        form.get("reason"),
+        p);
     return "Rollout " + rolloutId + ": " + action + " sent.";
   }
 

@@ -54,6 +54,7 @@ final class RolloutRows {
     m.put("events", String.join(", ", r.spec().eventIds()));
     if (r.halt() != null) {
       m.put("halt", r.halt().reason());
+      m.put("haltAt", r.halt().at() == null ? "" : r.halt().at().toString());
       m.put("haltVm", r.halt().vmId());
       m.put("haltEvent", r.halt().eventId());
     }

@@ -675,6 +675,37 @@ class FleetApiTest {
         .isEqualTo(200);
   }
 
+  /**
+   * A resume names the halt it resumes: the one given (the rollout's halt.at as read), 409 when the
+   * rollout is not halted so; without one, the halt this instance's view shows. The command carries
+   * it, and the rollout processor resumes nothing else.
+   */
+  @Test
+  void aResumeNamesTheHaltItResumes() throws Exception {
+    String path = "/api/rollouts/r-halted/resume";
+    String template = "/api/rollouts/{rolloutId}/resume";
+    HttpResponse<String> stale =
+        call(
+            "POST",
+            path,
+            APPROVER,
+            action("back", null).put("halt", "2026-11-28T09:00:00Z"),
+            template);
+    assertThat(stale.statusCode()).as(stale.body()).isEqualTo(409);
+    assertThat(stale.body()).contains("not halted at").contains("web-1 is not back in time");
+    HttpResponse<String> bad =
+        call("POST", path, APPROVER, action("back", null).put("halt", "yesterday"), template);
+    assertThat(bad.statusCode()).as(bad.body()).isEqualTo(400);
+    assertThat(rolloutCommands.history()).isEmpty();
+
+    HttpResponse<String> named =
+        call("POST", path, APPROVER, action("back", null).put("halt", T0.toString()), template);
+    assertThat(named.statusCode()).as(named.body()).isEqualTo(202);
+    HttpResponse<String> implied = call("POST", path, APPROVER, action("back", null), template);
+    assertThat(implied.statusCode()).as(implied.body()).isEqualTo(202);
+    assertThat(rolloutCommands.history()).extracting(r -> r.value().halt()).containsExactly(T0, T0);
+  }
+
   /** A filter misspelt would list everything: the contract refuses it, and a wrong type. */
   @Test
   void aQueryTheContractRefusesIsA400NamingIt() throws Exception {

@@ -665,6 +665,39 @@ class FleetLedgerTest {
         .hasValueSatisfying(why -> assertThat(why).contains("db_7"));
   }
 
+  /**
+   * A resume names the halt it resumes: sent again (a client's retry after a lost answer), or read
+   * after the rollout halted again, it resumes nothing, and the new halt waits for someone to read
+   * it. Before, the second resume resumed a halt nobody had read.
+   */
+  @Test
+  void aResumeOfAnEarlierHaltResumesNothing() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .event("E", "web_0", "web_1")
+            .report("E", "web_0", "scheduled", T0);
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E"), w, Ledger.empty(), at(1));
+    s = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(31));
+    Rollout.Halt first = s.rollout().halt();
+    assertThat(first).isNotNull();
+    RolloutCommand resume =
+        new RolloutCommand(
+            "r", RolloutCommand.RESUME, null, null, "go on", "bob", at(32), first.at());
+    Rollout resumed = RolloutActions.apply(s.rollout(), resume, at(32));
+    assertThat(resumed.halt()).isNull();
+    // It halts again (web_1 still has not reported E after the grace), then the same resume again.
+    Rollout again = RolloutPlanner.step(resumed, w, Ledger.empty(), at(70)).rollout();
+    assertThat(again.halt()).isNotNull();
+    assertThat(again.halt().at()).isNotEqualTo(first.at());
+    assertThat(RolloutActions.apply(again, resume, at(71))).isEqualTo(again);
+    RolloutCommand current =
+        new RolloutCommand(
+            "r", RolloutCommand.RESUME, null, null, "go on", "bob", at(72), again.halt().at());
+    assertThat(RolloutActions.apply(again, current, at(72)).halt()).isNull();
+  }
+
   @Test
   void skippingAPendingVmOfAnEventSkipsTheWholeEvent() {
     TestWorld w =
