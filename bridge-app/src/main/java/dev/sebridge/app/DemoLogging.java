@@ -27,7 +27,12 @@ final class DemoLogging {
       return false;
     }
     context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
-    for (String noisy : List.of("org.apache.kafka", "kafka", "state.change.logger")) {
+    for (String noisy :
+        List.of(
+            "org.apache.kafka",
+            "kafka",
+            "state.change.logger",
+            "org.eclipse.jetty.util.thread.QueuedThreadPool")) {
       context.getLogger(noisy).setLevel(Level.ERROR);
     }
     return true;

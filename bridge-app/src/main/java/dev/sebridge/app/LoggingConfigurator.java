@@ -35,7 +35,10 @@ public final class LoggingConfigurator extends ContextAwareBase implements Confi
           "kafka", Level.WARN,
           "state.change.logger", Level.WARN,
           "com.azure", Level.OFF,
-          "com.microsoft.aad.msal4j", Level.OFF);
+          "com.microsoft.aad.msal4j", Level.OFF,
+          // (the fleet's HTTP server: Jetty warns at every start that its thread pool's queue is
+          // bounded, which it is on purpose: fleet JettyServer)
+          "org.eclipse.jetty.util.thread.QueuedThreadPool", Level.ERROR);
 
   @Override
   public ExecutionStatus configure(LoggerContext context) {
