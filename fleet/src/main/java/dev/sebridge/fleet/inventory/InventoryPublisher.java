@@ -47,8 +47,13 @@ public final class InventoryPublisher implements AutoCloseable {
   /** After a refresh that failed, how long until the next. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(30);
 
-  /** How often an instance that does not write looks whether it does now. */
-  static final Duration OWNER_CHECK = Duration.ofSeconds(15);
+  /**
+   * How often an instance that does not write looks whether it does now: its streams' own state,
+   * read in memory, so an instance starting (or a failover's new owner) reads Azure within a second
+   * of running the rollouts task. (15 s before: every start waited up to 15 s for its first read,
+   * the views' VMs unknown meanwhile; the demo too.)
+   */
+  static final Duration OWNER_CHECK = Duration.ofSeconds(1);
 
   /** How long a refresh waits for the broker to take its records. */
   static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
