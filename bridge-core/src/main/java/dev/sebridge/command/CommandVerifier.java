@@ -274,7 +274,7 @@ public final class CommandVerifier {
   }
 
   /** The most VM names the {@code resources} claim may give one event. */
-  static final int MAX_COUNTED = 1000;
+  public static final int MAX_COUNTED = 1000;
 
   /** The longest VM name it may give (Azure's are at most 64 characters). */
   public static final int VM_NAME = 80;

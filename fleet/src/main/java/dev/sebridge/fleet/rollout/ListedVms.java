@@ -77,7 +77,9 @@ public final class ListedVms {
    * ({@link #of}), once each without case: what the fleet's commands name in their {@code
    * resources} claim, so that an agent refuses the event if Azure lists another VM in it by the
    * time it approves (IMDS would release that VM too, counted nowhere). Empty when the views do not
-   * show the event or a VM it lists has no name: a command then carries no such claim.
+   * show the event or a VM that reported it has no name: a command then carries no such claim (its
+   * own agent would refuse the event, IMDS listing its name). A blank name in the event's {@code
+   * Resources} is left out: no VM has it.
    */
   public static List<String> counted(String eventId, World w) {
     if (!w.viewed(eventId)) {
@@ -86,8 +88,11 @@ public final class ListedVms {
     Set<String> seen = new HashSet<>();
     List<String> out = new ArrayList<>();
     for (Listed l : of(eventId, w)) {
+      if ((l.name() == null || l.name().isBlank()) && l.vmId() == null) {
+        continue; // a blank name in the event's Resources (as a report gave them): no VM's
+      }
       if (l.name() == null || l.name().isBlank()) {
-        return List.of();
+        return List.of(); // a VM that reported the event without its name
       }
       if (seen.add(l.name().toLowerCase(Locale.ROOT))) {
         out.add(l.name());

@@ -231,36 +231,49 @@ public final class CommandIssuer implements AutoCloseable {
   static final int COUNTED_BUDGET = 8_000;
 
   /**
-   * The command's {@code resources} claim: the VMs the ledger counted for the event; none when it
-   * counted none by name, they do not fit ({@link #COUNTED_BUDGET}), or a name is not one an agent
-   * takes (longer than {@link #VM_NAME}, or not plain text; logged).
+   * The command's {@code resources} claim: the VMs the ledger counted for the event, without names
+   * an agent takes for malformed (logged); none when it counted none by name or they do not fit
+   * ({@link #COUNTED_BUDGET}, logged).
    */
   static java.util.Map<String, java.util.List<String>> claimed(ApprovalRequest r) {
     if (r.counted() == null) {
       return java.util.Map.of();
     }
-    int size = r.counted().stream().mapToInt(n -> n.length() + 3).sum();
-    if (size > COUNTED_BUDGET || r.counted().size() > 1000) {
+    // Names an agent takes for malformed (blank, longer than VM_NAME, not plain text) are left
+    // out: Azure's names are plain and at most 64 characters, so none of them is a name IMDS lists,
+    // and an agent would refuse the whole command for them. (Dropping the claim for them let an
+    // agent that reported such a name in an event's Resources switch off the check for its VMs.)
+    java.util.List<String> plain =
+        r.counted().stream()
+            .filter(n -> !n.isBlank() && dev.sebridge.command.Untrusted.isPlain(n, VM_NAME))
+            .toList();
+    if (plain.size() < r.counted().size()) {
+      LOG.warn(
+          "request {}: event {} lists {} VM name(s) longer than {} characters or not plain text,"
+              + " left out of its commands' resources claim (e.g. {})",
+          r.requestId(),
+          r.eventId(),
+          r.counted().size() - plain.size(),
+          VM_NAME,
+          dev.sebridge.command.Untrusted.text(
+              r.counted().stream().filter(n -> !plain.contains(n)).findFirst().orElse(""), 100));
+    }
+    if (plain.isEmpty()) {
+      // Nothing an agent could hold the event to: the claim as counted, which agents refuse as
+      // malformed, so the event is not approved unchecked.
+      return java.util.Map.of(r.eventId(), r.counted());
+    }
+    int size = plain.stream().mapToInt(n -> n.length() + 3).sum();
+    if (size > COUNTED_BUDGET || plain.size() > dev.sebridge.command.CommandVerifier.MAX_COUNTED) {
       LOG.warn(
           "request {}: event {} lists {} VMs, too many to name in its commands; agents will not"
               + " check that its Resources stay those the ledger counted",
           r.requestId(),
           r.eventId(),
-          r.counted().size());
+          plain.size());
       return java.util.Map.of();
     }
-    if (r.counted().stream()
-        .anyMatch(n -> n.isBlank() || !dev.sebridge.command.Untrusted.isPlain(n, VM_NAME))) {
-      // (an agent takes a claim with such a name for malformed, and refuses the command)
-      LOG.warn(
-          "request {}: event {} lists a VM name longer than {} characters or not plain text;"
-              + " agents will not check that its Resources stay those the ledger counted",
-          r.requestId(),
-          r.eventId(),
-          VM_NAME);
-      return java.util.Map.of();
-    }
-    return java.util.Map.of(r.eventId(), r.counted());
+    return java.util.Map.of(r.eventId(), plain);
   }
 
   /** The longest VM name a claim may give, as agents take it (Azure's are at most 64). */

@@ -666,6 +666,24 @@ class FleetLedgerTest {
   }
 
   /**
+   * The names a release's commands claim: a blank name in the event's Resources (an agent's report
+   * gave it) is no VM's and is left out; the claim still holds the event to the others. Before, it
+   * emptied the claim, and one such name reported by a hostile agent switched off the check for
+   * every VM of the event. A VM that reported the event without its name still empties it (its own
+   * agent would refuse the event).
+   */
+  @Test
+  void aBlankNameInAnEventsResourcesIsLeftOutOfTheClaim() {
+    TestWorld w =
+        new TestWorld()
+            .vm("web_0", "1")
+            .vm("web_1", "1")
+            .event("E", "web_0", "web_1", " ")
+            .report("E", "web_0", "scheduled", T0);
+    assertThat(ListedVms.counted("E", w)).containsExactlyInAnyOrder("web_0", "web_1");
+  }
+
+  /**
    * A resume names the halt it resumes: sent again (a client's retry after a lost answer), or read
    * after the rollout halted again, it resumes nothing, and the new halt waits for someone to read
    * it. Before, the second resume resumed a halt nobody had read.

@@ -14,6 +14,7 @@ import dev.sebridge.fleet.model.ApprovalRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,24 +63,36 @@ class CommandIssuerTest {
   }
 
   /**
-   * A request's counted VMs go into each command's resources claim while they fit the command
-   * schema's 16 KiB JWS; an event of more names goes without the claim (as before it), not as a
-   * command every agent refuses as oversized.
+   * A name an agent would take for malformed (an agent reported it in the event's Resources: none
+   * of Azure's names is such) is left out of the claim, which still holds the event to the others:
+   * an honest agent refuses the event if IMDS lists a VM the claim does not give. Before, the whole
+   * claim was dropped, and one such name reported by a hostile agent switched off the check for
+   * every VM of the event. A claim of such names only is sent as it is: agents refuse it as
+   * malformed, so the event is not approved unchecked.
    */
   @Test
-  void aNameAnAgentWouldTakeForMalformedSendsNoClaim() {
+  void aNameAnAgentWouldTakeForMalformedIsLeftOutOfTheClaim() {
     for (String odd : List.of("web-1\nforged", "w".repeat(81), " ")) {
       ApprovalRequest r =
           new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
               .admit(List.of("web-0", odd));
-      assertThat(CommandIssuer.claimed(r)).as(odd).isEmpty();
+      assertThat(CommandIssuer.claimed(r)).as(odd).isEqualTo(Map.of("E1", List.of("web-0")));
     }
     ApprovalRequest plain =
         new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
             .admit(List.of("web-0", "w".repeat(80)));
-    assertThat(CommandIssuer.claimed(plain)).containsOnlyKeys("E1");
+    assertThat(CommandIssuer.claimed(plain).get("E1")).hasSize(2);
+    ApprovalRequest onlyOdd =
+        new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
+            .admit(List.of("x\u0000"));
+    assertThat(CommandIssuer.claimed(onlyOdd)).isEqualTo(Map.of("E1", List.of("x\u0000")));
   }
 
+  /**
+   * A request's counted VMs go into each command's resources claim while they fit the command
+   * schema's 16 KiB JWS; an event of more names goes without the claim (as before it), not as a
+   * command every agent refuses as oversized.
+   */
   @Test
   void theCountedVmsAreClaimedWhileTheCommandStaysWithinItsSize() throws Exception {
     java.util.function.IntFunction<List<String>> names =
