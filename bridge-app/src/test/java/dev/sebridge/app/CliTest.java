@@ -425,6 +425,8 @@ class CliTest {
     java.util.List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.concurrent.atomic.AtomicBoolean halted =
         new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicBoolean timeless =
+        new java.util.concurrent.atomic.AtomicBoolean(false);
     com.sun.net.httpserver.HttpServer server =
         serve(
             "/api/rollouts/r1",
@@ -440,8 +442,9 @@ class CliTest {
                   200,
                   halted.get()
                       ? "{\"id\":\"r1\",\"state\":\"halted\",\"halt\":{\"vmId\":\"vm-1\","
-                          + "\"reason\":\"web-1 is not back in time\","
-                          + "\"at\":\"2026-11-28T10:00:01.5Z\"}}"
+                          + "\"reason\":\"web-1 is not back in time\""
+                          + (timeless.get() ? "" : ",\"at\":\"2026-11-28T10:00:01.5Z\"")
+                          + "}}"
                       : "{\"id\":\"r1\",\"state\":\"running\"}");
             });
     try {
@@ -476,6 +479,12 @@ class CliTest {
       assertThat(run(resume)).isEqualTo(1);
       assertThat(err.toString()).contains("rollout r1 is not halted");
       assertThat(posted).hasSize(1);
+      // A halt recorded without its time (before 2026-11-28): resumed without naming it.
+      halted.set(true);
+      timeless.set(true);
+      assertThat(run(resume)).as(err.toString()).isZero();
+      assertThat(posted).hasSize(2);
+      assertThat(posted.get(1)).doesNotContain("halt");
     } finally {
       server.stop(0);
     }

@@ -78,7 +78,9 @@ final class FleetRolloutsCommand implements Callable<Integer> {
                 .println("sebridge fleet rollouts: rollout " + id + " is not halted");
             return 1;
           }
-          body.put("halt", halt.path("at").asText());
+          if (halt.hasNonNull("at")) { // (a halt recorded without its time: resumed as it is)
+            body.put("halt", halt.path("at").asText());
+          }
           out.printf(
               "rollout %s: resuming the halt of %s: %s%n",
               id, halt.path("at").asText(), halt.path("reason").asText());

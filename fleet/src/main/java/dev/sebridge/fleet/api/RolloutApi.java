@@ -122,7 +122,14 @@ public final class RolloutApi implements Route {
       return null;
     }
     try {
-      return java.time.OffsetDateTime.parse(n.asText()).toInstant();
+      // (RFC 3339 allows a lower-case t and z)
+      return java.time.OffsetDateTime.parse(
+              n.asText(),
+              new java.time.format.DateTimeFormatterBuilder()
+                  .parseCaseInsensitive()
+                  .append(java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                  .toFormatter())
+          .toInstant();
     } catch (java.time.format.DateTimeParseException e) {
       throw new ApiException(400, field + " is not an RFC 3339 date-time: " + n.asText());
     }

@@ -175,6 +175,24 @@ public record Rollout(
   }
 
   @JsonIgnore
+  /** The same rollout with this history. */
+  Rollout withHistory(List<Entry> history) {
+    return new Rollout(
+        id,
+        spec,
+        reason,
+        requestedBy,
+        origin,
+        createdAt,
+        state,
+        halt,
+        groupLimits,
+        vms,
+        waves,
+        history,
+        unreported);
+  }
+
   public boolean active() {
     return state.equals(RUNNING) || state.equals(HALTED);
   }

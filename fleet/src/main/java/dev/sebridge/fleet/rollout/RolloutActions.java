@@ -62,10 +62,25 @@ public final class RolloutActions {
         history.add(new Rollout.Entry(now, c.by(), "aborted", c.reason()));
       }
       case RolloutCommand.RESUME -> {
-        if (halt == null || (c.halt() != null && !c.halt().equals(halt.at()))) {
-          // not halted, or halted again since the halt the operator resumed (a retry, a resume
-          // sent twice): the new halt is left for someone to read
+        if (halt == null) {
           return current;
+        }
+        if (c.halt() != null && !c.halt().equals(halt.at())) {
+          // halted again since the halt the operator resumed (a retry, a resume sent twice, or one
+          // decided on a view behind): the new halt is left for someone to read, and the history
+          // says the resume was not applied
+          history.add(
+              new Rollout.Entry(
+                  now,
+                  c.by(),
+                  "resume not applied",
+                  "it resumed the halt of "
+                      + c.halt()
+                      + "; halted since "
+                      + halt.at()
+                      + ": "
+                      + halt.reason()));
+          return current.withHistory(history);
         }
         String halted = halt.vmId() == null ? null : RolloutVm.key(halt.vmId(), halt.eventId());
         if (halted != null && vms.containsKey(halted)) {

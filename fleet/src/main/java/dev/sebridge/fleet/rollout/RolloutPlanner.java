@@ -107,7 +107,7 @@ public final class RolloutPlanner {
       halt = RolloutMembers.tooLarge(vms, full, now);
     }
     if (halt == null) {
-      halt = oversized(units, limits);
+      halt = oversized(units, limits, now);
     }
     if (halt == null) {
       halt = RolloutMembers.unreportedTooLong(r, w, unreported, now);
@@ -180,7 +180,7 @@ public final class RolloutPlanner {
 
   /** An event with more pending VMs in one group than the group's limit can never be released. */
   private static Rollout.Halt oversized(
-      Map<String, Map<String, Integer>> units, Map<String, Integer> limits) {
+      Map<String, Map<String, Integer>> units, Map<String, Integer> limits, Instant now) {
     for (Map.Entry<String, Map<String, Integer>> unit : units.entrySet()) {
       for (Map.Entry<String, Integer> g : unit.getValue().entrySet()) {
         int limit = limits.get(g.getKey());
@@ -193,7 +193,7 @@ public final class RolloutPlanner {
                       + " IMDS starts an approved event for every VM it lists. Skip the event"
                       + " (NotBefore or a manual approval will start it) or abort.",
                   unit.getKey(), g.getValue(), g.getKey(), limit),
-              null);
+              now); // (when: what a resume names, RolloutCommand.halt)
         }
       }
     }

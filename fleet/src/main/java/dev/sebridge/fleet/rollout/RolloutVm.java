@@ -178,6 +178,27 @@ public record RolloutVm(
         again == null ? 1 : again + 1);
   }
 
+  /** The same, no longer under a request (its agent's refusal of it halts nothing). */
+  RolloutVm withoutRequest() {
+    return new RolloutVm(
+        vmId,
+        name,
+        eventId,
+        group,
+        phase,
+        byPlatform,
+        wave,
+        null,
+        approvedAt,
+        startedAt,
+        completedAt,
+        agentBackAt,
+        backAt,
+        deadline,
+        resultAcknowledged,
+        again);
+  }
+
   /** How many times it went back to pending ({@link #pendingAgain}). */
   int times() {
     return again == null ? 0 : again;
@@ -193,9 +214,7 @@ public record RolloutVm(
         STARTED,
         platform || byPlatform,
         wave,
-        // (released by another path: not by the request a pending VM may still name, one its agent
-        // refused, whose refusal must not halt the rollout now)
-        platform ? null : requestId,
+        requestId,
         approvedAt,
         at,
         completedAt,

@@ -33,11 +33,14 @@ final class VmProgress {
     }
     if ("started".equals(status)
         && (v.phase().equals(RolloutVm.PENDING) || v.phase().equals(RolloutVm.APPROVED))) {
-      return v.started(now, deadline);
+      return refusedEarlier(v, w)
+          ? v.started(now, deadline).withoutRequest()
+          : v.started(now, deadline);
     }
     if ("approved".equals(status) && v.phase().equals(RolloutVm.PENDING)) {
       // someone else approved the event (another VM, the API): it is released all the same
-      return v.started(now, deadline).phase(RolloutVm.APPROVED);
+      RolloutVm released = v.started(now, deadline).phase(RolloutVm.APPROVED);
+      return refusedEarlier(v, w) ? released.withoutRequest() : released;
     }
     if (("completed".equals(status) || "inferred".equals(status))
         && !v.phase().equals(RolloutVm.COMPLETED)) {
@@ -72,6 +75,18 @@ final class VmProgress {
           w.unaccepted(v.requestId(), dev.sebridge.fleet.model.Acknowledgement.vmKey(v.name()));
     }
     return result;
+  }
+
+  /**
+   * Whether a pending VM still names the request its own agent refused as resources-changed (it
+   * went back to pending): released by another path since, that refusal must not halt the rollout.
+   * Any other result under it (another VM's agent that posted and then failed, a restart
+   * mid-command) is kept, and halts it.
+   */
+  private static boolean refusedEarlier(RolloutVm v, World w) {
+    return v.phase().equals(RolloutVm.PENDING)
+        && v.requestId() != null
+        && result(v, w).map(World.Result::resourcesChanged).orElse(false);
   }
 
   /** Why this VM halts the rollout, if it does. */

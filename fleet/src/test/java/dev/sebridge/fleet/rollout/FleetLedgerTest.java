@@ -709,7 +709,15 @@ class FleetLedgerTest {
     Rollout again = RolloutPlanner.step(resumed, w, Ledger.empty(), at(70)).rollout();
     assertThat(again.halt()).isNotNull();
     assertThat(again.halt().at()).isNotEqualTo(first.at());
-    assertThat(RolloutActions.apply(again, resume, at(71))).isEqualTo(again);
+    Rollout notApplied = RolloutActions.apply(again, resume, at(71));
+    assertThat(notApplied.halt()).isEqualTo(again.halt());
+    assertThat(notApplied.state()).isEqualTo(Rollout.HALTED);
+    assertThat(notApplied.history().get(notApplied.history().size() - 1))
+        .satisfies(
+            e -> {
+              assertThat(e.action()).isEqualTo("resume not applied");
+              assertThat(e.detail()).contains(first.at().toString()).contains("halted since");
+            });
     RolloutCommand current =
         new RolloutCommand(
             "r", RolloutCommand.RESUME, null, null, "go on", "bob", at(72), again.halt().at());
@@ -731,6 +739,7 @@ class FleetLedgerTest {
     Ledger ledger = Ledger.empty();
     RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E"), w, ledger, at(1));
     assertThat(s.rollout().halt().reason()).contains("would release 3 VMs");
+    assertThat(s.rollout().halt().at()).as("what a resume names").isEqualTo(at(1));
 
     Rollout r =
         RolloutActions.apply(

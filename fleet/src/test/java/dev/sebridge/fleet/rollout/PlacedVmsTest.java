@@ -309,6 +309,32 @@ class PlacedVmsTest {
   }
 
   /**
+   * The same, but vm-b (sent back to pending with vm-a, no result of its own yet) then answers the
+   * refused request failed (its agent restarted mid-command: its POST may have gone out) and the
+   * views show the event approved: that result halts the rollout, as any result under the rollout's
+   * own request does. Only a VM's own resources-changed refusal stops counting.
+   */
+  @Test
+  void aVmBackToPendingWhoseOwnAgentThenFailedTheRequestHalts() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "2")
+            .event("E3", "vm-a", "vm-b")
+            .report("E3", "vm-a", "scheduled", T0)
+            .report("E3", "vm-b", "scheduled", T0);
+    RolloutPlanner.Step s = releasedThenRefused(w, "E3");
+    w.everyRefusedRequestCounted("vm-a", "vm-b");
+    Rollout r = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("vm-b", "E3")).phase()).isEqualTo(RolloutVm.PENDING);
+    w.unaccepted("vm-b", "failed", "interrupted: restarted while approving", "interrupted")
+        .report("E3", "vm-b", "approved", at(3));
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(3)).rollout();
+    assertThat(r.halt()).isNotNull();
+    assertThat(r.halt().reason()).contains("interrupted");
+  }
+
+  /**
    * A request another VM's agent answered otherwise (it restarted mid-command: its POST may have
    * gone out) is not released again on vm-a's resources-changed: its result halts the rollout.
    */
