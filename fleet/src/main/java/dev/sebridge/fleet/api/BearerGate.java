@@ -14,15 +14,16 @@ import org.slf4j.LoggerFactory;
  * forwards), logged at INFO, once a minute for the same token (a dashboard retrying its expired
  * token is one failure, not one per request); past {@link #FAILURES_PER_MINUTE} different tokens a
  * minute the address's requests with a new token are refused (429) before the token is looked at. A
- * token that authenticated within the last {@link #KNOWN_FOR} is still looked at (a colleague's
- * dashboard behind the same NAT keeps working while someone there guesses): a guess is a new token,
- * and an address's guesses stay bounded. Before, any route answered 401 or 200 to a guessed token
- * as fast as it was asked, logged at DEBUG or not at all, so the page's sign-in limit could be
- * walked around (with a bearer header on the API, and with a made-up session cookie on the page
- * until it was authenticated here too). Retention: the limits' (at most 10,000 addresses, the least
- * recently used dropped), at most {@link #REMEMBERED} failed tokens (a hash of each with its
- * address), for a minute each, and at most {@link #REMEMBERED} tokens that authenticated (a hash of
- * each), for {@link #KNOWN_FOR} after each last did.
+ * token that authenticated within the last {@link #KNOWN_FOR} (here, or on the page's sign-in form:
+ * {@link #signIns}) is still looked at (a colleague's dashboard behind the same NAT keeps working
+ * while someone there guesses): a guess is a new token, and an address's guesses stay bounded.
+ * Before, any route answered 401 or 200 to a guessed token as fast as it was asked, logged at DEBUG
+ * or not at all, so the page's sign-in limit could be walked around (with a bearer header on the
+ * API, and with a made-up session cookie on the page until it was authenticated here too).
+ * Retention: the limits' (at most 10,000 addresses, the least recently used dropped), at most
+ * {@link #REMEMBERED} failed tokens (a hash of each with its address), for a minute each, and at
+ * most {@link #REMEMBERED} tokens that authenticated (a hash of each), for {@link #KNOWN_FOR} after
+ * each last did.
  */
 final class BearerGate {
   private static final Logger LOG = LoggerFactory.getLogger(BearerGate.class);
