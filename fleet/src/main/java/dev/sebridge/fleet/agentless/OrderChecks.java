@@ -159,7 +159,6 @@ final class OrderChecks {
                   + " in the fleet's view, which the fleet did not count when it released it"
                   + " (Azure added it since): acknowledging would release it too"));
     }
-    acted.put(o.requestId(), now);
     return new Act(o);
   }
 
@@ -215,6 +214,14 @@ final class OrderChecks {
           e.getMessage());
       return null;
     }
+  }
+
+  /**
+   * The order was sent to Azure (whatever the answer): read again (its commit failed), it is sent
+   * again without the check of its event's names (Azure may have taken it).
+   */
+  void acted(AcknowledgeOrder o, Instant now) {
+    acted.put(o.requestId(), now);
   }
 
   /** The record was answered (or passed over): it waits no more. */

@@ -90,6 +90,11 @@ final class OrderSession {
       }
     }
     Map<String, MaintenanceApi.Outcome> outcomes = acknowledge(fates);
+    for (OrderChecks.Fate f : fates) {
+      if (f instanceof OrderChecks.Act a && outcomes.containsKey(a.order().resourceId())) {
+        parts.checks().acted(a.order(), now);
+      }
+    }
     List<Map.Entry<String, Integer>> counts = new ArrayList<>();
     if (!next.isEmpty()) {
       try {

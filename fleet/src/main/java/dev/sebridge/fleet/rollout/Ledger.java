@@ -214,12 +214,30 @@ public final class Ledger {
    */
   public void releaseAgain(
       String eventId, List<ListedVms.Listed> listed, World w, String origin, Instant now) {
+    // Every entry of the event that is the same VM, under any of its keys (its vmId; its name; its
+    // vmId entered as its name while this instance had no view of it), is entered anew from now:
+    // release() merges or skips those it finds, and one back, or released over an hour ago (taken
+    // for over at the next step while the views do not show the event), would stand for the VM
+    // going down now.
+    java.util.Set<String> same = new java.util.HashSet<>();
     for (ListedVms.Listed l : listed) {
-      LedgerEntry entered = entries.get(LedgerEntry.key(l.vmKey(), eventId));
-      if (entered != null && entered.backAt() != null) {
-        remove(entered.key());
+      if (l.vmId() != null) {
+        same.add(l.vmId().toLowerCase(java.util.Locale.ROOT));
+      }
+      if (l.name() != null) {
+        same.add(l.name().toLowerCase(java.util.Locale.ROOT));
       }
     }
+    List<String> earlier = new ArrayList<>();
+    for (LedgerEntry e : entries.values()) {
+      if (e.eventId().equalsIgnoreCase(eventId)
+          && ((e.vmId() != null && same.contains(e.vmId().toLowerCase(java.util.Locale.ROOT)))
+              || (e.name() != null
+                  && same.contains(e.name().toLowerCase(java.util.Locale.ROOT))))) {
+        earlier.add(e.key());
+      }
+    }
+    earlier.forEach(this::remove);
     release(eventId, listed, w, origin, now);
   }
 

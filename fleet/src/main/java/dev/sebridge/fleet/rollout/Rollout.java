@@ -174,7 +174,6 @@ public record Rollout(
     return vms.values().stream().anyMatch(v -> v.vmId().equals(vmId));
   }
 
-  @JsonIgnore
   /** The same rollout with this history. */
   Rollout withHistory(List<Entry> history) {
     return new Rollout(
@@ -193,6 +192,7 @@ public record Rollout(
         unreported);
   }
 
+  @JsonIgnore
   public boolean active() {
     return state.equals(RUNNING) || state.equals(HALTED);
   }

@@ -93,6 +93,11 @@ final class VmProgress {
   static Rollout.Halt failure(RolloutVm v, World w, Instant now) {
     if (v.requestId() != null && !v.resultAcknowledged() && v.phase().equals(RolloutVm.APPROVED)) {
       Optional<World.Result> result = result(v, w);
+      if (result.isPresent() && v.byPlatform() && result.get().resourcesChanged()) {
+        // Released by another path, and its own agent refused the rollout's request (nothing
+        // posted; the refusal arrived after the release was seen): nothing to halt for.
+        result = Optional.empty();
+      }
       if (result.isPresent()) {
         return new Rollout.Halt(
             v.vmId(),

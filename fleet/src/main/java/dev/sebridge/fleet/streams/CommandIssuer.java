@@ -243,11 +243,16 @@ public final class CommandIssuer implements AutoCloseable {
     // out: Azure's names are plain and at most 64 characters, so none of them is a name IMDS lists,
     // and an agent would refuse the whole command for them. (Dropping the claim for them let an
     // agent that reported such a name in an event's Resources switch off the check for its VMs.)
-    java.util.List<String> plain =
-        r.counted().stream()
-            .filter(n -> !n.isBlank() && dev.sebridge.command.Untrusted.isPlain(n, VM_NAME))
-            .toList();
-    if (plain.size() < r.counted().size()) {
+    java.util.List<String> plain = new java.util.ArrayList<>();
+    String odd = null;
+    for (String n : r.counted()) {
+      if (!n.isBlank() && dev.sebridge.command.Untrusted.isPlain(n, VM_NAME)) {
+        plain.add(n);
+      } else if (odd == null) {
+        odd = n;
+      }
+    }
+    if (odd != null) {
       LOG.warn(
           "request {}: event {} lists {} VM name(s) longer than {} characters or not plain text,"
               + " left out of its commands' resources claim (e.g. {})",
@@ -255,13 +260,12 @@ public final class CommandIssuer implements AutoCloseable {
           r.eventId(),
           r.counted().size() - plain.size(),
           VM_NAME,
-          dev.sebridge.command.Untrusted.text(
-              r.counted().stream().filter(n -> !plain.contains(n)).findFirst().orElse(""), 100));
+          dev.sebridge.command.Untrusted.text(odd, 100));
     }
     if (plain.isEmpty()) {
-      // Nothing an agent could hold the event to: the claim as counted, which agents refuse as
-      // malformed, so the event is not approved unchecked.
-      return java.util.Map.of(r.eventId(), r.counted());
+      // Nothing an agent could hold the event to: a claim no agent takes (a blank name, refused as
+      // malformed), so the event is not approved unchecked, and the command stays small.
+      return java.util.Map.of(r.eventId(), java.util.List.of(""));
     }
     int size = plain.stream().mapToInt(n -> n.length() + 3).sum();
     if (size > COUNTED_BUDGET || plain.size() > dev.sebridge.command.CommandVerifier.MAX_COUNTED) {

@@ -309,6 +309,36 @@ class PlacedVmsTest {
   }
 
   /**
+   * The same, the refusal arriving after the rollout saw the event approved by another path: vm-a
+   * was already taken for released, under the refused request, when its agent's refusal came. It
+   * halts nothing either.
+   */
+  @Test
+  void aRefusalArrivingAfterAnotherPathReleasedTheVmHaltsNothing() {
+    TestWorld w =
+        new TestWorld()
+            .vm("vm-a", "1")
+            .vm("vm-b", "2")
+            .event("E3", "vm-a", "vm-b")
+            .report("E3", "vm-a", "scheduled", T0)
+            .report("E3", "vm-b", "scheduled", T0);
+    RolloutPlanner.Step s = RolloutPlanner.step(rollout("r", "2", "E3"), w, Ledger.empty(), at(1));
+    assertThat(s.releases()).hasSize(1);
+    // vm-b's agent refuses first: both go back to pending, vm-a without a result of its own
+    w.unaccepted("vm-b", "rejected", "resources-changed: E3 now lists web-9", "resources-changed");
+    w.everyRefusedRequestCounted("vm-a", "vm-b");
+    Rollout r = RolloutPlanner.step(s.rollout(), w, Ledger.empty(), at(2)).rollout();
+    assertThat(r.vms().get(RolloutVm.key("vm-a", "E3")).phase()).isEqualTo(RolloutVm.PENDING);
+    // approved by another path and seen so; then vm-a's own refusal of the request arrives
+    w.report("E3", "vm-a", "approved", at(3)).report("E3", "vm-b", "approved", at(3));
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(3)).rollout();
+    w.unaccepted("vm-a", "rejected", "resources-changed: E3 now lists web-9", "resources-changed");
+    r = RolloutPlanner.step(r, w, Ledger.empty(), at(4)).rollout();
+    assertThat(r.halt()).isNull();
+    assertThat(r.vms().get(RolloutVm.key("vm-a", "E3")).phase()).isEqualTo(RolloutVm.APPROVED);
+  }
+
+  /**
    * The same, but vm-b (sent back to pending with vm-a, no result of its own yet) then answers the
    * refused request failed (its agent restarted mid-command: its POST may have gone out) and the
    * views show the event approved: that result halts the rollout, as any result under the rollout's

@@ -211,6 +211,28 @@ class OperatorApprovalTest {
   }
 
   /**
+   * Approved first while this instance had no view of vm-new (entered by its vmId as its name),
+   * approved again an hour later, the views now knowing vm-new but still not showing the event:
+   * vm-new counts from the second approval. Before, the second merged the first's entry and kept
+   * its release time: taken for over at once (an hour unseen), vm-new was back at its next
+   * heartbeat while the second approval's commands claimed it counted.
+   */
+  @Test
+  void aVmUnknownAtTheFirstApprovalCountsFromTheSecond() {
+    Fleet w = new Fleet();
+    Ledger ledger = Ledger.empty();
+    OperatorApproval.decide(request("req-4", "vm-new"), ledger, w, T0);
+    w.vm("vm-new", "1").heartbeat("vm-new", T0.plusSeconds(3600));
+    ApprovalRequest again =
+        OperatorApproval.decide(request("req-5", "vm-new"), ledger, w, T0.plusSeconds(3650));
+    assertThat(again.counted()).containsExactly("vm-new");
+    ledger.observe(w, T0.plusSeconds(3651));
+    w.heartbeat("vm-new", T0.plusSeconds(3700));
+    ledger.observe(w, T0.plusSeconds(3701));
+    assertThat(ledger.unavailable(Duration.ZERO, T0.plusSeconds(3701))).containsExactly("vm-new");
+  }
+
+  /**
    * The same, the views showing the event with vm-a only placed by the inventory (no part of its
    * own): it stays back. Reopened without a part, it had no hour to end it, and held its group
    * until the event closed, 30 days for an event that stays open.
