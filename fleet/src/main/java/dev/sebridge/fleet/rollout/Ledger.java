@@ -219,24 +219,9 @@ public final class Ledger {
     // release() merges or skips those it finds, and one back, or released over an hour ago (taken
     // for over at the next step while the views do not show the event), would stand for the VM
     // going down now.
-    java.util.Set<String> same = new java.util.HashSet<>();
-    for (ListedVms.Listed l : listed) {
-      if (l.vmId() != null) {
-        same.add(l.vmId().toLowerCase(java.util.Locale.ROOT));
-      }
-      if (l.name() != null) {
-        same.add(l.name().toLowerCase(java.util.Locale.ROOT));
-      }
-    }
-    List<String> earlier = new ArrayList<>();
-    for (LedgerEntry e : entries.values()) {
-      if (e.eventId().equalsIgnoreCase(eventId)
-          && ((e.vmId() != null && same.contains(e.vmId().toLowerCase(java.util.Locale.ROOT)))
-              || (e.name() != null
-                  && same.contains(e.name().toLowerCase(java.util.Locale.ROOT))))) {
-        earlier.add(e.key());
-      }
-    }
+    Set<String> same = ListedVms.idsAndNames(listed);
+    List<String> earlier =
+        entries.values().stream().filter(e -> e.of(eventId, same)).map(LedgerEntry::key).toList();
     earlier.forEach(this::remove);
     release(eventId, listed, w, origin, now);
   }

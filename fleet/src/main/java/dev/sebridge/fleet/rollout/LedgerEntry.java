@@ -86,6 +86,17 @@ public record LedgerEntry(
     return key(vmKey(), eventId);
   }
 
+  /**
+   * Whether this is an entry of the event for a VM known by one of these vmIds or names (lower
+   * case, {@link ListedVms#idsAndNames}), under any of its keys: its vmId, its name, or its vmId
+   * taken for a name while the fleet had no view of it.
+   */
+  boolean of(String eventId, java.util.Set<String> idsAndNames) {
+    return this.eventId.equalsIgnoreCase(eventId)
+        && ((vmId != null && idsAndNames.contains(vmId.toLowerCase(java.util.Locale.ROOT)))
+            || (name != null && idsAndNames.contains(name.toLowerCase(java.util.Locale.ROOT))));
+  }
+
   /** Still unavailable for a rollout that waits {@code settle} after a VM is back. */
   public boolean unavailable(Duration settle, Instant now) {
     return backAt == null || now.isBefore(backAt.plus(settle));

@@ -101,6 +101,19 @@ public final class ListedVms {
     return List.copyOf(out);
   }
 
+  /** The vmIds and names of these VMs, in lower case ({@link LedgerEntry#of}). */
+  static Set<String> idsAndNames(List<Listed> listed) {
+    Set<String> out = new HashSet<>();
+    for (Listed l : listed) {
+      for (String s : new String[] {l.vmId(), l.name()}) {
+        if (s != null) {
+          out.add(s.toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    return out;
+  }
+
   /** The VMs of an event that have not reported it and Azure's inventory places. */
   public static List<Listed> placed(String eventId, World w) {
     if (unreported(eventId, w).isEmpty()) {
