@@ -739,11 +739,7 @@ class FleetApiTest {
     // Every GET of the contract refuses a query it does not give (its template's parameters
     // replaced), and says so; and each one behind a token may answer 429 when the client's address
     // spent its failing tokens (BearerGate), and says so.
-    JsonNode doc =
-        YAML.readTree(
-            Path.of(System.getProperty("basedir", "."))
-                .resolve("../docs/fleet-openapi.yaml")
-                .toFile());
+    JsonNode doc = contract();
     java.util.Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields();
     while (paths.hasNext()) {
       Map.Entry<String, JsonNode> p = paths.next();
@@ -1230,11 +1226,7 @@ class FleetApiTest {
 
   @Test
   void everyRouteIsDocumentedAndEveryAnswerMatchesTheOpenApiSchemas() throws Exception {
-    JsonNode doc =
-        YAML.readTree(
-            Path.of(System.getProperty("basedir", "."))
-                .resolve("../docs/fleet-openapi.yaml")
-                .toFile());
+    JsonNode doc = contract();
     List<String> problems = new ArrayList<>();
     record Case(
         String method, String template, String path, String token, JsonNode body, int status) {}
@@ -1484,11 +1476,7 @@ class FleetApiTest {
    */
   @Test
   void theContractsSchemasUseNoUnknownKeyword() throws Exception {
-    JsonNode doc =
-        YAML.readTree(
-            Path.of(System.getProperty("basedir", "."))
-                .resolve("../docs/fleet-openapi.yaml")
-                .toFile());
+    JsonNode doc = contract();
     Set<String> known =
         Set.of(
             "$ref",
@@ -1560,6 +1548,12 @@ class FleetApiTest {
     for (String k : List.of("oneOf", "anyOf", "allOf")) {
       schema.path(k).forEach(s -> keywords(s, at + "/" + k, known, out));
     }
+  }
+
+  /** The published contract, docs/fleet-openapi.yaml. */
+  static JsonNode contract() throws java.io.IOException {
+    return YAML.readTree(
+        Path.of(System.getProperty("basedir", ".")).resolve("../docs/fleet-openapi.yaml").toFile());
   }
 
   /** {@code #/components/schemas/X} becomes {@code #/$defs/X} in a standalone schema. */
