@@ -20,11 +20,11 @@ import java.util.Set;
  * operator overrides; admitted and recorded in the ledger otherwise. Either way the request goes to
  * the audit topic, where the request processor sends commands only for an admitted one.
  */
-final class OperatorApproval {
+public final class OperatorApproval {
   private OperatorApproval() {}
 
   /** The request admitted (and recorded as released in {@code ledger}) or refused with why. */
-  static ApprovalRequest decide(ApprovalRequest r, Ledger ledger, World world, Instant now) {
+  public static ApprovalRequest decide(ApprovalRequest r, Ledger ledger, World world, Instant now) {
     String mismatch = acknowledgeMismatch(r, world);
     if (mismatch != null) {
       // Not what the API writes (it takes both from the event's view): refused, override or not.
