@@ -159,7 +159,19 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     Rollout after = RolloutActions.apply(before, c, now());
     if (after != null && !after.equals(before)) {
       save(after);
-      LOG.info("rollout {}: {} by {} ({})", c.rolloutId(), c.action(), c.by(), c.reason());
+      if (before != null
+          && before.halt() != null
+          && before.halt().equals(after.halt())
+          && c.action().equals(RolloutCommand.RESUME)) {
+        LOG.warn(
+            "rollout {}: resume by {} not applied: it resumed the halt of {}, halted since {}",
+            c.rolloutId(),
+            c.by(),
+            c.halt(),
+            before.halt().at());
+      } else {
+        LOG.info("rollout {}: {} by {} ({})", c.rolloutId(), c.action(), c.by(), c.reason());
+      }
     }
   }
 
