@@ -8,12 +8,9 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -173,11 +170,8 @@ final class OrderChecks {
     if (q.counted() == null) {
       return List.of();
     }
-    Set<String> counted = new HashSet<>();
-    q.counted().forEach(n -> counted.add(n.toLowerCase(Locale.ROOT)));
-    return events.apply(eventId).map(EventView::listedNames).orElse(List.of()).stream()
-        .filter(n -> !counted.contains(n.toLowerCase(Locale.ROOT)))
-        .toList();
+    return ApprovalRequest.notCounted(
+        q.counted(), events.apply(eventId).map(EventView::listedNames).orElse(List.of()));
   }
 
   static MaintenanceApi.Outcome expired(AcknowledgeOrder o) {

@@ -113,6 +113,19 @@ public record ApprovalRequest(
     this(requestId, eventId, vmIds, reason, requestedBy, requestedAt, origin, null, null, null);
   }
 
+  /**
+   * The names among {@code names} that {@code counted} does not give, compared without case (as an
+   * agent compares an event's Resources with a command's resources claim).
+   */
+  public static List<String> notCounted(
+      java.util.Collection<String> counted, java.util.Collection<String> names) {
+    java.util.Set<String> given = new java.util.HashSet<>();
+    counted.forEach(n -> given.add(n.toLowerCase(java.util.Locale.ROOT)));
+    return names.stream()
+        .filter(n -> !given.contains(n.toLowerCase(java.util.Locale.ROOT)))
+        .toList();
+  }
+
   /** Whether the operator overrode the rollouts' hold and limits. */
   public boolean overrides() {
     return Boolean.TRUE.equals(override);

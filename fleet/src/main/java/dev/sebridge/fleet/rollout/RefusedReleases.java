@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -81,10 +80,9 @@ final class RefusedReleases {
     if (before.isEmpty()) {
       return true;
     }
-    Set<String> counted = new HashSet<>();
-    before.forEach(n -> counted.add(n.toLowerCase(Locale.ROOT)));
-    return ListedVms.counted(eventId, w).stream()
-        .anyMatch(n -> !counted.contains(n.toLowerCase(Locale.ROOT)));
+    return !dev.sebridge.fleet.model.ApprovalRequest.notCounted(
+            before, ListedVms.counted(eventId, w))
+        .isEmpty();
   }
 
   /**
