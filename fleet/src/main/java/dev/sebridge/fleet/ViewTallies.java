@@ -51,6 +51,22 @@ public final class ViewTallies implements TopologyObserver {
   public static final java.util.Comparator<String> STORE_ORDER = ViewTallies::compareCodePoints;
 
   static int compareCodePoints(String a, String b) {
+    // Up to the first unit that differs the two agree; there, two units outside the surrogates
+    // (every vmId and EventId) are two code points, ordered as their chars.
+    int n = Math.min(a.length(), b.length());
+    for (int k = 0; k < n; k++) {
+      char x = a.charAt(k);
+      char y = b.charAt(k);
+      if (x != y) {
+        return Character.isSurrogate(x) || Character.isSurrogate(y)
+            ? byCodePoints(a, b)
+            : Character.compare(x, y);
+      }
+    }
+    return Integer.compare(a.length(), b.length());
+  }
+
+  private static int byCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {

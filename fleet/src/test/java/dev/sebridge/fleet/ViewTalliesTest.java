@@ -147,7 +147,19 @@ public class ViewTalliesTest {
   @Property(tries = 500)
   void theKeysAreInTheStoresOrder(@ForAll long seed) {
     Random r = new Random(seed);
-    String[] parts = {"a", "Z", "-", "\u00e9", "\uFF21", "\uD83D\uDE00", "\uE000", "0", ""};
+    String[] parts = {
+      "a",
+      "Z",
+      "-",
+      "\u00e9",
+      "\uFF21",
+      "\uD83D\uDE00",
+      "\uD83D\uDE01",
+      "\uDBFF\uDFFF",
+      "\uE000",
+      "0",
+      ""
+    };
     String a = "";
     String b = "";
     for (int i = 0; i < r.nextInt(4); i++) {

@@ -107,7 +107,7 @@ final class GlobalViews {
         FleetTopology.store(store, values).withLoggingDisabled(),
         store + "-source",
         new StringDeserializer(),
-        values.deserializer(),
+        values instanceof JsonSerde<V> json ? json.sourceDeserializer() : values.deserializer(),
         topic,
         store + "-updater",
         () ->

@@ -64,4 +64,27 @@ class JsonSerdeTest {
     t.join();
     assertThat(there[0]).isNotSameAs(here).isEqualTo(here);
   }
+
+  /**
+   * A global store's updater puts the value its source read: the store is handed the bytes read,
+   * once, and they read back as the value. The store's own deserializer (the API's threads read
+   * through it) keeps nothing.
+   */
+  @Test
+  void aValueAGlobalStoresSourceReadIsWrittenAsTheBytesItWasReadFrom() throws Exception {
+    JsonSerde<VmView> serde = new JsonSerde<>(VmView.class);
+    VmView a = view("vm-a", "1");
+    byte[] topic = JsonSerde.JSON.writeValueAsBytes(a);
+    VmView read = serde.sourceDeserializer().deserialize("views", topic);
+    assertThat(read).isEqualTo(a);
+    byte[] stored = serde.serializer().serialize("store", read);
+    assertThat(stored).isSameAs(topic);
+    assertThat(serde.deserializer().deserialize("store", stored)).isEqualTo(a);
+    assertThat(serde.serializer().serialize("store", read)).isNotSameAs(topic).isEqualTo(topic);
+    VmView readByTheApi = serde.deserializer().deserialize("store", topic);
+    assertThat(serde.serializer().serialize("store", readByTheApi))
+        .isNotSameAs(topic)
+        .isEqualTo(topic);
+    assertThat(serde.sourceDeserializer().deserialize("views", null)).isNull();
+  }
 }
