@@ -77,9 +77,11 @@ public final class ListedVms {
    * ({@link #of}), once each without case: what the fleet's commands name in their {@code
    * resources} claim, so that an agent refuses the event if Azure lists another VM in it by the
    * time it approves (IMDS would release that VM too, counted nowhere). Empty when the views do not
-   * show the event or a VM that reported it has no name: a command then carries no such claim (its
-   * own agent would refuse the event, IMDS listing its name). A blank name in the event's {@code
-   * Resources} is left out: no VM has it.
+   * show the event: a command then carries no such claim. A VM that reported the event without its
+   * name is named as the event's {@code Resources} name it (a name no VM reported, {@link
+   * #unreported}, counted by name as well): before, it emptied the claim, and an agent reporting
+   * without a name switched the check off for every VM of its event. A blank name in the event's
+   * {@code Resources} is left out: no VM has it.
    */
   public static List<String> counted(String eventId, World w) {
     if (!w.viewed(eventId)) {
@@ -92,7 +94,7 @@ public final class ListedVms {
         continue; // a blank name in the event's Resources (as a report gave them): no VM's
       }
       if (l.name() == null || l.name().isBlank()) {
-        return List.of(); // a VM that reported the event without its name
+        continue; // reported without its name: its name is among the Resources no VM reported
       }
       if (seen.add(l.name().toLowerCase(Locale.ROOT))) {
         out.add(l.name());

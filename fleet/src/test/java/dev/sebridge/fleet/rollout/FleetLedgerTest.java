@@ -669,8 +669,7 @@ class FleetLedgerTest {
    * The names a release's commands claim: a blank name in the event's Resources (an agent's report
    * gave it) is no VM's and is left out; the claim still holds the event to the others. Before, it
    * emptied the claim, and one such name reported by a hostile agent switched off the check for
-   * every VM of the event. A VM that reported the event without its name still empties it (its own
-   * agent would refuse the event).
+   * every VM of the event.
    */
   @Test
   void aBlankNameInAnEventsResourcesIsLeftOutOfTheClaim() {
@@ -681,6 +680,30 @@ class FleetLedgerTest {
             .event("E", "web_0", "web_1", " ")
             .report("E", "web_0", "scheduled", T0);
     assertThat(ListedVms.counted("E", w)).containsExactlyInAnyOrder("web_0", "web_1");
+  }
+
+  /**
+   * A VM that reported the event without its name is claimed by the name the event's Resources give
+   * it, among the others. Before, it emptied the claim: one agent reporting without a name (IMDS
+   * gave it none, or a hostile one) switched the check off for every VM of its event, and a VM
+   * Azure added was released counted nowhere.
+   */
+  @Test
+  void aVmThatReportedTheEventWithoutItsNameIsClaimedByTheNameTheEventGivesIt() {
+    TestWorld w =
+        new TestWorld()
+            .vm("id-0", "1")
+            .vm("web_1", "1")
+            .event("E", "web_0", "web_1")
+            .namelessReport("E", "id-0", "scheduled", T0)
+            .report("E", "web_1", "scheduled", T0);
+    assertThat(ListedVms.counted("E", w)).containsExactlyInAnyOrder("web_0", "web_1");
+    // The ledger enters it by vmId and its name as one no VM reported: counted twice, never less.
+    Ledger l = Ledger.empty();
+    l.release("E", w, "policy", T0);
+    assertThat(l.entries().values())
+        .extracting(LedgerEntry::vmKey)
+        .contains(LedgerEntry.vmKey("id-0", null), LedgerEntry.vmKey(null, "web_0"));
   }
 
   /**

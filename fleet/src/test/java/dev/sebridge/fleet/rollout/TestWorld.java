@@ -122,6 +122,14 @@ final class TestWorld implements World {
     return this;
   }
 
+  /** A VM's agent reports the event without its name (IMDS gave it none). */
+  TestWorld namelessReport(String eventId, String vmId, String status, Instant since) {
+    reports
+        .computeIfAbsent(eventId, e -> new LinkedHashMap<>())
+        .put(vmId, new VmEventState(vmId, null, zones.get(vmId), null, status, null, since, null));
+    return this;
+  }
+
   /** The fleet closed the VM's part as vanished: nothing heard from it for fleet.vm-retention. */
   TestWorld vanished(String eventId, String vmId, Instant since) {
     reports
