@@ -31,6 +31,11 @@ public final class ApiInput {
     return new ApiException(405, "no such route: " + call.rawMethod() + " " + path);
   }
 
+  /** Whether the contract gives this path this method (a path it does not have: false). */
+  public static boolean takes(String path, String method) {
+    return CONTRACT.methods(path).map(m -> m.contains(method)).orElse(false);
+  }
+
   private static final RequestContract CONTRACT = RequestContract.published();
 
   private ApiInput() {}

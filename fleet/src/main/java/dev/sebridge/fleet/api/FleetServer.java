@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *       401 at once), the page's by its session cookie ({@link #SESSION_COOKIE}); tokens that do
  *       not authenticate are limited per address ({@link BearerGate}). A request that carries a
  *       body (any method but GET and HEAD) is admitted before its body is read, or refused: over
- *       {@link #MAX_BODY} (413), a reader (403), over its principal's write rate (429); the page
- *       admits its own ({@link Route#admit}); a body nobody admits is never read (404).
+ *       {@link #MAX_BODY} (413), a method the path does not take (405, or 404 for no such path), a
+ *       reader (403), over its principal's write rate (429); the page admits its own ({@link
+ *       Route#admit}); a body nobody admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout and at {@link
  *       JettyServer#MIN_BODY_RATE} at least ({@link BodyReader}).
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
@@ -167,6 +168,10 @@ public final class FleetServer implements AutoCloseable {
       }
       if (!api) {
         throw new ApiException(404, "no such route: " + m + " " + path);
+      }
+      if (!ApiInput.takes(path, m)) {
+        // 404 or 405 with Allow, before the role and the write rate: there is nothing to refuse.
+        throw ApiInput.noRoute(call, path);
       }
       Principal p = principal.get();
       if (!p.role().mayApprove()) {

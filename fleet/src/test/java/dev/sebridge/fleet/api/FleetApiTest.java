@@ -839,7 +839,8 @@ class FleetApiTest {
   /**
    * A method a path of the API does not take is 405 with the methods it takes in {@code Allow}, as
    * the contract states them (RFC 9110 requires the header); a path the API does not have is 404.
-   * Before, both were 405 without {@code Allow}.
+   * Before, both were 405 without {@code Allow}. A reader gets the same (before, 403: the role was
+   * checked before the route).
    */
   @Test
   void aMethodAPathDoesNotTakeIs405WithAllowAndAnUnknownPathIs404() throws Exception {
@@ -859,12 +860,17 @@ class FleetApiTest {
             "GET, HEAD");
     for (Map.Entry<String, String> e : allow.entrySet()) {
       String[] mp = e.getKey().split(" ");
-      HttpResponse<String> r = call(mp[0], mp[1], APPROVER, null, mp[1]);
-      assertThat(r.statusCode()).as(e.getKey()).isEqualTo(405);
-      assertThat(r.headers().firstValue("Allow")).as(e.getKey()).hasValue(e.getValue());
-      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
-          .contains("no such route");
+      for (String token : List.of(APPROVER, READER)) {
+        HttpResponse<String> r = call(mp[0], mp[1], token, null, mp[1]);
+        assertThat(r.statusCode()).as(e.getKey()).isEqualTo(405);
+        assertThat(r.headers().firstValue("Allow")).as(e.getKey()).hasValue(e.getValue());
+        assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+            .contains("no such route");
+      }
     }
+    // A reader's write to a path that takes it is still refused for its role.
+    String approve = "/api/events/" + EVENT + "/approve";
+    assertThat(call("POST", approve, READER, null, approve).statusCode()).isEqualTo(403);
     for (String path : List.of("/api/nonsense", "/api/events/" + EVENT + "/nonsense", "/api/")) {
       HttpResponse<String> r = call("GET", path, APPROVER, null, path);
       assertThat(r.statusCode()).as(path).isEqualTo(404);
