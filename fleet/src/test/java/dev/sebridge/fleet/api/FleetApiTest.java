@@ -759,6 +759,41 @@ class FleetApiTest {
     }
   }
 
+  /**
+   * A fault the API does not expect is 500 with a JSON error that says nothing of it, and every
+   * operation of the contract declares that answer (before, none did).
+   */
+  @Test
+  void anUnexpectedFaultIsA500TheContractDeclares() throws Exception {
+    vms.failing.add("vm-broken");
+    try {
+      HttpResponse<String> r = call("GET", "/api/vms/vm-broken", READER, null, "/api/vms/{vmId}");
+      assertThat(r.statusCode()).isEqualTo(500);
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText())
+          .isEqualTo("internal error");
+    } finally {
+      vms.failing.clear();
+    }
+    JsonNode doc = contract();
+    java.util.Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields();
+    int operations = 0;
+    while (paths.hasNext()) {
+      Map.Entry<String, JsonNode> p = paths.next();
+      java.util.Iterator<Map.Entry<String, JsonNode>> ops = p.getValue().fields();
+      while (ops.hasNext()) {
+        Map.Entry<String, JsonNode> op = ops.next();
+        if (!op.getValue().has("responses")) {
+          continue; // (path-level parameters)
+        }
+        operations++;
+        assertThat(op.getValue().at("/responses/500").isMissingNode())
+            .as("500 documented for %s %s", op.getKey(), p.getKey())
+            .isFalse();
+      }
+    }
+    assertThat(operations).isGreaterThan(20);
+  }
+
   /** At 100,000 VMs a scan of the VM views is 100,000 JSON documents: an event reads its own. */
   @Test
   void anEventIsAnsweredFromItsOwnVmsReadByKeyNotFromEveryVm() throws Exception {

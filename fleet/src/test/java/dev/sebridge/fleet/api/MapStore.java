@@ -17,9 +17,15 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
       new java.util.concurrent.atomic.AtomicInteger();
   final java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+  // Keys whose read fails as a store would that cannot be read (a fault the API does not expect).
+  final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   @Override
   public V get(String key) {
     gets.add(key);
+    if (failing.contains(key)) {
+      throw new IllegalStateException("the store cannot be read: " + key);
+    }
     return map.get(key);
   }
 
