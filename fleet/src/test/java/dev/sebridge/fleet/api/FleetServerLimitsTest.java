@@ -529,20 +529,20 @@ class FleetServerLimitsTest {
     String kept =
         readAll(
             open(
-                "POST /api/write HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                "POST /api/rollouts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                     + APPROVER
                     + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"));
     assertThat(kept).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("Connection: close");
     for (int i = 0; i < 2; i++) {
-      assertThat(statusOf(post("/api/write", APPROVER, "{}"))).isEqualTo(200);
+      assertThat(statusOf(post("/api/rollouts", APPROVER, "{}"))).isEqualTo(200);
     }
     Socket over =
         open(
-            "POST /api/write HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+            "POST /api/rollouts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                 + APPROVER
                 + "\r\nContent-Length: 1000\r\n\r\n");
     assertThat(readAll(over)).startsWith("HTTP/1.1 429").contains("Retry-After: 60");
-    assertThat(reached.get("/api/write").get()).isEqualTo(3);
+    assertThat(reached.get("/api/rollouts").get()).isEqualTo(3);
     // reads are not writes
     assertThat(statusOf(get("/api/events", APPROVER))).isEqualTo(200);
   }
