@@ -122,6 +122,7 @@ public record ApprovalRequest(
     java.util.Set<String> given = new java.util.HashSet<>();
     counted.forEach(n -> given.add(n.toLowerCase(java.util.Locale.ROOT)));
     return names.stream()
+        .filter(n -> n != null && !n.isBlank()) // no VM's name (left out of counted too)
         .filter(n -> !given.contains(n.toLowerCase(java.util.Locale.ROOT)))
         .toList();
   }

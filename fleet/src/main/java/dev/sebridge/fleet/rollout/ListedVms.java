@@ -77,11 +77,12 @@ public final class ListedVms {
    * ({@link #of}), once each without case: what the fleet's commands name in their {@code
    * resources} claim, so that an agent refuses the event if Azure lists another VM in it by the
    * time it approves (IMDS would release that VM too, counted nowhere). Empty when the views do not
-   * show the event: a command then carries no such claim. A VM that reported the event without its
-   * name is named as the event's {@code Resources} name it (a name no VM reported, {@link
-   * #unreported}, counted by name as well): before, it emptied the claim, and an agent reporting
-   * without a name switched the check off for every VM of its event. A blank name in the event's
-   * {@code Resources} is left out: no VM has it.
+   * show the event, or none of the VMs it lists has a usable name: a command then carries no such
+   * claim. A VM that reported the event with a blank name (an agent always sends its name: only a
+   * buggy or hostile one sends a blank) is left out; the claim names every other VM the event
+   * lists, so the other agents still refuse an event Azure grew. Before, such a report emptied the
+   * claim and switched the check off for every VM of its event. A blank name in the event's {@code
+   * Resources} is left out too: no VM has it.
    */
   public static List<String> counted(String eventId, World w) {
     if (!w.viewed(eventId)) {
@@ -94,7 +95,7 @@ public final class ListedVms {
         continue; // a blank name in the event's Resources (as a report gave them): no VM's
       }
       if (l.name() == null || l.name().isBlank()) {
-        continue; // reported without its name: its name is among the Resources no VM reported
+        continue; // reported with a blank name (a buggy or hostile agent): left out
       }
       if (seen.add(l.name().toLowerCase(Locale.ROOT))) {
         out.add(l.name());

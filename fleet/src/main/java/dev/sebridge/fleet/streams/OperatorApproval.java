@@ -137,7 +137,7 @@ public final class OperatorApproval {
    * #requested}): the VMs asked for, by the names their views give them, and those acknowledged
    * for, with the names the view lists for the event if it has it (with fewer VMs than asked for).
    * Empty (its commands claim nothing) when a VM asked for has no view here, or no name, or the
-   * view's event has a VM without one.
+   * view's event lists VMs and none by a usable name ({@link ListedVms#counted}).
    */
   private static List<String> named(ApprovalRequest r, World world) {
     Set<String> seen = new HashSet<>();
@@ -145,7 +145,7 @@ public final class OperatorApproval {
     if (world.viewed(r.eventId()) && !ListedVms.of(r.eventId(), world).isEmpty()) {
       List<String> listed = ListedVms.counted(r.eventId(), world);
       if (listed.isEmpty()) {
-        return List.of(); // a VM the view lists has no name
+        return List.of(); // the VMs the view lists have no usable name
       }
       listed.forEach(n -> seen.add(n.toLowerCase(Locale.ROOT)));
       out.addAll(listed);

@@ -194,6 +194,24 @@ class AcknowledgerTest {
    * the event again counting db-3. An order whose event the view lists no more than counted is
    * sent; one whose event the views cannot be read for waits.
    */
+  /**
+   * A blank name in the event's Resources (as a report gave them) is no VM's, and the fleet leaves
+   * it out of what it counts: the order is sent. Before, the check took it for a VM the request did
+   * not count and refused the order, again at every release.
+   */
+  @Test
+  void aBlankNameInTheEventsResourcesDoesNotStopAnOrder() throws Exception {
+    String id = MaintenanceEndpoint.vmEventId("db-1", "E1");
+    azure.schedule(id);
+    AcknowledgeOrder order = counting(admitted("req-1", "E1", id, "db-1", "db-2"), "db-1", "db-2");
+    events.put("E1", event("E1", "db-1", "db-2", " "));
+    assertThat(session.answer(batch(order))).isEqualTo(OrderSession.Answered.COMMITTED);
+    assertThat(producer.history())
+        .extracting(r -> r.value().outcome())
+        .containsExactly("accepted", "accepted");
+    assertThat(azure.started()).containsExactly("e1");
+  }
+
   @Test
   void anOrderWhoseEventTheViewShowsListingAVmTheFleetDidNotCountIsNotSent() throws Exception {
     String id = MaintenanceEndpoint.vmEventId("db-1", "E1");

@@ -122,11 +122,11 @@ final class TestWorld implements World {
     return this;
   }
 
-  /** A VM's agent reports the event without its name (IMDS gave it none). */
-  TestWorld namelessReport(String eventId, String vmId, String status, Instant since) {
+  /** A VM's agent reports the event with this blank or null name (a buggy or hostile agent). */
+  TestWorld namelessReport(String eventId, String vmId, String name, String status, Instant since) {
     reports
         .computeIfAbsent(eventId, e -> new LinkedHashMap<>())
-        .put(vmId, new VmEventState(vmId, null, zones.get(vmId), null, status, null, since, null));
+        .put(vmId, new VmEventState(vmId, name, zones.get(vmId), null, status, null, since, null));
     return this;
   }
 
