@@ -52,7 +52,7 @@ public final class ViewTallies implements TopologyObserver {
 
   static int compareCodePoints(String a, String b) {
     // Up to the first unit that differs the two agree; there, two units outside the surrogates
-    // (every vmId and EventId) are two code points, ordered as their chars.
+    // (every vmId and EventId of Azure's) are two code points, ordered as their chars.
     int n = Math.min(a.length(), b.length());
     for (int k = 0; k < n; k++) {
       char x = a.charAt(k);

@@ -100,6 +100,30 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
       throw new InvalidEnvelopeException(
           "invalid " + type, "a vmId or EventId that is \".\" or \"..\"");
     }
+    // A key is stored as its UTF-8 bytes, where every lone surrogate becomes '?': such ids would
+    // share one view ("vm-\ud800", "vm-\udc00" and "vm-?") and break the keys' order.
+    if (!wellFormed(e.vmId()) || !wellFormed(e.eventKey())) {
+      throw new InvalidEnvelopeException(
+          "invalid " + type, "a vmId or EventId with a lone surrogate (not UTF-16)");
+    }
     return e;
+  }
+
+  /** Whether every surrogate in {@code s} is half of a pair (null: nothing to check). */
+  static boolean wellFormed(String s) {
+    if (s == null) {
+      return true;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 }
