@@ -164,6 +164,10 @@ public final class CentralEventParser {
     if (eventId == null || eventId.isBlank()) {
       return new Delivery.Malformed(id, "no EventId");
     }
+    String keyProblem = dev.sebridge.fleet.model.StoreKeys.problem(eventId.trim());
+    if (keyProblem != null) {
+      return new Delivery.Malformed(id, "EventId: " + keyProblem);
+    }
     if (name != null && !name.isBlank() && !name.trim().equalsIgnoreCase(eventId.trim())) {
       return new Delivery.Malformed(
           id, "resourceInfo.name " + quote(name) + " is not the EventId " + quote(eventId));

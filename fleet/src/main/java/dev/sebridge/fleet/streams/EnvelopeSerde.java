@@ -49,11 +49,6 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     return (topic, bytes) -> parse(bytes);
   }
 
-  /** The longest vmId or EventId the fleet keeps. */
-  public static final int MAX_KEY = 256;
-
-  private static final java.util.Set<String> DOT_SEGMENTS = java.util.Set.of(".", "..");
-
   static FleetEnvelope parse(byte[] bytes) {
     if (bytes == null) {
       throw new InvalidEnvelopeException("empty", "a record without a value");
@@ -88,42 +83,18 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     } catch (RuntimeException ex) {
       throw new InvalidEnvelopeException("invalid " + type, ex.toString());
     }
-    // A vmId and an EventId key the views, and a list's cursor is the last key it listed: a key
-    // of this size always fits a cursor (docs/fleet-openapi.yaml). Azure's are GUIDs (36).
-    if (e.vmId().length() > MAX_KEY || e.eventKey().length() > MAX_KEY) {
-      throw new InvalidEnvelopeException(
-          "invalid " + type, "a vmId or EventId longer than " + MAX_KEY + " characters");
-    }
-    // The page links to a VM and an event by its id as a path segment: "." or ".." there is
-    // resolved by the browser to another page, whatever the encoding.
-    if (DOT_SEGMENTS.contains(e.vmId()) || DOT_SEGMENTS.contains(e.eventKey())) {
-      throw new InvalidEnvelopeException(
-          "invalid " + type, "a vmId or EventId that is \".\" or \"..\"");
-    }
-    // A key is stored as its UTF-8 bytes, where every lone surrogate becomes '?': such ids would
-    // share one view ("vm-\ud800", "vm-\udc00" and "vm-?") and break the keys' order.
-    if (!wellFormed(e.vmId()) || !wellFormed(e.eventKey())) {
-      throw new InvalidEnvelopeException(
-          "invalid " + type, "a vmId or EventId with a lone surrogate (not UTF-16)");
-    }
-    return e;
-  }
-
-  /** Whether every surrogate in {@code s} is half of a pair (null: nothing to check). */
-  static boolean wellFormed(String s) {
-    if (s == null) {
-      return true;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c)
-          && i + 1 < s.length()
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return false;
+    // Every id an envelope brings keys a view or is looked up by key (StoreKeys): its vmId, the
+    // EventId it reports, and a result's EventIds and commandId.
+    JsonNode data = node.path("data");
+    List<String> ids = new java.util.ArrayList<>(java.util.Arrays.asList(e.vmId(), e.eventKey()));
+    data.path("eventIds").forEach(id -> ids.add(id.asText("")));
+    ids.add(data.path("commandId").asText(""));
+    for (String id : ids) {
+      String problem = dev.sebridge.fleet.model.StoreKeys.problem(id);
+      if (problem != null) {
+        throw new InvalidEnvelopeException("invalid " + type, problem);
       }
     }
-    return true;
+    return e;
   }
 }

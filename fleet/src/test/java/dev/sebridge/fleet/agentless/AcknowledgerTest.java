@@ -187,14 +187,6 @@ class AcknowledgerTest {
   }
 
   /**
-   * The fleet released E1 counting db-1 and db-2; by the time the order is read, the events view
-   * shows Azure listing db-3 in it too. The Maintenance API takes no list of VMs to hold Azure to:
-   * acknowledged, the event would release db-3 too, counted nowhere. The order is not sent, and its
-   * VMs are answered rejected as resources-changed, as an agent answers, so the rollout releases
-   * the event again counting db-3. An order whose event the view lists no more than counted is
-   * sent; one whose event the views cannot be read for waits.
-   */
-  /**
    * A blank name in the event's Resources (as a report gave them) is no VM's, and the fleet leaves
    * it out of what it counts: the order is sent. Before, the check took it for a VM the request did
    * not count and refused the order, again at every release.
@@ -212,6 +204,14 @@ class AcknowledgerTest {
     assertThat(azure.started()).containsExactly("e1");
   }
 
+  /**
+   * The fleet released E1 counting db-1 and db-2; by the time the order is read, the events view
+   * shows Azure listing db-3 in it too. The Maintenance API takes no list of VMs to hold Azure to:
+   * acknowledged, the event would release db-3 too, counted nowhere. The order is not sent, and its
+   * VMs are answered rejected as resources-changed, as an agent answers, so the rollout releases
+   * the event again counting db-3. An order whose event the view lists no more than counted is
+   * sent; one whose event the views cannot be read for waits.
+   */
   @Test
   void anOrderWhoseEventTheViewShowsListingAVmTheFleetDidNotCountIsNotSent() throws Exception {
     String id = MaintenanceEndpoint.vmEventId("db-1", "E1");

@@ -266,6 +266,12 @@ class CentralEventParserTest {
         .contains("without data.resourceInfo");
     assertThat(malformed(eventGrid("d", "x", type, properties("X".repeat(5000), ""))))
         .hasSizeLessThan(300);
+    // nothing Azure sends: an EventId no view could be keyed by
+    String eventId = "AB5C6A36-1E5A-4D5C-8B3E-6E2A9E3F1C01";
+    assertThat(malformed(eventGrid("d", "x", type, good).replace(eventId, "AB5C\\ud800")))
+        .isEqualTo("EventId: an id with a lone surrogate (not UTF-16)");
+    assertThat(malformed(eventGrid("d", "x", type, good).replace(eventId, "E".repeat(300))))
+        .isEqualTo("EventId: an id longer than 256 characters");
     // nothing Azure sends: more events in one record than the parser takes
     assertThat(malformed("[" + "{},".repeat(CentralEventParser.MAX_EVENTS_PER_RECORD) + "{}]"))
         .endsWith("events in one record");

@@ -284,7 +284,7 @@ class FleetTopologyTest {
     var node =
         (com.fasterxml.jackson.databind.node.ObjectNode)
             JsonSerde.JSON.readTree(agents.heartbeat(vm1, Duration.ofSeconds(60)));
-    String longId = "v".repeat(EnvelopeSerde.MAX_KEY + 1);
+    String longId = "v".repeat(dev.sebridge.fleet.model.StoreKeys.MAX_KEY + 1);
     node.put("partitionkey", longId);
     long before = skipped();
     envelopes.pipeInput(longId, JsonSerde.JSON.writeValueAsBytes(node));
@@ -317,8 +317,8 @@ class FleetTopologyTest {
    */
   @Test
   void aVmIdWithALoneSurrogateIsSkippedAndCounted() throws Exception {
-    assertThat(EnvelopeSerde.wellFormed("vm-\uD83D\uDE00")).isTrue();
-    assertThat(EnvelopeSerde.wellFormed("vm-\uDE00\uD83D")).isFalse();
+    assertThat(dev.sebridge.fleet.model.StoreKeys.problem("vm-\uD83D\uDE00")).isNull();
+    assertThat(dev.sebridge.fleet.model.StoreKeys.problem("vm-\uDE00\uD83D")).isNotNull();
     for (String escaped : List.of("vm-\\ud800", "\\udc00vm", "vm-\\ud800\\ud800")) {
       var node =
           (com.fasterxml.jackson.databind.node.ObjectNode)
@@ -330,13 +330,30 @@ class FleetTopologyTest {
               .replace("PLACEHOLDER", escaped)
               .getBytes(java.nio.charset.StandardCharsets.UTF_8);
       String id = JsonSerde.JSON.readTree(bytes).get("partitionkey").asText();
-      assertThat(EnvelopeSerde.wellFormed(id)).as(escaped).isFalse();
+      assertThat(dev.sebridge.fleet.model.StoreKeys.problem(id)).as(escaped).isNotNull();
       long before = skipped();
       envelopes.pipeInput(id, bytes);
       assertThat(skipped() - before).as(escaped).isEqualTo(1);
       assertThat(vm(id)).isNull();
       assertThat(vm(id.replaceAll("[\\uD800-\\uDFFF]", "?"))).isNull();
     }
+    // A result's EventIds key the events looked up: one with a lone surrogate is skipped too.
+    byte[] result =
+        new String(
+                agents.result(
+                    vm1,
+                    "fleet:r1:vm-1",
+                    "alice",
+                    ApprovalResult.Outcome.ACCEPTED,
+                    ReasonCode.ACCEPTED,
+                    List.of("PLACEHOLDER"),
+                    ApprovalResult.Kind.OUTCOME),
+                java.nio.charset.StandardCharsets.UTF_8)
+            .replace("PLACEHOLDER", "E-\\ud800")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    long before = skipped();
+    envelopes.pipeInput("vm-1", result);
+    assertThat(skipped() - before).isEqualTo(1);
   }
 
   @Test
