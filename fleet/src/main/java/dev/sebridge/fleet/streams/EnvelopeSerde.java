@@ -83,12 +83,12 @@ public final class EnvelopeSerde implements Serde<FleetEnvelope> {
     } catch (RuntimeException ex) {
       throw new InvalidEnvelopeException("invalid " + type, ex.toString());
     }
-    // Every id an envelope brings keys a view or is looked up by key (StoreKeys): its vmId, the
-    // EventId it reports, and a result's EventIds and commandId.
+    // Every id an envelope brings that keys a view (StoreKeys): its vmId, the EventId it reports,
+    // and a result's EventIds. (A result's commandId only finds the fleet's own request: an
+    // unknown one is dropped, and a long one, the fleet's request id with a long vmId, is valid.)
     JsonNode data = node.path("data");
     List<String> ids = new java.util.ArrayList<>(java.util.Arrays.asList(e.vmId(), e.eventKey()));
     data.path("eventIds").forEach(id -> ids.add(id.asText("")));
-    ids.add(data.path("commandId").asText(""));
     for (String id : ids) {
       String problem = dev.sebridge.fleet.model.StoreKeys.problem(id);
       if (problem != null) {
