@@ -3,9 +3,9 @@ package dev.sebridge.fleet.model;
 import java.util.Set;
 
 /**
- * What an id must be to key a view (a vmId, an EventId, a request id), wherever it comes from: an
- * agent's envelope or Azure's central delivery. The stores key by its UTF-8 bytes and a list's
- * cursor is the last key it listed; the page links to it as a path segment.
+ * What an id must be to key a view (a vmId, an EventId), wherever it comes from: an agent's
+ * envelope or Azure's central delivery. The stores key by its UTF-8 bytes and a list's cursor is
+ * the last key it listed; the page links to it as a path segment.
  */
 public final class StoreKeys {
   /** The longest id the fleet keeps: a key of this size always fits a cursor (Azure's are 36). */
