@@ -225,6 +225,13 @@ public final class FleetServer implements AutoCloseable {
       error(call, e);
     } catch (IOException e) {
       LOG.debug("the client of {} {} went away: {}", call.rawMethod(), path, e.toString());
+    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
+      // Starting, restoring, or tasks moving between instances: not a fault, and nothing was done.
+      LOG.debug("{} {}: the views are not queryable now: {}", call.rawMethod(), path, e.toString());
+      call.header("Retry-After", "1");
+      error(
+          call,
+          new ApiException(503, "the views are not queryable now (starting or moving); try again"));
     } catch (RuntimeException e) {
       LOG.error("answering {} {} failed", call.rawMethod(), path, e);
       error(call, new ApiException(500, "internal error"));

@@ -761,7 +761,9 @@ class FleetApiTest {
 
   /**
    * A fault the API does not expect is 500 with a JSON error that says nothing of it, and every
-   * operation of the contract declares that answer (before, none did).
+   * operation of the contract declares that answer (before, none did). Views that are not queryable
+   * now (the service starting, its tasks moving) are a 503 to try again, as documented: before, a
+   * 500 with a stack trace at ERROR.
    */
   @Test
   void anUnexpectedFaultIsA500TheContractDeclares() throws Exception {
@@ -773,6 +775,16 @@ class FleetApiTest {
           .isEqualTo("internal error");
     } finally {
       vms.failing.clear();
+    }
+    // The views not queryable now (starting, tasks moving) is no fault: 503, try again.
+    vms.moving.add("vm-moving");
+    try {
+      HttpResponse<String> r = call("GET", "/api/vms/vm-moving", READER, null, "/api/vms/{vmId}");
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText()).contains("try again");
+    } finally {
+      vms.moving.clear();
     }
     JsonNode doc = contract();
     java.util.Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields();

@@ -19,12 +19,17 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
   // Keys whose read fails as a store would that cannot be read (a fault the API does not expect).
   final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Keys whose read finds the store not queryable (starting, or its task moved away).
+  final java.util.Set<String> moving = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   @Override
   public V get(String key) {
     gets.add(key);
     if (failing.contains(key)) {
       throw new IllegalStateException("the store cannot be read: " + key);
+    }
+    if (moving.contains(key)) {
+      throw new org.apache.kafka.streams.errors.StateStoreMigratedException("moved: " + key);
     }
     return map.get(key);
   }
