@@ -91,11 +91,10 @@ public final class ListedVms {
     Set<String> seen = new HashSet<>();
     List<String> out = new ArrayList<>();
     for (Listed l : of(eventId, w)) {
-      if ((l.name() == null || l.name().isBlank()) && l.vmId() == null) {
-        continue; // a blank name in the event's Resources (as a report gave them): no VM's
-      }
       if (l.name() == null || l.name().isBlank()) {
-        continue; // reported with a blank name (a buggy or hostile agent): left out
+        // A blank name in the event's Resources (no VM's), or a VM reported with one (a buggy or
+        // hostile agent): left out.
+        continue;
       }
       if (seen.add(l.name().toLowerCase(Locale.ROOT))) {
         out.add(l.name());
