@@ -225,13 +225,18 @@ public final class FleetServer implements AutoCloseable {
       error(call, e);
     } catch (IOException e) {
       LOG.debug("the client of {} {} went away: {}", call.rawMethod(), path, e.toString());
+    } catch (org.apache.kafka.streams.errors.UnknownStateStoreException e) {
+      // A view the topology does not have: a wiring fault that waiting will not mend.
+      LOG.error("answering {} {} failed", call.rawMethod(), path, e);
+      error(call, new ApiException(500, "internal error"));
     } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
-      // Starting, restoring, or tasks moving between instances: not a fault, and nothing was done.
-      LOG.debug("{} {}: the views are not queryable now: {}", call.rawMethod(), path, e.toString());
+      // The views are global stores, open from before the server starts to after it stops: a
+      // closed one is a request that outlived the server's stop. Nothing was done; another
+      // instance, or this one restarted, answers.
+      LOG.debug("{} {}: the views are closed: {}", call.rawMethod(), path, e.toString());
       call.header("Retry-After", "1");
       error(
-          call,
-          new ApiException(503, "the views are not queryable now (starting or moving); try again"));
+          call, new ApiException(503, "the views are closed (the service is stopping); try again"));
     } catch (RuntimeException e) {
       LOG.error("answering {} {} failed", call.rawMethod(), path, e);
       error(call, new ApiException(500, "internal error"));

@@ -761,9 +761,9 @@ class FleetApiTest {
 
   /**
    * A fault the API does not expect is 500 with a JSON error that says nothing of it, and every
-   * operation of the contract declares that answer (before, none did). Views that are not queryable
-   * now (the service starting, its tasks moving) are a 503 to try again, as documented: before, a
-   * 500 with a stack trace at ERROR.
+   * operation of the contract declares that answer (before, none did). A view missing from the
+   * topology is such a fault (it was a 503 to try again for ever); a closed view, a request that
+   * outlived the server's stop, is a 503 to try again.
    */
   @Test
   void anUnexpectedFaultIsA500TheContractDeclares() throws Exception {
@@ -776,15 +776,24 @@ class FleetApiTest {
     } finally {
       vms.failing.clear();
     }
-    // The views not queryable now (starting, tasks moving) is no fault: 503, try again.
-    vms.moving.add("vm-moving");
+    // A view the topology does not have is a wiring fault, not a moment to wait out: 500.
+    vms.unknown.add("vm-unwired");
     try {
-      HttpResponse<String> r = call("GET", "/api/vms/vm-moving", READER, null, "/api/vms/{vmId}");
+      HttpResponse<String> r = call("GET", "/api/vms/vm-unwired", READER, null, "/api/vms/{vmId}");
+      assertThat(r.statusCode()).isEqualTo(500);
+      assertThat(r.headers().firstValue("Retry-After")).isEmpty();
+    } finally {
+      vms.unknown.clear();
+    }
+    // A closed view (a request that outlived the server's stop) is no fault: 503, try again.
+    vms.closed.add("vm-closing");
+    try {
+      HttpResponse<String> r = call("GET", "/api/vms/vm-closing", READER, null, "/api/vms/{vmId}");
       assertThat(r.statusCode()).isEqualTo(503);
       assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
       assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText()).contains("try again");
     } finally {
-      vms.moving.clear();
+      vms.closed.clear();
     }
     JsonNode doc = contract();
     java.util.Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields();

@@ -19,8 +19,10 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
   // Keys whose read fails as a store would that cannot be read (a fault the API does not expect).
   final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  // Keys whose read finds the store not queryable (starting, or its task moved away).
-  final java.util.Set<String> moving = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Keys whose read finds the store closed, as Kafka Streams' global store provider says it.
+  final java.util.Set<String> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Keys whose read finds no such store in the topology (a wiring fault).
+  final java.util.Set<String> unknown = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   @Override
   public V get(String key) {
@@ -28,8 +30,13 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
     if (failing.contains(key)) {
       throw new IllegalStateException("the store cannot be read: " + key);
     }
-    if (moving.contains(key)) {
-      throw new org.apache.kafka.streams.errors.StateStoreMigratedException("moved: " + key);
+    if (closed.contains(key)) {
+      throw new org.apache.kafka.streams.errors.InvalidStateStoreException(
+          "the state store, vms, is not open.");
+    }
+    if (unknown.contains(key)) {
+      throw new org.apache.kafka.streams.errors.UnknownStateStoreException(
+          "Cannot get state store vms because no such store is registered in the topology.");
     }
     return map.get(key);
   }
