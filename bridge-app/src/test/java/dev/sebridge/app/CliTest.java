@@ -389,7 +389,11 @@ class CliTest {
   }
 
   /** What a stub of the fleet service answers. */
-  record Answer(int status, String body) {}
+  record Answer(int status, String body, java.util.Map<String, String> headers) {
+    Answer(int status, String body) {
+      this(status, body, java.util.Map.of());
+    }
+  }
 
   /** How the stub answers a request. */
   interface Stub {
@@ -407,6 +411,7 @@ class CliTest {
           Answer a = stub.answer(ex);
           byte[] b = a.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
           ex.getResponseHeaders().set("Content-Type", "application/json");
+          a.headers().forEach(ex.getResponseHeaders()::set);
           ex.sendResponseHeaders(a.status(), b.length);
           ex.getResponseBody().write(b);
           ex.close();
@@ -485,6 +490,135 @@ class CliTest {
       assertThat(run(resume)).as(err.toString()).isZero();
       assertThat(posted).hasSize(2);
       assertThat(posted.get(1)).doesNotContain("halt");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /**
+   * {@code fleet approve --wait} reads the request until every VM answered, riding out what a busy
+   * or restarting service answers (503 with Retry-After, a 502 without JSON from what is in front
+   * of it), no sooner than the Retry-After; an answer reading again would not change (403) ends the
+   * wait with the request's id and no stack trace. Before, any of them ended the command with an
+   * exception.
+   */
+  @Test
+  void fleetApproveWaitRidesOutABusyServiceAndStopsAtARefusal() throws Exception {
+    java.util.Deque<Answer> reads = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    java.util.List<Long> readAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/",
+            ex -> {
+              String path = ex.getRequestURI().getPath();
+              if (path.equals("/api/events/E-1/approve")) {
+                ex.getRequestBody().readAllBytes();
+                return new Answer(
+                    202,
+                    "{\"requestId\":\"req-1\",\"eventId\":\"E-1\",\"requestedBy\":\"alice\","
+                        + "\"commands\":{\"vm-1\":\"c-1\"}}");
+              }
+              if (path.equals("/api/approvals/req-1")) {
+                readAt.add(System.nanoTime());
+                Answer a = reads.poll();
+                return a != null
+                    ? a
+                    : new Answer(
+                        200,
+                        "{\"requestId\":\"req-1\",\"complete\":true,\"vms\":{\"vm-1\":"
+                            + "{\"commandId\":\"c-1\",\"outcome\":\"accepted\","
+                            + "\"resultAt\":\"2026-11-28T10:00:00Z\"}}}");
+              }
+              return new Answer(404, "{\"error\":\"no such event\"}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "approver-token-0123456789");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      String[] approve = {
+        "fleet",
+        "approve",
+        "E-1",
+        "--reason",
+        "r",
+        "--wait",
+        "30",
+        "--url",
+        url,
+        "--token-file",
+        token.toString()
+      };
+      reads.add(new Answer(404, "{\"error\":\"no such request\"}"));
+      reads.add(
+          new Answer(
+              503,
+              "{\"error\":\"too many requests at once; try again\"}",
+              java.util.Map.of("Retry-After", "1")));
+      reads.add(new Answer(502, "<html>bad gateway</html>"));
+      assertThat(run(approve)).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("vm-1").contains("accepted");
+      assertThat(readAt).hasSize(4);
+      // The read after the 503 waited for its Retry-After (at least; polls are 500 ms apart).
+      assertThat(readAt.get(2) - readAt.get(1))
+          .isGreaterThanOrEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(1));
+
+      readAt.clear();
+      reads.add(new Answer(503, "{\"error\":\"the views are closed\"}"));
+      reads.add(new Answer(403, "{\"error\":\"approver role required\"}"));
+      assertThat(run(approve)).isEqualTo(1);
+      assertThat(readAt).hasSize(2);
+      assertThat(err.toString())
+          .contains("request req-1 was made; waiting for its results failed: 403")
+          .doesNotContain("\tat ");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** {@code fleet rollout --watch} rides out a busy service the same way, to the rollout's end. */
+  @Test
+  void fleetRolloutWatchRidesOutABusyService() throws Exception {
+    java.util.Deque<Answer> reads = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/rollouts",
+            ex -> {
+              if (ex.getRequestMethod().equals("POST")) {
+                ex.getRequestBody().readAllBytes();
+                return new Answer(202, "{\"rolloutId\":\"r-1\"}");
+              }
+              Answer a = reads.poll();
+              return a != null
+                  ? a
+                  : new Answer(
+                      200,
+                      "{\"id\":\"r-1\",\"state\":\"completed\",\"waves\":[]," + "\"counts\":{}}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "approver-token-0123456789");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      reads.add(new Answer(503, "{\"error\":\"busy\"}", java.util.Map.of("Retry-After", "1")));
+      reads.add(new Answer(200, "{\"id\":\"r-1\",\"state\":\"running\",\"waves\":[]}"));
+      assertThat(
+              run(
+                  "fleet",
+                  "rollout",
+                  "E-1",
+                  "--max-unavailable",
+                  "1",
+                  "--reason",
+                  "r",
+                  "--watch",
+                  "30",
+                  "--url",
+                  url,
+                  "--token-file",
+                  token.toString()))
+          .as(err.toString())
+          .isZero();
+      assertThat(out.toString()).contains("rollout r-1 completed");
+      assertThat(reads).isEmpty();
     } finally {
       server.stop(0);
     }
@@ -681,19 +815,28 @@ class CliTest {
    * A write whose outcome the service cannot tell (503, {@code "state": "unknown"}) is tried again
    * by the CLI with the same Idempotency-Key, so the service makes one request however many tries
    * reach it; after the last try the CLI says which request may still take effect and how to retry
-   * it. Against a real HTTP server on loopback.
+   * it, or, when the service said it did nothing (its plain 503), that. Against a real HTTP server
+   * on loopback.
    */
   @Test
   void fleetApproveRetriesAnUnknownWriteWithTheSameIdempotencyKey() throws Exception {
     java.util.List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.concurrent.atomic.AtomicInteger unknownAnswers =
         new java.util.concurrent.atomic.AtomicInteger(1);
+    java.util.concurrent.atomic.AtomicBoolean busy =
+        new java.util.concurrent.atomic.AtomicBoolean();
     com.sun.net.httpserver.HttpServer server =
         serve(
             "/api/events/E-1/approve",
             ex -> {
               keys.add(ex.getRequestHeaders().getFirst("Idempotency-Key"));
               ex.getRequestBody().readAllBytes();
+              if (busy.get()) {
+                return new Answer(
+                    503,
+                    "{\"error\":\"too many requests at once; try again\"}",
+                    java.util.Map.of("Retry-After", "1"));
+              }
               return unknownAnswers.getAndDecrement() > 0
                   ? new Answer(
                       503,
@@ -722,6 +865,15 @@ class CliTest {
           .contains("503: cannot write the audit record")
           .contains("req-1 may still take effect (state unknown)")
           .contains("--idempotency-key my-key-1");
+
+      // The service's own plain 503 (busy, with Retry-After) says it did nothing: so does the CLI.
+      err.getBuffer().setLength(0);
+      busy.set(true);
+      assertThat(run(approve(url, token))).isEqualTo(1);
+      assertThat(err.toString())
+          .contains("503: too many requests at once")
+          .contains("nothing was done")
+          .doesNotContain("may still take effect");
     } finally {
       server.stop(0);
     }

@@ -2,6 +2,7 @@ package dev.sebridge.app.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,12 +10,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -104,12 +102,32 @@ final class FleetApproveCommand implements Callable<Integer> {
     }
     JsonNode request = accepted;
     boolean complete = waitSeconds <= 0;
+    String unanswered = "";
     if (waitSeconds > 0) {
+      AtomicReference<JsonNode> read = new AtomicReference<>();
       try {
-        request = awaitComplete(client, requestId, Duration.ofSeconds(waitSeconds));
+        request = awaitComplete(client, requestId, Duration.ofSeconds(waitSeconds), read::set);
         complete = true;
       } catch (TimeoutException e) {
-        request = client.get("api/approvals/" + FleetClient.segment(requestId));
+        if (read.get() == null) { // not one answer of the request in time: nothing to show
+          spec.commandLine()
+              .getErr()
+              .printf(
+                  "sebridge fleet approve: request %s was made; not read within %ds%s:"
+                      + " see GET /api/approvals/%s%n",
+                  requestId, waitSeconds, FleetPoll.since(e), requestId);
+          return 1;
+        }
+        request = read.get();
+        unanswered = FleetPoll.since(e);
+      } catch (IOException e) {
+        spec.commandLine()
+            .getErr()
+            .printf(
+                "sebridge fleet approve: request %s was made; waiting for its results failed: %s"
+                    + " (see GET /api/approvals/%s)%n",
+                requestId, e.getMessage(), requestId);
+        return 1;
       }
     }
     if (options.printedJson(out, request)) {
@@ -121,7 +139,9 @@ final class FleetApproveCommand implements Callable<Integer> {
         out.println(
             "some VMs have not answered within "
                 + waitSeconds
-                + "s: see GET /api/approvals/"
+                + "s"
+                + unanswered
+                + ": see GET /api/approvals/"
                 + requestId);
       }
     }
@@ -129,34 +149,15 @@ final class FleetApproveCommand implements Callable<Integer> {
     return complete ? 0 : 1;
   }
 
-  /** Polls the request until every VM has a result. */
-  static JsonNode awaitComplete(FleetClient client, String requestId, Duration timeout)
-      throws InterruptedException, TimeoutException, ExecutionException {
-    CompletableFuture<JsonNode> done = new CompletableFuture<>();
-    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
-    try {
-      poller.scheduleWithFixedDelay(
-          () -> {
-            try {
-              JsonNode r = client.get("api/approvals/" + FleetClient.segment(requestId));
-              if (r.path("complete").asBoolean()) {
-                done.complete(r);
-              }
-            } catch (FleetClient.ApiError e) {
-              if (e.status != 404) { // 404: the view has not caught up with the request yet
-                done.completeExceptionally(e);
-              }
-            } catch (Exception e) {
-              done.completeExceptionally(e);
-            }
-          },
-          0,
-          POLL.toMillis(),
-          TimeUnit.MILLISECONDS);
-      return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } finally {
-      poller.shutdownNow();
-    }
+  /**
+   * Reads the request until every VM has a result ({@link FleetPoll}: a 404 until the view has it,
+   * a busy or restarting service, are read again), each answer handed to {@code read}.
+   */
+  static JsonNode awaitComplete(
+      FleetClient client, String requestId, Duration timeout, Consumer<JsonNode> read)
+      throws IOException, InterruptedException, TimeoutException {
+    return new FleetPoll(client, "api/approvals/" + FleetClient.segment(requestId), POLL)
+        .until(r -> r.path("complete").asBoolean(), read, timeout);
   }
 
   private Map<String, String> names(FleetClient client) {

@@ -16,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 
 /** A client of the fleet service's API, as the CLI uses it: JSON in, JSON out, bearer token. */
 final class FleetClient {
@@ -26,11 +27,18 @@ final class FleetClient {
     private static final long serialVersionUID = 1L;
     final int status;
     final transient JsonNode body;
+    // How long the service asked to wait before trying again (Retry-After in seconds), if it did.
+    final transient Optional<Duration> retryAfter;
 
     ApiError(int status, String message, JsonNode body) {
+      this(status, message, body, Optional.empty());
+    }
+
+    ApiError(int status, String message, JsonNode body, Optional<Duration> retryAfter) {
       super(message);
       this.status = status;
       this.body = body;
+      this.retryAfter = retryAfter;
     }
 
     /** 502, 503, 504: the service (or what is in front of it) could not finish; try again. */
@@ -132,8 +140,9 @@ final class FleetClient {
 
   /**
    * What a CLI write prints when it failed: the service's reason and, when the service could not
-   * tell whether the write took effect ({@code "state": "unknown"}), what it was and how to retry
-   * the same request.
+   * tell whether the write took effect ({@code "state": "unknown"}, or a 502/503/504 not its own),
+   * what it was and how to retry the same request; when the service said it did nothing (its plain
+   * 503 with Retry-After), that.
    */
   static String failure(String command, IOException e, String idempotencyKey) {
     String hint =
@@ -148,6 +157,9 @@ final class FleetClient {
     if (a.body.path("state").asText().equals("unknown")) {
       String id = a.body.path("requestId").asText(a.body.path("rolloutId").asText("?"));
       message += "\n" + command + ": " + id + " may still take effect" + hint;
+    } else if (a.status == 503 && a.retryAfter.isPresent() && a.body.has("error")) {
+      // The service's own plain 503 (every thread busy, or stopping): it did nothing.
+      message += "\n" + command + ": nothing was done; run the same command again";
     } else if (a.transientFailure()) {
       message += "\n" + command + ": the request may still take effect" + hint;
     }
@@ -182,8 +194,18 @@ final class FleetClient {
       throw new ApiError(
           resp.statusCode(),
           resp.statusCode() + ": " + body.path("error").asText("the service refused the request"),
-          body);
+          body,
+          retryAfter(resp));
     }
     return body;
+  }
+
+  /** The answer's Retry-After in seconds; none for a date or anything else (RFC 9110 10.2.3). */
+  static Optional<Duration> retryAfter(HttpResponse<?> resp) {
+    return resp.headers()
+        .firstValue("Retry-After")
+        .map(String::strip)
+        .filter(v -> v.matches("[0-9]{1,6}"))
+        .map(v -> Duration.ofSeconds(Long.parseLong(v)));
   }
 }

@@ -2,15 +2,12 @@ package dev.sebridge.app.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -169,8 +166,19 @@ final class FleetRolloutCommand implements Callable<Integer> {
     try {
       end = watch(client, id, out, Duration.ofSeconds(watchSeconds));
     } catch (TimeoutException e) {
-      out.printf("still running after %ds: sebridge fleet rollouts %s%n", watchSeconds, id);
+      out.printf(
+          "still running after %ds%s: sebridge fleet rollouts %s%n",
+          watchSeconds, FleetPoll.since(e), id);
       out.flush();
+      return 1;
+    } catch (IOException e) {
+      out.flush();
+      spec.commandLine()
+          .getErr()
+          .printf(
+              "sebridge fleet rollout: rollout %s was made; watching it failed: %s"
+                  + " (sebridge fleet rollouts %s)%n",
+              id, e.getMessage(), id);
       return 1;
     }
     String state = end.path("state").asText();
@@ -186,39 +194,23 @@ final class FleetRolloutCommand implements Callable<Integer> {
     return state.equals("completed") ? 0 : 1;
   }
 
-  /** Prints each new wave until the rollout halts or ends. */
+  /**
+   * Prints each new wave until the rollout halts or ends ({@link FleetPoll}: a 404 until the view
+   * has it, a busy or restarting service, are read again).
+   */
   static JsonNode watch(FleetClient client, String id, PrintWriter out, Duration timeout)
-      throws Exception {
-    CompletableFuture<JsonNode> end = new CompletableFuture<>();
+      throws IOException, InterruptedException, TimeoutException {
     int[] printed = {0};
-    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
-    try {
-      poller.scheduleWithFixedDelay(
-          () -> {
-            try {
-              JsonNode r = client.get("api/rollouts/" + FleetClient.segment(id));
+    return new FleetPoll(client, "api/rollouts/" + FleetClient.segment(id), Duration.ofMillis(500))
+        .until(
+            r -> !r.path("state").asText().equals("running"),
+            r -> {
               JsonNode waves = r.path("waves");
               for (; printed[0] < waves.size(); printed[0]++) {
                 out.println("  " + FleetRolloutsCommand.wave(r, waves.get(printed[0])));
               }
               out.flush();
-              if (!r.path("state").asText().equals("running")) {
-                end.complete(r);
-              }
-            } catch (FleetClient.ApiError e) {
-              if (e.status != 404) { // 404: the view has not caught up yet
-                end.completeExceptionally(e);
-              }
-            } catch (Exception e) {
-              end.completeExceptionally(e);
-            }
-          },
-          0,
-          500,
-          TimeUnit.MILLISECONDS);
-      return end.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } finally {
-      poller.shutdownNow();
-    }
+            },
+            timeout);
   }
 }
