@@ -53,7 +53,13 @@ import net.jqwik.api.Provide;
  * resources} claim does not name it. Some operators' approvals reach an instance whose views are
  * some ticks behind the API's (a failover's restore), for an event it does not show yet, naming the
  * VMs with an agent the API's view listed: IMDS releases every VM the event lists, unless the
- * agents refuse because the claim names only those the ledger counted.
+ * agents refuse because the claim names only those the ledger counted. The steps read the views of
+ * one of two instances, each a tick behind the truth and now and then stalled for up to ten ticks
+ * (the global store's thread held up); an instance's death moves the rollouts task to the other,
+ * whose views may be further behind than those its restored state was decided on (exactly_once_v2
+ * worlds; at_least_once ones keep their views a tick behind, see docs/fleet.md, "Failover and
+ * at_least_once"). The views hold an event from its first report or Azure's delivery of it, not
+ * before. Azure starts some approved events late, after the host's other tenants.
  */
 class FleetSafetyTest {
   static final Instant T0 = Instant.parse("2026-11-25T10:00:00Z");
@@ -76,6 +82,8 @@ class FleetSafetyTest {
         .coverage(c -> c.check(true).count(n -> n >= 5));
     net.jqwik.api.statistics.Statistics.label("operator approved an event the view did not show")
         .coverage(c -> c.check(true).count(n -> n >= 100));
+    net.jqwik.api.statistics.Statistics.label("rollouts task moved to views further behind")
+        .coverage(c -> c.check(true).count(n -> n >= 500));
   }
 
   private void run(long seed) {
@@ -95,14 +103,39 @@ class FleetSafetyTest {
     refusedGrown = false;
     releasedAgain = false;
     unseenApproved = false;
+    behindAfterFailover = false;
     int policyFrom = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(200) : Integer.MAX_VALUE;
+    // Under exactly_once_v2 (the default; two runs in three) a step's state and approvals commit
+    // together; under at_least_once a step's approvals may go out while its state is lost, and the
+    // next step counts them only once the requests view shows them.
+    boolean exactlyOnce = rnd.nextInt(3) != 0;
+    // Two instances, each with its own global views: a tick behind the truth, and now and then
+    // (under exactly_once_v2) stalled for some ticks (the global store's thread held up: up to 9 s
+    // late in the 100,000-VM benchmark), then caught up at once. An instance's views never go
+    // back; the rollouts task's can, when an instance dies and its task moves to the other one.
+    // (Under at_least_once, views that lag the lost step's requests let the next step release
+    // into the same group: the promise holds under exactly_once_v2 only, as docs/fleet.md says.)
+    int[] viewed = new int[2];
+    int[] stall = new int[2];
+    int active = 0;
     for (int tick = 1; tick <= 400; tick++) {
       Instant now = T0.plusSeconds(tick);
+      for (int i = 0; i < 2; i++) {
+        if (stall[i] > 0) {
+          stall[i]--;
+        } else {
+          viewed[i] = tick - 1;
+          if (rnd.nextInt(15) == 0 && exactlyOnce) {
+            stall[i] = 2 + rnd.nextInt(9);
+          }
+        }
+      }
+      behindAfterFailover |= viewed[active] < viewed[1 - active] - 1;
       for (Rollout r : starting.getOrDefault(tick, List.of())) {
         committed.put(r.id(), r);
       }
       sim.advance(tick);
-      World view = sim.view(tick - 1);
+      World view = sim.view(viewed[active]);
       sim.sawDue(view, tick);
       Ledger l = new Ledger(ledger);
       l.observe(view, now);
@@ -115,7 +148,7 @@ class FleetSafetyTest {
       // Released through Azure's Maintenance API too (fleet.acknowledge.enabled): VMs without an
       // agent acknowledged for.
       java.util.Set<String> acknowledged = new java.util.HashSet<>();
-      int seen = tick - 1;
+      int seen = viewed[active];
       // An operator's approval and a policy's, through the gate the rollout processor runs.
       if (rnd.nextInt(12) == 0) {
         // An operator's approval that reaches an instance whose views are some ticks behind (a
@@ -181,8 +214,11 @@ class FleetSafetyTest {
         }
       }
       int crash = rnd.nextInt(12);
-      if (crash == 0) {
-        continue; // exactly-once: the instance died before its commit, nothing of the step stands
+      if (crash <= 1) {
+        active = 1 - active; // the next step runs on the other instance, with its views
+      }
+      if (crash == 0 || (crash == 1 && exactlyOnce)) {
+        continue; // the instance died before its commit: nothing of the step stands
       }
       java.util.Set<String> newlyDown = new java.util.TreeSet<>();
       for (String e : released) {
@@ -204,7 +240,7 @@ class FleetSafetyTest {
       // decided: one that completed in this tick before another's release no longer binds it.
       sim.assertWithinLimits(next.values(), tick, newlyDown);
       if (crash == 1) {
-        continue; // at-least-once: the approvals went out, the step's state did not
+        continue; // at_least_once: the approvals went out, the step's state did not
       }
       committed = next;
       ledger = Map.copyOf(l.entries());
@@ -224,6 +260,7 @@ class FleetSafetyTest {
   private boolean refusedGrown;
   private boolean releasedAgain;
   private boolean unseenApproved;
+  private boolean behindAfterFailover;
 
   private void statistics() {
     net.jqwik.api.statistics.Statistics.label("rollout released placed VMs")
@@ -236,6 +273,8 @@ class FleetSafetyTest {
         .collect(releasedAgain);
     net.jqwik.api.statistics.Statistics.label("operator approved an event the view did not show")
         .collect(unseenApproved);
+    net.jqwik.api.statistics.Statistics.label("rollouts task moved to views further behind")
+        .collect(behindAfterFailover);
   }
 
   private static boolean admit(
@@ -443,7 +482,8 @@ class FleetSafetyTest {
         v.zone = Integer.toString(1 + rnd.nextInt(zones));
         v.agent = rnd.nextInt(10) != 0;
         v.reportDelay = rnd.nextInt(8) == 0 ? 10 + rnd.nextInt(30) : rnd.nextInt(3);
-        v.startDelay = 1 + rnd.nextInt(4);
+        // Azure starts most approved events at once, some after the host's other tenants.
+        v.startDelay = rnd.nextInt(6) == 0 ? 5 + rnd.nextInt(15) : 1 + rnd.nextInt(4);
         v.duration = 1 + rnd.nextInt(10);
         v.stuck = rnd.nextInt(30) == 0;
         v.silentAfter = rnd.nextInt(30) == 0;
@@ -881,7 +921,14 @@ class FleetSafetyTest {
         @Override
         public List<String> resources(String eventId) {
           Event e = events.get(eventId);
-          return e == null || tick < e.at ? List.of() : e.reportedMembers(tick);
+          // as the events view has them: from an agent's report or Azure's central delivery, none
+          // before either came (a view behind, after a failover, does not hold the event yet)
+          boolean heardOf =
+              e != null
+                  && tick >= e.at
+                  && ((e.centralDelay != null && tick >= e.at + e.centralDelay)
+                      || e.members(tick).stream().anyMatch(id -> reported(vms.get(id), e, tick)));
+          return heardOf ? e.reportedMembers(tick) : List.of();
         }
 
         @Override
