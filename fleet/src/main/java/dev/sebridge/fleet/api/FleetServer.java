@@ -192,7 +192,7 @@ public final class FleetServer implements AutoCloseable {
 
   /** Reads the body without holding a thread ({@link BodyReader}), then dispatches. */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
-    bodies.read(call, c -> dispatch(c, path, principal), FleetServer::error);
+    bodies.read(call, c -> dispatch(c, path, principal), this::error);
   }
 
   private void dispatch(HttpCall call, String path, Optional<Principal> principal) {
@@ -288,9 +288,23 @@ public final class FleetServer implements AutoCloseable {
     return JsonSerde.JSON.createObjectNode().put("error", message);
   }
 
-  private static void error(HttpCall call, ApiException e) {
+  /**
+   * Answers an error: in the form of the group whose path it is (the page's HTML fragment, which
+   * the page swaps in as any of its messages), else the API's JSON.
+   */
+  private void error(HttpCall call, ApiException e) {
     if (call.answered()) {
       return;
+    }
+    for (Route r : routes) {
+      try {
+        if (r.answersError(call, call.rawPath(), e)) {
+          return;
+        }
+      } catch (RuntimeException failed) {
+        LOG.error("answering {} {} with {} failed", call.rawMethod(), call.rawPath(), e, failed);
+        break;
+      }
     }
     ObjectNode error = error(e.getMessage());
     e.fields().forEach(error::put);

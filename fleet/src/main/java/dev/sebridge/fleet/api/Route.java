@@ -35,4 +35,13 @@ public interface Route {
    * @param principal as for {@link #admit}
    */
   boolean handle(HttpCall call, String path, Optional<Principal> principal) throws IOException;
+
+  /**
+   * Answers, in this group's own form, an error the server met on one of its paths (a body too
+   * large, every thread busy, a fault) and returns true; or returns false, and the server answers
+   * the API's JSON error. Headers the server set for it (Retry-After, Allow) stay.
+   */
+  default boolean answersError(HttpCall call, String path, ApiException error) {
+    return false;
+  }
 }

@@ -130,6 +130,16 @@ public final class FleetPage implements Route {
     return Route.Admission.ADMITTED;
   }
 
+  /** The page's paths get the page's message, not the API's JSON (htmx swaps it in). */
+  @Override
+  public boolean answersError(HttpCall ex, String path, ApiException error) {
+    if (!path.equals("/") && !path.equals("/ui") && !path.startsWith("/ui/")) {
+      return false;
+    }
+    html(ex, error.status(), render("message.mustache", Map.of("error", error.getMessage())));
+    return true;
+  }
+
   private Route.Admission refused(HttpCall ex, int status, String error) {
     html(ex, status, render("message.mustache", Map.of("error", error)));
     return Route.Admission.REFUSED;

@@ -366,6 +366,53 @@ class FleetPageGateTest {
   }
 
   /**
+   * What the server refuses or fails on the page's paths (a body over the limit, a fault) is the
+   * page's message, which htmx swaps in, not the API's JSON: before, the page showed {@code
+   * {"error":...}} raw.
+   */
+  @Test
+  void anErrorTheServerMeetsOnThePageIsThePagesMessage() throws Exception {
+    start(false);
+    SignedIn signed = signInAs(APPROVER);
+    String tooLarge =
+        send(
+            "POST /ui/events/E/approve HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + signed.session()
+                + "\r\nX-CSRF-Token: "
+                + signed.csrf()
+                + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                + (FleetServer.MAX_BODY + 1)
+                + "\r\n\r\n");
+    assertThat(tooLarge)
+        .startsWith("HTTP/1.1 413")
+        .containsIgnoringCase("Content-Type: text/html")
+        .contains("<p class=\"error\" role=\"alert\" data-testid=\"message\">")
+        .contains("at most 65536 bytes")
+        .doesNotContain("{\"error\"");
+    events.failing.add("e-broken");
+    String fault =
+        send(
+            "GET /ui/events/E-broken/actions HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + signed.session()
+                + "\r\n\r\n");
+    assertThat(fault)
+        .startsWith("HTTP/1.1 500")
+        .containsIgnoringCase("Content-Type: text/html")
+        .contains("role=\"alert\"")
+        .contains("internal error");
+    // The API's answers stay JSON.
+    String api =
+        send(
+            "POST /api/events/E/approve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + APPROVER
+                + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + (FleetServer.MAX_BODY + 1)
+                + "\r\n\r\n");
+    assertThat(api).startsWith("HTTP/1.1 413").contains("{\"error\"");
+    assertThat(commands.history()).isEmpty();
+  }
+
+  /**
    * A page form's field its route does not take, or one given twice that is not a list, is a 400
    * and nothing is sent. Before, {@code vms=vm-1} on an event's approval was ignored (the approval
    * went to every Scheduled VM) and two reasons were recorded as one "a,b".
