@@ -61,6 +61,10 @@ final class FleetPoll {
       throw new TimeoutException(seen == null ? null : "last read: " + seen.getMessage());
     } finally {
       poller.shutdownNow();
+      // A read under way is interrupted; one already handing its answer on finishes first, so
+      // nothing it prints comes after what the command prints next (a read that ignores its
+      // interrupt is left to its own timeout).
+      poller.awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
