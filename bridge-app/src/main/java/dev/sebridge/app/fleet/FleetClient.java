@@ -140,9 +140,8 @@ final class FleetClient {
 
   /**
    * What a CLI write prints when it failed: the service's reason and, when the service could not
-   * tell whether the write took effect ({@code "state": "unknown"}, or a 502/503/504 not its own),
-   * what it was and how to retry the same request; when the service said it did nothing (its plain
-   * 503 with Retry-After), that.
+   * tell whether the write took effect ({@code "state": "unknown"}, or any 502/503/504 after the
+   * last try), what it was and how to retry the same request.
    */
   static String failure(String command, IOException e, String idempotencyKey) {
     String hint =
@@ -157,10 +156,9 @@ final class FleetClient {
     if (a.body.path("state").asText().equals("unknown")) {
       String id = a.body.path("requestId").asText(a.body.path("rolloutId").asText("?"));
       message += "\n" + command + ": " + id + " may still take effect" + hint;
-    } else if (a.status == 503 && a.retryAfter.isPresent() && a.body.has("error")) {
-      // The service's own plain 503 (every thread busy, or stopping): it did nothing.
-      message += "\n" + command + ": nothing was done; run the same command again";
     } else if (a.transientFailure()) {
+      // Even the service's own busy 503 is no proof: an earlier try may have reached it (and a
+      // proxy's 503 looks the same). The key makes the retry safe whatever happened.
       message += "\n" + command + ": the request may still take effect" + hint;
     }
     return message;
@@ -188,7 +186,8 @@ final class FleetClient {
       throw new ApiError(
           resp.statusCode(),
           "the service answered " + resp.statusCode() + " without JSON",
-          JSON.createObjectNode());
+          JSON.createObjectNode(),
+          retryAfter(resp));
     }
     if (resp.statusCode() / 100 != 2) {
       throw new ApiError(

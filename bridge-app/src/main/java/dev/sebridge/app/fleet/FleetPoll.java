@@ -58,13 +58,20 @@ final class FleetPoll {
       throw new IOException(e.getCause());
     } catch (TimeoutException e) {
       IOException seen = last.get();
-      throw new TimeoutException(seen == null ? null : "last read: " + seen.getMessage());
+      throw new TimeoutException(
+          seen == null
+              ? null
+              : "last read: " + (seen.getMessage() == null ? seen.toString() : seen.getMessage()));
     } finally {
       poller.shutdownNow();
       // A read under way is interrupted; one already handing its answer on finishes first, so
       // nothing it prints comes after what the command prints next (a read that ignores its
       // interrupt is left to its own timeout).
-      poller.awaitTermination(5, TimeUnit.SECONDS);
+      try {
+        poller.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // (what the wait ended with stands)
+      }
     }
   }
 
@@ -77,6 +84,7 @@ final class FleetPoll {
     Duration next = every;
     try {
       JsonNode r = client.get(path);
+      last.set(null); // read: what failed before is no longer why the wait goes on
       each.accept(r);
       if (done.test(r)) {
         end.complete(r);
@@ -94,8 +102,8 @@ final class FleetPoll {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return; // the wait is over (shutdownNow)
-    } catch (RuntimeException e) {
-      end.completeExceptionally(e);
+    } catch (RuntimeException | Error e) {
+      end.completeExceptionally(e); // never a poll that stops unseen, leaving the wait to time out
       return;
     }
     try {
