@@ -230,13 +230,15 @@ public final class FleetServer implements AutoCloseable {
       LOG.error("answering {} {} failed", call.rawMethod(), path, e);
       error(call, new ApiException(500, "internal error"));
     } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
-      // The views are global stores, open from before the server starts to after it stops: a
-      // closed one is a request that outlived the server's stop. Nothing was done; another
+      // The streams are not running (stopping, or stopped on an error: /readyz says so, and the
+      // state change is logged), or a global store closed under a read. Nothing was done; another
       // instance, or this one restarted, answers.
-      LOG.debug("{} {}: the views are closed: {}", call.rawMethod(), path, e.toString());
+      LOG.debug("{} {}: the views are not available: {}", call.rawMethod(), path, e.toString());
       call.header("Retry-After", "1");
       error(
-          call, new ApiException(503, "the views are closed (the service is stopping); try again"));
+          call,
+          new ApiException(
+              503, "the views are not available (the service stopping or restarting); try again"));
     } catch (RuntimeException e) {
       LOG.error("answering {} {} failed", call.rawMethod(), path, e);
       error(call, new ApiException(500, "internal error"));
@@ -323,6 +325,16 @@ public final class FleetServer implements AutoCloseable {
   @Override
   public void close() {
     jetty.close();
+    // The routes under way finish (a write waits for the broker at most its own deadline) before
+    // the service closes the views and the producer under them; past this, they are interrupted.
+    work.shutdown();
+    anonymous.shutdown();
+    try {
+      work.awaitTermination(5, TimeUnit.SECONDS);
+      anonymous.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     work.shutdownNow();
     anonymous.shutdownNow();
     readiness.close();

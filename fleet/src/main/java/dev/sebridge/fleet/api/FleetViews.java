@@ -108,8 +108,35 @@ public final class FleetViews {
   }
 
   private static <V> ReadOnlyKeyValueStore<String, V> store(KafkaStreams streams, String name) {
-    return streams.store(
-        StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+    KafkaStreams.State state = streams.state();
+    if (!state.isRunningOrRebalancing()) {
+      throw new Unavailable(state);
+    }
+    try {
+      return streams.store(
+          StoreQueryParameters.fromNameAndType(
+              name, QueryableStoreTypes.<String, V>keyValueStore()));
+    } catch (IllegalStateException e) { // (Kafka Streams' "not running", the state moved on)
+      KafkaStreams.State now = streams.state();
+      if (!now.isRunningOrRebalancing()) {
+        throw new Unavailable(now);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The views cannot be read: the streams are not running (the service stopping, or its streams
+   * stopped on an error: {@code /readyz} says so, and an orchestrator restarts it). The API answers
+   * 503 with Retry-After; another instance, or this one restarted, answers.
+   */
+  public static final class Unavailable
+      extends org.apache.kafka.streams.errors.InvalidStateStoreException {
+    private static final long serialVersionUID = 1L;
+
+    Unavailable(KafkaStreams.State state) {
+      super("the views are not available: the streams are " + state);
+    }
   }
 
   public Optional<EventView> event(String eventId) {
