@@ -73,10 +73,10 @@ final class FleetStreamsConfig {
     p.putAll(kafka);
     if (!StreamsConfig.EXACTLY_ONCE_V2.equals(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
       LOG.warn(
-          "processing.guarantee is {}, not exactly_once_v2: an instance that paused or lost its"
-              + " broker may step the rollouts beside the one that took them over, and both"
-              + " release into the same group; run one instance (docs/fleet.md, Rollouts,"
-              + " \"Failover and at_least_once\")",
+          "processing.guarantee is {}, not exactly_once_v2: the rollouts' limit is not a"
+              + " promise (a step lost after its approvals went out, or an instance that paused,"
+              + " can let two releases into one group); run one instance at least (docs/fleet.md,"
+              + " Rollouts, \"Failover and at_least_once\")",
           p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
     }
     return p;

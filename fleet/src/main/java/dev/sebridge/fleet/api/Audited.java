@@ -50,23 +50,40 @@ final class Audited {
    */
   static <V> void write(
       Producer<String, V> producer, String topic, String key, V value, String idField) {
+    write(
+        producer,
+        topic,
+        key,
+        value,
+        idField,
+        "look " + key + " up, or retry with the same Idempotency-Key");
+  }
+
+  /**
+   * The same, {@code then} telling the client what to do (a rollout's action takes no
+   * Idempotency-Key: look the rollout's history up before sending it again).
+   */
+  static <V> void write(
+      Producer<String, V> producer,
+      String topic,
+      String key,
+      V value,
+      String idField,
+      String then) {
     try {
       producer.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw unknown("interrupted writing the audit record", key, idField);
+      throw unknown("interrupted writing the audit record", key, idField, then);
     } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
-      throw unknown("cannot write the audit record: " + e.getMessage(), key, idField);
+      throw unknown("cannot write the audit record: " + e.getMessage(), key, idField, then);
     }
   }
 
-  private static ApiException unknown(String why, String key, String idField) {
+  private static ApiException unknown(String why, String key, String idField, String then) {
     return new ApiException(
         503,
-        why
-            + "; it may still take effect: look "
-            + key
-            + " up, or retry with the same Idempotency-Key",
+        why + "; it may still take effect: " + then,
         java.util.Map.of(idField, key, "state", "unknown"));
   }
 }

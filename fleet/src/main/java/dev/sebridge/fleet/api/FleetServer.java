@@ -303,6 +303,8 @@ public final class FleetServer implements AutoCloseable {
         if (r.answersError(call, call.rawPath(), e)) {
           return;
         }
+      } catch (IllegalStateException answered) {
+        return; // answered meanwhile (a timeout's answer), as the JSON answer below takes it
       } catch (RuntimeException failed) {
         LOG.error("answering {} {} with {} failed", call.rawMethod(), call.rawPath(), e, failed);
         break;

@@ -209,7 +209,15 @@ public final class RolloutRequests {
   }
 
   private void send(RolloutCommand c) {
-    Audited.write(producer, topic, c.rolloutId(), c, "rolloutId");
+    Audited.write(
+        producer,
+        topic,
+        c.rolloutId(),
+        c,
+        "rolloutId",
+        c.action().equals(RolloutCommand.CREATE)
+            ? "look " + c.rolloutId() + " up, or retry with the same Idempotency-Key"
+            : "look rollout " + c.rolloutId() + " up (its history) before sending it again");
     LOG.info("rollout {}: {} by {}, audited ({})", c.rolloutId(), c.action(), c.by(), c.reason());
   }
 }

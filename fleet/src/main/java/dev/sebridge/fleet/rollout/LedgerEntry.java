@@ -192,7 +192,7 @@ public record LedgerEntry(
       if (s != null && s.closed() && !s.vanished()) {
         // (vanished says nothing of the VM: it counts until heard from, or KEEP_AT_MOST)
         e = e.completed(s.since() == null ? now : s.since());
-      } else if (s == null && !w.open(e.eventId()) && e.overByTheViews(w, now)) {
+      } else if (s == null && !w.open(e.eventId()) && e.overWithoutItsPart(w, now)) {
         e = e.completed(now); // the event is closed, or gone from the view
       }
     }
@@ -204,6 +204,23 @@ public record LedgerEntry(
       }
     }
     return e;
+  }
+
+  /**
+   * Whether the views say the entry's event is over for its VM, which has no part in the event in
+   * them. An entry made from the VM's part (it has a name: its report, or its by-name entry merged
+   * when it reported) finds views without it behind, whatever they show of the others: an event's
+   * view never drops a VM's part (only the whole view goes, by retention). Views the rollouts task
+   * moved to may stop between another VM's part closing the event and this VM's first report
+   * opening it again: taken for over then, the VM was back at its next heartbeat, before the event
+   * ran for it. Such an entry is over without its part only by the hour rule. An entry by vmId
+   * without a name (an operator named the VM while the views did not show the event) has never seen
+   * its part: {@link #overByTheViews}.
+   */
+  boolean overWithoutItsPart(World w, Instant now) {
+    return name == null
+        ? overByTheViews(w, now)
+        : !now.isBefore(countsFrom().plus(Ledger.UNKNOWN_AT_MOST));
   }
 
   /**

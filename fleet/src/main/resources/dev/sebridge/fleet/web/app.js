@@ -16,7 +16,12 @@
   var last = {};
   document.addEventListener("htmx:beforeSwap", function (e) {
     var target = e.detail.target, xhr = e.detail.xhr;
-    if (!target || !target.id || !xhr || xhr.status !== 200) return;
+    if (!target || !target.id || !xhr) return;
+    if (xhr.status !== 200) {
+      // An error swapped in: the next 200, even the same HTML as before it, replaces it.
+      delete last[target.id];
+      return;
+    }
     if (last[target.id] === xhr.responseText) {
       e.detail.shouldSwap = false;
     } else {
