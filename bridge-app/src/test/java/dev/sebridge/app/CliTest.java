@@ -608,8 +608,7 @@ class CliTest {
               return a != null
                   ? a
                   : new Answer(
-                      200,
-                      "{\"id\":\"r-1\",\"state\":\"completed\",\"waves\":[]," + "\"counts\":{}}");
+                      200, "{\"id\":\"r-1\",\"state\":\"completed\",\"waves\":[],\"counts\":{}}");
             });
     try {
       Path token = dir.resolve("token");

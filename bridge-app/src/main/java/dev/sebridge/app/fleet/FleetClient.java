@@ -30,10 +30,6 @@ final class FleetClient {
     // How long the service asked to wait before trying again (Retry-After in seconds), if it did.
     final transient Optional<Duration> retryAfter;
 
-    ApiError(int status, String message, JsonNode body) {
-      this(status, message, body, Optional.empty());
-    }
-
     ApiError(int status, String message, JsonNode body, Optional<Duration> retryAfter) {
       super(message);
       this.status = status;
