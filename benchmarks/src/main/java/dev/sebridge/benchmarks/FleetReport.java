@@ -274,8 +274,10 @@ final class FleetReport {
         .append(" s steady window, then ")
         .append(agents)
         .append(
-            " real agents. One embedded Kafka broker (KRaft) on loopback; the fleet service as its"
-                + " own process with the launcher's settings (`-XX:+UseG1GC -Xmx")
+            " real agents. One embedded Kafka broker (KRaft) on loopback, flushing as Kafka does"
+                + " by default (the OS writes the log out, no fsync after each record); every topic"
+                + " at replication factor 1, so `acks=all` is one replica's and replication's cost"
+                + " is not measured; the fleet service as its own process with the launcher's settings (`-XX:+UseG1GC -Xmx")
         .append(heap)
         .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "`)." : "`, the launcher's heap raised).")
         .append(

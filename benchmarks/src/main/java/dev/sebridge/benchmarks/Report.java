@@ -159,7 +159,7 @@ final class Report {
     b.append("- Agent JVM options: `bridge-app/src/main/dist/jvm.options` (the launcher's)\n\n");
     b.append("## Method\n\n");
     b.append(
-        "Everything on loopback in one run: the IMDS simulator and an embedded single-node Kafka broker (KRaft) in the harness JVM, the agent as its own process started like `./sebridge run`, ");
+        "Everything on loopback in one run: the IMDS simulator and an embedded single-node Kafka broker (KRaft) in the harness JVM (replication factor 1, Kafka's default flush: no fsync after each record; since 2026-11-28, an fsync after each record before), the agent as its own process started like `./sebridge run`, ");
     b.append(
         reference
             ? "and the documentation's reference loop (`benchmarks/reference/reference_loop.py`, Python `requests`, polling every second) against the same simulator at the same time.\n"

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A real single-node Kafka broker (KRaft, combined broker and controller) in this JVM, on loopback
  * ports chosen at first start and kept across {@link #stop()} and {@link #start()}, so clients see
- * an outage and a recovery, not a new cluster. Used by the tests where no Docker engine exists and
- * by {@code sebridge demo}. Topics are never auto-created: create them with {@link #createTopic}.
+ * an outage and a recovery, not a new cluster. Used by the tests where no Docker engine exists, by
+ * {@code sebridge demo} and by the benchmarks. Topics are never auto-created: create them with
+ * {@link #createTopic}.
  *
  * <p>Needs {@code org.apache.kafka:kafka_2.13} (same version as kafka-clients) on the class path.
  */
@@ -152,7 +153,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("share.coordinator.state.topic.replication.factor", "1");
     p.put("share.coordinator.state.topic.min.isr", "1");
     p.put("group.initial.rebalance.delay.ms", "0");
-    p.put("log.flush.interval.messages", "1");
+    // Kafka's own default: the log is flushed by the OS, not after every append. A production
+    // broker runs this way (its durability is replication); an fsync per record made every produce
+    // wait on the disk (at 100,000 VMs the two request handlers spent a quarter of their time in
+    // fsync, up to 160 ms a call: benchmarks/FLEET-REPORT.md, "with Azure's inventory"). A clean
+    // stop() flushes; nothing here outlives its machine.
     p.put("num.network.threads", "2");
     p.put("num.io.threads", "2");
     p.put("background.threads", "2");
