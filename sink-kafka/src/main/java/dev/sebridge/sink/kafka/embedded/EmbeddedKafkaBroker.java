@@ -155,9 +155,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("group.initial.rebalance.delay.ms", "0");
     // Kafka's own default: the log is flushed by the OS, not after every append. A production
     // broker runs this way (its durability is replication); an fsync per record made every produce
-    // wait on the disk (at 100,000 VMs the two request handlers spent a quarter of their time in
-    // fsync, up to 160 ms a call: benchmarks/FLEET-REPORT.md, "with Azure's inventory"). A clean
-    // stop() flushes; nothing here outlives its machine.
+    // wait on the disk (at 100,000 VMs, traced with strace, whose own cost is in these figures, the
+    // two request handlers spent a quarter of their time in fsync, up to 162 ms a call:
+    // benchmarks/FLEET-REPORT.md, "with Azure's inventory"). A clean stop() flushes; nothing here
+    // outlives its machine.
     p.put("num.network.threads", "2");
     p.put("num.io.threads", "2");
     p.put("background.threads", "2");
