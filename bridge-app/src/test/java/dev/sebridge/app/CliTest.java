@@ -137,6 +137,36 @@ class CliTest {
     return f;
   }
 
+  /**
+   * A --wait the command cannot keep is a usage error before anything is sent. Before, the approval
+   * was made first and the wait then failed on an overflow (10^16 seconds in milliseconds).
+   */
+  @Test
+  void approveRefusesAWaitOutOfRangeBeforeSendingAnything() throws Exception {
+    Path token = dir.resolve("approver-token");
+    Files.writeString(token, "approver-token-0123456789");
+    for (String wait : java.util.List.of("99999999999999999", "86401", "-1")) {
+      err.getBuffer().setLength(0);
+      assertThat(
+              run(
+                  "fleet",
+                  "approve",
+                  "E-1",
+                  "--reason",
+                  "r",
+                  "--wait",
+                  wait,
+                  // nothing listens here: a request sent would fail with exit code 1
+                  "--url",
+                  "http://127.0.0.1:9",
+                  "--token-file",
+                  token.toString()))
+          .as(wait)
+          .isEqualTo(2);
+      assertThat(err.toString()).contains("--wait: from 0 to 86400 seconds");
+    }
+  }
+
   @Test
   void checkConfigNamesEachBadLogAnalyticsKey() {
     assertThat(

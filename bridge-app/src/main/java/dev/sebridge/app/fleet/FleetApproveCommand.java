@@ -59,8 +59,12 @@ final class FleetApproveCommand implements Callable<Integer> {
       names = "--wait",
       paramLabel = "SECONDS",
       description =
-          "Wait this long for every VM's result (0: do not wait; default ${DEFAULT-VALUE}).")
+          "Wait this long for every VM's result (0: do not wait; at most a day; default"
+              + " ${DEFAULT-VALUE}).")
   long waitSeconds = 60;
+
+  /** The longest --wait: a day (a command lives at most 10 minutes; results come within it). */
+  static final long MAX_WAIT_SECONDS = 86_400;
 
   @Mixin IdempotencyKeyOption idempotency = new IdempotencyKeyOption();
 
@@ -68,6 +72,12 @@ final class FleetApproveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      // Before anything is sent: a wait the command cannot keep is refused, not an approval made
+      // and then a failure to wait for it.
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--wait: from 0 to " + MAX_WAIT_SECONDS + " seconds (a day)");
+    }
     FleetClient client = options.client(System.getenv());
     ObjectNode body = FleetClient.JSON.createObjectNode();
     if (!vms.isEmpty()) {

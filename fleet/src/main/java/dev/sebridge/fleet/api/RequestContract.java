@@ -77,17 +77,26 @@ public final class RequestContract {
     JsonNode defs = rewriteRefs(document.at("/components/schemas").deepCopy());
     Map<String, JsonSchema> bodies = new TreeMap<>();
     Map<String, Query> queries = new TreeMap<>();
-    Map<java.util.regex.Pattern, Set<String>> methods = new java.util.LinkedHashMap<>();
+    // Paths without a template first: OpenAPI matches /a/b before /a/{x}.
+    Map<java.util.regex.Pattern, Set<String>> literal = new java.util.LinkedHashMap<>();
+    Map<java.util.regex.Pattern, Set<String>> templated = new java.util.LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> paths = document.path("paths").fields();
     while (paths.hasNext()) {
       Map.Entry<String, JsonNode> path = paths.next();
       Set<String> allowed = new java.util.TreeSet<>();
-      methods.put(template(path.getKey()), allowed);
+      (path.getKey().contains("{") ? templated : literal).put(template(path.getKey()), allowed);
+      // A path item's own parameters apply to each of its operations (an operation's own, of
+      // the same name and place, wins); its other fields (summary, servers, ...) are no methods.
+      JsonNode shared = path.getValue().path("parameters");
       Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields();
       while (ops.hasNext()) {
         Map.Entry<String, JsonNode> op = ops.next();
+        if (!OPERATIONS.contains(op.getKey())) {
+          continue;
+        }
         allowed.add(op.getKey().toUpperCase(java.util.Locale.ROOT));
-        queries.put(key(op.getKey(), path.getKey()), query(document, defs, op.getValue(), factory));
+        queries.put(
+            key(op.getKey(), path.getKey()), query(document, defs, shared, op.getValue(), factory));
         JsonNode schema = op.getValue().at("/requestBody/content/application~1json/schema");
         if (schema.isMissingNode()) {
           continue;
@@ -99,6 +108,8 @@ public final class RequestContract {
         bodies.put(key(op.getKey(), path.getKey()), factory.getSchema(standalone));
       }
     }
+    Map<java.util.regex.Pattern, Set<String>> methods = new java.util.LinkedHashMap<>(literal);
+    methods.putAll(templated);
     methods.replaceAll((p, m) -> Set.copyOf(m));
     return new RequestContract(bodies, queries, methods);
   }
@@ -115,8 +126,12 @@ public final class RequestContract {
     return java.util.regex.Pattern.compile(b.toString());
   }
 
+  /** The fields of an OpenAPI path item that are operations. */
+  private static final Set<String> OPERATIONS =
+      Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
+
   private static Query query(
-      JsonNode document, JsonNode defs, JsonNode op, JsonSchemaFactory factory) {
+      JsonNode document, JsonNode defs, JsonNode shared, JsonNode op, JsonSchemaFactory factory) {
     ObjectNode schema = new ObjectMapper().createObjectNode();
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
     schema.set("$defs", defs);
@@ -124,7 +139,10 @@ public final class RequestContract {
     schema.put("additionalProperties", false);
     ObjectNode properties = schema.putObject("properties");
     Map<String, String> types = new TreeMap<>();
-    for (JsonNode p : op.path("parameters")) {
+    java.util.List<JsonNode> params = new java.util.ArrayList<>();
+    shared.forEach(params::add); // the path item's first: an operation's own replace them
+    op.path("parameters").forEach(params::add);
+    for (JsonNode p : params) {
       JsonNode param = p.has("$ref") ? document.at(p.get("$ref").asText().substring(1)) : p;
       if (param.path("in").asText().equals("query")) {
         properties.set(param.path("name").asText(), rewriteRefs(param.path("schema").deepCopy()));

@@ -433,15 +433,24 @@ class FleetServerLimitsTest {
     assertThat(reached.get("/api/events/E/approve")).isNull();
   }
 
-  @Test
-  void healthAnswersWhileEveryApiThreadAndTheQueueAreTaken() throws Exception {
+  /** Every API thread (two) and the queue (two) taken by reads that wait for {@link #release}. */
+  private List<Socket> apiPoolTaken() throws IOException {
     List<Socket> blocked = new ArrayList<>();
-    for (int i = 0; i < 4; i++) { // two threads, two queued
+    for (int i = 0; i < 4; i++) {
       blocked.add(get("/api/block", READER));
     }
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> reached.getOrDefault("/api/block", new AtomicInteger()).get() == 2);
+        .until(
+            () ->
+                reached.getOrDefault("/api/block", new AtomicInteger()).get() == 2
+                    && server.apiWaiting() == 2);
+    return blocked;
+  }
+
+  @Test
+  void healthAnswersWhileEveryApiThreadAndTheQueueAreTaken() throws Exception {
+    List<Socket> blocked = apiPoolTaken();
     String full = readAll(get("/api/other", READER));
     assertThat(full).startsWith("HTTP/1.1 503").contains("Retry-After: 1");
     // and the readiness check hangs on the broker: the probes still answer at once
@@ -545,6 +554,31 @@ class FleetServerLimitsTest {
     assertThat(reached.get("/api/rollouts").get()).isEqualTo(3);
     // reads are not writes
     assertThat(statusOf(get("/api/events", APPROVER))).isEqualTo(200);
+  }
+
+  /**
+   * A write refused because every API thread and the queue are taken (503, "try again") spends none
+   * of its principal's writes: a permit is taken when a thread runs the write. Before, each 503
+   * spent one, and a client that retried a busy server as told was refused 429 for the rest of the
+   * minute once the server had room.
+   */
+  @Test
+  void aWriteRefusedForAFullPoolSpendsNoneOfThePrincipalsWrites() throws Exception {
+    List<Socket> blocked = apiPoolTaken();
+    for (int i = 0; i < 3; i++) { // as many as the principal may write a minute
+      assertThat(readAll(post("/api/rollouts", APPROVER, "{}")))
+          .startsWith("HTTP/1.1 503")
+          .contains("Retry-After: 1");
+    }
+    release.countDown();
+    for (Socket s : blocked) {
+      assertThat(readAll(s)).startsWith("HTTP/1.1 200");
+    }
+    for (int i = 0; i < 3; i++) {
+      assertThat(statusOf(post("/api/rollouts", APPROVER, "{}"))).isEqualTo(200);
+    }
+    assertThat(statusOf(post("/api/rollouts", APPROVER, "{}"))).isEqualTo(429);
+    assertThat(reached.get("/api/rollouts").get()).isEqualTo(3);
   }
 
   @Test
