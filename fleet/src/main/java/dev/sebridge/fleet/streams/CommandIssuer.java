@@ -63,6 +63,10 @@ public final class CommandIssuer implements AutoCloseable {
   private final ExecutorService pool =
       Executors.newFixedThreadPool(PARALLEL, DaemonThreads.named("fleet-signer"));
 
+  /** The warm-up's own thread ({@link #warmUp}): never a place in the signing pool's queue. */
+  private final ExecutorService warming =
+      Executors.newSingleThreadExecutor(DaemonThreads.named("fleet-signer-warm-up"));
+
   public CommandIssuer(CommandSigner signer, Duration lifetime) {
     this(signer, lifetime, DEADLINE);
   }
@@ -183,7 +187,10 @@ public final class CommandIssuer implements AutoCloseable {
   /**
    * Signs {@code n} throwaway commands in the background, so the signing code is compiled before a
    * large approval (right after a start or a failover) needs it. For local keys only: with Key
-   * Vault each would be a billed call.
+   * Vault each would be a billed call. One after another on a thread of its own: a request made
+   * meanwhile signs on the pool at once, its deadline never spent waiting behind them (until
+   * 2026-11-28 they went through the pool, and a request right after a start queued behind up to
+   * {@code n} of them), and the warm-up takes at most one core from a start.
    */
   public void warmUp(int n) {
     ApprovalRequest r =
@@ -196,12 +203,24 @@ public final class CommandIssuer implements AutoCloseable {
             Instant.EPOCH,
             "warm-up");
     // Not through commands(): a warm-up neither opens the breaker nor spends the budget.
-    CompletableFuture.runAsync(() -> sign(r, Instant.now(), Duration.ofMinutes(1), false), pool);
+    Instant at = Instant.now();
+    warming.execute(
+        () -> {
+          try {
+            for (int i = 0; i < n && !Thread.currentThread().isInterrupted(); i++) {
+              String vmId = r.vmIds().get(i);
+              command(r, java.util.Map.of(), vmId, ApprovalRequest.commandId("warm-up", vmId), at);
+            }
+          } catch (RuntimeException e) { // a key that cannot sign: each request will say so too
+            LOG.warn("signing warm-up stopped: {}", e.toString());
+          }
+        });
   }
 
   @Override
   public void close() {
     pool.shutdownNow();
+    warming.shutdownNow();
   }
 
   /** One VM's command of a request, its {@code resources} claim {@link #claimed} of it. */

@@ -132,6 +132,64 @@ class CommandIssuerTest {
     }
   }
 
+  /**
+   * A request made while the warm-up signs does not wait behind it: the warm-up has a thread of its
+   * own. Before, its signatures went through the signing pool, and a request right after a start
+   * queued behind them with its deadline running (a deadline missed so opens the breaker for 30 s).
+   * Here the warm-up's first signature holds until the request is signed.
+   */
+  @Test
+  void aRequestMadeDuringTheWarmUpIsSignedWithoutWaitingBehindIt() throws Exception {
+    JWSSigner key =
+        new com.nimbusds.jose.crypto.ECDSASigner(
+            new com.nimbusds.jose.jwk.gen.ECKeyGenerator(com.nimbusds.jose.jwk.Curve.P_256)
+                .keyID("k")
+                .generate());
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger warming = new AtomicInteger();
+    JWSSigner held =
+        new JWSSigner() {
+          @Override
+          public Base64URL sign(JWSHeader header, byte[] input) throws JOSEException {
+            String in = new String(input, java.nio.charset.StandardCharsets.US_ASCII);
+            String payload = new Base64URL(in.substring(in.indexOf('.') + 1)).decodeToString();
+            if (payload.contains("\"aud\":\"warm-up-")) {
+              warming.incrementAndGet();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return key.sign(header, input);
+          }
+
+          @Override
+          public Set<JWSAlgorithm> supportedJWSAlgorithms() {
+            return Set.of(JWSAlgorithm.ES256);
+          }
+
+          @Override
+          public JCAContext getJCAContext() {
+            return new JCAContext();
+          }
+        };
+    try (CommandIssuer issuer =
+        new CommandIssuer(
+            new CommandSigner(held, JWSAlgorithm.ES256, "k", "fleet"),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(2))) {
+      issuer.warmUp(CommandIssuer.PARALLEL * 4);
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> warming.get() >= 1);
+      assertThat(issuer.commands(request("r1"), T0)).hasSize(2);
+      assertThat(warming.get()).as("the warm-up still held at its first").isEqualTo(1);
+    } finally {
+      release.countDown();
+    }
+  }
+
   @Test
   void aMissedDeadlineFailsTheNextRequestsAtOnceWithoutAskingTheVault() {
     Vault vault = new Vault();
