@@ -138,33 +138,55 @@ class CliTest {
   }
 
   /**
-   * A --wait the command cannot keep is a usage error before anything is sent. Before, the approval
-   * was made first and the wait then failed on an overflow (10^16 seconds in milliseconds).
+   * A --wait or --watch the command cannot keep is a usage error before anything is sent. Before,
+   * the approval or the rollout was made first, and the wait then failed on an overflow (10^16
+   * seconds in milliseconds). The longest allowed is taken (it is sent, and fails on the port
+   * nothing listens at).
    */
   @Test
-  void approveRefusesAWaitOutOfRangeBeforeSendingAnything() throws Exception {
+  void aWaitOrWatchTooLongIsRefusedBeforeAnythingIsSent() throws Exception {
     Path token = dir.resolve("approver-token");
     Files.writeString(token, "approver-token-0123456789");
-    for (String wait : java.util.List.of("99999999999999999", "86401", "-1")) {
-      err.getBuffer().setLength(0);
-      assertThat(
-              run(
+    // nothing listens at port 9: a request sent fails, with exit code 1
+    String[] where = {"--url", "http://127.0.0.1:9", "--token-file", token.toString()};
+    java.util.function.BiFunction<String, String, String[]> approve =
+        (option, value) ->
+            concat(new String[] {"fleet", "approve", "E-1", "--reason", "r", option, value}, where);
+    java.util.function.BiFunction<String, String, String[]> rollout =
+        (option, value) ->
+            concat(
+                new String[] {
                   "fleet",
-                  "approve",
+                  "rollout",
                   "E-1",
+                  "--max-unavailable",
+                  "1",
                   "--reason",
                   "r",
-                  "--wait",
-                  wait,
-                  // nothing listens here: a request sent would fail with exit code 1
-                  "--url",
-                  "http://127.0.0.1:9",
-                  "--token-file",
-                  token.toString()))
-          .as(wait)
-          .isEqualTo(2);
-      assertThat(err.toString()).contains("--wait: from 0 to 86400 seconds");
+                  option,
+                  value
+                },
+                where);
+    for (String[] args :
+        java.util.List.of(
+            approve.apply("--wait", "99999999999999999"),
+            approve.apply("--wait", "86401"),
+            rollout.apply("--watch", "99999999999999999"),
+            rollout.apply("--watch", "2592001"))) {
+      err.getBuffer().setLength(0);
+      assertThat(run(args)).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(err.toString()).containsAnyOf("--wait: at most 86400", "--watch: at most 2592000");
     }
+    for (String[] args :
+        java.util.List.of(approve.apply("--wait", "86400"), rollout.apply("--watch", "2592000"))) {
+      assertThat(run(args)).as("sent: " + String.join(" ", args)).isEqualTo(1);
+    }
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

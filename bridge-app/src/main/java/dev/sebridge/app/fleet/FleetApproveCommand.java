@@ -59,8 +59,8 @@ final class FleetApproveCommand implements Callable<Integer> {
       names = "--wait",
       paramLabel = "SECONDS",
       description =
-          "Wait this long for every VM's result (0: do not wait; at most a day; default"
-              + " ${DEFAULT-VALUE}).")
+          "Wait this long for every VM's result (0 or less: do not wait; at most a day;"
+              + " default ${DEFAULT-VALUE}).")
   long waitSeconds = 60;
 
   /** The longest --wait: a day (a command lives at most 10 minutes; results come within it). */
@@ -72,11 +72,11 @@ final class FleetApproveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+    if (waitSeconds > MAX_WAIT_SECONDS) {
       // Before anything is sent: a wait the command cannot keep is refused, not an approval made
-      // and then a failure to wait for it.
+      // and then a failure to wait for it (an overflow past 9.2e15 s).
       throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--wait: from 0 to " + MAX_WAIT_SECONDS + " seconds (a day)");
+          spec.commandLine(), "--wait: at most " + MAX_WAIT_SECONDS + " seconds (a day)");
     }
     FleetClient client = options.client(System.getenv());
     ObjectNode body = FleetClient.JSON.createObjectNode();

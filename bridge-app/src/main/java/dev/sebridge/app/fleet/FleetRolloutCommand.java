@@ -84,8 +84,12 @@ final class FleetRolloutCommand implements Callable<Integer> {
       names = "--watch",
       paramLabel = "SECONDS",
       description =
-          "Print the waves until the rollout ends, at most this long (0: do not watch; default ${DEFAULT-VALUE}).")
+          "Print the waves until the rollout ends, at most this long (0: do not watch; at most"
+              + " 30 days; default ${DEFAULT-VALUE}).")
   long watchSeconds = 3600;
+
+  /** The longest --watch: 30 days (a rollout's waves and bake times may take days). */
+  static final long MAX_WATCH_SECONDS = 30L * 86_400;
 
   @Mixin IdempotencyKeyOption idempotency = new IdempotencyKeyOption();
 
@@ -93,6 +97,11 @@ final class FleetRolloutCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (watchSeconds > MAX_WATCH_SECONDS) {
+      // Before the rollout is made, not a failure to watch it after (an overflow past 9.2e15 s).
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--watch: at most " + MAX_WATCH_SECONDS + " seconds (30 days)");
+    }
     if ((campaign == null) == eventIds.isEmpty()) {
       throw new picocli.CommandLine.ParameterException(
           spec.commandLine(),

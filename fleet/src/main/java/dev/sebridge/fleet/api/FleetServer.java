@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
  *       not authenticate are limited per address ({@link BearerGate}). A request that carries a
  *       body (any method but GET and HEAD) is admitted before its body is read, or refused: over
  *       {@link #MAX_BODY} (413), a method the path does not take (405, or 404 for no such path), a
- *       reader (403), its principal's write rate spent (429; a write's permit is taken when a
- *       thread runs it, so a write refused with 503 spends none); the page admits its own ({@link
- *       Route#admit}); a body nobody admits is never read (404).
+ *       reader (403), its pool's threads and queue all taken (503: no write permit spent), over its
+ *       principal's write rate (429); the page admits its own ({@link Route#admit}); a body nobody
+ *       admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout and at {@link
  *       JettyServer#MIN_BODY_RATE} at least ({@link BodyReader}).
  *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
@@ -151,19 +151,25 @@ public final class FleetServer implements AutoCloseable {
       }
       String m = call.rawMethod();
       if (m.equals("GET") || m.equals("HEAD")) {
-        dispatch(call, path, principal, false);
+        dispatch(call, path, principal);
         return;
       }
       if (call.declaredLength() > MAX_BODY) {
         throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
+      }
+      if (full(principal.isPresent() ? work : anonymous)) {
+        // Before its body is read and before a write permit is taken (the page's admission and
+        // the API's below take one): a write to a server that cannot run it spends nothing.
+        call.header("Retry-After", "1");
+        throw new ApiException(503, "too many requests at once; try again");
       }
       for (Route r : routes) {
         Route.Admission a = r.admit(call, path, principal);
         if (a == Route.Admission.REFUSED) {
           return;
         }
-        if (a == Route.Admission.ADMITTED || a == Route.Admission.WRITE) {
-          readBody(call, path, principal, a == Route.Admission.WRITE);
+        if (a == Route.Admission.ADMITTED) {
+          readBody(call, path, principal);
           return;
         }
       }
@@ -178,12 +184,11 @@ public final class FleetServer implements AutoCloseable {
       if (!p.role().mayApprove()) {
         throw new ApiException(403, p.name() + " may read, not approve");
       }
-      if (writes.spent(p.id())) {
-        throw overWriteRate(call, p);
+      if (!writes.take(p.id())) {
+        call.header("Retry-After", "60");
+        throw new ApiException(429, p.name() + " sent more writes this minute than allowed");
       }
-      // Its permit is taken when a thread runs it: a write refused for a full pool (503) does not
-      // spend one.
-      readBody(call, path, principal, true);
+      readBody(call, path, principal);
     } catch (ApiException e) {
       error(call, e);
     } catch (IOException | RuntimeException e) {
@@ -192,40 +197,31 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /** 429: the principal's writes this minute are spent. */
-  private static ApiException overWriteRate(HttpCall call, Principal p) {
-    call.header("Retry-After", "60");
-    return new ApiException(429, p.name() + " sent more writes this minute than allowed");
+  /** Whether every thread of {@code pool} is busy and its queue full: a request now gets 503. */
+  private static boolean full(ThreadPoolExecutor pool) {
+    return pool.getQueue().remainingCapacity() == 0
+        && pool.getActiveCount() >= pool.getMaximumPoolSize();
   }
 
-  /**
-   * Reads the body without holding a thread ({@link BodyReader}), then dispatches.
-   *
-   * @param write an API write: takes one of its principal's write permits when it runs
-   */
-  private void readBody(HttpCall call, String path, Optional<Principal> principal, boolean write) {
-    bodies.read(call, c -> dispatch(c, path, principal, write), this::error);
+  /** Reads the body without holding a thread ({@link BodyReader}), then dispatches. */
+  private void readBody(HttpCall call, String path, Optional<Principal> principal) {
+    bodies.read(call, c -> dispatch(c, path, principal), this::error);
   }
 
-  private void dispatch(HttpCall call, String path, Optional<Principal> principal, boolean write) {
+  private void dispatch(HttpCall call, String path, Optional<Principal> principal) {
     // From here the request is ours: Jetty's idle timeout no longer fails it while it waits for a
     // thread or for the broker (the routes have their own deadlines); a live stream's still does.
     call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
-      (principal.isPresent() ? work : anonymous)
-          .execute(() -> answer(call, path, principal, write));
+      (principal.isPresent() ? work : anonymous).execute(() -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
       error(call, new ApiException(503, "too many requests at once; try again"));
     }
   }
 
-  private void answer(HttpCall call, String path, Optional<Principal> principal, boolean write) {
+  private void answer(HttpCall call, String path, Optional<Principal> principal) {
     try {
-      if (write && !writes.take(principal.orElseThrow().id())) {
-        // Spent by writes admitted beside this one since it was: refused, its body unused.
-        throw overWriteRate(call, principal.orElseThrow());
-      }
       for (Route r : routes) {
         if (r.handle(call, path, principal)) {
           return;

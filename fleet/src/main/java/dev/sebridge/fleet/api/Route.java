@@ -12,12 +12,6 @@ public interface Route {
     NOT_MINE,
     /** the body may be read */
     ADMITTED,
-    /**
-     * the body may be read, and it is a write of the principal's: one of its write permits is taken
-     * when a thread runs it (429 then, if writes admitted beside it spent them), none when it is
-     * refused before (a full pool's 503)
-     */
-    WRITE,
     /** refused, and answered */
     REFUSED
   }
@@ -25,7 +19,7 @@ public interface Route {
   /**
    * Before the body of a request that has one (any method but GET and HEAD) is read: whether this
    * group takes it. A body no group admits is never read (the API's own writes are admitted by
-   * {@link FleetServer}: an approver's, while its write rate has a permit left).
+   * {@link FleetServer}: an approver's, within its write rate).
    *
    * @param principal the request's: on the API its bearer token's, elsewhere its session cookie's;
    *     empty without one that authenticates

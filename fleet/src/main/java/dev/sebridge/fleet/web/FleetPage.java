@@ -123,11 +123,11 @@ public final class FleetPage implements Route {
     if (!p.role().mayApprove()) {
       return refused(ex, 403, p.name() + " may read, not approve");
     }
-    if (writes.spent(p.id())) {
+    if (!writes.take(p.id())) {
       ex.header("Retry-After", "60");
       return refused(ex, 429, p.name() + " sent more writes this minute than allowed");
     }
-    return Route.Admission.WRITE; // its permit taken when it runs (FleetServer)
+    return Route.Admission.ADMITTED;
   }
 
   /** The page's paths get the page's message, not the API's JSON (htmx swaps it in). */

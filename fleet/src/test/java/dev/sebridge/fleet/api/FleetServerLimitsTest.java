@@ -557,18 +557,21 @@ class FleetServerLimitsTest {
   }
 
   /**
-   * A write refused because every API thread and the queue are taken (503, "try again") spends none
-   * of its principal's writes: a permit is taken when a thread runs the write. Before, each 503
-   * spent one, and a client that retried a busy server as told was refused 429 for the rest of the
-   * minute once the server had room.
+   * A write to a server whose API threads and queue are all taken is refused (503, "try again")
+   * before its body is read, and spends none of its principal's writes. Before, its permit was
+   * taken first and its body read, then it was refused 503: a client that retried a busy server as
+   * told was refused 429 for the rest of the minute once the server had room.
    */
   @Test
   void aWriteRefusedForAFullPoolSpendsNoneOfThePrincipalsWrites() throws Exception {
     List<Socket> blocked = apiPoolTaken();
     for (int i = 0; i < 3; i++) { // as many as the principal may write a minute
-      assertThat(readAll(post("/api/rollouts", APPROVER, "{}")))
-          .startsWith("HTTP/1.1 503")
-          .contains("Retry-After: 1");
+      Socket unsent = // its body announced, never sent: answered at once, not at a timeout
+          open(
+              "POST /api/rollouts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                  + APPROVER
+                  + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n");
+      assertThat(readAll(unsent)).startsWith("HTTP/1.1 503").contains("Retry-After: 1");
     }
     release.countDown();
     for (Socket s : blocked) {
