@@ -153,7 +153,7 @@ public final class CommandIssuer implements AutoCloseable {
   private List<byte[]> sign(
       ApprovalRequest r, Instant issuedAt, Duration deadline, boolean shortened) {
     List<CompletableFuture<byte[]>> signing = new ArrayList<>();
-    java.util.Map<String, java.util.List<String>> claim = claimed(r); // once a request
+    java.util.Map<String, java.util.List<String>> claim = ResourcesClaim.of(r); // once a request
     for (String vmId : r.vmIds()) {
       signing.add(
           CompletableFuture.supplyAsync(
@@ -223,7 +223,7 @@ public final class CommandIssuer implements AutoCloseable {
     warming.shutdownNow();
   }
 
-  /** One VM's command of a request, its {@code resources} claim {@link #claimed} of it. */
+  /** One VM's command of a request, with its {@code resources} claim ({@link ResourcesClaim}). */
   byte[] command(
       ApprovalRequest r,
       java.util.Map<String, java.util.List<String>> claim,
@@ -241,64 +241,4 @@ public final class CommandIssuer implements AutoCloseable {
             claim),
         commandId);
   }
-
-  /**
-   * Most characters of VM names a command's {@code resources} claim carries: with its other claims
-   * and its signature, the command stays within the 16 KiB the command schema allows its JWS (about
-   * 400 names of Azure's usual length; an event lists the VMs of one update domain).
-   */
-  static final int COUNTED_BUDGET = 8_000;
-
-  /**
-   * The command's {@code resources} claim: the VMs the ledger counted for the event, without names
-   * an agent takes for malformed (logged); none when it counted none by name or they do not fit
-   * ({@link #COUNTED_BUDGET}, logged).
-   */
-  static java.util.Map<String, java.util.List<String>> claimed(ApprovalRequest r) {
-    if (r.counted() == null) {
-      return java.util.Map.of();
-    }
-    // Names an agent takes for malformed (blank, longer than VM_NAME, not plain text) are left
-    // out: Azure's names are plain and at most 64 characters, so none of them is a name IMDS lists,
-    // and an agent would refuse the whole command for them. (Dropping the claim for them let an
-    // agent that reported such a name in an event's Resources switch off the check for its VMs.)
-    java.util.List<String> plain = new java.util.ArrayList<>();
-    String odd = null;
-    for (String n : r.counted()) {
-      if (!n.isBlank() && dev.sebridge.command.Untrusted.isPlain(n, VM_NAME)) {
-        plain.add(n);
-      } else if (odd == null) {
-        odd = n;
-      }
-    }
-    if (odd != null) {
-      LOG.warn(
-          "request {}: event {} lists {} VM name(s) longer than {} characters or not plain text,"
-              + " left out of its commands' resources claim (e.g. {})",
-          r.requestId(),
-          r.eventId(),
-          r.counted().size() - plain.size(),
-          VM_NAME,
-          dev.sebridge.command.Untrusted.text(odd, 100));
-    }
-    if (plain.isEmpty()) {
-      // Nothing an agent could hold the event to: a claim no agent takes (a blank name, refused as
-      // malformed), so the event is not approved unchecked, and the command stays small.
-      return java.util.Map.of(r.eventId(), java.util.List.of(""));
-    }
-    int size = plain.stream().mapToInt(n -> n.length() + 3).sum();
-    if (size > COUNTED_BUDGET || plain.size() > dev.sebridge.command.CommandVerifier.MAX_COUNTED) {
-      LOG.warn(
-          "request {}: event {} lists {} VMs, too many to name in its commands; agents will not"
-              + " check that its Resources stay those the ledger counted",
-          r.requestId(),
-          r.eventId(),
-          plain.size());
-      return java.util.Map.of();
-    }
-    return java.util.Map.of(r.eventId(), plain);
-  }
-
-  /** The longest VM name a claim may give, as agents take it (Azure's are at most 64). */
-  static final int VM_NAME = dev.sebridge.command.CommandVerifier.VM_NAME;
 }

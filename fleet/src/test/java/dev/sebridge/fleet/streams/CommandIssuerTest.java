@@ -77,16 +77,16 @@ class CommandIssuerTest {
       ApprovalRequest r =
           new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
               .admit(List.of("web-0", odd));
-      assertThat(CommandIssuer.claimed(r)).as(odd).isEqualTo(Map.of("E1", List.of("web-0")));
+      assertThat(ResourcesClaim.of(r)).as(odd).isEqualTo(Map.of("E1", List.of("web-0")));
     }
     ApprovalRequest plain =
         new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
             .admit(List.of("web-0", "w".repeat(80)));
-    assertThat(CommandIssuer.claimed(plain).get("E1")).hasSize(2);
+    assertThat(ResourcesClaim.of(plain).get("E1")).hasSize(2);
     ApprovalRequest onlyOdd =
         new ApprovalRequest("r1", "E1", List.of("vm-1"), "why", "alice", T0, "api")
             .admit(List.of("x\u0000"));
-    assertThat(CommandIssuer.claimed(onlyOdd)).isEqualTo(Map.of("E1", List.of("")));
+    assertThat(ResourcesClaim.of(onlyOdd)).isEqualTo(Map.of("E1", List.of("")));
   }
 
   /**
@@ -114,7 +114,7 @@ class CommandIssuerTest {
             Duration.ofMinutes(5))) {
       var command =
           JsonSerde.JSON.readTree(
-              issuer.command(fits, CommandIssuer.claimed(fits), "vm-1", "fleet:r1:vm-1", T0));
+              issuer.command(fits, ResourcesClaim.of(fits), "vm-1", "fleet:r1:vm-1", T0));
       assertThat(command.get("data").asText().length()).isLessThanOrEqualTo(16_384);
       assertThat(
               com.nimbusds.jwt.SignedJWT.parse(command.get("data").asText())
@@ -123,7 +123,7 @@ class CommandIssuerTest {
           .containsOnlyKeys("E1");
       var without =
           JsonSerde.JSON.readTree(
-              issuer.command(tooMany, CommandIssuer.claimed(tooMany), "vm-1", "fleet:r2:vm-1", T0));
+              issuer.command(tooMany, ResourcesClaim.of(tooMany), "vm-1", "fleet:r2:vm-1", T0));
       assertThat(
               com.nimbusds.jwt.SignedJWT.parse(without.get("data").asText())
                   .getJWTClaimsSet()

@@ -61,7 +61,7 @@ class OperatorApprovalTest {
         OperatorApproval.decide(request("req-6", "vm-a"), Ledger.empty(), w, T0);
     assertThat(decided.wasAdmitted()).isTrue();
     assertThat(decided.counted()).containsExactlyInAnyOrder("vm-a", "vm-c", "vm-x");
-    assertThat(CommandIssuer.claimed(decided)).containsOnlyKeys("E1");
+    assertThat(ResourcesClaim.of(decided)).containsOnlyKeys("E1");
   }
 
   /**
@@ -80,7 +80,7 @@ class OperatorApprovalTest {
         OperatorApproval.decide(request("req-7", "vm-a"), Ledger.empty(), behind, T0);
     assertThat(unseen.wasAdmitted()).isTrue();
     assertThat(unseen.counted()).containsExactly("vm-a");
-    assertThat(CommandIssuer.claimed(unseen)).containsEntry("E1", List.of("vm-a"));
+    assertThat(ResourcesClaim.of(unseen)).containsEntry("E1", List.of("vm-a"));
 
     // The view shows the event, listing vm-c only (vm-a's report is not here yet): both are named.
     behind.event("E1", List.of("vm-c"), "vm-c");
