@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * A resilience4j {@link RateLimiter} per key (a principal, a client address): {@code perMinute}
- * permits a minute each. At most {@link #MAX_KEYS} keys are remembered, the least recently used
- * forgotten first (a forgotten key starts again with a full minute's permits).
+ * permits a minute each, in fixed one-minute cycles (not a sliding minute: a burst across a cycle's
+ * end can take two cycles' permits). At most {@link #MAX_KEYS} keys are remembered, the least
+ * recently used forgotten first (a forgotten key starts again with a full minute's permits).
  */
 public final class RateLimits {
   static final int MAX_KEYS = 10_000;
