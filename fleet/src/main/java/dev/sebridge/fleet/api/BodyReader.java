@@ -74,21 +74,30 @@ final class BodyReader {
                 call.body(bytes);
                 then.accept(call);
               } else {
-                refuse.accept(
-                    call,
-                    refusal(call, failure == null ? new TimeoutException(TOO_LATE) : failure));
+                LOG.debug(
+                    "{} {}: reading the body failed: {}",
+                    call.rawMethod(),
+                    call.rawPath(),
+                    String.valueOf(failure));
+                refuse.accept(call, refusal(!inTime, failure));
               }
             });
   }
 
-  private static ApiException refusal(HttpCall call, Throwable failure) {
+  /**
+   * Why a body was not taken.
+   *
+   * @param late the deadline came first: 408, whatever failure the read then reports (Jetty may
+   *     report the failed request as another exception; a CI run answered such a body 400 at its
+   *     deadline)
+   * @param failure how the read failed (null: it did not)
+   */
+  static ApiException refusal(boolean late, Throwable failure) {
     Throwable cause =
         failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
-    LOG.debug(
-        "{} {}: reading the body failed: {}", call.rawMethod(), call.rawPath(), cause.toString());
-    if (cause instanceof TimeoutException) {
+    if (late || cause == null || timedOut(cause)) {
       // (the connection closes once the answer is sent: HttpCall.send, a body not read whole)
       return new ApiException(408, TOO_LATE);
     } else if (cause instanceof org.eclipse.jetty.http.HttpException h) {
@@ -98,5 +107,15 @@ final class BodyReader {
       return new ApiException(413, "a body of at most " + FleetServer.MAX_BODY + " bytes");
     }
     return new ApiException(400, "the body could not be read");
+  }
+
+  /** A timeout anywhere in the failure's causes (Jetty's idle timeout, or the deadline's). */
+  private static boolean timedOut(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof TimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 }
