@@ -111,7 +111,7 @@ final class BodyReader {
 
   /** A timeout anywhere in the failure's causes (Jetty's idle timeout, or the deadline's). */
   private static boolean timedOut(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof TimeoutException) {
         return true;
       }

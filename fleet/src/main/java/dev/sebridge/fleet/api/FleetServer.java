@@ -1,7 +1,6 @@
 package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.streams.JsonSerde;
@@ -9,10 +8,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *       admits is never read (404).
  *   <li>The body is read without holding a thread, within the idle timeout and at {@link
  *       JettyServer#MIN_BODY_RATE} at least ({@link BodyReader}).
- *   <li>The routes run on a bounded pool ({@link HttpLimits#threads()}, {@link
+ *   <li>The routes run on a bounded pool ({@link RoutePools}; {@link HttpLimits#threads()}, {@link
  *       HttpLimits#queue()}); past it, 503 with Retry-After. A request without a principal (the
  *       sign-in form, its assets, a sign-in, a redirect or 401 to it) runs on a pool of its own, an
  *       eighth of that size ({@link HttpLimits#anonymousThreads()}): however many clients nobody
@@ -59,8 +55,7 @@ public final class FleetServer implements AutoCloseable {
   public static final String SIGN_IN = "/ui/login";
 
   private final JettyServer jetty;
-  private final ThreadPoolExecutor work;
-  private final ThreadPoolExecutor anonymous;
+  private final RoutePools pools;
   private final BearerGate bearer;
   private final Readiness readiness;
   private final RateLimits writes;
@@ -79,22 +74,7 @@ public final class FleetServer implements AutoCloseable {
     this.writes = writes;
     this.bodies = new BodyReader(limits.idleTimeout());
     this.jetty = new JettyServer(bindAddress, port, limits, this::admit);
-    this.work =
-        new ThreadPoolExecutor(
-            limits.threads(),
-            limits.threads(),
-            60,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(limits.queue()),
-            DaemonThreads.named("fleet-api"));
-    this.anonymous =
-        new ThreadPoolExecutor(
-            limits.anonymousThreads(),
-            limits.anonymousThreads(),
-            60,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(limits.anonymousQueue()),
-            DaemonThreads.named("fleet-anonymous"));
+    this.pools = new RoutePools(limits);
   }
 
   /**
@@ -117,8 +97,7 @@ public final class FleetServer implements AutoCloseable {
       readiness.start();
       jetty.start();
     } catch (IOException e) {
-      work.shutdownNow();
-      anonymous.shutdownNow();
+      pools.shutdownNow();
       readiness.close();
       throw e;
     }
@@ -157,7 +136,7 @@ public final class FleetServer implements AutoCloseable {
       if (call.declaredLength() > MAX_BODY) {
         throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
       }
-      if (full(principal.isPresent() ? work : anonymous)) {
+      if (pools.full(principal.isPresent())) {
         // Before its body is read and before a write permit is taken (the page's admission and
         // the API's below take one): a write to a server that cannot run it spends nothing.
         call.header("Retry-After", "1");
@@ -197,12 +176,6 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  /** Whether every thread of {@code pool} is busy and its queue full: a request now gets 503. */
-  private static boolean full(ThreadPoolExecutor pool) {
-    return pool.getQueue().remainingCapacity() == 0
-        && pool.getActiveCount() >= pool.getMaximumPoolSize();
-  }
-
   /** Reads the body without holding a thread ({@link BodyReader}), then dispatches. */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
     bodies.read(call, c -> dispatch(c, path, principal), this::error);
@@ -213,7 +186,7 @@ public final class FleetServer implements AutoCloseable {
     // thread or for the broker (the routes have their own deadlines); a live stream's still does.
     call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
-      (principal.isPresent() ? work : anonymous).execute(() -> answer(call, path, principal));
+      pools.execute(principal.isPresent(), () -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
       error(call, new ApiException(503, "too many requests at once; try again"));
@@ -334,29 +307,18 @@ public final class FleetServer implements AutoCloseable {
 
   /** Requests without a principal waiting for a thread (tests). */
   int anonymousWaiting() {
-    return anonymous.getQueue().size();
+    return pools.waiting(false);
   }
 
   /** Signed-in requests waiting for a thread (the limits test). */
   int apiWaiting() {
-    return work.getQueue().size();
+    return pools.waiting(true);
   }
 
   @Override
   public void close() {
     jetty.close();
-    // The routes under way finish (a write waits for the broker at most its own deadline) before
-    // the service closes the views and the producer under them; past this, they are interrupted.
-    work.shutdown();
-    anonymous.shutdown();
-    try {
-      work.awaitTermination(5, TimeUnit.SECONDS);
-      anonymous.awaitTermination(1, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    work.shutdownNow();
-    anonymous.shutdownNow();
+    pools.close(); // the routes under way finish first (RoutePools)
     readiness.close();
   }
 }
