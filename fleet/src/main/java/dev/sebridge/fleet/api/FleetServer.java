@@ -5,10 +5,16 @@ import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +50,9 @@ public final class FleetServer implements AutoCloseable {
   /** The largest request body taken (every documented body is well under 4 KiB). */
   public static final int MAX_BODY = 64 * 1024;
 
+  /** How long the requests under way get to be answered when the server stops. */
+  static final Duration DRAIN = Duration.ofSeconds(5);
+
   /** The page's session cookie: the same token as the API's bearer ({@code web.WebSession}). */
   public static final String SESSION_COOKIE = "sebridge_fleet";
 
@@ -61,6 +70,7 @@ public final class FleetServer implements AutoCloseable {
   private final RateLimits writes;
   private final BodyReader bodies;
   private final List<Route> routes = new ArrayList<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   public FleetServer(
       String bindAddress,
@@ -186,10 +196,13 @@ public final class FleetServer implements AutoCloseable {
     // thread or for the broker (the routes have their own deadlines); a live stream's still does.
     call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
-      pools.execute(principal.isPresent(), () -> answer(call, path, principal));
+      pools.execute(principal.isPresent(), call, () -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
-      error(call, new ApiException(503, "too many requests at once; try again"));
+      error(
+          call,
+          new ApiException(
+              503, pools.closed() ? JettyServer.STOPPING : "too many requests at once; try again"));
     }
   }
 
@@ -315,10 +328,48 @@ public final class FleetServer implements AutoCloseable {
     return pools.waiting(true);
   }
 
+  /**
+   * Stops: from here no request is taken ({@link JettyServer#drain}: new connections refused, a
+   * request on an open one answered 503), the bodies still coming are answered 503, and the
+   * requests taken before get up to {@link #DRAIN} to be answered (a write waiting for the broker
+   * past it is interrupted and answers 503 with its state unknown); then the connections close.
+   * Before 2026-11-29 the connections closed first: a request under way, a write among them, lost
+   * its answer.
+   */
   @Override
   public void close() {
+    close(DRAIN);
+  }
+
+  void close(Duration drain) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    CompletableFuture<Void> answered = jetty.drain();
+    bodies.stop();
+    for (HttpCall never : pools.close(drain)) {
+      never.header("Retry-After", "1");
+      error(never, new ApiException(503, JettyServer.STOPPING));
+    }
+    try {
+      // The answers given go out (a second at most: a client that does not read them is cut).
+      answered.get(1, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      LOG.info("{} requests were not answered in time; their connections close", jetty.underWay());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     jetty.close();
-    pools.close(); // the routes under way finish first (RoutePools)
     readiness.close();
+  }
+
+  /** Requests taken and not yet answered (tests). */
+  long underWay() {
+    return jetty.underWay();
+  }
+
+  /** Bodies being read (tests). */
+  int bodiesPending() {
+    return bodies.pending();
   }
 }

@@ -3,6 +3,7 @@ package dev.sebridge.fleet.api;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Handler;
@@ -14,6 +15,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -26,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * of it: {@link AddressConnections}), a bounded pool of Jetty's own threads (they parse,
  * authenticate, admit and write; the routes run on FleetServer's pool), headers of at most 16 KiB
  * that must come within a deadline ({@link HeaderDeadline}), no server name, and what Jetty refuses
- * itself (a malformed request line, headers too large) answered as the API's JSON errors. (Jetty
- * 12's {@code HttpConfiguration.setMinRequestDataRate} is read by its servlet layer only: set here
- * until 2026-11-28, it bounded nothing. BodyReader gives a body its deadline.)
+ * itself (a malformed request line, headers too large) answered as the API's JSON errors. It stops
+ * in two steps: {@link #drain} (no request taken from then on, the ones under way answered), then
+ * {@link #close}. (Jetty 12's {@code HttpConfiguration.setMinRequestDataRate} is read by its
+ * servlet layer only: set here until 2026-11-28, it bounded nothing. BodyReader gives a body its
+ * deadline.)
  */
 final class JettyServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JettyServer.class);
@@ -39,6 +43,9 @@ final class JettyServer implements AutoCloseable {
    */
   static final long MIN_BODY_RATE = 1024;
 
+  /** What a request gets while the server stops. */
+  static final String STOPPING = "the service is stopping; try again (another instance answers)";
+
   /** The headers' deadline (the connection test). */
   HeaderDeadline headers() {
     return headers;
@@ -47,6 +54,7 @@ final class JettyServer implements AutoCloseable {
   private final Server server;
   private final ServerConnector connector;
   private final HeaderDeadline headers;
+  private final GracefulHandler requests;
 
   JettyServer(String bindAddress, int port, HttpLimits limits, Consumer<HttpCall> admit) {
     QueuedThreadPool threads =
@@ -79,15 +87,27 @@ final class JettyServer implements AutoCloseable {
         new AddressConnections(
             AddressConnections.of(limits.maxConnections()), limits.trustedProxies()));
     server.setErrorHandler(JettyServer::jettyError);
-    server.setHandler(
-        // Blocking: admission may authenticate (a JWKS fetch), so it never runs on the selector.
+    // Blocking: admission may authenticate (a JWKS fetch), so it never runs on the selector.
+    Handler.Abstract admission =
         new Handler.Abstract() {
           @Override
           public boolean handle(Request request, Response response, Callback callback) {
             admit.accept(new HttpCall(request, response, callback));
             return true;
           }
-        });
+        };
+    // Counts the requests under way (until each is answered), and answers 503 once draining.
+    this.requests =
+        new GracefulHandler(admission) {
+          @Override
+          protected void handleShutdownRejection(
+              Request request, Response response, Callback callback) {
+            response.setStatus(503);
+            response.getHeaders().put("Retry-After", "1");
+            writeError(response, callback, STOPPING);
+          }
+        };
+    server.setHandler(requests);
   }
 
   void start() throws IOException {
@@ -107,19 +127,42 @@ final class JettyServer implements AutoCloseable {
   /** What Jetty itself refuses: a JSON error, as the API's. */
   private static boolean jettyError(Request request, Response response, Callback callback) {
     Object message = request.getAttribute(ErrorHandler.ERROR_MESSAGE);
+    writeError(response, callback, message == null ? "refused" : message.toString());
+    return true;
+  }
+
+  private static void writeError(Response response, Callback callback, String message) {
     response.getHeaders().put("Content-Type", "application/json");
     response.getHeaders().put("Cache-Control", "no-store");
     try {
-      byte[] body =
-          JsonSerde.JSON.writeValueAsBytes(
-              FleetServer.error(message == null ? "refused" : message.toString()));
+      byte[] body = JsonSerde.JSON.writeValueAsBytes(FleetServer.error(message));
       response.write(true, ByteBuffer.wrap(body), callback);
     } catch (IOException e) {
       callback.failed(e);
     }
-    return true;
   }
 
+  /**
+   * Stops taking requests: the listening socket closes (a new connection is refused, and a load
+   * balancer tries another instance), a request that comes on a connection already open is answered
+   * 503 with {@code Retry-After: 1}, an answer given from now on closes its connection, and idle
+   * connections are closed after a second (Jetty's shutdown idle timeout).
+   *
+   * @return completes once every request taken before is answered (its answer written, or its
+   *     client gone)
+   */
+  CompletableFuture<Void> drain() {
+    CompletableFuture<Void> answered = requests.shutdown();
+    connector.shutdown();
+    return answered;
+  }
+
+  /** Requests taken and not yet answered (tests). */
+  long underWay() {
+    return requests.getCurrentRequestCount();
+  }
+
+  /** Stops at once: what {@link #drain} left open is closed. */
   @Override
   public void close() {
     headers.close();

@@ -1,6 +1,9 @@
 package dev.sebridge.fleet.api;
 
 import dev.sebridge.concurrent.DaemonThreads;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -12,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * nobody signed in to ({@link HttpLimits#anonymousThreads()}): however many of those come, they
  * never take a thread or a place in the queue from the API or a signed-in page.
  */
-final class RoutePools implements AutoCloseable {
+final class RoutePools {
   private final ThreadPoolExecutor signedIn;
   private final ThreadPoolExecutor anonymous;
 
@@ -42,13 +45,26 @@ final class RoutePools implements AutoCloseable {
         && pool.getActiveCount() >= pool.getMaximumPoolSize();
   }
 
+  /** A route waiting for a thread, and its request: answered by the server if it never runs. */
+  private record Queued(HttpCall call, Runnable route) implements Runnable {
+    @Override
+    public void run() {
+      route.run();
+    }
+  }
+
   /**
-   * Runs {@code route} on the pool.
+   * Runs {@code route}, the answer to {@code call}, on the pool.
    *
-   * @throws RejectedExecutionException when its threads and queue are all taken
+   * @throws RejectedExecutionException when its threads and queue are all taken, or it is closed
    */
-  void execute(boolean withPrincipal, Runnable route) {
-    of(withPrincipal).execute(route);
+  void execute(boolean withPrincipal, HttpCall call, Runnable route) {
+    of(withPrincipal).execute(new Queued(call, route));
+  }
+
+  /** Whether {@link #close} began: a route is no longer taken. */
+  boolean closed() {
+    return signedIn.isShutdown();
   }
 
   /** Requests waiting for a thread (tests). */
@@ -63,19 +79,39 @@ final class RoutePools implements AutoCloseable {
   }
 
   /**
-   * The routes under way finish (a write waits for the broker at most its own deadline) before the
-   * service closes the views and the producer under them; past this, they are interrupted.
+   * Takes no more routes; the routes under way and waiting get {@code drain} to finish (a write
+   * waits for the broker at most its own deadline) before the service closes the views and the
+   * producer under them. Past it, the ones running are interrupted (a write then answers 503 with
+   * its state unknown), and the ones still waiting never run.
+   *
+   * @return the requests whose routes never ran: the server answers them
    */
-  @Override
-  public void close() {
+  List<HttpCall> close(Duration drain) {
     signedIn.shutdown();
     anonymous.shutdown();
+    List<Runnable> neverRan = new ArrayList<>();
     try {
-      signedIn.awaitTermination(5, TimeUnit.SECONDS);
+      long end = System.nanoTime() + drain.toNanos();
+      signedIn.awaitTermination(drain.toNanos(), TimeUnit.NANOSECONDS);
+      anonymous.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    neverRan.addAll(signedIn.shutdownNow());
+    neverRan.addAll(anonymous.shutdownNow());
+    try {
+      // The interrupted routes answer (their catch blocks), before the connections close.
+      signedIn.awaitTermination(1, TimeUnit.SECONDS);
       anonymous.awaitTermination(1, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    shutdownNow();
+    List<HttpCall> calls = new ArrayList<>();
+    for (Runnable r : neverRan) {
+      if (r instanceof Queued q) {
+        calls.add(q.call());
+      }
+    }
+    return calls;
   }
 }

@@ -1,15 +1,14 @@
 package dev.sebridge.fleet.api;
 
+import static dev.sebridge.fleet.api.RawHttp.readAll;
+import static dev.sebridge.fleet.api.RawHttp.statusOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.auth.StaticTokens;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -633,41 +632,5 @@ class FleetServerLimitsTest {
     s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
     s.getOutputStream().flush();
     return s;
-  }
-
-  private static int statusOf(Socket s) throws IOException {
-    String a = readAll(s);
-    return Integer.parseInt(a.substring(9, 12));
-  }
-
-  /** What the server sent until it closed, or until a complete answer with a length came. */
-  private static String readAll(Socket s) throws IOException {
-    InputStream in = s.getInputStream();
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    byte[] buf = new byte[8192];
-    try {
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        b.write(buf, 0, n);
-        if (complete(b.toString(StandardCharsets.ISO_8859_1))) {
-          break;
-        }
-      }
-    } catch (SocketTimeoutException e) {
-      throw new AssertionError("no answer within the socket timeout: " + b, e);
-    } catch (java.net.SocketException reset) {
-      // closed on us: what came so far is the answer
-    }
-    return b.toString(StandardCharsets.ISO_8859_1);
-  }
-
-  private static boolean complete(String a) {
-    int end = a.indexOf("\r\n\r\n");
-    if (end < 0) {
-      return false;
-    }
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(a.substring(0, end));
-    return m.find() && a.length() - end - 4 >= Integer.parseInt(m.group(1));
   }
 }
