@@ -114,7 +114,7 @@ public final class ApprovalRequests {
     Audited.notForbiddenByPolicy(views, eventId);
     if (!override) {
       // What the rollouts view shows now; the rollout processor decides again, authoritatively.
-      views.rollouts().stream()
+      views.activeRollouts().stream()
           .filter(r -> r.holds(event.eventId()))
           .findFirst()
           .ifPresent(

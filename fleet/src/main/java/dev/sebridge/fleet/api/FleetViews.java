@@ -265,8 +265,35 @@ public final class FleetViews {
     return KeyScans.after(rollouts.get(), after, keep, n);
   }
 
+  /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
   public List<Rollout> rollouts() {
     return all(rollouts.get()).stream().map(this::assemble).toList();
+  }
+
+  /**
+   * The rollouts running or halted, put together. Only their headers are read for the others: a
+   * month of finished rollouts ({@code fleet.history-retention}) can hold an entry for every VM of
+   * the fleet, and an approval read them all (until 2026-11-29).
+   */
+  public List<Rollout> activeRollouts() {
+    return all(rollouts.get()).stream().filter(Rollout::active).map(this::assemble).toList();
+  }
+
+  /**
+   * The first {@code n} rollouts, those running or halted first, then the newest: put together, the
+   * others' headers only read (the page's rollouts until 2026-11-29 put every one together).
+   */
+  public List<Rollout> newestRollouts(int n) {
+    return all(rollouts.get()).stream()
+        .sorted(
+            java.util.Comparator.comparing((Rollout r) -> !r.active())
+                .thenComparing(
+                    Rollout::createdAt,
+                    java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder()))
+                .thenComparing(Rollout::id))
+        .limit(n)
+        .map(this::assemble)
+        .toList();
   }
 
   private Rollout assemble(Rollout header) {

@@ -23,13 +23,7 @@ final class RolloutRows {
   }
 
   List<Map<String, Object>> rollouts() {
-    return views.rollouts().stream()
-        .sorted(
-            Comparator.comparing((Rollout r) -> !r.active())
-                .thenComparing(Rollout::createdAt, Comparator.reverseOrder()))
-        .limit(20)
-        .map(this::rollout)
-        .toList();
+    return views.newestRollouts(20).stream().map(this::rollout).toList();
   }
 
   Map<String, Object> rollout(Rollout r) {

@@ -16,6 +16,8 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
   final java.util.concurrent.atomic.AtomicInteger scans =
       new java.util.concurrent.atomic.AtomicInteger();
   final java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
+  // Where the reader's bounded ranges began.
+  final java.util.List<String> ranges = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   // Keys whose read fails as a store would that cannot be read (a fault the API does not expect).
   final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -45,6 +47,8 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
   public KeyValueIterator<String, V> range(String from, String to) {
     if (from == null && to == null) {
       scans.incrementAndGet();
+    } else {
+      ranges.add(String.valueOf(from));
     }
     NavigableMap<String, V> m = map;
     if (from != null) {
