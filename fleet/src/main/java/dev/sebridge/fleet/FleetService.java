@@ -6,6 +6,7 @@ import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.config.Configuration;
 import dev.sebridge.fleet.api.ApprovalRequests;
+import dev.sebridge.fleet.api.CampaignIndex;
 import dev.sebridge.fleet.api.CoreApi;
 import dev.sebridge.fleet.api.CoverageQueries;
 import dev.sebridge.fleet.api.FleetQueries;
@@ -65,6 +66,7 @@ public final class FleetService implements AutoCloseable {
   private final FleetServer server;
   private final FleetMetrics metrics;
   private final ViewTallies tallies = new ViewTallies();
+  private final CampaignIndex campaigns = new CampaignIndex();
   private final FleetReadiness readiness;
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
@@ -96,7 +98,8 @@ public final class FleetService implements AutoCloseable {
     CommandSigner signer = FleetSigner.from(config, b::keyVaultAccess);
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer =
-        TopologyObserver.all(metrics, changes, inventory.coverage(), tallies, b.observer);
+        TopologyObserver.all(
+            metrics, changes, inventory.coverage(), tallies, campaigns, b.observer);
     this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
     List<ConfigProblem> problems = new ArrayList<>();
     Policies policies = FleetKeys.policies(config, problems);
@@ -137,7 +140,7 @@ public final class FleetService implements AutoCloseable {
             running.countDown();
           }
         });
-    this.views = inventory.views(streams).withKeys(tallies);
+    this.views = inventory.views(streams).withKeys(tallies).withCampaigns(campaigns);
     metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.rolloutsOwner =

@@ -21,11 +21,16 @@ import java.util.TreeMap;
 
 /**
  * Maintenance campaigns: Azure delivers a host update as hundreds of one-VM events of the same
- * type, source and description, their NotBefore spread over a while. A campaign is such events
- * whose NotBefore each follow the one before within {@link #WINDOW} (events without a NotBefore
- * make one campaign of their kind). Its id is a hash of the type, source, description and its first
- * NotBefore: the same while its first event is in the view (open, then {@code
- * fleet.closed-retention} after it closed).
+ * type, source and description, their NotBefore spread over a while. A campaign is such events each
+ * first seen within {@link #WINDOW} of the one before, and within {@link #SPAN} of its first (by
+ * when the fleet first saw them, not by NotBefore: Azure moves a NotBefore, and an event that
+ * started has none, so a campaign grouped by it would change its id and its members as it went;
+ * docs/fleet.md, "Maintenance campaigns"; events never seen, none of them, make one campaign of
+ * their kind). Its id is a hash of the type, source, description and its first event's first
+ * sighting: the same while that event is in the view (open, then {@code fleet.closed-retention}
+ * after it closed). {@link #of} is the definition, over a collection of views; the service keeps
+ * the same grouping change by change ({@link CampaignIndex}) and reads only the events of the
+ * campaigns it shows.
  */
 public final class Campaigns {
   /** The most between two events of one campaign, first seen one after the other. */
@@ -48,19 +53,9 @@ public final class Campaigns {
   public static List<Campaign> of(Collection<EventView> events) {
     Map<List<String>, List<EventView>> kinds = new LinkedHashMap<>();
     for (EventView e : events) {
-      if (e.vms().isEmpty()) {
-        // Only Azure's central delivery reported it (VMs without an agent): nothing to roll out
-        // through agents, and it must not change the id of a campaign operators already use.
-        continue;
+      if (counted(e)) {
+        kinds.computeIfAbsent(kind(e), k -> new ArrayList<>()).add(e);
       }
-      kinds
-          .computeIfAbsent(
-              List.of(
-                  Objects.requireNonNullElse(e.eventType(), ""),
-                  Objects.requireNonNullElse(e.eventSource(), ""),
-                  Objects.requireNonNullElse(e.description(), "")),
-              k -> new ArrayList<>())
-          .add(e);
     }
     List<Campaign> out = new ArrayList<>();
     Comparator<EventView> bySighting =
@@ -71,7 +66,11 @@ public final class Campaigns {
       List<EventView> sorted = kind.getValue().stream().sorted(bySighting).toList();
       List<EventView> current = new ArrayList<>();
       for (EventView e : sorted) {
-        if (!current.isEmpty() && !together(current.get(0), current.get(current.size() - 1), e)) {
+        if (!current.isEmpty()
+            && !together(
+                current.get(0).firstSeenAt(),
+                current.get(current.size() - 1).firstSeenAt(),
+                e.firstSeenAt())) {
           out.add(campaign(kind.getKey(), current));
           current = new ArrayList<>();
         }
@@ -127,19 +126,65 @@ public final class Campaigns {
     return of(events).stream().filter(c -> c.id().equals(id)).findFirst();
   }
 
-  private static boolean together(EventView first, EventView before, EventView next) {
-    if (before.firstSeenAt() == null || next.firstSeenAt() == null) {
-      return before.firstSeenAt() == null && next.firstSeenAt() == null;
+  /**
+   * A campaign put together from the views of its events ({@link FleetViews#eventByKey}: the open
+   * ones as kept, the closed ones read by key); those gone since the index listed them are left out
+   * (empty: none is left).
+   */
+  public static java.util.Optional<Campaign> read(CampaignIndex.Members m, FleetViews views) {
+    List<EventView> events = new ArrayList<>();
+    for (CampaignIndex.Sighting s : m.events()) {
+      EventView e = views.eventByKey(s.key());
+      if (e != null) {
+        events.add(e);
+      }
     }
-    return !next.firstSeenAt().isAfter(before.firstSeenAt().plus(WINDOW))
-        && !next.firstSeenAt().isAfter(first.firstSeenAt().plus(SPAN));
+    return events.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(
+            new Campaign(m.id(), m.kind().get(0), m.kind().get(1), m.kind().get(2), events));
+  }
+
+  /**
+   * Whether an event belongs to a campaign at all: one only Azure's central delivery reported (VMs
+   * without an agent) has nothing to roll out through agents, and must not change the id of a
+   * campaign operators already use.
+   */
+  static boolean counted(EventView e) {
+    return !e.vms().isEmpty();
+  }
+
+  /** An event's kind: its type, source and description. */
+  static List<String> kind(EventView e) {
+    return List.of(
+        Objects.requireNonNullElse(e.eventType(), ""),
+        Objects.requireNonNullElse(e.eventSource(), ""),
+        Objects.requireNonNullElse(e.description(), ""));
+  }
+
+  /**
+   * Whether an event first seen at {@code next} joins the campaign first seen at {@code first}
+   * whose latest was first seen at {@code before}.
+   */
+  static boolean together(Instant first, Instant before, Instant next) {
+    if (before == null || next == null) {
+      return before == null && next == null;
+    }
+    return !next.isAfter(before.plus(WINDOW)) && !next.isAfter(first.plus(SPAN));
+  }
+
+  /** The id of the campaign of this kind whose first event was first seen at {@code first}. */
+  static String id(List<String> kind, Instant first) {
+    return "c-" + hash(String.join("\n", kind) + "\n" + (first == null ? "-" : first.toString()));
   }
 
   private static Campaign campaign(List<String> kind, List<EventView> events) {
-    Instant first = events.get(0).firstSeenAt();
-    String id =
-        "c-" + hash(String.join("\n", kind) + "\n" + (first == null ? "-" : first.toString()));
-    return new Campaign(id, kind.get(0), kind.get(1), kind.get(2), List.copyOf(events));
+    return new Campaign(
+        id(kind, events.get(0).firstSeenAt()),
+        kind.get(0),
+        kind.get(1),
+        kind.get(2),
+        List.copyOf(events));
   }
 
   private static String hash(String s) {

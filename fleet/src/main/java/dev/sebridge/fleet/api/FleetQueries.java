@@ -249,7 +249,11 @@ public final class FleetQueries {
     ObjectNode out = JsonSerde.JSON.createObjectNode();
     out.put("generatedAt", clock.instant().toString());
     ArrayNode list = out.putArray("campaigns");
-    Campaigns.of(views.events()).stream()
+    // Only the open campaigns' events are read (the index lists them; the others are not).
+    views.campaigns().campaigns().stream()
+        .filter(CampaignIndex.Members::open)
+        .map(m -> Campaigns.read(m, views))
+        .flatMap(Optional::stream)
         .filter(Campaigns.Campaign::open)
         .forEach(c -> list.add(Campaigns.json(c)));
     return out;
@@ -257,7 +261,10 @@ public final class FleetQueries {
 
   /** One campaign, open or not, with its events. */
   public Optional<ObjectNode> campaign(String id) {
-    return Campaigns.find(views.events(), id)
+    return views
+        .campaigns()
+        .find(id)
+        .flatMap(m -> Campaigns.read(m, views))
         .map(
             c -> {
               ObjectNode n = Campaigns.json(c);

@@ -40,6 +40,7 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts;
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
   private ViewTallies keys; // null: pages iterate the stores (tests)
+  private CampaignIndex campaigns; // null: computed from the events view per call (tests)
   private Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> inventory =
       () -> {
         throw new IllegalStateException("no inventory is configured (fleet.inventory.*)");
@@ -89,6 +90,36 @@ public final class FleetViews {
   public FleetViews withKeys(ViewTallies keys) {
     this.keys = keys;
     return this;
+  }
+
+  /** These views with the campaigns kept as the events view changes (a service). */
+  public FleetViews withCampaigns(CampaignIndex campaigns) {
+    this.campaigns = campaigns;
+    return this;
+  }
+
+  /**
+   * The maintenance campaigns: as kept ({@link CampaignIndex}), or, for views without them, from a
+   * read of every event view.
+   */
+  public CampaignIndex campaigns() {
+    ReadOnlyKeyValueStore<String, EventView> store = events.get(); // throws while not running
+    return campaigns != null ? campaigns : CampaignIndex.of(all(store));
+  }
+
+  /** An event's view by its key: an open one as kept (no JSON), any other read from the view. */
+  public EventView eventByKey(String key) {
+    ReadOnlyKeyValueStore<String, EventView> store = events.get();
+    EventView kept = keys == null ? null : keys.openEventViews().get(key);
+    return kept != null ? kept : store.get(key);
+  }
+
+  /** The open events: as kept, or, for views without them, from a read of every event view. */
+  public List<EventView> openEvents() {
+    ReadOnlyKeyValueStore<String, EventView> store = events.get();
+    return keys != null
+        ? List.copyOf(keys.openEventViews().values())
+        : all(store).stream().filter(EventView::open).toList();
   }
 
   /** These views with Azure's inventory (a service with {@code fleet.inventory.*}). */

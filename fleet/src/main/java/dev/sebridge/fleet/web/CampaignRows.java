@@ -1,5 +1,6 @@
 package dev.sebridge.fleet.web;
 
+import dev.sebridge.fleet.api.CampaignIndex;
 import dev.sebridge.fleet.api.Campaigns;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.model.EventView;
@@ -42,13 +43,19 @@ final class CampaignRows {
 
   /** The list: campaigns with an open event, the soonest NotBefore first. */
   Map<String, Object> list() {
-    List<Campaigns.Campaign> open =
-        Campaigns.of(views.events()).stream()
-            .filter(Campaigns.Campaign::open)
+    // The order from the index; only the shown campaigns' events are read.
+    List<CampaignIndex.Members> open =
+        views.campaigns().campaigns().stream()
+            .filter(CampaignIndex.Members::open)
             .sorted(
-                Comparator.comparing(CampaignRows::soonest).thenComparing(Campaigns.Campaign::id))
+                Comparator.comparing(CampaignIndex.Members::soonest)
+                    .thenComparing(CampaignIndex.Members::id))
             .toList();
-    List<Campaigns.Campaign> shown = open.subList(0, Math.min(SHOWN, open.size()));
+    List<Campaigns.Campaign> shown =
+        open.subList(0, Math.min(SHOWN, open.size())).stream()
+            .map(c -> Campaigns.read(c, views))
+            .flatMap(java.util.Optional::stream)
+            .toList();
     List<EventView> events = new ArrayList<>();
     shown.forEach(c -> events.addAll(c.events()));
     Map<String, VmView> vms = views.vmsOf(events);
@@ -124,7 +131,10 @@ final class CampaignRows {
    */
   Map<String, Object> page(String campaignId, int page) {
     Campaigns.Campaign c =
-        Campaigns.find(views.events(), campaignId)
+        views
+            .campaigns()
+            .find(campaignId)
+            .flatMap(m -> Campaigns.read(m, views))
             .orElseThrow(
                 () ->
                     new dev.sebridge.fleet.api.ApiException(

@@ -56,15 +56,13 @@ final class PageActions {
     approver(p);
     EventView e = event(eventId);
     Map<String, Object> m = new LinkedHashMap<>(model.event(e, model.vmsOf(e)));
-    List<EventView> all = views.events();
     java.util.Set<String> campaign = new java.util.HashSet<>();
-    Campaigns.of(all).stream()
-        .filter(c -> c.events().stream().anyMatch(x -> x.eventId().equals(e.eventId())))
-        .findFirst()
+    views
+        .campaigns()
+        .of(e.eventId().toLowerCase(java.util.Locale.ROOT))
         .ifPresent(c -> c.events().forEach(x -> campaign.add(x.eventId())));
     List<Map<String, Object>> similar = new ArrayList<>();
-    all.stream()
-        .filter(EventView::open)
+    views.openEvents().stream()
         .filter(x -> Objects.equals(x.eventType(), e.eventType()))
         .filter(x -> x.vms().values().stream().anyMatch(v -> v.status().equals("scheduled")))
         .sorted(
@@ -181,7 +179,10 @@ final class PageActions {
   String onCampaign(String campaignId, Map<String, String> form, Principal p) {
     approver(p);
     Campaigns.Campaign c =
-        Campaigns.find(views.events(), campaignId)
+        views
+            .campaigns()
+            .find(campaignId)
+            .flatMap(m -> Campaigns.read(m, views))
             .orElseThrow(() -> new ApiException(404, "no such campaign: " + campaignId));
     List<String> events = Campaigns.rollable(c, views);
     if (events.isEmpty()) {
