@@ -14,6 +14,7 @@ import dev.sebridge.fleet.api.FleetServer;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.api.HttpLimits;
 import dev.sebridge.fleet.api.RateLimits;
+import dev.sebridge.fleet.api.RecentRequests;
 import dev.sebridge.fleet.api.RolloutApi;
 import dev.sebridge.fleet.api.RolloutRequests;
 import dev.sebridge.fleet.api.Route;
@@ -67,6 +68,7 @@ public final class FleetService implements AutoCloseable {
   private final FleetMetrics metrics;
   private final ViewTallies tallies = new ViewTallies();
   private final CampaignIndex campaigns = new CampaignIndex();
+  private final RecentRequests recentRequests = new RecentRequests();
   private final FleetReadiness readiness;
   private final CommandIssuer issuer;
   private final CountDownLatch running = new CountDownLatch(1);
@@ -99,7 +101,7 @@ public final class FleetService implements AutoCloseable {
     this.metrics = new FleetMetrics(clock);
     TopologyObserver observer =
         TopologyObserver.all(
-            metrics, changes, inventory.coverage(), tallies, campaigns, b.observer);
+            metrics, changes, inventory.coverage(), tallies, campaigns, recentRequests, b.observer);
     this.issuer = new CommandIssuer(signer, config.get(FleetKeys.COMMAND_LIFETIME));
     List<ConfigProblem> problems = new ArrayList<>();
     Policies policies = FleetKeys.policies(config, problems);
@@ -140,7 +142,12 @@ public final class FleetService implements AutoCloseable {
             running.countDown();
           }
         });
-    this.views = inventory.views(streams).withKeys(tallies).withCampaigns(campaigns);
+    this.views =
+        inventory
+            .views(streams)
+            .withKeys(tallies)
+            .withCampaigns(campaigns)
+            .withRecentRequests(recentRequests);
     metrics.views(views, tallies);
     metrics.inventory(inventory.coverage(), inventory::refreshedAt);
     this.rolloutsOwner =

@@ -41,6 +41,7 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
   private ViewTallies keys; // null: pages iterate the stores (tests)
   private CampaignIndex campaigns; // null: computed from the events view per call (tests)
+  private RecentRequests recent; // null: the newest requests found by reading every one (tests)
   private Supplier<ReadOnlyKeyValueStore<String, InventoryVm>> inventory =
       () -> {
         throw new IllegalStateException("no inventory is configured (fleet.inventory.*)");
@@ -90,6 +91,47 @@ public final class FleetViews {
   public FleetViews withKeys(ViewTallies keys) {
     this.keys = keys;
     return this;
+  }
+
+  /** These views with the newest requests kept as the requests view changes (a service). */
+  public FleetViews withRecentRequests(RecentRequests recent) {
+    this.recent = recent;
+    return this;
+  }
+
+  /**
+   * The newest {@code n} approval requests (by when they were made; at most {@link
+   * RecentRequests#KEPT}), the newest first: with the kept keys, {@code n} views read by key.
+   */
+  public List<RequestView> newestRequests(int n) {
+    ReadOnlyKeyValueStore<String, RequestView> store = requests.get();
+    if (recent == null) {
+      return all(store).stream()
+          .filter(r -> r.request() != null)
+          .sorted(
+              java.util.Comparator.comparing(
+                  (RequestView r) -> r.request().requestedAt(),
+                  java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())))
+          .limit(n)
+          .toList();
+    }
+    List<RequestView> out = new ArrayList<>();
+    for (String key :
+        recent.newest(
+            n,
+            () -> {
+              Map<String, RequestView> every = new HashMap<>();
+              try (KeyValueIterator<String, RequestView> it = store.all()) {
+                it.forEachRemaining(kv -> every.put(kv.key, kv.value));
+              }
+              return every;
+            })) {
+      RequestView r = store.get(key);
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    return out;
   }
 
   /** These views with the campaigns kept as the events view changes (a service). */

@@ -4,11 +4,9 @@ import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -187,11 +185,7 @@ final class PageModel {
   }
 
   List<Map<String, Object>> approvals() {
-    return views.requests().stream()
-        .sorted(
-            Comparator.comparing(
-                (RequestView r) -> r.request().requestedAt(), Comparator.reverseOrder()))
-        .limit(50)
+    return views.newestRequests(50).stream()
         .map(
             r -> {
               Map<String, Object> m = new LinkedHashMap<>();

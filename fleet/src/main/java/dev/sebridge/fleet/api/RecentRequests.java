@@ -1,0 +1,115 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.streams.FleetTopology;
+import dev.sebridge.fleet.streams.TopologyObserver;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * The newest approval requests (by when they were made), kept as the requests view changes: the
+ * page lists the newest 50 by reading 50 views by key, where it read and sorted every request of a
+ * month ({@code fleet.history-retention}; at 100,000 VMs a hundred thousand or more, each with a
+ * result per VM) on every refresh, until 2026-11-29. Holds the keys of the newest {@link #KEPT}
+ * only. When one of them goes from the view while older ones were left out (retention reached it:
+ * fewer than {@code KEPT} requests are younger than a month, so the view is small), the next read
+ * fills the set again from one read of the view.
+ *
+ * <p>Written by the global thread ({@link #keyChanged}), read by any; one lock, held for a change
+ * of a kept key or a read of at most {@code KEPT} keys (and the rare refill).
+ */
+public final class RecentRequests implements TopologyObserver {
+  /** How many are kept: more than the page shows, so that deletions rarely force a refill. */
+  static final int KEPT = 200;
+
+  private record Entry(Instant at, String key) {}
+
+  private static final Comparator<Entry> ORDER =
+      Comparator.comparing(Entry::at, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
+          .thenComparing(Entry::key);
+
+  private final TreeSet<Entry> newest = new TreeSet<>(ORDER); // oldest first
+  private final Map<String, Entry> kept = new HashMap<>();
+
+  /** Whether a request of the view is not among {@link #newest} (left out, or evicted). */
+  private boolean leftOut;
+
+  /** Whether {@link #newest} may miss a request younger than one it holds. */
+  private boolean stale;
+
+  @Override
+  public synchronized void keyChanged(String store, String key, Object value) {
+    if (!store.equals(FleetTopology.REQUESTS_VIEW)) {
+      return;
+    }
+    Entry before = kept.get(key);
+    if (value instanceof RequestView r && r.request() != null) {
+      Entry now = new Entry(r.request().requestedAt(), key);
+      if (now.equals(before)) {
+        return; // a result came: the request is where it was
+      }
+      if (before != null) {
+        // Its time moved (rare): one left out may now belong where it was.
+        drop(before);
+        stale |= leftOut;
+      }
+      take(now);
+    } else if (before != null) {
+      drop(before);
+      stale |= leftOut; // an older one left out may now belong
+    }
+  }
+
+  private void take(Entry e) {
+    if (newest.size() < KEPT) {
+      add(e);
+    } else if (ORDER.compare(e, newest.first()) > 0) {
+      drop(newest.first());
+      leftOut = true;
+      add(e);
+    } else {
+      leftOut = true;
+    }
+  }
+
+  private void add(Entry e) {
+    newest.add(e);
+    kept.put(e.key(), e);
+  }
+
+  private void drop(Entry e) {
+    if (e != null) {
+      newest.remove(e);
+      kept.remove(e.key());
+    }
+  }
+
+  /**
+   * The keys of the newest {@code n} requests (at most {@link #KEPT}), the newest first.
+   *
+   * @param all every request's view, read only when a refill is due
+   */
+  public synchronized List<String> newest(int n, Supplier<Map<String, RequestView>> all) {
+    if (stale) {
+      newest.clear();
+      kept.clear();
+      leftOut = false;
+      all.get().forEach((key, r) -> keyChanged(FleetTopology.REQUESTS_VIEW, key, r));
+      stale = false;
+    }
+    List<String> out = new ArrayList<>();
+    for (Entry e : newest.descendingSet()) {
+      if (out.size() == n) {
+        break;
+      }
+      out.add(e.key());
+    }
+    return out;
+  }
+}
