@@ -200,9 +200,16 @@ class FleetPageBrowserTest {
         held = id;
       }
     }
+    // And a Reboot of another update on a seventh VM: the form offers it, unchecked.
+    String other =
+        sim.addEvent(
+            EventSpec.scheduled("Reboot", List.of(vm(7).name()))
+                .withNotice(1800)
+                .withDescription("Guest agent update"));
     for (String id : events) {
       waitFor(By.cssSelector("[data-event-id='" + id + "'] [data-testid=act]"));
     }
+    waitFor(By.cssSelector("[data-event-id='" + other + "'] [data-testid=act]"));
     shot("fleet-page-maintenance", By.tagName("header"));
 
     // keyboard only: Tab to the first event's button, Enter opens its forms
@@ -216,6 +223,12 @@ class FleetPageBrowserTest {
           .as("the rollout form offers every open Reboot of the same update")
           .isTrue();
     }
+    assertThat(
+            form.findElement(By.cssSelector("input[name=events][value='" + other + "']"))
+                .isSelected())
+        .as("a Reboot of another update is offered, not checked")
+        .isFalse();
+    sim.cancelEvent(other);
     set(form, "max-unavailable", "1");
     form.findElement(By.cssSelector("input[name=groupBy][value=zone]")).click();
     set(form, "settle", "1s");
