@@ -74,11 +74,19 @@ public final class CampaignIndex implements TopologyObserver {
   static final Comparator<Sighting> BY_SIGHTING =
       Comparator.comparing(
               Sighting::firstSeenAt, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
-          .thenComparing(Sighting::eventId)
+          .thenComparing(Sighting::eventId, Comparator.nullsLast(Comparator.naturalOrder()))
           .thenComparing(Sighting::key);
 
   /** A kind's events; its kind kept once for all of them. */
   private record Kind(List<String> kind, NavigableSet<Sighting> events) {}
+
+  /**
+   * The global thread's changes take it to write; a reader computes under an optimistic read and
+   * again under the read lock when a change came meanwhile: a list is never of a half-applied
+   * change (a sighting removed and not yet put back where it moved).
+   */
+  private final java.util.concurrent.locks.StampedLock lock =
+      new java.util.concurrent.locks.StampedLock();
 
   private final Map<String, Sighting> byKey = new ConcurrentHashMap<>();
   private final Map<List<String>, Kind> byKind = new ConcurrentHashMap<>();
@@ -87,6 +95,9 @@ public final class CampaignIndex implements TopologyObserver {
   private record Computed(long version, List<Members> campaigns) {}
 
   private volatile Computed computed = new Computed(0, List.of());
+
+  /** Run inside a change, before its old sighting goes (the race test holds a change there). */
+  volatile Runnable midChange = () -> {};
 
   /**
    * An index of these events, keyed as the events view keys them (tests, and views without one).
@@ -105,6 +116,15 @@ public final class CampaignIndex implements TopologyObserver {
     if (!store.equals(FleetTopology.EVENTS_VIEW)) {
       return;
     }
+    long stamp = lock.writeLock();
+    try {
+      apply(key, value);
+    } finally {
+      lock.unlockWrite(stamp);
+    }
+  }
+
+  private void apply(String key, Object value) {
     Sighting now = null;
     if (value instanceof EventView e && Campaigns.counted(e)) {
       Kind kind = byKind.get(Campaigns.kind(e));
@@ -115,6 +135,7 @@ public final class CampaignIndex implements TopologyObserver {
       return; // a change of something grouping does not look at (a VM's status)
     }
     if (before != null) {
+      midChange.run();
       Kind kind = byKind.get(before.kind());
       kind.events().remove(before);
       if (kind.events().isEmpty()) {
@@ -133,10 +154,30 @@ public final class CampaignIndex implements TopologyObserver {
   /** Every campaign, as {@link Campaigns#of} orders them (first sighting of its first event). */
   public List<Members> campaigns() {
     Computed c = computed;
-    long v = version.get();
-    if (c.version() == v) {
+    if (c.version() == version.get()) {
       return c.campaigns();
     }
+    long stamp = lock.tryOptimisticRead();
+    Computed fresh = null;
+    try {
+      fresh = stamp == 0 ? null : compute();
+    } catch (RuntimeException raced) {
+      // a walk over a change half applied: validate() fails below, and it is done again
+    }
+    if (fresh == null || !lock.validate(stamp)) {
+      stamp = lock.readLock();
+      try {
+        fresh = compute();
+      } finally {
+        lock.unlockRead(stamp);
+      }
+    }
+    computed = fresh;
+    return fresh.campaigns();
+  }
+
+  private Computed compute() {
+    long v = version.get();
     List<Members> out = new ArrayList<>();
     for (Kind kind : byKind.values()) {
       List<Sighting> current = new ArrayList<>();
@@ -160,9 +201,7 @@ public final class CampaignIndex implements TopologyObserver {
                 (Members m) -> m.events().get(0).firstSeenAt(),
                 Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
             .thenComparing(Members::id));
-    List<Members> list = List.copyOf(out);
-    computed = new Computed(v, list);
-    return list;
+    return new Computed(v, List.copyOf(out));
   }
 
   /** The campaign with this id. */

@@ -61,7 +61,7 @@ public final class Campaigns {
     Comparator<EventView> bySighting =
         Comparator.comparing(
                 EventView::firstSeenAt, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
-            .thenComparing(EventView::eventId);
+            .thenComparing(EventView::eventId, Comparator.nullsLast(Comparator.naturalOrder()));
     for (Map.Entry<List<String>, List<EventView>> kind : kinds.entrySet()) {
       List<EventView> sorted = kind.getValue().stream().sorted(bySighting).toList();
       List<EventView> current = new ArrayList<>();

@@ -103,7 +103,8 @@ public final class FleetViews {
    * The newest {@code n} approval requests (by when they were made; at most {@link
    * RecentRequests#KEPT}), the newest first: with the kept keys, {@code n} views read by key.
    */
-  public List<RequestView> newestRequests(int n) {
+  public List<RequestView> newestRequests(int wanted) {
+    int n = Math.min(wanted, RecentRequests.KEPT);
     ReadOnlyKeyValueStore<String, RequestView> store = requests.get();
     if (recent == null) {
       return all(store).stream()

@@ -76,6 +76,9 @@ final class JettyServer implements AutoCloseable {
     connector.setHost(bindAddress);
     connector.setPort(port);
     connector.setIdleTimeout(limits.idleTimeout().toMillis());
+    // While it drains, a connection keeps its idle timeout: Jetty's default (a second) would fail
+    // a request still being admitted, or an answer written to a slow reader, that was taken before.
+    connector.setShutdownIdleTimeout(limits.idleTimeout().toMillis());
     server.addConnector(connector);
     this.headers = new HeaderDeadline(connector, HeaderDeadline.of(limits.idleTimeout()));
     NetworkConnectionLimit cap = new NetworkConnectionLimit(limits.maxConnections(), connector);
@@ -145,8 +148,8 @@ final class JettyServer implements AutoCloseable {
   /**
    * Stops taking requests: the listening socket closes (a new connection is refused, and a load
    * balancer tries another instance), a request that comes on a connection already open is answered
-   * 503 with {@code Retry-After: 1}, an answer given from now on closes its connection, and idle
-   * connections are closed after a second (Jetty's shutdown idle timeout).
+   * 503 with {@code Retry-After: 1}, and an answer given from now on closes its connection. The
+   * connections keep their idle timeout meanwhile (see the constructor).
    *
    * @return completes once every request taken before is answered (its answer written, or its
    *     client gone)

@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * fills the set again from one read of the view.
  *
  * <p>Written by the global thread ({@link #keyChanged}), read by any; one lock, held for a change
- * of a kept key or a read of at most {@code KEPT} keys (and the rare refill).
+ * of a request or a read of at most {@code KEPT} keys, never while the view is read for a refill
+ * (the refill fills the set from what it read; a change that came meanwhile makes the next read
+ * fill it again).
  */
 public final class RecentRequests implements TopologyObserver {
   /** How many are kept: more than the page shows, so that deletions rarely force a refill. */
@@ -30,9 +32,14 @@ public final class RecentRequests implements TopologyObserver {
 
   private record Entry(Instant at, String key) {}
 
+  /**
+   * Oldest first (a request without a time the oldest); of two made in the same instant (a wave's
+   * releases are) the one later in the view's key order first, so that the newest, walked from the
+   * end, come as a sort of the view by time alone would give them (the view's order among equals).
+   */
   private static final Comparator<Entry> ORDER =
       Comparator.comparing(Entry::at, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
-          .thenComparing(Entry::key);
+          .thenComparing(Entry::key, dev.sebridge.fleet.ViewTallies.STORE_ORDER.reversed());
 
   private final TreeSet<Entry> newest = new TreeSet<>(ORDER); // oldest first
   private final Map<String, Entry> kept = new HashMap<>();
@@ -43,11 +50,20 @@ public final class RecentRequests implements TopologyObserver {
   /** Whether {@link #newest} may miss a request younger than one it holds. */
   private boolean stale;
 
+  /** Changes applied so far: a refill read while one came fills again on the next read. */
+  private long changes;
+
   @Override
-  public synchronized void keyChanged(String store, String key, Object value) {
-    if (!store.equals(FleetTopology.REQUESTS_VIEW)) {
-      return;
+  public void keyChanged(String store, String key, Object value) {
+    if (store.equals(FleetTopology.REQUESTS_VIEW)) {
+      synchronized (this) {
+        changes++;
+        apply(key, value);
+      }
     }
+  }
+
+  private void apply(String key, Object value) {
     Entry before = kept.get(key);
     if (value instanceof RequestView r && r.request() != null) {
       Entry now = new Entry(r.request().requestedAt(), key);
@@ -95,21 +111,35 @@ public final class RecentRequests implements TopologyObserver {
    *
    * @param all every request's view, read only when a refill is due
    */
-  public synchronized List<String> newest(int n, Supplier<Map<String, RequestView>> all) {
-    if (stale) {
-      newest.clear();
-      kept.clear();
-      leftOut = false;
-      all.get().forEach((key, r) -> keyChanged(FleetTopology.REQUESTS_VIEW, key, r));
-      stale = false;
+  public List<String> newest(int n, Supplier<Map<String, RequestView>> all) {
+    boolean refill;
+    long seen;
+    synchronized (this) {
+      refill = stale;
+      seen = changes;
     }
-    List<String> out = new ArrayList<>();
-    for (Entry e : newest.descendingSet()) {
-      if (out.size() == n) {
-        break;
+    if (refill) {
+      // Read outside the lock: the global thread goes on applying changes meanwhile. If one came
+      // during the read, the set is filled from it all the same and filled again next time.
+      Map<String, RequestView> every = all.get();
+      synchronized (this) {
+        newest.clear();
+        kept.clear();
+        leftOut = false;
+        stale = false;
+        every.forEach(this::apply);
+        stale = changes != seen;
       }
-      out.add(e.key());
     }
-    return out;
+    synchronized (this) {
+      List<String> out = new ArrayList<>();
+      for (Entry e : newest.descendingSet()) {
+        if (out.size() == n) {
+          break;
+        }
+        out.add(e.key());
+      }
+      return out;
+    }
   }
 }

@@ -55,6 +55,7 @@ final class CampaignRows {
         open.subList(0, Math.min(SHOWN, open.size())).stream()
             .map(c -> Campaigns.read(c, views))
             .flatMap(java.util.Optional::stream)
+            .filter(Campaigns.Campaign::open) // (closed since the index listed it)
             .toList();
     List<EventView> events = new ArrayList<>();
     shown.forEach(c -> events.addAll(c.events()));

@@ -49,6 +49,9 @@ public final class LiveStream implements AutoCloseable {
 
   private final java.time.Clock clock;
 
+  /** Set once {@link #close} began: no stream is opened from then on. */
+  private volatile boolean closed;
+
   public LiveStream(ViewChanges changes, int maxStreams) {
     this(changes, maxStreams, Duration.ofSeconds(1), java.time.Clock.systemUTC());
   }
@@ -74,6 +77,10 @@ public final class LiveStream implements AutoCloseable {
    * @param until when its token expires: the stream ends then; null: never
    */
   void serve(HttpCall call, String principal, java.time.Instant until) {
+    if (closed) {
+      FleetPage.html(call, 503, "the fleet service is stopping");
+      return;
+    }
     if (until != null && !clock.instant().isBefore(until)) {
       // (a token is taken up to a minute past its exp: the stream would end at once, again and
       // again)
@@ -95,6 +102,8 @@ public final class LiveStream implements AutoCloseable {
     pages.add(page);
     if (page.ended.get()) {
       pages.remove(page); // its first write failed before it was added
+    } else if (closed) {
+      stop(page); // close() went past it
     }
   }
 
@@ -173,10 +182,20 @@ public final class LiveStream implements AutoCloseable {
   /** Ends every stream: cut, as a write may still be pending on it. */
   @Override
   public void close() {
+    closed = true;
     ticker.shutdownNow();
-    for (Page p : pages) {
-      p.end(new java.util.concurrent.CancellationException("the fleet service is stopping"));
-    }
+    pages.forEach(LiveStream::stop);
+  }
+
+  /**
+   * Ends a page's stream as the service stops: completed, so that its EventSource opens another (on
+   * another instance) after the stream's retry; cut only when a write of it is still pending.
+   */
+  private static void stop(Page p) {
+    p.end(
+        p.writing.get()
+            ? new java.util.concurrent.CancellationException("the fleet service is stopping")
+            : null);
   }
 
   private final class Page {

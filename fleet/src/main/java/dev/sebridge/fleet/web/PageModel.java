@@ -6,6 +6,7 @@ import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -189,7 +190,8 @@ final class PageModel {
         .map(
             r -> {
               Map<String, Object> m = new LinkedHashMap<>();
-              m.put("at", TIME.format(r.request().requestedAt()));
+              Instant at = r.request().requestedAt();
+              m.put("at", at == null ? "-" : TIME.format(at));
               m.put("by", r.request().requestedBy());
               m.put("eventId", r.request().eventId());
               m.put("reason", r.request().reason());

@@ -82,6 +82,28 @@ class CampaignIndexTest {
               random.nextBoolean() ? null : T0.plus(Duration.ofMinutes(random.nextInt(3000))),
               before.closedAt(),
               "started");
+      case 5 -> // an earlier sighting came late (EventViews keeps the earlier)
+          event(
+              key,
+              before.eventType(),
+              before.description(),
+              before.notBefore(),
+              before.firstSeenAt() == null
+                  ? T0
+                  : before.firstSeenAt().minus(Duration.ofMinutes(random.nextInt(120))),
+              before.closedAt(),
+              before.vms().size(),
+              "scheduled");
+      case 6 -> // Azure changed its description: another kind
+          event(
+              key,
+              before.eventType(),
+              DESCRIPTIONS.get(random.nextInt(DESCRIPTIONS.size())),
+              before.notBefore(),
+              before.firstSeenAt(),
+              before.closedAt(),
+              before.vms().size(),
+              "scheduled");
       default -> with(before, before.notBefore(), before.closedAt(), "started"); // a VM moved on
     };
   }
@@ -164,6 +186,61 @@ class CampaignIndexTest {
               + soonest);
     }
     return out;
+  }
+
+  /**
+   * A reader never sees a change half applied: while the global thread is inside a change that
+   * moves the only event of a campaign (its old sighting about to go, the new one not yet in), a
+   * list waits for it, and then has the campaign as it is after it. Before, a list taken inside the
+   * change missed the campaign, and its id answered 404.
+   */
+  @Test
+  void aListNeverSeesAChangeHalfApplied() throws Exception {
+    CampaignIndex index = new CampaignIndex();
+    EventView e =
+        event("ev-1", "Reboot", "Host update", T0.plusSeconds(3600), T0, null, 1, "scheduled");
+    index.keyChanged(FleetTopology.EVENTS_VIEW, "ev-1", e);
+    String id = index.campaigns().get(0).id();
+    // Another change, no list taken since: the next list is computed, not the one kept.
+    index.keyChanged(
+        FleetTopology.EVENTS_VIEW,
+        "ev-2",
+        event("ev-2", "Freeze", "Host update", null, T0.plusSeconds(60), null, 1, "scheduled"));
+    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    index.midChange =
+        () -> {
+          inside.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    Instant moved = T0.plusSeconds(7200);
+    Thread writer =
+        new Thread(
+            () ->
+                index.keyChanged(
+                    FleetTopology.EVENTS_VIEW,
+                    "ev-1",
+                    event("ev-1", "Reboot", "Host update", moved, T0, null, 1, "scheduled")));
+    writer.start();
+    assertThat(inside.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    java.util.concurrent.atomic.AtomicReference<List<CampaignIndex.Members>> read =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader = new Thread(() -> read.set(index.campaigns()));
+    reader.start();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> read.get() != null || reader.getState() == Thread.State.WAITING);
+    assertThat(read.get()).as("no list while the change is half applied").isNull();
+    release.countDown();
+    writer.join(10_000);
+    reader.join(10_000);
+    assertThat(read.get()).hasSize(2);
+    assertThat(read.get().get(0).id()).isEqualTo(id);
+    assertThat(read.get().get(0).soonest()).isEqualTo(moved);
   }
 
   /**

@@ -109,7 +109,15 @@ class FleetServerStopTest {
     server = serve(HttpLimits.defaults());
     Socket s = get("/api/block");
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-    CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+    // On a thread of its own: the common pool may be busy with other tests.
+    CompletableFuture<Void> closing = new CompletableFuture<>();
+    Thread closer =
+        new Thread(
+            () -> {
+              server.close();
+              closing.complete(null);
+            });
+    closer.start();
     await().atMost(Duration.ofSeconds(10)).until(this::refused);
     assertThat(closing).as("the stop waits for the request").isNotDone();
     assertThat(server.underWay()).isEqualTo(1);

@@ -38,8 +38,15 @@ class RecentRequestsTest {
       RequestView after;
       if (what < 11 || views.isEmpty()) {
         key = "r-" + made;
-        // mostly in order, sometimes late (a replayed or slow write)
-        after = view(key, T0.plusSeconds(made * 10L - (random.nextInt(6) == 0 ? 3000 : 0)), 0);
+        // mostly in order, three at a time in one instant (a wave's releases), sometimes late (a
+        // replayed or slow write), rarely without a time
+        after =
+            view(
+                key,
+                random.nextInt(50) == 0
+                    ? null
+                    : T0.plusSeconds((made / 3) * 10L - (random.nextInt(6) == 0 ? 3000 : 0)),
+                0);
         made++;
       } else {
         List<String> keys = views.keySet().stream().sorted().toList();
@@ -102,19 +109,24 @@ class RecentRequestsTest {
     return views.entrySet().stream()
         .min(
             Comparator.comparing(
-                    (Map.Entry<String, RequestView> e) -> e.getValue().request().requestedAt())
+                    (Map.Entry<String, RequestView> e) -> e.getValue().request().requestedAt(),
+                    Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
                 .thenComparing(Map.Entry::getKey))
         .orElseThrow()
         .getKey();
   }
 
+  /**
+   * What the page read before: the view in its store order, sorted (stably) by time, the newest
+   * first (one without a time last).
+   */
   private static List<String> sorted(Map<String, RequestView> views, int n) {
     return views.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(dev.sebridge.fleet.ViewTallies.STORE_ORDER))
         .sorted(
             Comparator.comparing(
-                    (Map.Entry<String, RequestView> e) -> e.getValue().request().requestedAt())
-                .thenComparing(Map.Entry::getKey)
-                .reversed())
+                (Map.Entry<String, RequestView> e) -> e.getValue().request().requestedAt(),
+                Comparator.nullsLast(Comparator.<Instant>reverseOrder())))
         .limit(n)
         .map(Map.Entry::getKey)
         .toList();
