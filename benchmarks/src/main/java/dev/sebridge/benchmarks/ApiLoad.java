@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,8 +26,9 @@ import java.util.regex.Pattern;
 /**
  * The fleet API under load, as issue 29 item 4 asks: paged list and single-item reads sent
  * open-loop at a fixed rate (a request's latency counts from when it was due, so a slow answer
- * cannot hide the ones queued behind it), {@code /healthz} probed beside them, and live page
- * streams (Server-Sent Events) held open by signed-in readers. {@link SlowLoris} adds the attack.
+ * cannot hide the ones queued behind it), {@code /healthz} probed beside them, and live pages held
+ * open by signed-in readers, each fetching what its stream says changed ({@link LivePages}). {@link
+ * SlowLoris} adds the attack.
  */
 final class ApiLoad implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,28 +39,25 @@ final class ApiLoad implements AutoCloseable {
    * The latencies of one phase: reads and probes that answered 200 (reads also 404), and how many
    * of each did not (an error, another status, or no answer within 20 s: never in the latencies).
    */
-  record Phase(Stats reads, Stats probes, int failed, int probesFailed, int notFound) {}
+  record Phase(
+      Stats reads,
+      Stats probes,
+      int failed,
+      int probesFailed,
+      int notFound,
+      LivePages.Fragments fragments) {}
 
   private final String url;
   private final List<String> vmIds;
   private final HttpClient reads =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final HttpClient streams =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1) // as a browser's EventSource over plain HTTP
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
   private final List<String> eventIds = new ArrayList<>();
-  private final AtomicInteger streamsOpen = new AtomicInteger();
-  private final AtomicInteger streamLines = new AtomicInteger();
-  private final AtomicInteger streamsClosed = new AtomicInteger();
-  private final AtomicInteger streamsRefused = new AtomicInteger();
-  private final List<Flow.Subscription> subscriptions =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final LivePages pages;
 
   ApiLoad(String url, List<String> vmIds) {
     this.url = url;
     this.vmIds = List.copyOf(vmIds);
+    this.pages = new LivePages(url);
   }
 
   /** The open events' ids a single-item read picks from (read once, before the phases). */
@@ -73,47 +70,29 @@ final class ApiLoad implements AutoCloseable {
 
   /**
    * Signs each token in to the page (the form's own token and cookie, as a browser does) and opens
-   * {@code perToken} live streams with its session; returns how many the server answered 200.
+   * {@code perToken} live pages with its session ({@link LivePages}: each fetches the sections its
+   * stream says changed); returns how many streams the server answered 200.
    */
   int openStreams(List<String> tokens, int perToken) throws IOException, InterruptedException {
     for (String token : tokens) {
-      String session = signIn(token);
-      for (int i = 0; i < perToken; i++) {
-        HttpRequest req =
-            HttpRequest.newBuilder(URI.create(url + "/ui/stream"))
-                .header("Cookie", session)
-                .header("Accept", "text/event-stream")
-                .build();
-        streams.sendAsync(
-            req,
-            info -> {
-              boolean open = info.statusCode() == 200;
-              (open ? streamsOpen : streamsRefused).incrementAndGet();
-              return HttpResponse.BodySubscribers.fromLineSubscriber(new Lines(open));
-            });
-      }
+      pages.open(signIn(token), perToken);
     }
-    int want = tokens.size() * perToken;
-    await("the live streams answered")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(50))
-        .until(() -> streamsOpen.get() + streamsRefused.get() >= want);
-    return streamsOpen.get();
+    return pages.open();
   }
 
   /** Lines the live streams received so far (each change told is two or three). */
   int streamLines() {
-    return streamLines.get();
+    return pages.lines();
   }
 
   /** Live stream requests the server refused (503: past a cap). */
   int streamsRefused() {
-    return streamsRefused.get();
+    return pages.refused();
   }
 
   /** Live streams that ended (the server closed them, or they failed). */
   int streamsClosed() {
-    return streamsClosed.get();
+    return pages.closed();
   }
 
   /**
@@ -131,6 +110,7 @@ final class ApiLoad implements AutoCloseable {
     AtomicInteger outstanding = new AtomicInteger();
     Random random = new Random(29);
     ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
+    pages.take(); // what the pages fetched before this phase is not its
     long start = System.nanoTime();
     long periodNanos = TimeUnit.SECONDS.toNanos(1) / rate;
     long reads = length.toNanos() / periodNanos;
@@ -159,7 +139,8 @@ final class ApiLoad implements AutoCloseable {
     for (double[] d : done) {
       (d[0] == 0 ? readMs : probeMs).add(d[1]);
     }
-    return new Phase(readMs, probeMs, failed.get(), probesFailed.get(), notFound.get());
+    return new Phase(
+        readMs, probeMs, failed.get(), probesFailed.get(), notFound.get(), pages.take());
   }
 
   private String pick(Random random) {
@@ -257,51 +238,9 @@ final class ApiLoad implements AutoCloseable {
     throw new IllegalStateException("no cookie " + name + " in " + r.headers().map());
   }
 
-  /** A live stream's lines, counted; it stays open until the benchmark ends. */
-  private final class Lines implements Flow.Subscriber<String> {
-    private final boolean open; // a stream the server took, not a refusal's body
-
-    Lines(boolean open) {
-      this.open = open;
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-      subscriptions.add(s);
-      s.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(String line) {
-      if (open) { // not a refusal's body
-        streamLines.incrementAndGet();
-      }
-    }
-
-    private final java.util.concurrent.atomic.AtomicBoolean ended =
-        new java.util.concurrent.atomic.AtomicBoolean();
-
-    @Override
-    public void onError(Throwable t) {
-      end("error " + t);
-    }
-
-    @Override
-    public void onComplete() {
-      end("complete");
-    }
-
-    private void end(String how) {
-      if (open && ended.compareAndSet(false, true)) {
-        streamsClosed.incrementAndGet();
-        System.out.println("api: a live stream ended at " + java.time.Instant.now() + ": " + how);
-      }
-    }
-  }
-
   /** Closes the live streams. */
   @Override
   public void close() {
-    subscriptions.forEach(Flow.Subscription::cancel);
+    pages.close();
   }
 }

@@ -151,9 +151,11 @@ final class FleetReport {
                 + " open-loop (latency from when each was due): a"
                 + " quarter the open events' first page of 50, a sixth those of one zone, a fifth"
                 + " the VMs' first page of 50, a quarter one VM, the rest one event; `/healthz` ten"
-                + " times a second beside them; %d of %d live page streams open (%d principals"
-                + " signed in through the form, %d streams each; %d refused), %d still open at the"
-                + " end, %d lines received on them.",
+                + " times a second beside them; %d of %d live pages open (%d principals"
+                + " signed in through the form, %d pages each; %d refused), %d still open at the"
+                + " end, %d lines received on their streams; each page fetches the sections its"
+                + " stream says changed, as the page's htmx does (`silent` and `coverage` at most"
+                + " once in 2 s).",
             rate,
             streamsOpen,
             streams,
@@ -173,7 +175,7 @@ final class FleetReport {
             attacked));
     double p99 = quiet.reads().percentile(99);
     target(
-        "API p99, " + rate + " reads/s, " + streams + " live streams",
+        "API p99, " + rate + " reads/s, " + streams + " live pages",
         "<= 100 ms",
         String.format("%.1f ms", p99),
         p99 <= 100 && quiet.failed() == 0 && streamsOpen == streams && streamsAtEnd == streams);
@@ -195,13 +197,16 @@ final class FleetReport {
   private static String phase(String what, ApiLoad.Phase p) {
     return String.format(
         "%s: reads %s; `/healthz` %s; reads failed or timed out %d (never in the figures),"
-            + " probes %d; %d reads answered 404 (an event dropped meanwhile).",
+            + " probes %d; %d reads answered 404 (an event dropped meanwhile); the live pages'"
+            + " section fetches (from the stream's line to the fragment) %s, %d failed.",
         what,
         p.reads().summary(),
         p.probes().summary(),
         p.failed(),
         p.probesFailed(),
-        p.notFound());
+        p.notFound(),
+        p.fragments().ms().summary(),
+        p.fragments().failed());
   }
 
   void realAgents(int agents, Stats delay, long postedOnce, long oneCommandId, long accepted) {

@@ -65,6 +65,7 @@ public final class FleetPage implements Route {
   private final CoverageSection coverage;
   private final RateLimits writes;
   private final SignIn signIn;
+  private final SectionCache sections = new SectionCache();
   private final MustacheFactory templates = new DefaultMustacheFactory("dev/sebridge/fleet/web");
 
   /**
@@ -251,9 +252,27 @@ public final class FleetPage implements Route {
     }
   }
 
-  private void fragment(HttpCall ex, String name, Principal p) throws IOException {
+  /**
+   * A section of the page: rendered once for all pages of one role asking for the same views
+   * ({@link SectionCache}).
+   */
+  private void fragment(HttpCall ex, String name, Principal p) {
+    if (!LiveStream.SECTIONS.containsKey(name)) {
+      throw new ApiException(404, "no such fragment: " + name);
+    }
+    boolean approver = p.role().mayApprove();
+    html(
+        ex,
+        200,
+        sections.get(
+            name + (approver ? "/approver" : "/reader"),
+            () -> live.version(name),
+            () -> section(name, approver)));
+  }
+
+  private String section(String name, boolean approver) {
     Map<String, Object> m = new HashMap<>();
-    m.put("approver", p.role().mayApprove());
+    m.put("approver", approver);
     switch (name) {
       case "events" -> m.putAll(campaigns.list());
       case "rollouts" -> m.put("rollouts", rolloutRows.rollouts());
@@ -265,7 +284,7 @@ public final class FleetPage implements Route {
     if (!m.containsKey("empty")) {
       m.put("empty", ((java.util.List<?>) m.get(name)).isEmpty());
     }
-    html(ex, 200, render(name + ".mustache", m));
+    return render(name + ".mustache", m);
   }
 
   /**

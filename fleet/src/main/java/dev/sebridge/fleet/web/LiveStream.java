@@ -18,19 +18,33 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The page's Server-Sent Events. Once per {@code tick} (a second), one thread looks at which of
- * this instance's views changed and tells each open page, in one write, the sections it must reload
- * ({@code event: events}, {@code rollouts}, {@code silent}, {@code coverage}, {@code approvals}):
- * however many changes came, a page hears of a section at most once a tick, and of nothing that did
- * not change. A comment every 15 s keeps proxies from closing an idle stream. Writes are
- * asynchronous: no thread waits on a page, and a page whose write is still pending is skipped until
- * it drains. At most {@code maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more
- * get 503 and htmx retries. A stream ends when the token it was opened with expires (an Entra
- * token's {@code exp}, an hour or so): the page's next request is signed out, and its stream no
- * longer tells someone whose session is over when the fleet changes.
+ * this instance's views changed and tells each open page (a tenth of them every tenth of the tick,
+ * {@link #SLOTS}), in one write, the sections it must reload ({@code event: events}, {@code
+ * rollouts}, {@code silent}, {@code coverage}, {@code approvals}): however many changes came, a
+ * page hears of a section at most once a tick, and of nothing that did not change. A comment every
+ * 15 s keeps proxies from closing an idle stream. Writes are asynchronous: no thread waits on a
+ * page, and a page whose write is still pending is skipped until it drains. At most {@code
+ * maxStreams} at once, and {@link #PER_PRINCIPAL} of one principal; more get 503 and htmx retries.
+ * A stream ends when the token it was opened with expires (an Entra token's {@code exp}, an hour or
+ * so): the page's next request is signed out, and its stream no longer tells someone whose session
+ * is over when the fleet changes.
  */
 public final class LiveStream implements AutoCloseable {
   /** The page's sections and the views each shows. */
   static final Map<String, List<String>> SECTIONS = sections();
+
+  /**
+   * The pages are told in this many slots of a tick, each page in its own (round robin as they
+   * open): a change reaches every page within the tick as before, but pages ask for the sections
+   * again a tenth at a time, not all in one instant (200 pages asking at once held the API's reads
+   * behind them).
+   */
+  static final int SLOTS = 10;
+
+  private final java.util.concurrent.atomic.AtomicInteger nextSlot =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  private long ticks; // the ticker's own
 
   /** Live pages one principal may have open at once. */
   static final int PER_PRINCIPAL = 8;
@@ -65,8 +79,8 @@ public final class LiveStream implements AutoCloseable {
     this.clock = clock;
     this.permits = new Semaphore(maxStreams);
     if (tick != null) {
-      ticker.scheduleWithFixedDelay(
-          this::tickSafely, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+      long slot = Math.max(1, tick.toMillis() / SLOTS);
+      ticker.scheduleWithFixedDelay(this::tickSafely, slot, slot, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -120,6 +134,15 @@ public final class LiveStream implements AutoCloseable {
     perPrincipal.computeIfPresent(principal, (k, n) -> n <= 1 ? null : n - 1);
   }
 
+  /** How many changes the views a section shows have seen on this instance. */
+  long version(String section) {
+    long v = 0;
+    for (String store : SECTIONS.getOrDefault(section, List.of())) {
+      v += changes.version(store);
+    }
+    return v;
+  }
+
   /** Open streams now. */
   int open() {
     return pages.size();
@@ -137,7 +160,7 @@ public final class LiveStream implements AutoCloseable {
 
   private void tickSafely() {
     try {
-      tick();
+      tick((int) (ticks++ % SLOTS));
     } catch (RuntimeException e) {
       LOG.error("the live page's stream could not tell the changes; tried again next tick", e);
     }
@@ -145,10 +168,22 @@ public final class LiveStream implements AutoCloseable {
 
   /** Tells every page that is not still taking a write the sections that changed. */
   void tick() {
+    tick(-1);
+  }
+
+  /**
+   * Tells the pages of one slot ({@code -1}: every page) what changed since they last heard.
+   *
+   * @param slot the pages opened as the {@code slot}-th of each {@link #SLOTS}
+   */
+  void tick(int slot) {
     Map<String, Long> now = versions();
     long t = System.nanoTime();
     java.time.Instant wall = clock.instant();
     for (Page p : pages) {
+      if (slot >= 0 && p.slot != slot) {
+        continue;
+      }
       if (p.writing.get()) {
         continue; // this page has not taken the last write yet: it hears of this next tick
       }
@@ -199,6 +234,7 @@ public final class LiveStream implements AutoCloseable {
   }
 
   private final class Page {
+    private final int slot = Math.floorMod(nextSlot.getAndIncrement(), SLOTS);
     private final HttpCall.Stream stream;
     private final Map<String, Long> seen;
     private final AtomicBoolean writing = new AtomicBoolean();

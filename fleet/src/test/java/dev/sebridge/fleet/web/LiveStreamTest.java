@@ -99,6 +99,32 @@ class LiveStreamTest {
     assertThat(events(a, 1)).containsExactly("approvals");
   }
 
+  /**
+   * The pages are told in slots: each slot's tick writes to its own pages only (the slots taken
+   * round robin as pages open), so that the pages ask for the sections again a tenth at a time, not
+   * all in one instant; over the slots of one tick every page hears of the change once.
+   */
+  @Test
+  void eachSlotOfATickTellsItsOwnPages() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      assertThat(status(stream("p" + i))).isEqualTo(200);
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.open() == 3);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.writes() == 3);
+    changes.viewChanged(FleetTopology.EVENTS_VIEW);
+    settled();
+    live.tick(0);
+    assertThat(live.writes()).as("the first page only").isEqualTo(4);
+    settled();
+    live.tick(0);
+    assertThat(live.writes()).as("it heard already").isEqualTo(4);
+    for (int slot = 1; slot < LiveStream.SLOTS; slot++) {
+      settled();
+      live.tick(slot);
+    }
+    assertThat(live.writes()).as("the two others, in their slots").isEqualTo(6);
+  }
+
   @Test
   void moreStreamsThanAllowedAre503AndAClosedPageFreesItsPlace() throws Exception {
     List<Socket> open = new ArrayList<>();

@@ -1,0 +1,191 @@
+package dev.sebridge.benchmarks;
+
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Live pages as a browser holds them: a Server-Sent Events stream per page, and, for each section
+ * the stream says changed ({@code event: events}, {@code rollouts}, {@code silent}, {@code
+ * coverage}, {@code approvals}), the section's fragment fetched again with the page's session, as
+ * the page's htmx does ({@code hx-trigger="sse:<section>"}; {@code silent} and {@code coverage}
+ * throttled to one fetch in 2 s, as the page's {@code throttle:2s}). A fragment's latency counts
+ * from the line that told of the change to its answer. Until 2026-11-29 the benchmark's pages only
+ * counted the lines, and never asked for what a real page asks for on each of them.
+ */
+final class LivePages implements AutoCloseable {
+  /** The sections the page throttles, and by how much. */
+  private static final Map<String, Duration> THROTTLED =
+      Map.of("silent", Duration.ofSeconds(2), "coverage", Duration.ofSeconds(2));
+
+  /** What fragments the pages fetched since {@link #take}: their latencies and failures. */
+  record Fragments(Stats ms, int failed) {}
+
+  private final String url;
+  private final HttpClient streams =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1) // as a browser's EventSource over plain HTTP
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private final HttpClient fragments =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final AtomicInteger open = new AtomicInteger();
+  private final AtomicInteger lines = new AtomicInteger();
+  private final AtomicInteger closed = new AtomicInteger();
+  private final AtomicInteger refused = new AtomicInteger();
+  private final List<Flow.Subscription> subscriptions =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile ConcurrentLinkedQueue<Double> fetched = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger failed = new AtomicInteger();
+
+  LivePages(String url) {
+    this.url = url;
+  }
+
+  /** Opens {@code n} pages with this session; waits until the server answered each. */
+  void open(String session, int n) {
+    int before = open.get() + refused.get();
+    for (int i = 0; i < n; i++) {
+      HttpRequest req =
+          HttpRequest.newBuilder(URI.create(url + "/ui/stream"))
+              .header("Cookie", session)
+              .header("Accept", "text/event-stream")
+              .build();
+      streams
+          .sendAsync(
+              req,
+              info -> {
+                boolean ok = info.statusCode() == 200;
+                (ok ? open : refused).incrementAndGet();
+                return HttpResponse.BodySubscribers.fromLineSubscriber(new Page(ok, session));
+              })
+          .whenComplete(
+              (r, error) -> {
+                if (error != null && r == null) {
+                  // no answer at all (the connection closed as it opened): refused too
+                  refused.incrementAndGet();
+                  System.out.println("api: a live stream got no answer: " + error);
+                }
+              });
+    }
+    await("the live streams answered")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> open.get() + refused.get() >= before + n);
+  }
+
+  int open() {
+    return open.get();
+  }
+
+  int refused() {
+    return refused.get();
+  }
+
+  int closed() {
+    return closed.get();
+  }
+
+  int lines() {
+    return lines.get();
+  }
+
+  /** The fragments fetched since the last call (a phase's), and how many failed. */
+  Fragments take() {
+    ConcurrentLinkedQueue<Double> done = fetched;
+    fetched = new ConcurrentLinkedQueue<>();
+    Stats ms = new Stats();
+    done.forEach(ms::add);
+    return new Fragments(ms, failed.getAndSet(0));
+  }
+
+  /** One page: its stream's lines, and the fragments they make it fetch. */
+  private final class Page implements Flow.Subscriber<String> {
+    private final boolean ok; // a stream the server took, not a refusal's body
+    private final String session;
+    private final Map<String, Long> lastFetch = new ConcurrentHashMap<>();
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    Page(boolean ok, String session) {
+      this.ok = ok;
+      this.session = session;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      subscriptions.add(s);
+      s.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void onNext(String line) {
+      if (!ok) {
+        return;
+      }
+      lines.incrementAndGet();
+      if (line.startsWith("event: ")) {
+        fetch(line.substring("event: ".length()).trim());
+      }
+    }
+
+    private void fetch(String section) {
+      long now = System.nanoTime();
+      Duration throttle = THROTTLED.get(section);
+      Long last = lastFetch.get(section);
+      if (throttle != null && last != null && now - last < throttle.toNanos()) {
+        return;
+      }
+      lastFetch.put(section, now);
+      fragments
+          .sendAsync(
+              HttpRequest.newBuilder(URI.create(url + "/ui/fragment/" + section))
+                  .timeout(Duration.ofSeconds(20))
+                  .header("Cookie", session)
+                  .header("HX-Request", "true")
+                  .build(),
+              HttpResponse.BodyHandlers.discarding())
+          .whenComplete(
+              (r, error) -> {
+                if (error != null || r.statusCode() != 200) {
+                  failed.incrementAndGet();
+                } else {
+                  fetched.add((System.nanoTime() - now) / 1e6);
+                }
+              });
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      end("error " + t);
+    }
+
+    @Override
+    public void onComplete() {
+      end("complete");
+    }
+
+    private void end(String how) {
+      if (ok && ended.compareAndSet(false, true)) {
+        closed.incrementAndGet();
+        System.out.println("api: a live stream ended at " + java.time.Instant.now() + ": " + how);
+      }
+    }
+  }
+
+  /** Closes the streams. */
+  @Override
+  public void close() {
+    subscriptions.forEach(Flow.Subscription::cancel);
+  }
+}
