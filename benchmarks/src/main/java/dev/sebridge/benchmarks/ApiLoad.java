@@ -110,7 +110,6 @@ final class ApiLoad implements AutoCloseable {
     AtomicInteger outstanding = new AtomicInteger();
     Random random = new Random(29);
     ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
-    pages.take(); // what the pages fetched before this phase is not its
     long start = System.nanoTime();
     long periodNanos = TimeUnit.SECONDS.toNanos(1) / rate;
     long reads = length.toNanos() / periodNanos;
@@ -139,8 +138,9 @@ final class ApiLoad implements AutoCloseable {
     for (double[] d : done) {
       (d[0] == 0 ? readMs : probeMs).add(d[1]);
     }
-    return new Phase(
-        readMs, probeMs, failed.get(), probesFailed.get(), notFound.get(), pages.take());
+    // The sections the pages asked for during the phase (not its last answers' wait), each once.
+    LivePages.Fragments sections = pages.between(start, start + length.toNanos());
+    return new Phase(readMs, probeMs, failed.get(), probesFailed.get(), notFound.get(), sections);
   }
 
   private String pick(Random random) {

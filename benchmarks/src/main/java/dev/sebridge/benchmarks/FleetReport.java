@@ -284,7 +284,10 @@ final class FleetReport {
                 + " at replication factor 1, so `acks=all` is one replica's and replication's cost"
                 + " is not measured; the fleet service as its own process with the launcher's settings (`-XX:+UseG1GC -Xmx")
         .append(heap)
-        .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "`)." : "`, the launcher's heap raised).")
+        .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "`)" : "`, the launcher's heap raised)")
+        .append(
+            ", and `fleet.http.max-connections` 8,192 instead of 4,096 (the benchmark's clients"
+                + " all come from one address, which may hold a sixteenth of the cap).")
         .append(
             inventory
                 ? " The service holds an inventory of every generated VM (written to"

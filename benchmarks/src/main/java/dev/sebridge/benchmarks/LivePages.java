@@ -29,8 +29,11 @@ final class LivePages implements AutoCloseable {
   private static final Map<String, Duration> THROTTLED =
       Map.of("silent", Duration.ofSeconds(2), "coverage", Duration.ofSeconds(2));
 
-  /** What fragments the pages fetched since {@link #take}: their latencies and failures. */
+  /** What fragments the pages asked for in a phase: their latencies and failures. */
   record Fragments(Stats ms, int failed) {}
+
+  /** One fetch: when it began (nanoTime), how long it took, whether it failed. */
+  private record Fetch(long start, double ms, boolean failed) {}
 
   private final String url;
   private final HttpClient streams =
@@ -46,8 +49,13 @@ final class LivePages implements AutoCloseable {
   private final AtomicInteger refused = new AtomicInteger();
   private final List<Flow.Subscription> subscriptions =
       new java.util.concurrent.CopyOnWriteArrayList<>();
-  private volatile ConcurrentLinkedQueue<Double> fetched = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger failed = new AtomicInteger();
+  private final ConcurrentLinkedQueue<Fetch> fetched = new ConcurrentLinkedQueue<>();
+
+  /** The fetches under way: their start times (nanoTime) by a number of their own. */
+  private final Map<Long, Long> inFlight = new ConcurrentHashMap<>();
+
+  private final java.util.concurrent.atomic.AtomicLong fetches =
+      new java.util.concurrent.atomic.AtomicLong();
 
   LivePages(String url) {
     this.url = url;
@@ -62,17 +70,19 @@ final class LivePages implements AutoCloseable {
               .header("Cookie", session)
               .header("Accept", "text/event-stream")
               .build();
+      AtomicBoolean answered = new AtomicBoolean();
       streams
           .sendAsync(
               req,
               info -> {
+                answered.set(true);
                 boolean ok = info.statusCode() == 200;
                 (ok ? open : refused).incrementAndGet();
                 return HttpResponse.BodySubscribers.fromLineSubscriber(new Page(ok, session));
               })
           .whenComplete(
               (r, error) -> {
-                if (error != null && r == null) {
+                if (error != null && !answered.get()) {
                   // no answer at all (the connection closed as it opened): refused too
                   refused.incrementAndGet();
                   System.out.println("api: a live stream got no answer: " + error);
@@ -101,13 +111,27 @@ final class LivePages implements AutoCloseable {
     return lines.get();
   }
 
-  /** The fragments fetched since the last call (a phase's), and how many failed. */
-  Fragments take() {
-    ConcurrentLinkedQueue<Double> done = fetched;
-    fetched = new ConcurrentLinkedQueue<>();
+  /**
+   * The fetches that began between {@code from} and {@code to} (nanoTime), once every one of them
+   * has answered or failed (a fetch times out at 20 s: a failure).
+   */
+  Fragments between(long from, long to) {
+    await("the section fetches begun in the phase")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> inFlight.values().stream().noneMatch(t -> t - to < 0));
     Stats ms = new Stats();
-    done.forEach(ms::add);
-    return new Fragments(ms, failed.getAndSet(0));
+    int failed = 0;
+    for (Fetch f : fetched) {
+      if (f.start() - from >= 0 && f.start() - to < 0) {
+        if (f.failed()) {
+          failed++;
+        } else {
+          ms.add(f.ms());
+        }
+      }
+    }
+    return new Fragments(ms, failed);
   }
 
   /** One page: its stream's lines, and the fragments they make it fetch. */
@@ -147,6 +171,8 @@ final class LivePages implements AutoCloseable {
         return;
       }
       lastFetch.put(section, now);
+      long id = fetches.incrementAndGet();
+      inFlight.put(id, now);
       fragments
           .sendAsync(
               HttpRequest.newBuilder(URI.create(url + "/ui/fragment/" + section))
@@ -157,11 +183,9 @@ final class LivePages implements AutoCloseable {
               HttpResponse.BodyHandlers.discarding())
           .whenComplete(
               (r, error) -> {
-                if (error != null || r.statusCode() != 200) {
-                  failed.incrementAndGet();
-                } else {
-                  fetched.add((System.nanoTime() - now) / 1e6);
-                }
+                boolean failed = error != null || r.statusCode() != 200;
+                fetched.add(new Fetch(now, (System.nanoTime() - now) / 1e6, failed));
+                inFlight.remove(id);
               });
     }
 

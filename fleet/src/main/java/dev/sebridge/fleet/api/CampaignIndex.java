@@ -116,12 +116,24 @@ public final class CampaignIndex implements TopologyObserver {
     if (!store.equals(FleetTopology.EVENTS_VIEW)) {
       return;
     }
+    if (value instanceof EventView e
+        && Campaigns.counted(e)
+        && sameSighting(byKey.get(key), key, e)) {
+      return; // a VM's status changed: nothing grouping looks at (checked without the lock: the
+      // global thread is the only writer)
+    }
     long stamp = lock.writeLock();
     try {
       apply(key, value);
     } finally {
       lock.unlockWrite(stamp);
     }
+  }
+
+  private static boolean sameSighting(Sighting before, String key, EventView e) {
+    return before != null
+        && Campaigns.kind(e).equals(before.kind())
+        && Sighting.of(key, e, before.kind()).equals(before);
   }
 
   private void apply(String key, Object value) {

@@ -37,11 +37,11 @@ import org.slf4j.LoggerFactory;
  *   <li>The body is read without holding a thread, within the idle timeout and at {@link
  *       JettyServer#MIN_BODY_RATE} at least ({@link BodyReader}).
  *   <li>The routes run on a bounded pool ({@link RoutePools}; {@link HttpLimits#threads()}, {@link
- *       HttpLimits#queue()}); past it, 503 with Retry-After. A request without a principal (the
- *       sign-in form, its assets, a sign-in, a redirect or 401 to it) runs on a pool of its own, an
- *       eighth of that size ({@link HttpLimits#anonymousThreads()}): however many clients nobody
- *       signed in send, they never take a thread or a place in the queue from the API or a
- *       signed-in page.
+ *       HttpLimits#queue()}), the API's and the page's each their own; past it, 503 with
+ *       Retry-After. A request without a principal (the sign-in form, its assets, a sign-in, a
+ *       redirect or 401 to it) runs on a pool of its own, an eighth of that size ({@link
+ *       HttpLimits#anonymousThreads()}): however many clients nobody signed in send, they never
+ *       take a thread or a place in the queue from the API or a signed-in page.
  * </ol>
  */
 public final class FleetServer implements AutoCloseable {
@@ -146,7 +146,7 @@ public final class FleetServer implements AutoCloseable {
       if (call.declaredLength() > MAX_BODY) {
         throw new ApiException(413, "a body of at most " + MAX_BODY + " bytes");
       }
-      if (pools.full(principal.isPresent())) {
+      if (pools.full(RoutePools.Pool.of(api, principal.isPresent()))) {
         // Before its body is read and before a write permit is taken (the page's admission and
         // the API's below take one): a write to a server that cannot run it spends nothing.
         call.header("Retry-After", "1");
@@ -196,7 +196,10 @@ public final class FleetServer implements AutoCloseable {
     // thread or for the broker (the routes have their own deadlines); a live stream's still does.
     call.request().addIdleTimeoutListener(t -> call.streaming());
     try {
-      pools.execute(principal.isPresent(), call, () -> answer(call, path, principal));
+      pools.execute(
+          RoutePools.Pool.of(api(path), principal.isPresent()),
+          call,
+          () -> answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
       error(
@@ -320,12 +323,17 @@ public final class FleetServer implements AutoCloseable {
 
   /** Requests without a principal waiting for a thread (tests). */
   int anonymousWaiting() {
-    return pools.waiting(false);
+    return pools.waiting(RoutePools.Pool.ANONYMOUS);
   }
 
-  /** Signed-in requests waiting for a thread (the limits test). */
+  /** Signed-in page requests waiting for a thread (the limits test). */
+  int pageWaiting() {
+    return pools.waiting(RoutePools.Pool.PAGE);
+  }
+
+  /** Signed-in API requests waiting for a thread (the limits test). */
   int apiWaiting() {
-    return pools.waiting(true);
+    return pools.waiting(RoutePools.Pool.API);
   }
 
   /**

@@ -10,22 +10,38 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The bounded pools {@link FleetServer}'s routes run on: one for requests with a principal ({@link
- * HttpLimits#threads()}, {@link HttpLimits#queue()}), and one, an eighth of that size, for requests
- * nobody signed in to ({@link HttpLimits#anonymousThreads()}): however many of those come, they
- * never take a thread or a place in the queue from the API or a signed-in page.
+ * The bounded pools {@link FleetServer}'s routes run on: one for the API's requests with a
+ * principal ({@link HttpLimits#threads()}, {@link HttpLimits#queue()}), one of the same size for
+ * the page's requests with a principal, and one, an eighth of that size, for requests nobody signed
+ * in to ({@link HttpLimits#anonymousThreads()}). However many of one kind come, they never take a
+ * thread or a place in the queue from the others: 200 live pages asking for their sections at once
+ * held the API's reads behind them (FLEET-REPORT.md, "Fleet at 100,000 VMs"), as anonymous requests
+ * held everyone's before.
  */
 final class RoutePools {
-  private final ThreadPoolExecutor signedIn;
-  private final ThreadPoolExecutor anonymous;
+  /** Which pool a request runs on. */
+  enum Pool {
+    API,
+    PAGE,
+    ANONYMOUS;
+
+    /** A request's pool: by its principal, then by whether its path is the API's. */
+    static Pool of(boolean api, boolean withPrincipal) {
+      return !withPrincipal ? ANONYMOUS : api ? API : PAGE;
+    }
+  }
+
+  private final java.util.Map<Pool, ThreadPoolExecutor> pools = new java.util.EnumMap<>(Pool.class);
 
   RoutePools(HttpLimits limits) {
-    this.signedIn = pool(limits.threads(), limits.queue(), DaemonThreads.named("fleet-api"));
-    this.anonymous =
+    pools.put(Pool.API, pool(limits.threads(), limits.queue(), DaemonThreads.named("fleet-api")));
+    pools.put(Pool.PAGE, pool(limits.threads(), limits.queue(), DaemonThreads.named("fleet-page")));
+    pools.put(
+        Pool.ANONYMOUS,
         pool(
             limits.anonymousThreads(),
             limits.anonymousQueue(),
-            DaemonThreads.named("fleet-anonymous"));
+            DaemonThreads.named("fleet-anonymous")));
   }
 
   private static ThreadPoolExecutor pool(
@@ -34,13 +50,9 @@ final class RoutePools {
         threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(queue), names);
   }
 
-  private ThreadPoolExecutor of(boolean withPrincipal) {
-    return withPrincipal ? signedIn : anonymous;
-  }
-
   /** Whether every thread of the pool is busy and its queue full: a request now gets 503. */
-  boolean full(boolean withPrincipal) {
-    ThreadPoolExecutor pool = of(withPrincipal);
+  boolean full(Pool which) {
+    ThreadPoolExecutor pool = pools.get(which);
     return pool.getQueue().remainingCapacity() == 0
         && pool.getActiveCount() >= pool.getMaximumPoolSize();
   }
@@ -58,24 +70,23 @@ final class RoutePools {
    *
    * @throws RejectedExecutionException when its threads and queue are all taken, or it is closed
    */
-  void execute(boolean withPrincipal, HttpCall call, Runnable route) {
-    of(withPrincipal).execute(new Queued(call, route));
+  void execute(Pool which, HttpCall call, Runnable route) {
+    pools.get(which).execute(new Queued(call, route));
   }
 
   /** Whether {@link #close} began: a route is no longer taken. */
   boolean closed() {
-    return signedIn.isShutdown();
+    return pools.get(Pool.API).isShutdown();
   }
 
   /** Requests waiting for a thread (tests). */
-  int waiting(boolean withPrincipal) {
-    return of(withPrincipal).getQueue().size();
+  int waiting(Pool which) {
+    return pools.get(which).getQueue().size();
   }
 
-  /** Stops both at once (a server that did not start). */
+  /** Stops them all at once (a server that did not start). */
   void shutdownNow() {
-    signedIn.shutdownNow();
-    anonymous.shutdownNow();
+    pools.values().forEach(ThreadPoolExecutor::shutdownNow);
   }
 
   /**
@@ -87,27 +98,13 @@ final class RoutePools {
    * @return the requests whose routes never ran: the server answers them
    */
   List<HttpCall> close(Duration drain) {
-    signedIn.shutdown();
-    anonymous.shutdown();
+    pools.values().forEach(ThreadPoolExecutor::shutdown);
     List<Runnable> neverRan = new ArrayList<>();
-    try {
-      long end = System.nanoTime() + drain.toNanos();
-      signedIn.awaitTermination(drain.toNanos(), TimeUnit.NANOSECONDS);
-      anonymous.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    neverRan.addAll(signedIn.shutdownNow());
-    neverRan.addAll(anonymous.shutdownNow());
-    try {
-      // The interrupted routes answer (their catch blocks), before the connections close: a
-      // second for both pools together.
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-      signedIn.awaitTermination(1, TimeUnit.SECONDS);
-      anonymous.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    awaitAll(drain);
+    pools.values().forEach(p -> neverRan.addAll(p.shutdownNow()));
+    // The interrupted routes answer (their catch blocks), before the connections close: a second
+    // for all the pools together.
+    awaitAll(Duration.ofSeconds(1));
     List<HttpCall> calls = new ArrayList<>();
     for (Runnable r : neverRan) {
       if (r instanceof Queued q) {
@@ -115,5 +112,16 @@ final class RoutePools {
       }
     }
     return calls;
+  }
+
+  private void awaitAll(Duration bound) {
+    long end = System.nanoTime() + bound.toNanos();
+    try {
+      for (ThreadPoolExecutor p : pools.values()) {
+        p.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -52,6 +52,7 @@ final class SectionCache {
   String get(String key, LongSupplier version, Supplier<String> render) {
     long asked = version.getAsLong();
     Slot slot = slots.computeIfAbsent(key, k -> new Slot());
+    boolean owner; // this request's rendering is the one the others wait for
     synchronized (slot) {
       long deadline = nanos.getAsLong() + WAIT.toNanos();
       while (true) {
@@ -70,17 +71,24 @@ final class SectionCache {
           break;
         }
       }
+      // A request that waited past its bound renders beside the one under way, and leaves the
+      // waiting to it.
+      owner = !slot.rendering;
       slot.rendering = true;
     }
-    long from = version.getAsLong(); // the views it reads are at least this new
-    long at = nanos.getAsLong();
     String html = null;
+    long from = 0;
+    long at = 0;
     try {
+      from = version.getAsLong(); // the views it reads are at least this new
+      at = nanos.getAsLong();
       html = render.get();
       return html;
     } finally {
       synchronized (slot) {
-        slot.rendering = false;
+        if (owner) {
+          slot.rendering = false;
+        }
         if (html != null && (slot.rendered == null || slot.rendered.version() <= from)) {
           slot.rendered = new Rendered(from, at, html);
         }
