@@ -113,7 +113,7 @@ final class LivePages implements AutoCloseable {
 
   /**
    * The fetches that began between {@code from} and {@code to} (nanoTime), once every one of them
-   * has answered or failed (a fetch times out at 20 s: a failure).
+   * has answered or failed (a fetch not answered whole within 20 s fails).
    */
   Fragments between(long from, long to) {
     await("the section fetches begun in the phase")
@@ -173,14 +173,21 @@ final class LivePages implements AutoCloseable {
       lastFetch.put(section, now);
       long id = fetches.incrementAndGet();
       inFlight.put(id, now);
-      fragments
-          .sendAsync(
-              HttpRequest.newBuilder(URI.create(url + "/ui/fragment/" + section))
-                  .timeout(Duration.ofSeconds(20))
-                  .header("Cookie", session)
-                  .header("HX-Request", "true")
-                  .build(),
-              HttpResponse.BodyHandlers.discarding())
+      java.util.concurrent.CompletableFuture<HttpResponse<Void>> answer;
+      try {
+        answer =
+            fragments.sendAsync(
+                HttpRequest.newBuilder(URI.create(url + "/ui/fragment/" + section))
+                    .timeout(Duration.ofSeconds(20)) // the headers'
+                    .header("Cookie", session)
+                    .header("HX-Request", "true")
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+      } catch (RuntimeException e) {
+        answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+      answer
+          .orTimeout(20, java.util.concurrent.TimeUnit.SECONDS) // the body's too: a failure
           .whenComplete(
               (r, error) -> {
                 boolean failed = error != null || r.statusCode() != 200;

@@ -28,8 +28,9 @@ public final class HttpKeys {
       ConfigKey.builder("fleet.http.threads", ConfigType.INT)
           .defaultValue(32)
           .doc(
-              "Threads that answer API and page requests once their body has arrived."
-                  + " /healthz and /readyz never wait for them.")
+              "Threads that answer the API's signed-in requests once their body has arrived, and"
+                  + " as many again the page's (each its own pool; requests nobody signed in to an"
+                  + " eighth). /healthz and /readyz never wait for them.")
           .validator(positive())
           .build();
 
@@ -37,8 +38,8 @@ public final class HttpKeys {
       ConfigKey.builder("fleet.http.queue", ConfigType.INT)
           .defaultValue(256)
           .doc(
-              "Requests waiting for one of fleet.http.threads; past this they are answered 503 with"
-                  + " Retry-After at once.")
+              "Requests waiting for one of fleet.http.threads, in each of the API's and the page's"
+                  + " pools; past this they are answered 503 with Retry-After at once.")
           .validator(positive())
           .build();
 
