@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
@@ -45,7 +46,8 @@ final class ApiLoad implements AutoCloseable {
       int failed,
       int probesFailed,
       int notFound,
-      LivePages.Fragments fragments) {}
+      LivePages.Fragments fragments,
+      Map<String, Integer> failures) {}
 
   private final String url;
   private final List<String> vmIds;
@@ -108,6 +110,7 @@ final class ApiLoad implements AutoCloseable {
     AtomicInteger probesFailed = new AtomicInteger();
     AtomicInteger notFound = new AtomicInteger();
     AtomicInteger outstanding = new AtomicInteger();
+    Map<String, Integer> causes = new java.util.concurrent.ConcurrentSkipListMap<>();
     Random random = new Random(29);
     ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
     long start = System.nanoTime();
@@ -117,7 +120,7 @@ final class ApiLoad implements AutoCloseable {
       long due = start + k * periodNanos;
       String path = pick(random);
       timer.schedule(
-          () -> send(path, due, 0, done, failed, notFound, outstanding),
+          () -> send(path, due, 0, done, failed, notFound, outstanding, causes),
           due - System.nanoTime(),
           TimeUnit.NANOSECONDS);
     }
@@ -125,7 +128,7 @@ final class ApiLoad implements AutoCloseable {
     for (long k = 0; k < length.toNanos() / probePeriod; k++) {
       long due = start + k * probePeriod;
       timer.schedule(
-          () -> send("/healthz", due, 1, done, probesFailed, notFound, outstanding),
+          () -> send("/healthz", due, 1, done, probesFailed, notFound, outstanding, causes),
           due - System.nanoTime(),
           TimeUnit.NANOSECONDS);
     }
@@ -140,7 +143,14 @@ final class ApiLoad implements AutoCloseable {
     }
     // The sections the pages asked for during the phase (not its last answers' wait), each once.
     LivePages.Fragments sections = pages.between(start, start + length.toNanos());
-    return new Phase(readMs, probeMs, failed.get(), probesFailed.get(), notFound.get(), sections);
+    return new Phase(
+        readMs,
+        probeMs,
+        failed.get(),
+        probesFailed.get(),
+        notFound.get(),
+        sections,
+        Map.copyOf(causes));
   }
 
   private String pick(Random random) {
@@ -164,7 +174,8 @@ final class ApiLoad implements AutoCloseable {
       ConcurrentLinkedQueue<double[]> done,
       AtomicInteger failed,
       AtomicInteger notFound,
-      AtomicInteger outstanding) {
+      AtomicInteger outstanding,
+      Map<String, Integer> causes) {
     outstanding.incrementAndGet();
     reads
         .sendAsync(request(path).build(), HttpResponse.BodyHandlers.ofByteArray())
@@ -174,6 +185,17 @@ final class ApiLoad implements AutoCloseable {
               int ok = kind == 0 ? 404 : 200; // a read may find its event gone; a probe may not
               if (error != null || (resp.statusCode() != 200 && resp.statusCode() != ok)) {
                 failed.incrementAndGet();
+                // what failed: the exception's class (and its cause's), or the status
+                String who = kind == 0 ? "read " : "probe ";
+                String cause =
+                    error == null
+                        ? who + resp.statusCode()
+                        : who
+                            + error.getClass().getSimpleName()
+                            + (error.getCause() == null
+                                ? ""
+                                : "/" + error.getCause().getClass().getSimpleName());
+                causes.merge(cause, 1, Integer::sum);
               } else {
                 if (resp.statusCode() == 404) {
                   notFound.incrementAndGet();

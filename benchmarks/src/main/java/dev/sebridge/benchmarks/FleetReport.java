@@ -197,13 +197,14 @@ final class FleetReport {
   private static String phase(String what, ApiLoad.Phase p) {
     return String.format(
         "%s: reads %s; `/healthz` %s; reads failed or timed out %d (never in the figures),"
-            + " probes %d; %d reads answered 404 (an event dropped meanwhile); the live pages'"
+            + " probes %d%s; %d reads answered 404 (an event dropped meanwhile); the live pages'"
             + " section fetches (from the stream's line to the fragment) %s, %d failed.",
         what,
         p.reads().summary(),
         p.probes().summary(),
         p.failed(),
         p.probesFailed(),
+        p.failures().isEmpty() ? "" : " (what failed: " + p.failures() + ")",
         p.notFound(),
         p.fragments().ms().summary(),
         p.fragments().failed());
