@@ -88,7 +88,7 @@ final class AgentlessDemo {
     console.awaitCondition(
         "the rollout of the VMs without an agent",
         () ->
-            fleet.views().rollouts().stream()
+            fleet.views().rollouts().all().stream()
                 .filter(r -> r.reason().equals("demo: VMs without an agent"))
                 .anyMatch(
                     r ->

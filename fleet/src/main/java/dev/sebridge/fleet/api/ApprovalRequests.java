@@ -114,7 +114,7 @@ public final class ApprovalRequests {
     Audited.notForbiddenByPolicy(views, eventId);
     if (!override) {
       // What the rollouts view shows now; the rollout processor decides again, authoritatively.
-      views.activeRollouts().stream()
+      views.rollouts().active().stream()
           .filter(r -> r.holds(event.eventId()))
           .findFirst()
           .ifPresent(

@@ -6,7 +6,6 @@ import dev.sebridge.fleet.auth.Principal;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -69,7 +68,7 @@ public final class FleetServer implements AutoCloseable {
   private final Readiness readiness;
   private final RateLimits writes;
   private final BodyReader bodies;
-  private final List<Route> routes = new ArrayList<>();
+  private final RouteGroups routes = new RouteGroups();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   public FleetServer(
@@ -136,7 +135,7 @@ public final class FleetServer implements AutoCloseable {
               ? bearer.bearer(call)
               : path.equals(SIGN_IN) ? Optional.empty() : bearer.session(call);
       if (api && principal.isEmpty()) {
-        bearer(call, principal); // 401 before anything else: no pool thread, no body
+        RouteGroups.bearer(call, principal); // 401 before anything else: no pool thread, no body
       }
       String m = call.rawMethod();
       if (m.equals("GET") || m.equals("HEAD")) {
@@ -152,15 +151,12 @@ public final class FleetServer implements AutoCloseable {
         call.header("Retry-After", "1");
         throw new ApiException(503, "too many requests at once; try again");
       }
-      for (Route r : routes) {
-        Route.Admission a = r.admit(call, path, principal);
-        if (a == Route.Admission.REFUSED) {
-          return;
-        }
-        if (a == Route.Admission.ADMITTED) {
-          readBody(call, path, principal);
-          return;
-        }
+      Route.Admission a = routes.admit(call, path, principal);
+      if (a == Route.Admission.REFUSED) {
+        return;
+      } else if (a == Route.Admission.ADMITTED) {
+        readBody(call, path, principal);
+        return;
       }
       if (!api) {
         throw new ApiException(404, "no such route: " + m + " " + path);
@@ -179,16 +175,16 @@ public final class FleetServer implements AutoCloseable {
       }
       readBody(call, path, principal);
     } catch (ApiException e) {
-      error(call, e);
+      routes.error(call, e);
     } catch (IOException | RuntimeException e) {
       LOG.error("admitting {} {} failed", call.rawMethod(), path, e);
-      error(call, new ApiException(500, "internal error"));
+      routes.error(call, new ApiException(500, "internal error"));
     }
   }
 
   /** Reads the body without holding a thread ({@link BodyReader}), then dispatches. */
   private void readBody(HttpCall call, String path, Optional<Principal> principal) {
-    bodies.read(call, c -> dispatch(c, path, principal), this::error);
+    bodies.read(call, c -> dispatch(c, path, principal), routes::error);
   }
 
   private void dispatch(HttpCall call, String path, Optional<Principal> principal) {
@@ -199,56 +195,13 @@ public final class FleetServer implements AutoCloseable {
       pools.execute(
           RoutePools.Pool.of(api(path), principal.isPresent()),
           call,
-          () -> answer(call, path, principal));
+          () -> routes.answer(call, path, principal));
     } catch (RejectedExecutionException e) {
       call.header("Retry-After", "1");
-      error(
+      routes.error(
           call,
           new ApiException(
               503, pools.closed() ? JettyServer.STOPPING : "too many requests at once; try again"));
-    }
-  }
-
-  private void answer(HttpCall call, String path, Optional<Principal> principal) {
-    try {
-      for (Route r : routes) {
-        if (r.handle(call, path, principal)) {
-          return;
-        }
-      }
-      boolean api = api(path);
-      if (api && principal.isEmpty()) {
-        bearer(call, principal);
-      }
-      throw api
-          ? ApiInput.noRoute(call, path)
-          : new ApiException(404, "no such route: " + call.method() + " " + path);
-    } catch (ApiException e) {
-      error(call, e);
-    } catch (IOException e) {
-      LOG.debug("the client of {} {} went away: {}", call.rawMethod(), path, e.toString());
-    } catch (org.apache.kafka.streams.errors.UnknownStateStoreException e) {
-      // A view the topology does not have: a wiring fault that waiting will not mend.
-      LOG.error("answering {} {} failed", call.rawMethod(), path, e);
-      error(call, new ApiException(500, "internal error"));
-    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
-      // The streams are not running (stopping, or stopped on an error: /readyz says so, and the
-      // state change is logged), or a global store closed under a read. Nothing was done; another
-      // instance, or this one restarted, answers.
-      LOG.debug("{} {}: the views are not available: {}", call.rawMethod(), path, e.toString());
-      call.header("Retry-After", "1");
-      error(
-          call,
-          new ApiException(
-              503, "the views are not available (the service stopping or restarting); try again"));
-    } catch (RuntimeException e) {
-      LOG.error("answering {} {} failed", call.rawMethod(), path, e);
-      error(call, new ApiException(500, "internal error"));
-    } finally {
-      if (!call.answered()) {
-        LOG.error("{} {} was not answered", call.rawMethod(), path);
-        error(call, new ApiException(500, "internal error"));
-      }
     }
   }
 
@@ -257,15 +210,6 @@ public final class FleetServer implements AutoCloseable {
    */
   static boolean api(String path) {
     return path.startsWith("/api/") || path.equals("/metrics");
-  }
-
-  /** The bearer's principal, or 401. */
-  private static Principal bearer(HttpCall call, Optional<Principal> principal) {
-    if (principal.isEmpty()) {
-      call.header("WWW-Authenticate", "Bearer realm=\"sebridge-fleet\"");
-      throw new ApiException(401, "a valid bearer token is required");
-    }
-    return principal.get();
   }
 
   /**
@@ -290,35 +234,6 @@ public final class FleetServer implements AutoCloseable {
 
   static ObjectNode error(String message) {
     return JsonSerde.JSON.createObjectNode().put("error", message);
-  }
-
-  /**
-   * Answers an error: in the form of the group whose path it is (the page's HTML fragment, which
-   * the page swaps in as any of its messages), else the API's JSON.
-   */
-  private void error(HttpCall call, ApiException e) {
-    if (call.answered()) {
-      return;
-    }
-    for (Route r : routes) {
-      try {
-        if (r.answersError(call, call.rawPath(), e)) {
-          return;
-        }
-      } catch (IllegalStateException answered) {
-        return; // answered meanwhile (a timeout's answer), as the JSON answer below takes it
-      } catch (RuntimeException failed) {
-        LOG.error("answering {} {} with {} failed", call.rawMethod(), call.rawPath(), e, failed);
-        break;
-      }
-    }
-    ObjectNode error = error(e.getMessage());
-    e.fields().forEach(error::put);
-    try {
-      call.json(e.status(), error);
-    } catch (IOException | IllegalStateException ignored) {
-      // answered meanwhile, or the client went away
-    }
   }
 
   /** Requests without a principal waiting for a thread (tests). */
@@ -357,7 +272,7 @@ public final class FleetServer implements AutoCloseable {
     bodies.stop();
     for (HttpCall never : pools.close(drain)) {
       never.header("Retry-After", "1");
-      error(never, new ApiException(503, JettyServer.STOPPING));
+      routes.error(never, new ApiException(503, JettyServer.STOPPING));
     }
     try {
       // The answers given go out (a second at most: a client that does not read them is cut).

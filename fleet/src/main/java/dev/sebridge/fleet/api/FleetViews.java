@@ -8,7 +8,6 @@ import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutPart;
-import dev.sebridge.fleet.rollout.RolloutParts;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,8 +35,7 @@ public final class FleetViews {
   private final Supplier<ReadOnlyKeyValueStore<String, VmView>> vms;
   private final Supplier<ReadOnlyKeyValueStore<String, EventView>> events;
   private final Supplier<ReadOnlyKeyValueStore<String, RequestView>> requests;
-  private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> rollouts;
-  private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> rolloutParts;
+  private final RolloutViews rolloutViews;
   private final Supplier<ReadOnlyKeyValueStore<String, PolicyDecision>> decisions;
   private ViewTallies keys; // null: pages iterate the stores (tests)
   private CampaignIndex campaigns; // null: computed from the events view per call (tests)
@@ -67,8 +65,7 @@ public final class FleetViews {
     this.vms = vms;
     this.events = events;
     this.requests = requests;
-    this.rollouts = rollouts;
-    this.rolloutParts = rolloutParts;
+    this.rolloutViews = new RolloutViews(rollouts, rolloutParts);
     this.decisions = decisions;
   }
 
@@ -326,60 +323,9 @@ public final class FleetViews {
     return vmId != null && vm(vmId).map(VmView::silent).orElse(false);
   }
 
-  /** A rollout, its header and entries put together ({@link RolloutParts}). */
-  public Optional<Rollout> rollout(String id) {
-    return Optional.ofNullable(rollouts.get().get(id)).map(this::assemble);
-  }
-
-  /**
-   * Up to {@code n} rollouts' headers after the id {@code after} (null: from the first) that pass
-   * {@code keep}, in id order (not put together: {@link #rollout} does that for those shown).
-   */
-  public KeyScans.Scanned<Rollout> rolloutsAfter(String after, Predicate<Rollout> keep, int n) {
-    return KeyScans.after(rollouts.get(), after, keep, n);
-  }
-
-  /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
-  public List<Rollout> rollouts() {
-    return all(rollouts.get()).stream().map(this::assemble).toList();
-  }
-
-  /**
-   * The rollouts running or halted, put together. Only their headers are read for the others: a
-   * month of finished rollouts ({@code fleet.history-retention}) can hold an entry for every VM of
-   * the fleet, and an approval read them all (until 2026-11-29).
-   */
-  public List<Rollout> activeRollouts() {
-    return all(rollouts.get()).stream().filter(Rollout::active).map(this::assemble).toList();
-  }
-
-  /**
-   * The first {@code n} rollouts, those running or halted first, then the newest: put together, the
-   * others' headers only read (the page's rollouts until 2026-11-29 put every one together).
-   */
-  public List<Rollout> newestRollouts(int n) {
-    return all(rollouts.get()).stream()
-        .sorted(
-            java.util.Comparator.comparing((Rollout r) -> !r.active())
-                .thenComparing(
-                    Rollout::createdAt,
-                    java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder()))
-                .thenComparing(Rollout::id))
-        .limit(n)
-        .map(this::assemble)
-        .toList();
-  }
-
-  private Rollout assemble(Rollout header) {
-    if (rolloutParts == null || !RolloutPart.splittable(header.id())) {
-      return header;
-    }
-    List<RolloutPart> parts = new ArrayList<>();
-    try (KeyValueIterator<String, RolloutPart> it =
-        rolloutParts.get().range(RolloutPart.from(header.id()), RolloutPart.to(header.id()))) {
-      it.forEachRemaining(kv -> parts.add(kv.value));
-    }
-    return RolloutParts.assemble(header, parts);
+  /** The rollouts: their headers, put together with their entries when one is read. */
+  public RolloutViews rollouts() {
+    return rolloutViews;
   }
 
   /** What the central policies decided for this event, if they did. */
@@ -387,7 +333,7 @@ public final class FleetViews {
     return Optional.ofNullable(decisions.get().get(eventId.toLowerCase(Locale.ROOT)));
   }
 
-  private static <V> List<V> all(ReadOnlyKeyValueStore<String, V> store) {
+  static <V> List<V> all(ReadOnlyKeyValueStore<String, V> store) {
     List<V> out = new ArrayList<>();
     try (KeyValueIterator<String, V> it = store.all()) {
       it.forEachRemaining(kv -> out.add(kv.value));

@@ -85,7 +85,7 @@ public final class RolloutApi implements Route {
       ex.json(
           200,
           JsonSerde.JSON.valueToTree(
-              ApiInput.found(views.rollout(ApiInput.segment(m.group(1))), "rollout")));
+              ApiInput.found(views.rollouts().get(ApiInput.segment(m.group(1))), "rollout")));
     } else if (path.equals("/api/policies") && method.equals("GET")) {
       ApiInput.query(ex, "/api/policies");
       ObjectNode out = JsonSerde.JSON.createObjectNode();
@@ -181,10 +181,11 @@ public final class RolloutApi implements Route {
     return ListAnswers.page(
         ROLLOUTS,
         "rollouts",
-        views.rolloutsAfter(page.after(), keep, page.limit() + 1),
+        views.rollouts().after(page.after(), keep, page.limit() + 1),
         page.limit(),
         clock,
         // Put together only those shown (a rollout's VMs are in parts: RolloutParts).
-        (a, kv) -> views.rollout(kv.key).ifPresent(r -> a.add(JsonSerde.JSON.valueToTree(r))));
+        (a, kv) ->
+            views.rollouts().get(kv.key).ifPresent(r -> a.add(JsonSerde.JSON.valueToTree(r))));
   }
 }

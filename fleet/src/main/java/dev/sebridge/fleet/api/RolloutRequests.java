@@ -59,7 +59,7 @@ public final class RolloutRequests {
     boolean keyed = idempotencyKey != null && !idempotencyKey.isBlank();
     if (keyed) {
       java.util.Optional<Rollout> earlier =
-          recent.get(id).map(w -> asRollout(w.await())).or(() -> views.rollout(id));
+          recent.get(id).map(w -> asRollout(w.await())).or(() -> views.rollouts().get(id));
       if (earlier.isPresent()) {
         return again(earlier.get(), spec, reason, idempotencyKey, id);
       }
@@ -124,7 +124,8 @@ public final class RolloutRequests {
     check(p, reason);
     Rollout r =
         views
-            .rollout(rolloutId)
+            .rollouts()
+            .get(rolloutId)
             .orElseThrow(() -> new ApiException(404, "no rollout " + rolloutId));
     if (!r.active()) {
       throw new ApiException(409, "rollout " + rolloutId + " is " + r.state());

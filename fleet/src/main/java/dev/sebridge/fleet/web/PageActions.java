@@ -93,7 +93,8 @@ final class PageActions {
     approver(p);
     Rollout r =
         views
-            .rollout(rolloutId)
+            .rollouts()
+            .get(rolloutId)
             .orElseThrow(() -> new ApiException(404, "no rollout " + rolloutId));
     return rolloutRows.rollout(r);
   }

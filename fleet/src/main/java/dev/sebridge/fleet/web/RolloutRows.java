@@ -23,7 +23,7 @@ final class RolloutRows {
   }
 
   List<Map<String, Object>> rollouts() {
-    return views.newestRollouts(20).stream().map(this::rollout).toList();
+    return views.rollouts().newest(20).stream().map(this::rollout).toList();
   }
 
   Map<String, Object> rollout(Rollout r) {

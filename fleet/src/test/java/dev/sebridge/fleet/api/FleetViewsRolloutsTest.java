@@ -40,7 +40,7 @@ class FleetViewsRolloutsTest {
 
   @Test
   void anApprovalPutsTogetherOnlyTheRolloutsRunningOrHalted() {
-    List<Rollout> active = views.activeRollouts();
+    List<Rollout> active = views.rollouts().active();
 
     assertThat(active).extracting(Rollout::id).containsExactlyInAnyOrder("running", "halted");
     assertThat(active).allSatisfy(r -> assertThat(r.vms()).hasSize(50));
@@ -53,7 +53,7 @@ class FleetViewsRolloutsTest {
 
   @Test
   void thePageReadsTheEntriesOfTheRolloutsItShowsOnly() {
-    List<Rollout> shown = views.newestRollouts(20);
+    List<Rollout> shown = views.rollouts().newest(20);
 
     List<String> expected = new ArrayList<>(List.of("running", "halted"));
     for (int i = 39; expected.size() < 20; i--) {

@@ -1,0 +1,84 @@
+package dev.sebridge.fleet.api;
+
+import dev.sebridge.fleet.rollout.Rollout;
+import dev.sebridge.fleet.rollout.RolloutPart;
+import dev.sebridge.fleet.rollout.RolloutParts;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The rollouts as the API and the page read them ({@link FleetViews#rollouts}): a header each, put
+ * together with its entries ({@link RolloutParts}) only for the rollouts an answer shows. A month
+ * of finished rollouts ({@code fleet.history-retention}) can hold an entry for every VM of the
+ * fleet; until 2026-11-29 an approval and the page put every one of them together.
+ */
+public final class RolloutViews {
+  private final Supplier<ReadOnlyKeyValueStore<String, Rollout>> headers;
+  private final Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> parts; // null: stored whole
+
+  RolloutViews(
+      Supplier<ReadOnlyKeyValueStore<String, Rollout>> headers,
+      Supplier<ReadOnlyKeyValueStore<String, RolloutPart>> parts) {
+    this.headers = headers;
+    this.parts = parts;
+  }
+
+  /** A rollout, its header and entries put together. */
+  public Optional<Rollout> get(String id) {
+    return Optional.ofNullable(headers.get().get(id)).map(this::assemble);
+  }
+
+  /**
+   * Up to {@code n} rollouts' headers after the id {@code after} (null: from the first) that pass
+   * {@code keep}, in id order (not put together: {@link #get} does that for those shown).
+   */
+  public KeyScans.Scanned<Rollout> after(String after, Predicate<Rollout> keep, int n) {
+    return KeyScans.after(headers.get(), after, keep, n);
+  }
+
+  /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
+  public List<Rollout> all() {
+    return FleetViews.all(headers.get()).stream().map(this::assemble).toList();
+  }
+
+  /** The rollouts running or halted, put together; only the others' headers are read. */
+  public List<Rollout> active() {
+    return FleetViews.all(headers.get()).stream()
+        .filter(Rollout::active)
+        .map(this::assemble)
+        .toList();
+  }
+
+  /**
+   * The first {@code n} rollouts, those running or halted first, then the newest: put together, the
+   * others' headers only read.
+   */
+  public List<Rollout> newest(int n) {
+    return FleetViews.all(headers.get()).stream()
+        .sorted(
+            Comparator.comparing((Rollout r) -> !r.active())
+                .thenComparing(Rollout::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                .thenComparing(Rollout::id))
+        .limit(n)
+        .map(this::assemble)
+        .toList();
+  }
+
+  private Rollout assemble(Rollout header) {
+    if (parts == null || !RolloutPart.splittable(header.id())) {
+      return header;
+    }
+    List<RolloutPart> entries = new ArrayList<>();
+    try (KeyValueIterator<String, RolloutPart> it =
+        parts.get().range(RolloutPart.from(header.id()), RolloutPart.to(header.id()))) {
+      it.forEachRemaining(kv -> entries.add(kv.value));
+    }
+    return RolloutParts.assemble(header, entries);
+  }
+}
