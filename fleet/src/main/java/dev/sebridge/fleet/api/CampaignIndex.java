@@ -142,10 +142,8 @@ public final class CampaignIndex implements TopologyObserver {
       Kind kind = byKind.get(Campaigns.kind(e));
       now = Sighting.of(key, e, kind == null ? Campaigns.kind(e) : kind.kind());
     }
+    // (a change that moves nothing, a VM's status, returned before the lock: keyChanged)
     Sighting before = now == null ? byKey.remove(key) : byKey.put(key, now);
-    if (now != null && now.equals(before)) {
-      return; // a change of something grouping does not look at (a VM's status)
-    }
     if (before != null) {
       midChange.run();
       Kind kind = byKind.get(before.kind());
