@@ -121,11 +121,6 @@ public final class Campaigns {
             rollable.stream().map(e -> e.toLowerCase(java.util.Locale.ROOT)).sorted().toList()));
   }
 
-  /** The campaign with this id among these events. */
-  public static java.util.Optional<Campaign> find(Collection<EventView> events, String id) {
-    return of(events).stream().filter(c -> c.id().equals(id)).findFirst();
-  }
-
   /**
    * A campaign put together from the views of its events ({@link FleetViews#eventByKey}: the open
    * ones as kept, the closed ones read by key); those gone since the index listed them are left out

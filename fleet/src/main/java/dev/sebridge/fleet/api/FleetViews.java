@@ -256,10 +256,6 @@ public final class FleetViews {
     return Optional.ofNullable(requests.get().get(requestId));
   }
 
-  public List<RequestView> requests() {
-    return all(requests.get());
-  }
-
   /**
    * Up to {@code n} approval requests after the id {@code after} (null: from the first), in id
    * order, that {@code keep} accepts.
