@@ -47,7 +47,8 @@ final class ApiLoad implements AutoCloseable {
       int probesFailed,
       int notFound,
       LivePages.Fragments fragments,
-      Map<String, Integer> failures) {}
+      Map<String, Integer> failures,
+      int mostConnections) {}
 
   private final String url;
   private final List<String> vmIds;
@@ -113,6 +114,16 @@ final class ApiLoad implements AutoCloseable {
     Map<String, Integer> causes = new java.util.concurrent.ConcurrentSkipListMap<>();
     Random random = new Random(29);
     ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
+    // The connections this machine's clients hold to the server, at most (sampled 4 times a
+    // second): the server closes an address's connections past a sixteenth of its cap.
+    int port = URI.create(url).getPort();
+    AtomicInteger mostConnections = new AtomicInteger();
+    ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor();
+    counter.scheduleAtFixedRate(
+        () -> mostConnections.accumulateAndGet(Failures.establishedTo(port), Math::max),
+        0,
+        250,
+        TimeUnit.MILLISECONDS);
     long start = System.nanoTime();
     long periodNanos = TimeUnit.SECONDS.toNanos(1) / rate;
     long reads = length.toNanos() / periodNanos;
@@ -138,6 +149,7 @@ final class ApiLoad implements AutoCloseable {
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(20))
         .until(() -> outstanding.get() == 0);
+    counter.shutdownNow();
     for (double[] d : done) {
       (d[0] == 0 ? readMs : probeMs).add(d[1]);
     }
@@ -150,7 +162,8 @@ final class ApiLoad implements AutoCloseable {
         probesFailed.get(),
         notFound.get(),
         sections,
-        Map.copyOf(causes));
+        Map.copyOf(causes),
+        mostConnections.get());
   }
 
   private String pick(Random random) {
@@ -188,13 +201,7 @@ final class ApiLoad implements AutoCloseable {
                 // what failed: the exception's class (and its cause's), or the status
                 String who = kind == 0 ? "read " : "probe ";
                 String cause =
-                    error == null
-                        ? who + resp.statusCode()
-                        : who
-                            + error.getClass().getSimpleName()
-                            + (error.getCause() == null
-                                ? ""
-                                : "/" + error.getCause().getClass().getSimpleName());
+                    error == null ? who + resp.statusCode() : who + Failures.cause(error);
                 causes.merge(cause, 1, Integer::sum);
               } else {
                 if (resp.statusCode() == 404) {

@@ -71,7 +71,8 @@ final class FleetApiPhases {
           LORIS,
           opened,
           quiet,
-          attacked);
+          attacked,
+          fleet.closedAtAddressCap());
     }
   }
 

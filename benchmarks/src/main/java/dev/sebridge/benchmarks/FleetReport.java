@@ -144,7 +144,8 @@ final class FleetReport {
       int loris,
       int lorisOpened,
       ApiLoad.Phase quiet,
-      ApiLoad.Phase attacked) {
+      ApiLoad.Phase attacked,
+      long closedAtCap) {
     results.add(
         String.format(
             "- API under load, after a warm-up of up to 20 s not counted: %d reads a second,"
@@ -173,6 +174,11 @@ final class FleetReport {
                     + " again: %d opened in all)",
                 loris, lorisOpened),
             attacked));
+    results.add(
+        String.format(
+            "  - connections the service closed as they opened, their address holding its share"
+                + " of the cap already (its log): %d.",
+            closedAtCap));
     double p99 = quiet.reads().percentile(99);
     target(
         "API p99, " + rate + " reads/s, " + streams + " live pages",
@@ -198,7 +204,8 @@ final class FleetReport {
     return String.format(
         "%s: reads %s; `/healthz` %s; reads failed or timed out %d (never in the figures),"
             + " probes %d%s; %d reads answered 404 (an event dropped meanwhile); the live pages'"
-            + " section fetches (from the stream's line to the fragment) %s, %d failed.",
+            + " section fetches (from the stream's line to the fragment) %s, %d failed%s; this"
+            + " machine's connections to the server at most %d (sampled every 250 ms).",
         what,
         p.reads().summary(),
         p.probes().summary(),
@@ -207,7 +214,9 @@ final class FleetReport {
         p.failures().isEmpty() ? "" : " (what failed: " + p.failures() + ")",
         p.notFound(),
         p.fragments().ms().summary(),
-        p.fragments().failed());
+        p.fragments().failed(),
+        p.fragments().causes().isEmpty() ? "" : " (" + p.fragments().causes() + ")",
+        p.mostConnections());
   }
 
   void realAgents(int agents, Stats delay, long postedOnce, long oneCommandId, long accepted) {
@@ -287,8 +296,10 @@ final class FleetReport {
         .append(heap)
         .append(heap.equals(FleetProcess.LAUNCHER_HEAP) ? "`)" : "`, the launcher's heap raised)")
         .append(
-            ", and `fleet.http.max-connections` 8,192 instead of 4,096 (the benchmark's clients"
-                + " all come from one address, which may hold a sixteenth of the cap).")
+            ", and `fleet.http.max-connections` 16,384 instead of 4,096: the benchmark's clients"
+                + " all come from one address, which may hold a sixteenth of the cap (1,024), and"
+                + " its HTTP client opens a connection for every fetch under way where 200"
+                + " browsers would hold 6 each at as many addresses.")
         .append(
             inventory
                 ? " The service holds an inventory of every generated VM (written to"

@@ -30,10 +30,12 @@ final class LivePages implements AutoCloseable {
       Map.of("silent", Duration.ofSeconds(2), "coverage", Duration.ofSeconds(2));
 
   /** What fragments the pages asked for in a phase: their latencies and failures. */
-  record Fragments(Stats ms, int failed) {}
+  record Fragments(Stats ms, int failed, Map<String, Integer> causes) {}
 
-  /** One fetch: when it began (nanoTime), how long it took, whether it failed. */
-  private record Fetch(long start, double ms, boolean failed) {}
+  /**
+   * One fetch: when it began (nanoTime), how long it took, what it failed with (null: it did not).
+   */
+  private record Fetch(long start, double ms, String failed) {}
 
   private final String url;
   private final HttpClient streams =
@@ -122,16 +124,18 @@ final class LivePages implements AutoCloseable {
         .until(() -> inFlight.values().stream().noneMatch(t -> t - to < 0));
     Stats ms = new Stats();
     int failed = 0;
+    Map<String, Integer> causes = new java.util.TreeMap<>();
     for (Fetch f : fetched) {
       if (f.start() - from >= 0 && f.start() - to < 0) {
-        if (f.failed()) {
+        if (f.failed() != null) {
           failed++;
+          causes.merge(f.failed(), 1, Integer::sum);
         } else {
           ms.add(f.ms());
         }
       }
     }
-    return new Fragments(ms, failed);
+    return new Fragments(ms, failed, causes);
   }
 
   /** One page: its stream's lines, and the fragments they make it fetch. */
@@ -190,7 +194,10 @@ final class LivePages implements AutoCloseable {
           .orTimeout(20, java.util.concurrent.TimeUnit.SECONDS) // the body's too: a failure
           .whenComplete(
               (r, error) -> {
-                boolean failed = error != null || r.statusCode() != 200;
+                String failed =
+                    error != null
+                        ? Failures.cause(error)
+                        : r.statusCode() != 200 ? "status " + r.statusCode() : null;
                 fetched.add(new Fetch(now, (System.nanoTime() - now) / 1e6, failed));
                 inFlight.remove(id);
               });

@@ -440,6 +440,60 @@ class FleetPageBrowserTest {
     assertThat(api("GET", "/api/coverage", null).path("unknown").asInt()).isEqualTo(1);
   }
 
+  /**
+   * The open maintenance narrowed and paged in the browser, and kept so live: 27 campaigns of one
+   * text (among the lab's others) narrowed by typing it, 25 on the first page, Next shows the last
+   * two; one more campaign arriving shows on that page without a reload, the filter and the page
+   * kept (the live refresh sends both); a type none of them has says so. Before, the list showed
+   * the soonest 25 of the fleet and sent the SRE to the CLI for the rest.
+   */
+  @Test
+  @Order(5)
+  void theOpenMaintenanceNarrowsAndPagesAndALiveChangeKeepsBoth() throws Exception {
+    signIn(FleetLab.READER_TOKEN);
+    List<String> events = new ArrayList<>();
+    java.util.function.IntFunction<String> probe =
+        i ->
+            sim.addEvent(
+                EventSpec.scheduled("Reboot", List.of(vm(i % 12).name()))
+                    .withNotice(7200 + 60 * i)
+                    .withDescription(String.format("Filter probe %02d", i)));
+    try {
+      for (int i = 0; i < 27; i++) {
+        events.add(probe.apply(i));
+      }
+      By pager = By.cssSelector("[data-testid=events-pager]");
+      By list = By.cssSelector("[data-testid=events]");
+      waitFor(By.cssSelector("[data-testid=filter-text]")).sendKeys("FILTER PROBE");
+      waitUntilText(pager, "Campaigns 1–25 of 27 matching");
+      assertThat(browser.findElement(list).getText())
+          .contains("Filter probe 00")
+          .doesNotContain("Filter probe 25");
+      new WebDriverWait(browser, WAIT)
+          .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+          .until(
+              d -> {
+                d.findElement(By.cssSelector("[data-testid=events-next]")).click();
+                return true;
+              });
+      waitUntilText(pager, "Campaigns 26–27 of 27 matching");
+      events.add(probe.apply(27));
+      waitUntilText(pager, "Campaigns 26–28 of 28 matching");
+      assertThat(browser.findElement(list).getText())
+          .contains("Filter probe 27")
+          .doesNotContain("Filter probe 00");
+      shot("fleet-page-filtered", By.id("maintenance"));
+      new org.openqa.selenium.support.ui.Select(
+              browser.findElement(By.cssSelector("[data-testid=filter-type]")))
+          .selectByVisibleText("Freeze");
+      waitUntilText(list, "No open maintenance matches the filter.");
+    } finally {
+      for (String e : events) {
+        sim.cancelEvent(e);
+      }
+    }
+  }
+
   private JsonNode api(String method, String path, String body) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(base + path))

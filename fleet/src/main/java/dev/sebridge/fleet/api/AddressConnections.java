@@ -2,8 +2,10 @@ package dev.sebridge.fleet.api;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.Connection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * <p>Each connection's address is taken when it opens and kept with it (a closed socket no longer
  * tells its peer's address). Retention: an entry per open connection, and one per address with a
  * connection open, both dropped with the connection.
+ *
+ * <p>What it closes is logged at INFO, a line at most every {@link #LOG_EVERY} with how many it
+ * closed since the last: a client that finds its connections closed (or a load balancer missing
+ * from {@code fleet.http.trusted-proxies}) shows in the log, and a client opening thousands a
+ * second does not fill it.
  */
 final class AddressConnections implements Connection.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(AddressConnections.class);
@@ -27,8 +34,21 @@ final class AddressConnections implements Connection.Listener {
   private final ConcurrentHashMap<String, Integer> open = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Connection, String> counted = new ConcurrentHashMap<>();
 
+  /** The shortest time between two lines about closed connections. */
+  static final Duration LOG_EVERY = Duration.ofSeconds(10);
+
+  private final LongSupplier nanos;
+  private long closedSinceLine; // guarded by this
+  private long lastLine; // guarded by this; nanos, meaningful once a line was written
+  private boolean logged; // guarded by this
+
   AddressConnections(int most, Set<String> trustedProxies) {
+    this(most, trustedProxies, System::nanoTime);
+  }
+
+  AddressConnections(int most, Set<String> trustedProxies, LongSupplier nanos) {
     this.most = most;
+    this.nanos = nanos;
     this.trustedProxies = HttpLimits.canonical(trustedProxies);
   }
 
@@ -46,9 +66,28 @@ final class AddressConnections implements Connection.Listener {
     counted.put(connection, key);
     int n = open.merge(key, 1, Integer::sum);
     if (n > most) {
-      LOG.debug("closing a connection of {}: it holds {} already", key, most);
       connection.getEndPoint().close();
+      closed(key);
     }
+  }
+
+  /** Counts a connection closed as it opened, and logs the count now and then. */
+  private synchronized void closed(String key) {
+    closedSinceLine++;
+    long now = nanos.getAsLong();
+    if (logged && now - lastLine < LOG_EVERY.toNanos()) {
+      return;
+    }
+    LOG.info(
+        "closed {} new connection(s) as they opened, the last of {}: one address holds at most {}"
+            + " at once (a sixteenth of fleet.http.max-connections; a load balancer's address"
+            + " belongs in fleet.http.trusted-proxies)",
+        closedSinceLine,
+        key,
+        most);
+    closedSinceLine = 0;
+    lastLine = now;
+    logged = true;
   }
 
   @Override

@@ -19,9 +19,9 @@ import java.util.TreeMap;
 /**
  * The page's open maintenance as campaigns ({@link Campaigns}, grouped as the API groups them): a
  * campaign of a few events shows them inline; a larger one is one row (its VMs by status, zone and
- * scale set) whose events open in the panel, {@link #PAGE} at a time. The list shows the {@link
- * #SHOWN} soonest campaigns and says how many more there are: it stays the same size however many
- * events are open.
+ * scale set) whose events open in the panel, {@link #PAGE} at a time. The list shows {@link #SHOWN}
+ * campaigns a page, the soonest first, narrowed by a {@link CampaignFilter}: it stays the same size
+ * however many events are open.
  */
 final class CampaignRows {
   /** A campaign with at most this many open events shows them inline. */
@@ -41,18 +41,25 @@ final class CampaignRows {
     this.model = model;
   }
 
-  /** The list: campaigns with an open event, the soonest NotBefore first. */
-  Map<String, Object> list() {
+  /**
+   * The list: campaigns with an open event that the filter takes, the soonest NotBefore first, its
+   * page of them ({@link #SHOWN}; past the last page, the last).
+   */
+  Map<String, Object> list(CampaignFilter filter) {
     // The order from the index; only the shown campaigns' events are read.
     List<CampaignIndex.Members> open =
         views.campaigns().campaigns().stream()
             .filter(CampaignIndex.Members::open)
+            .filter(filter::matches)
             .sorted(
                 Comparator.comparing(CampaignIndex.Members::soonest)
                     .thenComparing(CampaignIndex.Members::id))
             .toList();
+    int pages = Math.max(1, (open.size() + SHOWN - 1) / SHOWN);
+    int page = Math.min(filter.page(), pages);
+    int from = (page - 1) * SHOWN;
     List<Campaigns.Campaign> shown =
-        open.subList(0, Math.min(SHOWN, open.size())).stream()
+        open.subList(from, Math.min(from + SHOWN, open.size())).stream()
             .map(c -> Campaigns.read(c, views))
             .flatMap(java.util.Optional::stream)
             .filter(Campaigns.Campaign::open) // (closed since the index listed it)
@@ -67,8 +74,22 @@ final class CampaignRows {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("campaigns", rows);
     m.put("empty", rows.isEmpty());
-    if (open.size() > shown.size()) {
-      m.put("more", Map.of("shown", shown.size(), "total", open.size()));
+    m.put("narrowed", filter.narrowed());
+    m.put("page", page);
+    if (pages > 1) {
+      Map<String, Object> pager = new LinkedHashMap<>();
+      pager.put("first", from + 1);
+      pager.put("last", from + shown.size());
+      pager.put("total", open.size());
+      pager.put("page", page);
+      pager.put("pages", pages);
+      if (page > 1) {
+        pager.put("previous", page - 1);
+      }
+      if (page < pages) {
+        pager.put("next", page + 1);
+      }
+      m.put("pager", pager);
     }
     return m;
   }

@@ -203,7 +203,7 @@ public final class FleetPage implements Route {
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
       live.serve(ex, s.principal().id(), s.principal().expiresAt());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
-      fragment(ex, path.substring("/ui/fragment/".length()), p);
+      fragment(ex, path.substring("/ui/fragment/".length()), ex.rawQuery(), p);
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
@@ -254,27 +254,34 @@ public final class FleetPage implements Route {
 
   /**
    * A section of the page: rendered once for all pages of one role asking for the same views
-   * ({@link SectionCache}).
+   * ({@link SectionCache}); the open maintenance narrowed or paged ({@link CampaignFilter}, the
+   * only section that takes a query) is rendered for its request alone.
    */
-  private void fragment(HttpCall ex, String name, Principal p) {
+  private void fragment(HttpCall ex, String name, String query, Principal p) {
     if (!LiveStream.SECTIONS.containsKey(name)) {
       throw new ApiException(404, "no such fragment: " + name);
     }
+    if (!name.equals("events") && query != null && !query.isEmpty()) {
+      throw new ApiException(400, "the section " + name + " takes no query");
+    }
+    CampaignFilter filter = CampaignFilter.of(query);
     boolean approver = p.role().mayApprove();
     html(
         ex,
         200,
-        sections.get(
-            name + (approver ? "/approver" : "/reader"),
-            () -> live.version(name),
-            () -> section(name, approver)));
+        filter.none()
+            ? sections.get(
+                name + (approver ? "/approver" : "/reader"),
+                () -> live.version(name),
+                () -> section(name, approver, filter))
+            : section(name, approver, filter));
   }
 
-  private String section(String name, boolean approver) {
+  private String section(String name, boolean approver, CampaignFilter filter) {
     Map<String, Object> m = new HashMap<>();
     m.put("approver", approver);
     switch (name) {
-      case "events" -> m.putAll(campaigns.list());
+      case "events" -> m.putAll(campaigns.list(filter));
       case "rollouts" -> m.put("rollouts", rolloutRows.rollouts());
       case "silent" -> m.putAll(model.silent());
       case "approvals" -> m.put("approvals", model.approvals());

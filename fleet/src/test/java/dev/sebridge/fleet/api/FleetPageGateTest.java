@@ -532,6 +532,104 @@ class FleetPageGateTest {
     assertThat(commands.history()).hasSize(1);
   }
 
+  /**
+   * The open maintenance pages and narrows: of 30 one-event campaigns (27 Freeze, 3 Reboot), the
+   * first page shows the 25 with the soonest NotBefore and offers the next; page 2 the other 5, and
+   * the previous; a page past the last shows the last (a live refresh after campaigns closed); a
+   * type (any case), a source, a text in the description or an empty field ("any") narrow it. A
+   * field the list does not take, one given twice, page 0, a text past 256 characters, and a query
+   * on another section are 400. Before, the list showed the soonest 25 and sent the SRE to the CLI
+   * for the rest, and took any query quietly.
+   */
+  @Test
+  void theOpenMaintenancePagesAndNarrows() throws Exception {
+    Instant t0 = Instant.parse("2026-11-23T09:00:00Z");
+    for (int i = 0; i < 30; i++) {
+      events.map.put(
+          "p-" + i,
+          listedEvent(
+              "P-" + i, i < 27 ? "Freeze" : "Reboot", "patch " + i, t0.plusSeconds(60L * i)));
+    }
+    start(false);
+    String session = signInAs(READER).session();
+    java.util.function.Function<String, String> list =
+        query ->
+            sendQuietly(
+                "GET /ui/fragment/events"
+                    + query
+                    + " HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                    + session
+                    + "\r\n\r\n");
+
+    String first = list.apply("");
+    assertThat(shownEvents(first)).isEqualTo(range(0, 25));
+    assertThat(first)
+        .contains("Campaigns 1–25 of 30, the soonest NotBefore first (page 1 of 2)")
+        .contains("hx-get=\"/ui/fragment/events?page=2\"")
+        .doesNotContain("data-testid=\"events-previous\"")
+        .contains("name=\"page\" value=\"1\"");
+    String second = list.apply("?page=2&type=&source=&text=");
+    assertThat(shownEvents(second)).isEqualTo(range(25, 30));
+    assertThat(second)
+        .contains("Campaigns 26–30 of 30")
+        .contains("hx-get=\"/ui/fragment/events?page=1\"")
+        .doesNotContain("data-testid=\"events-next\"")
+        .contains("name=\"page\" value=\"2\"");
+    assertThat(shownEvents(list.apply("?page=9"))).isEqualTo(range(25, 30));
+
+    String reboots = list.apply("?type=reboot&source=Platform");
+    assertThat(shownEvents(reboots)).isEqualTo(range(27, 30));
+    assertThat(reboots).doesNotContain("data-testid=\"events-pager\"");
+    assertThat(shownEvents(list.apply("?text=PATCH+12"))).containsExactly(12);
+    assertThat(list.apply("?type=Freeze&text=patch+28"))
+        .contains("No open maintenance matches the filter.");
+    assertThat(list.apply("?source=User")).contains("No open maintenance matches the filter.");
+
+    for (String bad :
+        List.of("?zone=1", "?page=1&page=2", "?page=0", "?page=two", "?text=" + "x".repeat(257))) {
+      assertThat(list.apply(bad)).as(bad).startsWith("HTTP/1.1 400").contains("\"error\"");
+    }
+    assertThat(
+            send(
+                "GET /ui/fragment/silent?page=2 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                    + session
+                    + "\r\n\r\n"))
+        .startsWith("HTTP/1.1 400");
+  }
+
+  /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */
+  private static List<Integer> shownEvents(String answer) {
+    Matcher m = Pattern.compile("data-event-id=\"P-(\\d+)\"").matcher(answer);
+    List<Integer> out = new ArrayList<>();
+    while (m.find()) {
+      out.add(Integer.parseInt(m.group(1)));
+    }
+    return out;
+  }
+
+  private static List<Integer> range(int from, int to) {
+    return java.util.stream.IntStream.range(from, to).boxed().toList();
+  }
+
+  /** A one-VM open event, seen at {@code seen}, starting an hour later. */
+  private static EventView listedEvent(String id, String type, String description, Instant seen) {
+    return new EventView(
+        id,
+        type,
+        "Platform",
+        seen.plusSeconds(3600),
+        5,
+        description,
+        List.of("vm-" + id),
+        seen,
+        seen,
+        null,
+        Map.of(
+            "id-" + id,
+            new dev.sebridge.fleet.model.VmEventState(
+                "id-" + id, "vm-" + id, "1", null, "scheduled", null, seen, null)));
+  }
+
   private static EventView campaignEvent(int i, Instant seen) {
     return new EventView(
         "e-" + i,

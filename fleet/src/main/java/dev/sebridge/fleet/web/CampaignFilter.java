@@ -1,0 +1,94 @@
+package dev.sebridge.fleet.web;
+
+import dev.sebridge.fleet.api.ApiException;
+import dev.sebridge.fleet.api.ApiInput;
+import dev.sebridge.fleet.api.CampaignIndex;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the page's list of open maintenance shows ({@code /ui/fragment/events}'s query): campaigns
+ * of one event type and source, or whose description or id holds a text, one page of {@link
+ * CampaignRows#SHOWN} at a time. An empty field is no filter (a form's "any"). A field the list
+ * does not take, one given twice, a page that is not a number from 1, or a text past 256 characters
+ * is a 400, as in the API.
+ *
+ * @param type an event type (case-insensitive), or empty for any
+ * @param source Platform or User (case-insensitive), or empty for any
+ * @param text held in the campaign's description or id (case-insensitive), or empty
+ * @param page from 1; past the last, the last is shown (a refresh after campaigns closed)
+ */
+record CampaignFilter(String type, String source, String text, int page) {
+  /** The list as the page first shows it: every open campaign, the first page. */
+  static final CampaignFilter NONE = new CampaignFilter("", "", "", 1);
+
+  static final Set<String> FIELDS = Set.of("type", "source", "text", "page");
+
+  /** The longest text taken (as the API's {@code text}). */
+  static final int MAX_TEXT = 256;
+
+  /** The query as sent; null or empty is {@link #NONE}. */
+  static CampaignFilter of(String rawQuery) {
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return NONE;
+    }
+    Map<String, String> q = new LinkedHashMap<>();
+    for (String part : rawQuery.split("&", -1)) {
+      int eq = part.indexOf('=');
+      String name = ApiInput.decode(eq < 0 ? part : part.substring(0, eq));
+      if (!FIELDS.contains(name)) {
+        throw new ApiException(400, "the list of open maintenance takes no " + name);
+      }
+      if (q.put(name, eq < 0 ? "" : ApiInput.decode(part.substring(eq + 1)).strip()) != null) {
+        throw new ApiException(400, "the query gives " + name + " more than once");
+      }
+    }
+    String text = q.getOrDefault("text", "");
+    if (text.length() > MAX_TEXT) {
+      throw new ApiException(400, "text: at most " + MAX_TEXT + " characters");
+    }
+    return new CampaignFilter(
+        field(q, "type"), field(q, "source"), text, page(q.getOrDefault("page", "")));
+  }
+
+  private static String field(Map<String, String> q, String name) {
+    String v = q.getOrDefault(name, "");
+    if (v.length() > 64) {
+      throw new ApiException(400, name + ": at most 64 characters");
+    }
+    return v;
+  }
+
+  private static int page(String v) {
+    if (v.isEmpty()) {
+      return 1;
+    }
+    if (!v.matches("[1-9][0-9]{0,5}")) {
+      throw new ApiException(400, "page: a number from 1, not " + v);
+    }
+    return Integer.parseInt(v);
+  }
+
+  /** Whether this is the list as first shown (the one every page shares). */
+  boolean none() {
+    return equals(NONE);
+  }
+
+  /** Whether the list is narrowed (the page then says "matching"). */
+  boolean narrowed() {
+    return !type.isEmpty() || !source.isEmpty() || !text.isEmpty();
+  }
+
+  /** Whether the campaign is one the list shows (its kind: type, source, description). */
+  boolean matches(CampaignIndex.Members m) {
+    return (type.isEmpty() || m.kind().get(0).equalsIgnoreCase(type))
+        && (source.isEmpty() || m.kind().get(1).equalsIgnoreCase(source))
+        && (text.isEmpty() || holds(m.kind().get(2)) || holds(m.id()));
+  }
+
+  private boolean holds(String s) {
+    return s.toLowerCase(Locale.ROOT).contains(text.toLowerCase(Locale.ROOT));
+  }
+}
