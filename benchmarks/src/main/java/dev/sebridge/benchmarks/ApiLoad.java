@@ -117,7 +117,7 @@ final class ApiLoad implements AutoCloseable {
     // The connections this machine's clients hold to the server, at most (sampled 4 times a
     // second): the server closes an address's connections past a sixteenth of its cap.
     int port = URI.create(url).getPort();
-    AtomicInteger mostConnections = new AtomicInteger();
+    AtomicInteger mostConnections = new AtomicInteger(-1); // -1: not known
     ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor();
     counter.scheduleAtFixedRate(
         () -> mostConnections.accumulateAndGet(Failures.establishedTo(port), Math::max),
@@ -143,13 +143,16 @@ final class ApiLoad implements AutoCloseable {
           due - System.nanoTime(),
           TimeUnit.NANOSECONDS);
     }
-    timer.shutdown();
-    timer.awaitTermination(length.toSeconds() + 10, TimeUnit.SECONDS);
-    await("the phase's last answers")
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(20))
-        .until(() -> outstanding.get() == 0);
-    counter.shutdownNow();
+    try {
+      timer.shutdown();
+      timer.awaitTermination(length.toSeconds() + 10, TimeUnit.SECONDS);
+      await("the phase's last answers")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> outstanding.get() == 0);
+    } finally {
+      counter.shutdownNow();
+    }
     for (double[] d : done) {
       (d[0] == 0 ? readMs : probeMs).add(d[1]);
     }

@@ -71,8 +71,7 @@ final class FleetApiPhases {
           LORIS,
           opened,
           quiet,
-          attacked,
-          fleet.closedAtAddressCap());
+          attacked);
     }
   }
 

@@ -230,10 +230,16 @@ public final class FleetBenchmark {
 
       // Restart: a new process rebuilds every view from the changelogs and view topics; alone, as
       // in a run of one instance.
+      long closedAtCap = 0;
       for (FleetProcess o : others) {
         o.close();
+        closedAtCap += o.closedAtAddressCap();
       }
       fleet.close();
+      if (apiSeconds > 0) {
+        // (read once it stopped: it writes what it had not said yet as it stops)
+        report.closedAtCap(closedAtCap + fleet.closedAtAddressCap());
+      }
       long r0 = System.nanoTime();
       fleet = startFleet(kafka);
       fleet.awaitVms(vmCount, Duration.ofMinutes(3));

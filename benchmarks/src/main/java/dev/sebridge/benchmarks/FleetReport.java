@@ -144,8 +144,7 @@ final class FleetReport {
       int loris,
       int lorisOpened,
       ApiLoad.Phase quiet,
-      ApiLoad.Phase attacked,
-      long closedAtCap) {
+      ApiLoad.Phase attacked) {
     results.add(
         String.format(
             "- API under load, after a warm-up of up to 20 s not counted: %d reads a second,"
@@ -174,11 +173,7 @@ final class FleetReport {
                     + " again: %d opened in all)",
                 loris, lorisOpened),
             attacked));
-    results.add(
-        String.format(
-            "  - connections the service closed as they opened, their address holding its share"
-                + " of the cap already (its log): %d.",
-            closedAtCap));
+
     double p99 = quiet.reads().percentile(99);
     target(
         "API p99, " + rate + " reads/s, " + streams + " live pages",
@@ -205,7 +200,8 @@ final class FleetReport {
         "%s: reads %s; `/healthz` %s; reads failed or timed out %d (never in the figures),"
             + " probes %d%s; %d reads answered 404 (an event dropped meanwhile); the live pages'"
             + " section fetches (from the stream's line to the fragment) %s, %d failed%s; this"
-            + " machine's connections to the server at most %d (sampled every 250 ms).",
+            + " machine's established connections to the server at most %s (sampled every 250"
+            + " ms, at the clients' end).",
         what,
         p.reads().summary(),
         p.probes().summary(),
@@ -216,7 +212,16 @@ final class FleetReport {
         p.fragments().ms().summary(),
         p.fragments().failed(),
         p.fragments().causes().isEmpty() ? "" : " (" + p.fragments().causes() + ")",
-        p.mostConnections());
+        p.mostConnections() < 0 ? "not known" : Integer.toString(p.mostConnections()));
+  }
+
+  /** Connections the service closed at the per-address cap, from its start to its stop. */
+  void closedAtCap(long closed) {
+    results.add(
+        "- Connections the service closed as they opened, their address holding its share of the"
+            + " cap already, from its start to its stop (its log): "
+            + closed
+            + ".");
   }
 
   void realAgents(int agents, Stats delay, long postedOnce, long oneCommandId, long accepted) {

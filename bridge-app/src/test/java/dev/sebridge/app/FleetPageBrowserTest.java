@@ -31,6 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -469,14 +470,36 @@ class FleetPageBrowserTest {
       assertThat(browser.findElement(list).getText())
           .contains("Filter probe 00")
           .doesNotContain("Filter probe 25");
+      // A live refresh told while Next is under way must not take the page back to 1, however
+      // the answers cross. Made so: the browser holds every request for the list until told (the
+      // page's own XMLHttpRequests, wrapped); Next is held, then a refresh is told, then Next is
+      // answered, and then whatever the refresh sent (the answers counted as they end, after their
+      // swap). Before hx-sync, the refresh went out at once with page 1 and its answer, swapped in
+      // last, showed page 1 again.
+      JavascriptExecutor js = (JavascriptExecutor) browser;
+      js.executeScript(
+          "window.__held = []; window.__answers = 0;"
+              + " window.__hold = u => u.indexOf('/ui/fragment/events') >= 0;"
+              + " const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;"
+              + " XMLHttpRequest.prototype.open = function(m, u) { this.__u = u;"
+              + "   return open.apply(this, arguments); };"
+              + " XMLHttpRequest.prototype.send = function(b) {"
+              + "   if (this.__u.indexOf('/ui/fragment/events') >= 0) {"
+              + "     this.addEventListener('loadend', () => window.__answers++); }"
+              + "   if (window.__hold(this.__u)) { window.__held.push(() => send.call(this, b)); }"
+              + "   else { send.call(this, b); } };");
+      browser.findElement(By.cssSelector("[data-testid=events-next]")).click();
       new WebDriverWait(browser, WAIT)
-          .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-          .until(
-              d -> {
-                d.findElement(By.cssSelector("[data-testid=events-next]")).click();
-                return true;
-              });
+          .until(d -> ((Number) js.executeScript("return window.__held.length")).intValue() == 1);
+      js.executeScript("htmx.trigger(document.getElementById('events'), 'sse:events')");
+      js.executeScript("window.__hold = u => false; const next = window.__held.shift(); next();");
       waitUntilText(pager, "Campaigns 26–27 of 27 matching");
+      js.executeScript("window.__held.splice(0).forEach(r => r())"); // the refresh, if it went
+      new WebDriverWait(browser, WAIT)
+          .until(d -> ((Number) js.executeScript("return window.__answers")).intValue() >= 2);
+      assertThat(browser.findElement(pager).getText())
+          .as("Next's page, after the refresh told meanwhile was answered too")
+          .contains("Campaigns 26–27 of 27 matching");
       events.add(probe.apply(27));
       waitUntilText(pager, "Campaigns 26–28 of 28 matching");
       assertThat(browser.findElement(list).getText())

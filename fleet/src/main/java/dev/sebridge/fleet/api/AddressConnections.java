@@ -3,8 +3,11 @@ package dev.sebridge.fleet.api;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.Connection;
 import org.slf4j.Logger;
@@ -19,7 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each connection's address is taken when it opens and kept with it (a closed socket no longer
  * tells its peer's address). Retention: an entry per open connection, and one per address with a
- * connection open, both dropped with the connection.
+ * connection open, both dropped with the connection; for the log, at most {@link #NAMED} addresses'
+ * counts, cleared with each line.
  *
  * <p>What it closes is logged at INFO, a line at most every {@link #LOG_EVERY} with how many it
  * closed since the last: a client that finds its connections closed (or a load balancer missing
@@ -38,17 +42,35 @@ final class AddressConnections implements Connection.Listener {
   static final Duration LOG_EVERY = Duration.ofSeconds(10);
 
   private final LongSupplier nanos;
+  private final BiConsumer<Runnable, Duration> later;
   private long closedSinceLine; // guarded by this
+  // guarded by this: how many of each address since the last line, at most NAMED addresses
+  private final Map<String, Long> byAddress = new LinkedHashMap<>();
+  private long others; // guarded by this: those of addresses past NAMED
+
+  /** The most addresses a line names (the others are counted together). */
+  static final int NAMED = 10;
+
   private long lastLine; // guarded by this; nanos, meaningful once a line was written
   private boolean logged; // guarded by this
+  private boolean lineDue; // guarded by this: a line is scheduled for those not written yet
 
-  AddressConnections(int most, Set<String> trustedProxies) {
-    this(most, trustedProxies, System::nanoTime);
+  /**
+   * @param later runs a task once after a delay (the connector's scheduler): the line for the
+   *     connections closed within {@link #LOG_EVERY} of the last
+   */
+  AddressConnections(int most, Set<String> trustedProxies, BiConsumer<Runnable, Duration> later) {
+    this(most, trustedProxies, System::nanoTime, later);
   }
 
-  AddressConnections(int most, Set<String> trustedProxies, LongSupplier nanos) {
+  AddressConnections(
+      int most,
+      Set<String> trustedProxies,
+      LongSupplier nanos,
+      BiConsumer<Runnable, Duration> later) {
     this.most = most;
     this.nanos = nanos;
+    this.later = later;
     this.trustedProxies = HttpLimits.canonical(trustedProxies);
   }
 
@@ -71,21 +93,47 @@ final class AddressConnections implements Connection.Listener {
     }
   }
 
-  /** Counts a connection closed as it opened, and logs the count now and then. */
+  /**
+   * Counts a connection closed as it opened; writes the line now when none was written within
+   * {@link #LOG_EVERY}, or else once that is over.
+   */
   private synchronized void closed(String key) {
     closedSinceLine++;
-    long now = nanos.getAsLong();
-    if (logged && now - lastLine < LOG_EVERY.toNanos()) {
-      return;
+    if (byAddress.containsKey(key) || byAddress.size() < NAMED) {
+      byAddress.merge(key, 1L, Long::sum);
+    } else {
+      others++;
     }
+    long now = nanos.getAsLong();
+    long since = now - lastLine;
+    if (!logged || since >= LOG_EVERY.toNanos()) {
+      line(now);
+    } else if (!lineDue) {
+      lineDue = true;
+      later.accept(this::due, Duration.ofNanos(LOG_EVERY.toNanos() - since));
+    }
+  }
+
+  /** The scheduled line: those closed since the last one. */
+  synchronized void due() {
+    lineDue = false;
+    if (closedSinceLine > 0) {
+      line(nanos.getAsLong());
+    }
+  }
+
+  private void line(long now) {
     LOG.info(
-        "closed {} new connection(s) as they opened, the last of {}: one address holds at most {}"
-            + " at once (a sixteenth of fleet.http.max-connections; a load balancer's address"
+        "closed {} new connection(s) as they opened, by address {}{}: one address holds at most"
+            + " {} at once (a sixteenth of fleet.http.max-connections; a load balancer's address"
             + " belongs in fleet.http.trusted-proxies)",
         closedSinceLine,
-        key,
+        byAddress,
+        others == 0 ? "" : " and " + others + " of other addresses",
         most);
     closedSinceLine = 0;
+    byAddress.clear();
+    others = 0;
     lastLine = now;
     logged = true;
   }

@@ -53,6 +53,7 @@ final class JettyServer implements AutoCloseable {
 
   private final Server server;
   private final ServerConnector connector;
+  private final AddressConnections addresses;
   private final HeaderDeadline headers;
   private final GracefulHandler requests;
 
@@ -86,9 +87,15 @@ final class JettyServer implements AutoCloseable {
     cap.setEndPointIdleTimeout(2_000);
     server.addBean(cap);
     // And one client address a sixteenth of it (a trusted proxy exempt).
-    connector.addEventListener( // (a listener of the connector's: told of each connection)
+    this.addresses =
         new AddressConnections(
-            AddressConnections.of(limits.maxConnections()), limits.trustedProxies()));
+            AddressConnections.of(limits.maxConnections()),
+            limits.trustedProxies(),
+            (task, delay) ->
+                connector
+                    .getScheduler()
+                    .schedule(task, delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+    connector.addEventListener(addresses); // (a listener of the connector's: told of each one)
     server.setErrorHandler(JettyServer::jettyError);
     // Blocking: admission may authenticate (a JWKS fetch), so it never runs on the selector.
     Handler.Abstract admission =
@@ -169,6 +176,7 @@ final class JettyServer implements AutoCloseable {
   @Override
   public void close() {
     headers.close();
+    addresses.due(); // what it closed since its last line: written before the scheduler stops
     try {
       server.stop();
     } catch (Exception e) {

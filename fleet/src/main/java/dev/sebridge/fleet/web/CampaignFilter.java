@@ -65,7 +65,7 @@ record CampaignFilter(String type, String source, String text, int page) {
     if (v.isEmpty()) {
       return 1;
     }
-    if (!v.matches("[1-9][0-9]{0,5}")) {
+    if (!v.matches("[1-9][0-9]{0,8}")) {
       throw new ApiException(400, "page: a number from 1, not " + v);
     }
     return Integer.parseInt(v);

@@ -26,7 +26,20 @@ import org.slf4j.LoggerFactory;
  */
 class AddressConnectionsTest {
   private final AtomicLong now = new AtomicLong(1_000);
-  private final AddressConnections limit = new AddressConnections(2, Set.of(), now::get);
+
+  /** The tasks the connections' scheduler holds (run by the test when their time comes). */
+  private final List<Runnable> scheduled = new ArrayList<>();
+
+  private final List<Duration> delays = new ArrayList<>();
+  private final AddressConnections limit =
+      new AddressConnections(
+          2,
+          Set.of(),
+          now::get,
+          (task, delay) -> {
+            scheduled.add(task);
+            delays.add(delay);
+          });
   private final ListAppender<ILoggingEvent> log = new ListAppender<>();
   private final Logger logger = (Logger) LoggerFactory.getLogger(AddressConnections.class);
 
@@ -42,31 +55,49 @@ class AddressConnectionsTest {
   }
 
   /**
-   * Past its two, an address's new connections are closed as they open, and the log says so: the
-   * first at once, then at most a line every ten seconds with how many were closed since the last,
-   * whatever the number. Before, they were logged at DEBUG only: a benchmark lost reads to this cap
-   * and nothing in the service's log said why.
+   * Past its two, an address's new connections are closed as they open, and the log says so by
+   * address: the first at once, then at most a line every ten seconds with those closed since,
+   * written when the ten seconds are over even when no more come. Before, they were logged at DEBUG
+   * only: a benchmark lost reads to this cap and nothing in the service's log said why.
    */
   @Test
   void closedConnectionsAreLoggedAtInfoAtMostEveryTenSeconds() {
     List<Connection> held = open("10.0.0.1", 2);
     assertThat(closedOf(held)).isZero();
-    List<Connection> refused = open("10.0.0.1", 1);
-    assertThat(closedOf(refused)).isEqualTo(1);
+    assertThat(closedOf(open("10.0.0.1", 1))).isEqualTo(1);
     assertThat(lines())
-        .containsExactly("closed 1 new connection(s) as they opened, the last of 10.0.0.1");
+        .containsExactly("closed 1 new connection(s) as they opened, by address {10.0.0.1=1}");
+    assertThat(scheduled).isEmpty();
 
+    now.addAndGet(Duration.ofSeconds(4).toNanos());
     open("10.0.0.1", 500);
-    now.addAndGet(AddressConnections.LOG_EVERY.minus(Duration.ofMillis(1)).toNanos());
-    open("10.0.0.1", 1);
-    assertThat(lines()).as("no second line within ten seconds").hasSize(1);
-
-    now.addAndGet(Duration.ofMillis(1).toNanos());
     open("10.0.0.9", 3); // another address: its own two, the third closed
+    assertThat(lines()).as("none within ten seconds").hasSize(1);
+    assertThat(scheduled).as("one line scheduled").hasSize(1);
+    assertThat(delays).containsExactly(Duration.ofSeconds(6));
+
+    now.addAndGet(Duration.ofSeconds(6).toNanos());
+    scheduled.remove(0).run(); // no more closed meanwhile: written all the same
     assertThat(lines())
         .containsExactly(
-            "closed 1 new connection(s) as they opened, the last of 10.0.0.1",
-            "closed 502 new connection(s) as they opened, the last of 10.0.0.9");
+            "closed 1 new connection(s) as they opened, by address {10.0.0.1=1}",
+            "closed 501 new connection(s) as they opened, by address {10.0.0.1=500, 10.0.0.9=1}");
+
+    now.addAndGet(Duration.ofSeconds(10).toNanos());
+    open("10.0.0.1", 1); // ten seconds since the last line: written at once
+    assertThat(lines()).hasSize(3);
+    for (int i = 0; i < AddressConnections.NAMED + 2; i++) {
+      open("10.1.0." + i, 3);
+    }
+    assertThat(lines()).hasSize(3);
+    now.addAndGet(Duration.ofSeconds(10).toNanos());
+    scheduled.remove(0).run();
+    assertThat(log.list.get(3).getFormattedMessage())
+        .as("a line names ten addresses, however many there were")
+        .contains("closed 12 new connection(s)")
+        .contains("10.1.0.9=1")
+        .doesNotContain("10.1.0.10=")
+        .contains(" and 2 of other addresses:");
   }
 
   /** A connection closed frees its place; a trusted proxy is not counted. */
@@ -77,7 +108,8 @@ class AddressConnectionsTest {
     assertThat(closedOf(open("10.0.0.1", 1))).isZero();
     assertThat(closedOf(open("10.0.0.1", 1))).isEqualTo(1);
 
-    AddressConnections behindProxy = new AddressConnections(2, Set.of("10.0.0.5"), now::get);
+    AddressConnections behindProxy =
+        new AddressConnections(2, Set.of("10.0.0.5"), now::get, (task, delay) -> {});
     List<Connection> proxied = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       Connection c = connection("10.0.0.5");

@@ -585,16 +585,37 @@ class FleetPageGateTest {
         .contains("No open maintenance matches the filter.");
     assertThat(list.apply("?source=User")).contains("No open maintenance matches the filter.");
 
-    for (String bad :
-        List.of("?zone=1", "?page=1&page=2", "?page=0", "?page=two", "?text=" + "x".repeat(257))) {
-      assertThat(list.apply(bad)).as(bad).startsWith("HTTP/1.1 400").contains("\"error\"");
-    }
+    // The page's refusals are the page's message (htmx swaps it in), with the reason.
+    Map<String, String> bad =
+        Map.of(
+            "?zone=1",
+            "takes no zone",
+            "?page=1&page=2",
+            "gives page more than once",
+            "?page=0",
+            "page: a number from 1, not 0",
+            "?page=two",
+            "page: a number from 1, not two",
+            "?text=" + "x".repeat(257),
+            "text: at most 256 characters");
+    bad.forEach(
+        (query, reason) ->
+            assertThat(list.apply(query))
+                .as(query)
+                .startsWith("HTTP/1.1 400")
+                .contains("role=\"alert\" data-testid=\"message\">")
+                .contains(reason));
+    assertThat(list.apply("?page=999999999"))
+        .as("past the last page: the last")
+        .startsWith("HTTP/1.1 200")
+        .contains("Campaigns 26–30 of 30");
     assertThat(
             send(
                 "GET /ui/fragment/silent?page=2 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
                     + session
                     + "\r\n\r\n"))
-        .startsWith("HTTP/1.1 400");
+        .startsWith("HTTP/1.1 400")
+        .contains("the section silent takes no query");
   }
 
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */
