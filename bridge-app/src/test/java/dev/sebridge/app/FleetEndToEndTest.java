@@ -314,6 +314,36 @@ class FleetEndToEndTest {
         .contains("Redeploy")
         .contains("scheduled 2");
 
+    // Campaigns, paged by the CLI and narrowed by the service.
+    var campaigns =
+        run(
+            "fleet",
+            "campaigns",
+            "--type",
+            "redeploy",
+            "--source",
+            "USER",
+            client[0],
+            client[1],
+            client[2],
+            client[3]);
+    assertThat(campaigns.code()).as(campaigns.err()).isEqualTo(0);
+    assertThat(campaigns.out()).contains("CAMPAIGN").contains("Redeploy").contains("User");
+    var none =
+        run(
+            "fleet",
+            "campaigns",
+            "--type",
+            "Redeploy",
+            "--text",
+            "no such description",
+            client[0],
+            client[1],
+            client[2],
+            client[3]);
+    assertThat(none.code()).as(none.err()).isEqualTo(0);
+    assertThat(none.out()).contains("no open maintenance campaigns");
+
     String vmId = sim.vm(names(9, 10).get(0)).vmId();
     var approve =
         run(

@@ -2,10 +2,12 @@ package dev.sebridge.app.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
+import java.util.StringJoiner;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -21,11 +23,33 @@ import picocli.CommandLine.Spec;
 final class FleetCampaignsCommand implements Callable<Integer> {
   @Mixin FleetClientOptions options = new FleetClientOptions();
 
+  @Option(names = "--type", description = "Only this event type (Reboot, Freeze, Redeploy...).")
+  String type;
+
+  @Option(names = "--source", description = "Only this source (Platform or User).")
+  String source;
+
+  @Option(
+      names = "--text",
+      description = "Only campaigns whose description or id holds this (any case).")
+  String text;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    JsonNode body = options.client(System.getenv()).get("api/campaigns");
+    StringJoiner q = new StringJoiner("&", "api/campaigns?", "");
+    q.setEmptyValue("api/campaigns");
+    if (type != null) {
+      q.add("type=" + FleetClient.segment(type));
+    }
+    if (source != null) {
+      q.add("source=" + FleetClient.segment(source));
+    }
+    if (text != null) {
+      q.add("text=" + FleetClient.segment(text));
+    }
+    JsonNode body = options.client(System.getenv()).getAll(q.toString(), "campaigns");
     PrintWriter out = spec.commandLine().getOut();
     if (options.printedJson(out, body)) {
       return 0;

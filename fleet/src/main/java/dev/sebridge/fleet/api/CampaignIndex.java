@@ -68,6 +68,30 @@ public final class CampaignIndex implements TopologyObserver {
     public boolean has(String key) {
       return events.stream().anyMatch(s -> s.key().equals(key));
     }
+
+    /**
+     * Whether the campaign is of this type and source (any case) and holds this text in its
+     * description or id (any case); a null or empty one is any.
+     */
+    public boolean matches(String type, String source, String text) {
+      return (type == null || type.isEmpty() || kind.get(0).equalsIgnoreCase(type))
+          && (source == null || source.isEmpty() || kind.get(1).equalsIgnoreCase(source))
+          && ListAnswers.mentions(text == null || text.isEmpty() ? null : text, kind.get(2), id);
+    }
+
+    /**
+     * Where it stands in {@code GET /api/campaigns}: its first event's first sighting (none last),
+     * then its id; a string that sorts as they do (a cursor is one).
+     */
+    public String order() {
+      Instant first = events.isEmpty() ? null : events.get(0).firstSeenAt();
+      return (first == null
+              ? "~"
+              : String.format(
+                  java.util.Locale.ROOT, "%019d%09d", first.getEpochSecond(), first.getNano()))
+          + " "
+          + id;
+    }
   }
 
   /** The order {@link Campaigns#of} groups in: first sighting (none last), then EventId. */

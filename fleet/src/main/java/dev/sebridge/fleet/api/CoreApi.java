@@ -106,8 +106,14 @@ public final class CoreApi implements Route {
       ApiInput.query(call, "/api/vms/{vmId}");
       call.json(200, ApiInput.found(queries.vm(ApiInput.segment(m.group(1))), "VM"));
     } else if (path.equals("/api/campaigns") && method.equals("GET")) {
-      ApiInput.query(call, "/api/campaigns");
-      call.json(200, queries.campaigns());
+      Map<String, String> q = ApiInput.query(call, "/api/campaigns");
+      call.json(
+          200,
+          queries.campaigns(
+              q.get("type"),
+              q.get("source"),
+              q.get("text"),
+              FleetQueries.Page.of(q, FleetQueries.CAMPAIGNS, FleetQueries.CAMPAIGNS_PAGE)));
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
       ApiInput.query(call, "/api/campaigns/{campaignId}");
       call.json(200, ApiInput.found(queries.campaign(ApiInput.segment(m.group(1))), "campaign"));

@@ -11,6 +11,7 @@ import dev.sebridge.fleet.streams.JsonSerde;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -244,19 +245,38 @@ public final class FleetQueries {
     return n;
   }
 
-  /** The campaigns with an open event ({@link Campaigns}), the soonest first. */
-  public ObjectNode campaigns() {
-    ObjectNode out = JsonSerde.JSON.createObjectNode();
-    out.put("generatedAt", clock.instant().toString());
-    ArrayNode list = out.putArray("campaigns");
-    // Only the open campaigns' events are read (the index lists them; the others are not).
-    views.campaigns().campaigns().stream()
-        .filter(CampaignIndex.Members::open)
-        .map(m -> Campaigns.read(m, views))
-        .flatMap(Optional::stream)
-        .filter(Campaigns.Campaign::open)
-        .forEach(c -> list.add(Campaigns.json(c)));
-    return out;
+  /** The campaigns' list's name in its cursors. */
+  public static final String CAMPAIGNS = "campaigns";
+
+  /** Campaigns on a page when the request does not say ({@code limit}'s default). */
+  static final int CAMPAIGNS_PAGE = 100;
+
+  /**
+   * {@code GET /api/campaigns}: the campaigns with an open event of this type, source and text
+   * (null: any), a page at a time in the order of their first event's first sighting ({@link
+   * CampaignIndex.Members#order}, the cursor's key). The index lists them; only the page's events
+   * are read.
+   */
+  public ObjectNode campaigns(String type, String source, String text, Page page) {
+    List<KeyValue<String, CampaignIndex.Members>> found =
+        views.campaigns().campaigns().stream()
+            .filter(CampaignIndex.Members::open)
+            .filter(m -> m.matches(type, source, text))
+            .map(m -> KeyValue.pair(m.order(), m))
+            .filter(kv -> page.after() == null || kv.key.compareTo(page.after()) > 0)
+            .sorted(Comparator.comparing((KeyValue<String, CampaignIndex.Members> kv) -> kv.key))
+            .limit(page.limit() + 1L)
+            .toList();
+    return ListAnswers.page(
+        CAMPAIGNS,
+        CAMPAIGNS,
+        found,
+        page.limit(),
+        clock,
+        (array, kv) ->
+            Campaigns.read(kv.value, views)
+                .filter(Campaigns.Campaign::open) // (closed since the index listed it)
+                .ifPresent(c -> array.add(Campaigns.json(c))));
   }
 
   /** One campaign, open or not, with its events. */

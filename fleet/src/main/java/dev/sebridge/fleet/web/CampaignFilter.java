@@ -4,7 +4,6 @@ import dev.sebridge.fleet.api.ApiException;
 import dev.sebridge.fleet.api.ApiInput;
 import dev.sebridge.fleet.api.CampaignIndex;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -83,12 +82,6 @@ record CampaignFilter(String type, String source, String text, int page) {
 
   /** Whether the campaign is one the list shows (its kind: type, source, description). */
   boolean matches(CampaignIndex.Members m) {
-    return (type.isEmpty() || m.kind().get(0).equalsIgnoreCase(type))
-        && (source.isEmpty() || m.kind().get(1).equalsIgnoreCase(source))
-        && (text.isEmpty() || holds(m.kind().get(2)) || holds(m.id()));
-  }
-
-  private boolean holds(String s) {
-    return s.toLowerCase(Locale.ROOT).contains(text.toLowerCase(Locale.ROOT));
+    return m.matches(type, source, text);
   }
 }

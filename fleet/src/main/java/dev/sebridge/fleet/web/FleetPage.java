@@ -60,12 +60,11 @@ public final class FleetPage implements Route {
   private final PageModel model;
   private final RolloutRows rolloutRows;
   private final CampaignRows campaigns;
+  private final PageSections sections;
   private final PageActions actions;
   private final LiveStream live;
-  private final CoverageSection coverage;
   private final RateLimits writes;
   private final SignIn signIn;
-  private final SectionCache sections = new SectionCache();
   private final MustacheFactory templates = new DefaultMustacheFactory("dev/sebridge/fleet/web");
 
   /**
@@ -92,7 +91,14 @@ public final class FleetPage implements Route {
     this.rolloutRows = new RolloutRows(views);
     this.actions = new PageActions(views, model, rolloutRows, approvals, rollouts);
     this.live = live;
-    this.coverage = new CoverageSection(views, coverage, inventoryRefreshedAt);
+    this.sections =
+        new PageSections(
+            live,
+            campaigns,
+            rolloutRows,
+            model,
+            new CoverageSection(views, coverage, inventoryRefreshedAt),
+            this::render);
   }
 
   /**
@@ -203,7 +209,11 @@ public final class FleetPage implements Route {
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
       live.serve(ex, s.principal().id(), s.principal().expiresAt());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
-      fragment(ex, path.substring("/ui/fragment/".length()), ex.rawQuery(), p);
+      html(
+          ex,
+          200,
+          sections.fragment(
+              path.substring("/ui/fragment/".length()), ex.rawQuery(), p.role().mayApprove()));
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
@@ -250,48 +260,6 @@ public final class FleetPage implements Route {
     } else {
       throw new ApiException(404, "no such page: " + method + " " + path);
     }
-  }
-
-  /**
-   * A section of the page: rendered once for all pages of one role asking for the same views
-   * ({@link SectionCache}); the open maintenance narrowed or paged ({@link CampaignFilter}, the
-   * only section that takes a query) is rendered for its request alone.
-   */
-  private void fragment(HttpCall ex, String name, String query, Principal p) {
-    if (!LiveStream.SECTIONS.containsKey(name)) {
-      throw new ApiException(404, "no such fragment: " + name);
-    }
-    if (!name.equals("events") && query != null && !query.isEmpty()) {
-      throw new ApiException(400, "the section " + name + " takes no query");
-    }
-    CampaignFilter filter = CampaignFilter.of(query);
-    boolean approver = p.role().mayApprove();
-    html(
-        ex,
-        200,
-        filter.none()
-            ? sections.get(
-                name + (approver ? "/approver" : "/reader"),
-                () -> live.version(name),
-                () -> section(name, approver, filter))
-            : section(name, approver, filter));
-  }
-
-  private String section(String name, boolean approver, CampaignFilter filter) {
-    Map<String, Object> m = new HashMap<>();
-    m.put("approver", approver);
-    switch (name) {
-      case "events" -> m.putAll(campaigns.list(filter));
-      case "rollouts" -> m.put("rollouts", rolloutRows.rollouts());
-      case "silent" -> m.putAll(model.silent());
-      case "approvals" -> m.put("approvals", model.approvals());
-      case "coverage" -> m.putAll(coverage.model());
-      default -> throw new ApiException(404, "no such fragment: " + name);
-    }
-    if (!m.containsKey("empty")) {
-      m.put("empty", ((java.util.List<?>) m.get(name)).isEmpty());
-    }
-    return render(name + ".mustache", m);
   }
 
   /**
