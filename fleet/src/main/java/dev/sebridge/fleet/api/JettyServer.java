@@ -114,7 +114,9 @@ final class JettyServer implements AutoCloseable {
               Request request, Response response, Callback callback) {
             response.setStatus(503);
             response.getHeaders().put("Retry-After", "1");
-            writeError(response, callback, STOPPING);
+            // JettyServer's: inside the handler, a bare STOPPING is Jetty's life-cycle state
+            // ("STOPPING", inherited from AbstractLifeCycle), which this answer said before.
+            writeError(response, callback, JettyServer.STOPPING);
           }
         };
     server.setHandler(requests);

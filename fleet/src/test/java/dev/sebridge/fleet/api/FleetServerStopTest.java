@@ -177,6 +177,43 @@ class FleetServerStopTest {
     assertThat(server.bodiesPending()).isZero();
   }
 
+  /**
+   * A client that kept its connection open (keep-alive, as a browser or a load balancer does) and
+   * sends a request on it once the stop began gets 503 at once, as JSON, with {@code Retry-After:
+   * 1} (Jetty's {@code GracefulHandler}, its refusal made the API's error), not a request taken
+   * that the drain would then cut, nor an HTML page: the answer a client retries elsewhere.
+   */
+  @Test
+  void aRequestOnAnOpenConnectionOnceTheStopBeganIs503WithRetryAfter() throws Exception {
+    server = serve(HttpLimits.defaults());
+    Socket kept = get("/api/first");
+    assertThat(readAll(kept)).startsWith("HTTP/1.1 200"); // and the connection stays open
+    Socket held = get("/api/block"); // keeps the drain going while the test asks
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer = new Thread(server::close);
+    closer.start();
+    await().atMost(Duration.ofSeconds(10)).until(this::refused);
+
+    kept.getOutputStream()
+        .write(
+            ("GET /api/second HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + READER + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+    kept.getOutputStream().flush();
+    String answer = readAll(kept);
+    assertThat(answer)
+        .startsWith("HTTP/1.1 503")
+        .containsIgnoringCase("Retry-After: 1")
+        .containsIgnoringCase("Content-Type: application/json")
+        .contains("{\"error\":\"" + JettyServer.STOPPING + "\"}");
+    // Refused, not taken: only the request taken before is under way (the refusal's own count
+    // ends with its answer's write, which may finish just after the client read it).
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.underWay() == 1);
+
+    release.countDown();
+    assertThat(readAll(held)).startsWith("HTTP/1.1 200");
+    closer.join(10_000);
+  }
+
   /** Whether a new connection is refused (the listening socket closed). */
   private boolean refused() throws IOException {
     try (Socket probe = new Socket("127.0.0.1", port)) {
