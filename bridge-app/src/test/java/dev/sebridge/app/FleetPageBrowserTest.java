@@ -517,6 +517,45 @@ class FleetPageBrowserTest {
     }
   }
 
+  /**
+   * An agent that falls silent shows in the silent section without a reload: the section is told
+   * when the silent agents change (the tallies kept as the views change), no longer at every
+   * heartbeat of the fleet. Its one heartbeat says one comes every second: silent at the service's
+   * first look (every 10 s) after a few seconds without one.
+   */
+  @Test
+  @Order(6)
+  void anAgentThatFallsSilentShowsInTheSilentSectionLive() throws Exception {
+    signIn(FleetLab.READER_TOKEN);
+    By silent = By.cssSelector("[data-testid=silent]");
+    waitUntilText(silent, "Every agent has been heard from.");
+    String quiet = "5f7c1d2e-0000-4000-8000-00000000c0de";
+    try (var out =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(
+            Map.of("bootstrap.servers", lab.broker().bootstrapServers()),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      out.send(
+              new org.apache.kafka.clients.producer.ProducerRecord<>(
+                  FleetLab.EVENTS,
+                  quiet,
+                  new dev.sebridge.fleet.testing.AgentEnvelopes(java.time.Clock.systemUTC())
+                      .heartbeat(
+                          dev.sebridge.fleet.testing.AgentEnvelopes.vm(
+                              quiet, "web-quiet", "2", "web"),
+                          Duration.ofSeconds(1))))
+          .get();
+    }
+    org.awaitility.Awaitility.await("the service marks it silent")
+        .atMost(Duration.ofSeconds(40))
+        .until(
+            () -> found("/api/vms/" + quiet),
+            vm -> vm != null && vm.path("silent").asBoolean());
+    waitUntilText(silent, "web-quiet"); // live, without a reload
+    assertThat(browser.findElement(By.cssSelector("[data-testid=silent-table]")).getText())
+        .contains("web-quiet");
+  }
+
   private JsonNode api(String method, String path, String body) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(base + path))

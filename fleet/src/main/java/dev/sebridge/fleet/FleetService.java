@@ -66,7 +66,8 @@ public final class FleetService implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger();
   private final FleetServer server;
   private final FleetMetrics metrics;
-  private final ViewTallies tallies = new ViewTallies();
+  private final ViewTallies tallies =
+      new ViewTallies().onSilentChange(() -> changes.viewChanged(ViewChanges.SILENT_AGENTS));
   private final CampaignIndex campaigns = new CampaignIndex();
   private final RecentRequests recentRequests = new RecentRequests();
   private final FleetReadiness readiness;

@@ -12,6 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * counts to say which parts of the page changed.
  */
 public final class ViewChanges implements TopologyObserver {
+  /**
+   * Not a store: the silent agents' list, told by {@link ViewTallies#onSilentChange} (an agent fell
+   * silent or was heard again), where the VMs' view changes at every heartbeat.
+   */
+  public static final String SILENT_AGENTS = "silent-agents";
+
   private final Map<String, AtomicLong> versions = new ConcurrentHashMap<>();
 
   @Override

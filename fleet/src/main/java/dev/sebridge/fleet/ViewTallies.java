@@ -82,6 +82,7 @@ public final class ViewTallies implements TopologyObserver {
   }
 
   private final ConcurrentSkipListSet<String> silent = new ConcurrentSkipListSet<>(STORE_ORDER);
+  private volatile Runnable silentChanged = () -> {};
   private final ConcurrentSkipListMap<String, EventView> open =
       new ConcurrentSkipListMap<>(STORE_ORDER);
   private final ConcurrentSkipListSet<String> vmKeys = new ConcurrentSkipListSet<>(STORE_ORDER);
@@ -105,10 +106,17 @@ public final class ViewTallies implements TopologyObserver {
     switch (store) {
       case FleetTopology.VMS_VIEW -> {
         keep(vmKeys, key, value != null);
+        // What the silent agents' list shows changed: an agent fell silent or was heard again,
+        // or a silent one's view changed (a heartbeat of a live agent changes nothing there).
+        boolean changed;
         if (value instanceof VmView v && v.silent()) {
           silent.add(key);
+          changed = true;
         } else {
-          silent.remove(key);
+          changed = silent.remove(key);
+        }
+        if (changed) {
+          silentChanged.run();
         }
       }
       case FleetTopology.EVENTS_VIEW -> {
@@ -151,6 +159,16 @@ public final class ViewTallies implements TopologyObserver {
   /** The open events' views by key, in the store's order (as the store has them now). */
   public NavigableMap<String, EventView> openEventViews() {
     return Collections.unmodifiableNavigableMap(open);
+  }
+
+  /**
+   * Runs {@code then} (on the global thread, after the change is kept) whenever what the silent
+   * agents' list shows changes: an agent fell silent or was heard again, or a silent one's view
+   * changed. The page's live stream tells its silent section then, not at every heartbeat.
+   */
+  public ViewTallies onSilentChange(Runnable then) {
+    this.silentChanged = then;
+    return this;
   }
 
   /** The silent agents' VM view keys, in the store's order. */

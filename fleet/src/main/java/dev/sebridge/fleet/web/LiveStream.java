@@ -278,7 +278,10 @@ public final class LiveStream implements AutoCloseable {
     Map<String, List<String>> m = new LinkedHashMap<>();
     m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
     m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW));
-    m.put("silent", List.of(FleetTopology.VMS_VIEW));
+    // (told by the tallies when the list changes, and with the inventory: its "unknown VM" marks)
+    m.put(
+        "silent",
+        List.of(dev.sebridge.fleet.ViewChanges.SILENT_AGENTS, FleetTopology.INVENTORY_VIEW));
     m.put("coverage", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
     m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
     return java.util.Collections.unmodifiableMap(m);
