@@ -85,10 +85,15 @@ public final class CampaignIndex implements TopologyObserver {
      */
     public String order() {
       Instant first = events.isEmpty() ? null : events.get(0).firstSeenAt();
-      return (first == null
-              ? "~"
-              : String.format(
-                  java.util.Locale.ROOT, "%019d%09d", first.getEpochSecond(), first.getNano()))
+      if (first == null) {
+        return "~ " + id;
+      }
+      // The seconds with their sign bit flipped, unsigned: in order before 1970 too (an agent's
+      // clock may say anything), then the nanos.
+      String seconds = Long.toUnsignedString(first.getEpochSecond() ^ Long.MIN_VALUE);
+      return "0".repeat(20 - seconds.length())
+          + seconds
+          + String.format(java.util.Locale.ROOT, "%09d", first.getNano())
           + " "
           + id;
     }

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +23,7 @@ import java.util.stream.Collectors;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * {@code GET /api/campaigns} a page at a time while maintenance comes and goes between the pages
@@ -35,25 +38,35 @@ class CampaignPagingTest {
   static final List<String> TYPES = List.of("Reboot", "Freeze", "Redeploy");
 
   final MapStore<EventView> events = new MapStore<>();
+  CampaignIndex index; // the service's, kept change by change; null: built from the views
   Random rnd;
 
   @Property(tries = 200)
   void aCampaignOpenThroughoutIsListedExactlyOnce(
-      @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int limit) {
+      @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int limit, @ForAll boolean kept) {
     rnd = new Random(seed);
+    events.map.clear(); // (the container's fields outlive a try)
+    index = kept ? new CampaignIndex() : null;
     FleetViews views = new FleetViews(() -> null, () -> events, () -> null, () -> null, () -> null);
-    FleetQueries queries = new FleetQueries(views, Clock.fixed(T0, ZoneOffset.UTC));
+    FleetQueries queries =
+        new FleetQueries(
+            kept ? views.withCampaigns(index) : views, Clock.fixed(T0, ZoneOffset.UTC));
     for (int i = 0; i < 5 + rnd.nextInt(40); i++) {
       change();
     }
-    // A filter, or none.
+    // A filter, or none (any case).
     String type = rnd.nextInt(3) == 0 ? TYPES.get(rnd.nextInt(TYPES.size())) : null;
+    String source = rnd.nextInt(4) == 0 ? (rnd.nextBoolean() ? "Platform" : "User") : null;
     String text = rnd.nextInt(4) == 0 ? "d" + rnd.nextInt(4) : null;
-    Set<String> throughout = open(type, text);
+    Set<String> throughout = open(type, source, text);
+    Statistics.label("open campaigns at the start").collect(throughout.isEmpty() ? "none" : "some");
+    Statistics.label("open campaigns at the start")
+        .coverage(c -> c.check("some").percentage(p -> p >= 50)); // not a vacuous property
     List<String> listed = new ArrayList<>();
-    List<String> orders = new ArrayList<>();
+    List<Campaigns.Campaign> inOrder = new ArrayList<>();
     String cursor = null;
-    for (int pages = 0; pages < 1_000; pages++) {
+    int pages = 0;
+    while (pages++ < 1_000) {
       Map<String, String> q = new HashMap<>(Map.of("limit", Integer.toString(limit)));
       if (cursor != null) {
         q.put("cursor", cursor);
@@ -61,7 +74,7 @@ class CampaignPagingTest {
       ObjectNode answer =
           queries.campaigns(
               type == null ? null : type.toLowerCase(Locale.ROOT),
-              null,
+              source == null ? null : source.toUpperCase(Locale.ROOT),
               text == null ? null : text.toUpperCase(Locale.ROOT),
               FleetQueries.Page.of(q, FleetQueries.CAMPAIGNS));
       JsonNode items = answer.get("campaigns");
@@ -74,70 +87,84 @@ class CampaignPagingTest {
         Campaigns.Campaign c = now.get(id);
         assertThat(c).as("%s is a campaign of the events now", id).isNotNull();
         assertThat(c.open()).as("%s open when listed", id).isTrue();
-        assertThat(type == null || c.type().equals(type)).as("%s of type %s", id, type).isTrue();
-        assertThat(text == null || (c.description() + id).toLowerCase(Locale.ROOT).contains(text))
-            .as("%s holds %s", id, text)
-            .isTrue();
+        assertThat(matches(c, type, source, text)).as("%s matches the filter", id).isTrue();
         listed.add(id);
-        orders.add(order(c));
+        inOrder.add(c);
       }
       // Meanwhile maintenance comes and goes.
-      for (int k = 0; k < rnd.nextInt(5); k++) {
+      int changes = rnd.nextInt(5);
+      for (int k = 0; k < changes; k++) {
         change();
       }
-      throughout.retainAll(open(type, text));
+      throughout.retainAll(open(type, source, text));
       if (!answer.hasNonNull("next")) {
         break;
       }
       cursor = answer.get("next").asText();
     }
+    Statistics.label("pages").collect(pages > 2 ? "3 or more" : pages + "");
     assertThat(listed).as("none listed twice").doesNotHaveDuplicates();
-    assertThat(listed).as("every campaign open throughout").containsAll(throughout);
-    assertThat(orders).as("in the list's order").isSorted();
+    assertThat(listed).as("every campaign open with its id throughout").containsAll(throughout);
+    assertThat(inOrder).as("in the list's order").isSortedAccordingTo(BY_FIRST_SIGHTING);
   }
 
-  /** The open campaigns of this type and text (null: any) as the events are now. */
-  private Set<String> open(String type, String text) {
+  /** The documented order: the first event's first sighting (none last), then the id. */
+  static final Comparator<Campaigns.Campaign> BY_FIRST_SIGHTING =
+      Comparator.comparing(
+              (Campaigns.Campaign c) -> c.events().get(0).firstSeenAt(),
+              Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
+          .thenComparing(Campaigns.Campaign::id);
+
+  private static boolean matches(Campaigns.Campaign c, String type, String source, String text) {
+    return (type == null || c.type().equals(type))
+        && (source == null || c.source().equals(source))
+        && (text == null || (c.description() + c.id()).toLowerCase(Locale.ROOT).contains(text));
+  }
+
+  /** The open campaigns of this filter (null: any) as the events are now. */
+  private Set<String> open(String type, String source, String text) {
     Set<String> out = new HashSet<>();
     for (Campaigns.Campaign c : Campaigns.of(events.map.values())) {
-      if (c.open()
-          && (type == null || c.type().equals(type))
-          && (text == null || (c.description() + c.id()).toLowerCase(Locale.ROOT).contains(text))) {
+      if (c.open() && matches(c, type, source, text)) {
         out.add(c.id());
       }
     }
     return out;
   }
 
-  /** Where a campaign stands in the list: its first event's first sighting, then its id. */
-  private static String order(Campaigns.Campaign c) {
-    Instant first = c.events().get(0).firstSeenAt();
-    return String.format(Locale.ROOT, "%019d%09d", first.getEpochSecond(), first.getNano())
-        + " "
-        + c.id();
-  }
-
-  /** An event seen (a new one, or one seen again), closed, or dropped from the view. */
+  /**
+   * An event seen (a new one), closed, dropped from the view, or found to have been seen earlier (a
+   * report made earlier arriving late): its campaign's id may change then.
+   */
   private void change() {
     int n = rnd.nextInt(30);
     String key = "e-" + n;
+    EventView before = events.map.get(key);
     int what = rnd.nextInt(10);
+    EventView after;
     if (what < 2) {
-      events.map.remove(key);
-    } else if (what < 4 && events.map.containsKey(key)) {
-      events.map.put(key, event(events.map.get(key), true));
-    } else if (!events.map.containsKey(key)) {
-      // Several events of one kind, seen within the hour: one campaign of them.
+      after = null;
+    } else if (what < 4 && before != null) {
+      after = event(before, before.firstSeenAt(), true);
+    } else if (what < 5 && before != null && before.firstSeenAt() != null) {
+      after = event(before, before.firstSeenAt().minusSeconds(1 + rnd.nextInt(4_000)), false);
+    } else if (before == null) {
+      // Several events of one kind, seen within the hour: one campaign of them; now and then
+      // one never seen, or seen before 1970 (an agent's clock), with nanos.
       String description = "d" + rnd.nextInt(4);
       String type = TYPES.get(rnd.nextInt(TYPES.size()));
-      Instant seen = T0.plusSeconds(600L * rnd.nextInt(40));
-      events.map.put(
-          key,
+      Instant base = rnd.nextInt(8) == 0 ? Instant.EPOCH.minusSeconds(7_200) : T0;
+      Instant seen =
+          rnd.nextInt(10) == 0
+              ? null
+              : base.plusSeconds(600L * rnd.nextInt(40)).plusNanos(rnd.nextInt(1_000_000_000));
+      Instant notBefore = (seen == null ? T0 : seen).plusSeconds(3600);
+      after =
           new EventView(
               key.toUpperCase(Locale.ROOT),
               type,
-              "Platform",
-              seen.plusSeconds(3600),
+              rnd.nextInt(5) == 0 ? "User" : "Platform",
+              notBefore,
               5,
               description,
               List.of("vm-" + n),
@@ -147,11 +174,21 @@ class CampaignPagingTest {
               Map.of(
                   "id-" + n,
                   new VmEventState(
-                      "id-" + n, "vm-" + n, "1", null, "scheduled", null, seen, null))));
+                      "id-" + n, "vm-" + n, "1", null, "scheduled", null, notBefore, null)));
+    } else {
+      return;
+    }
+    if (after == null) {
+      events.map.remove(key);
+    } else {
+      events.map.put(key, after);
+    }
+    if (index != null) {
+      index.keyChanged(FleetTopology.EVENTS_VIEW, key, after);
     }
   }
 
-  private static EventView event(EventView e, boolean closed) {
+  private static EventView event(EventView e, Instant firstSeenAt, boolean closed) {
     return new EventView(
         e.eventId(),
         e.eventType(),
@@ -160,9 +197,9 @@ class CampaignPagingTest {
         e.durationInSeconds(),
         e.description(),
         e.resources(),
-        e.firstSeenAt(),
+        firstSeenAt,
         e.lastSeenAt(),
-        closed ? e.lastSeenAt() : null,
+        closed ? T0 : null,
         e.vms());
   }
 }

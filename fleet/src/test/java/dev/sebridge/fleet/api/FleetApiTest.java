@@ -676,6 +676,42 @@ class FleetApiTest {
   }
 
   /**
+   * The campaigns' list takes what its contract says and refuses the rest (400, JSON) before
+   * reading anything: a limit past 1,000 or not a number, a field it does not take, a field given
+   * twice, a cursor of another list.
+   */
+  @Test
+  void theCampaignsListRefusesWhatItsContractDoesNotTake() throws Exception {
+    String eventsCursor =
+        JsonSerde.JSON
+            .readTree(call("GET", "/api/events?limit=1", READER, null, "/api/events").body())
+            .path("next")
+            .asText();
+    assertThat(eventsCursor).isNotEmpty();
+    for (String query :
+        List.of(
+            "limit=1001",
+            "limit=ten",
+            "zone=1",
+            "type=Reboot&type=Freeze",
+            "text=",
+            "cursor=" + eventsCursor)) {
+      HttpResponse<String> r =
+          call("GET", "/api/campaigns?" + query, READER, null, "/api/campaigns");
+      assertThat(r.statusCode()).as(query + ": " + r.body()).isEqualTo(400);
+      assertThat(JsonSerde.JSON.readTree(r.body()).path("error").asText()).as(query).isNotEmpty();
+    }
+    HttpResponse<String> ok =
+        call(
+            "GET",
+            "/api/campaigns?type=reboot&source=platform&text=PLANNED&limit=1000",
+            READER,
+            null,
+            "/api/campaigns");
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+  }
+
+  /**
    * A resume names the halt it resumes: the one given (the rollout's halt.at as read), 409 when the
    * rollout is not halted so; without one, the halt this instance's view shows. The command carries
    * it, and the rollout processor resumes nothing else.
