@@ -31,6 +31,18 @@ public final class ViewChanges implements TopologyObserver {
     versions.computeIfAbsent(store, s -> new AtomicLong()).incrementAndGet();
   }
 
+  /**
+   * A deletion counts as a change (a view's writes are told through {@link #viewChanged}, its
+   * deletions only here): an inventory entry deleted makes its VM unknown on the page, and
+   * retention's deletions take rows off it.
+   */
+  @Override
+  public void keyChanged(String store, String key, Object value) {
+    if (value == null) {
+      viewChanged(store);
+    }
+  }
+
   /** How many changes {@code store} has seen on this instance. */
   public long version(String store) {
     AtomicLong v = versions.get(store);

@@ -1,4 +1,4 @@
-// Live countdowns to NotBefore; everything else is htmx.
+// Live countdowns to NotBefore, and the open maintenance's filter and pages; the rest is htmx.
 (function () {
   function left(ms) {
     if (ms <= 0) return "now (NotBefore passed: Azure may start it any time)";
@@ -27,6 +27,32 @@
     } else {
       last[target.id] = xhr.responseText;
     }
+  });
+  // The open maintenance's filter and pages: set what the SRE chose, then ask the list for itself
+  // (its request reads the filter and the page when it goes out; a newer one replaces one under
+  // way). A filter starts again at page 1; a text is asked for once typing pauses.
+  function showList(page) {
+    var input = document.getElementById("events-page"), list = document.getElementById("events");
+    if (input) input.value = page;
+    if (list) htmx.trigger(list, "events-list");
+  }
+  var typing;
+  document.addEventListener("submit", function (e) {
+    if (e.target.id !== "events-filter") return;
+    e.preventDefault();
+    showList(1);
+  });
+  document.addEventListener("change", function (e) {
+    if (e.target.tagName === "SELECT" && e.target.closest("#events-filter")) showList(1);
+  });
+  document.addEventListener("input", function (e) {
+    if (e.target.tagName !== "INPUT" || !e.target.closest("#events-filter")) return;
+    clearTimeout(typing);
+    typing = setTimeout(function () { showList(1); }, 400);
+  });
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("[data-events-page]");
+    if (b) showList(b.getAttribute("data-events-page"));
   });
   setInterval(tick, 1000);
   document.addEventListener("htmx:afterSwap", tick);
