@@ -565,14 +565,14 @@ class FleetPageGateTest {
     assertThat(shownEvents(first)).isEqualTo(range(0, 25));
     assertThat(first)
         .contains("Campaigns 1–25 of 30, the soonest NotBefore first (page 1 of 2)")
-        .contains("hx-get=\"/ui/fragment/events?page=2\"")
+        .contains("data-testid=\"events-next\" data-events-page=\"2\"")
         .doesNotContain("data-testid=\"events-previous\"")
         .contains("name=\"page\" value=\"1\"");
     String second = list.apply("?page=2&type=&source=&text=");
     assertThat(shownEvents(second)).isEqualTo(range(25, 30));
     assertThat(second)
         .contains("Campaigns 26–30 of 30")
-        .contains("hx-get=\"/ui/fragment/events?page=1\"")
+        .contains("data-testid=\"events-previous\" data-events-page=\"1\"")
         .doesNotContain("data-testid=\"events-next\"")
         .contains("name=\"page\" value=\"2\"");
     assertThat(shownEvents(list.apply("?page=9"))).isEqualTo(range(25, 30));
