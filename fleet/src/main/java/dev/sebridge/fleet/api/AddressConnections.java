@@ -43,7 +43,6 @@ final class AddressConnections implements Connection.Listener {
 
   private final LongSupplier nanos;
   private final BiConsumer<Runnable, Duration> later;
-  private long closedSinceLine; // guarded by this
   // guarded by this: how many of each address since the last line, at most NAMED addresses
   private final Map<String, Long> byAddress = new LinkedHashMap<>();
   private long others; // guarded by this: those of addresses past NAMED
@@ -51,8 +50,7 @@ final class AddressConnections implements Connection.Listener {
   /** The most addresses a line names (the others are counted together). */
   static final int NAMED = 10;
 
-  private long lastLine; // guarded by this; nanos, meaningful once a line was written
-  private boolean logged; // guarded by this
+  private long lastLine; // guarded by this; nanos (at the start, as if LOG_EVERY ago)
   private boolean lineDue; // guarded by this: a line is scheduled for those not written yet
 
   /**
@@ -71,6 +69,7 @@ final class AddressConnections implements Connection.Listener {
     this.most = most;
     this.nanos = nanos;
     this.later = later;
+    this.lastLine = nanos.getAsLong() - LOG_EVERY.toNanos(); // the first closure is said at once
     this.trustedProxies = HttpLimits.canonical(trustedProxies);
   }
 
@@ -98,7 +97,6 @@ final class AddressConnections implements Connection.Listener {
    * {@link #LOG_EVERY}, or else once that is over.
    */
   private synchronized void closed(String key) {
-    closedSinceLine++;
     if (byAddress.containsKey(key) || byAddress.size() < NAMED) {
       byAddress.merge(key, 1L, Long::sum);
     } else {
@@ -106,7 +104,7 @@ final class AddressConnections implements Connection.Listener {
     }
     long now = nanos.getAsLong();
     long since = now - lastLine;
-    if (!logged || since >= LOG_EVERY.toNanos()) {
+    if (since >= LOG_EVERY.toNanos()) {
       line(now);
     } else if (!lineDue) {
       lineDue = true;
@@ -117,7 +115,7 @@ final class AddressConnections implements Connection.Listener {
   /** The scheduled line: those closed since the last one. */
   synchronized void due() {
     lineDue = false;
-    if (closedSinceLine > 0) {
+    if (!byAddress.isEmpty()) { // (an address is named whenever one was closed)
       line(nanos.getAsLong());
     }
   }
@@ -127,15 +125,13 @@ final class AddressConnections implements Connection.Listener {
         "closed {} new connection(s) as they opened, by address {}{}: one address holds at most"
             + " {} at once (a sixteenth of fleet.http.max-connections; a load balancer's address"
             + " belongs in fleet.http.trusted-proxies)",
-        closedSinceLine,
+        others + byAddress.values().stream().mapToLong(Long::longValue).sum(),
         byAddress,
         others == 0 ? "" : " and " + others + " of other addresses",
         most);
-    closedSinceLine = 0;
     byAddress.clear();
     others = 0;
     lastLine = now;
-    logged = true;
   }
 
   @Override

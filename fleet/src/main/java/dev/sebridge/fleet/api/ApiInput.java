@@ -105,8 +105,17 @@ public final class ApiInput {
    * @param template the route as the document names it, e.g. {@code /api/events}
    */
   public static Map<String, String> query(HttpCall call, String template) {
+    Map<String, String> q = fields(call.rawQuery());
+    CONTRACT.checkQuery(call.method(), template, q);
+    return q;
+  }
+
+  /**
+   * A raw query's fields, decoded, in order (null or empty: none); 400 for a field given twice or
+   * malformed percent-encoding. What a route takes is the route's to check.
+   */
+  public static Map<String, String> fields(String raw) {
     Map<String, String> q = new java.util.LinkedHashMap<>();
-    String raw = call.rawQuery();
     if (raw != null && !raw.isEmpty()) {
       for (String part : raw.split("&", -1)) {
         int eq = part.indexOf('=');
@@ -116,7 +125,6 @@ public final class ApiInput {
         }
       }
     }
-    CONTRACT.checkQuery(call.method(), template, q);
     return q;
   }
 

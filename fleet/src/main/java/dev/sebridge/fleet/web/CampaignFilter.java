@@ -3,7 +3,6 @@ package dev.sebridge.fleet.web;
 import dev.sebridge.fleet.api.ApiException;
 import dev.sebridge.fleet.api.ApiInput;
 import dev.sebridge.fleet.api.CampaignIndex;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -33,16 +32,12 @@ record CampaignFilter(String type, String source, String text, int page) {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return NONE;
     }
-    Map<String, String> q = new LinkedHashMap<>();
-    for (String part : rawQuery.split("&", -1)) {
-      int eq = part.indexOf('=');
-      String name = ApiInput.decode(eq < 0 ? part : part.substring(0, eq));
-      if (!FIELDS.contains(name)) {
-        throw new ApiException(400, "the list of open maintenance takes no " + name);
+    Map<String, String> q = ApiInput.fields(rawQuery);
+    for (Map.Entry<String, String> f : q.entrySet()) {
+      if (!FIELDS.contains(f.getKey())) {
+        throw new ApiException(400, "the list of open maintenance takes no " + f.getKey());
       }
-      if (q.put(name, eq < 0 ? "" : ApiInput.decode(part.substring(eq + 1)).strip()) != null) {
-        throw new ApiException(400, "the query gives " + name + " more than once");
-      }
+      f.setValue(f.getValue().strip());
     }
     String text = q.getOrDefault("text", "");
     if (text.length() > MAX_TEXT) {
