@@ -534,6 +534,77 @@ class FleetPageBrowserTest {
   }
 
   /**
+   * The page sends back the mark each section was told with, and keeps a section an instance
+   * answers "behind" for, asking again a second later, until a newer change is told. The instance
+   * here is the only one, so the mark that is behind is made up (a change this instance cannot have
+   * applied: offset 10^12 of the approvals' topic), dispatched as the live stream dispatches one;
+   * LaggingInstancePageTest has two instances on a broker and what B's views really held.
+   */
+  @Test
+  @Order(7)
+  void aSectionAnsweredBehindIsKeptAndAskedAgainWithItsMarkUntilANewerChange() throws Exception {
+    signIn(FleetLab.APPROVER_TOKEN);
+    By approvals = By.cssSelector("[data-testid=approvals]");
+    waitFor(approvals);
+    String shown = browser.findElement(approvals).getText();
+    JavascriptExecutor js = (JavascriptExecutor) browser;
+    // Every request for the approval history, with the mark it carried and its answer's status.
+    js.executeScript(
+        "window.__asked = [];"
+            + " const proto = XMLHttpRequest.prototype;"
+            + " const open = proto.open, header = proto.setRequestHeader;"
+            + " proto.open = function(m, u) { this.__u = u; return open.apply(this, arguments); };"
+            + " proto.setRequestHeader = function(n, v) {"
+            + "   if (this.__u.indexOf('/ui/fragment/approvals') >= 0 && n === 'X-Sebridge-Views') {"
+            + "     const r = {mark: v, status: 0}; window.__asked.push(r);"
+            + "     this.addEventListener('load', () => { r.status = this.status; }); }"
+            + "   return header.apply(this, arguments); };");
+    String ahead = "requests-view@0:1000000000000";
+    js.executeScript(
+        "htmx.trigger(document.getElementById('approval-list'), 'sse:approvals', {data: arguments[0]})",
+        ahead);
+    java.util.function.Supplier<List<Map<String, Object>>> asked =
+        () -> {
+          @SuppressWarnings("unchecked")
+          List<Map<String, Object>> a =
+              (List<Map<String, Object>>) js.executeScript("return window.__asked");
+          return a;
+        };
+    new WebDriverWait(browser, WAIT)
+        .until(
+            d ->
+                asked.get().stream()
+                        .filter(r -> ahead.equals(r.get("mark")))
+                        .filter(r -> ((Number) r.get("status")).intValue() == 503)
+                        .count()
+                    >= 2);
+    assertThat(browser.findElement(approvals).getText())
+        .as("kept as it was, not the 503's message")
+        .isEqualTo(shown)
+        .doesNotContain("behind");
+
+    // A real change: the stream tells the section with its own mark, which this instance has.
+    String reboot =
+        sim.addEvent(EventSpec.scheduled("Reboot", List.of(vm(5).name())).withNotice(7200));
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(WAIT)
+          .until(() -> found("/api/events/" + reboot) != null);
+      api(
+          "POST",
+          "/api/events/" + reboot + "/approve",
+          "{\"reason\":\"a newer change\",\"vms\":[\"" + vm(5).vmId() + "\"]}");
+      waitUntilText(approvals, "a newer change");
+      List<Map<String, Object>> real =
+          asked.get().stream().filter(r -> !ahead.equals(r.get("mark"))).toList();
+      assertThat(real).isNotEmpty();
+      assertThat(real.get(real.size() - 1).get("mark").toString()).startsWith("requests-view@");
+    } finally {
+      sim.cancelEvent(reboot);
+    }
+  }
+
+  /**
    * One heartbeat of a VM of scale set {@code web}, written straight to the agents' topic (as any
    * process holding the agents' identity could), saying the next comes in {@code every}.
    */

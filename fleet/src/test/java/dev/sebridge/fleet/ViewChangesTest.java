@@ -23,4 +23,69 @@ class ViewChangesTest {
     assertThat(c.version(FleetTopology.INVENTORY_VIEW)).isEqualTo(2);
     assertThat(c.version(FleetTopology.EVENTS_VIEW)).isZero();
   }
+
+  /**
+   * A mark taken after a change was counted covers it, and an instance has applied a mark only once
+   * everything it covers was told (the record's done, not just started): another instance's page
+   * asks with it, and the section it gets must show that change.
+   */
+  @Test
+  void aMarkCoversWhatWasCountedAndIsAppliedOnceAllOfItWasTold() {
+    ViewChanges told = new ViewChanges(); // the instance that told the page
+    told.viewRecordStarted(FleetTopology.EVENTS_VIEW, 0, 41);
+    told.viewChanged(FleetTopology.EVENTS_VIEW);
+    told.viewRecordDone(FleetTopology.EVENTS_VIEW, 0, 41);
+    told.viewRecordStarted(FleetTopology.EVENTS_VIEW, 1, 7);
+    told.viewChanged(FleetTopology.EVENTS_VIEW); // counted, its record not done yet
+    ViewMark mark =
+        told.mark(java.util.List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
+    assertThat(mark.toString()).isEqualTo("events-view@0:41,1:7");
+    assertThat(told.applied(mark)).as("its record 1:7 is not done").isFalse();
+    told.viewRecordDone(FleetTopology.EVENTS_VIEW, 1, 7);
+    assertThat(told.applied(mark)).isTrue();
+
+    ViewChanges other = new ViewChanges(); // the instance the page asks
+    assertThat(other.applied(mark)).isFalse();
+    other.viewRecordStarted(FleetTopology.EVENTS_VIEW, 0, 41);
+    other.viewRecordDone(FleetTopology.EVENTS_VIEW, 0, 41);
+    other.viewRecordStarted(FleetTopology.EVENTS_VIEW, 1, 7);
+    assertThat(other.applied(mark)).as("started, not done").isFalse();
+    other.viewRecordDone(FleetTopology.EVENTS_VIEW, 1, 7);
+    assertThat(other.applied(mark)).isTrue();
+    other.viewRecordDone(FleetTopology.EVENTS_VIEW, 1, 9);
+    assertThat(other.applied(mark)).as("further on").isTrue();
+    assertThat(other.applied(ViewMark.NONE)).isTrue();
+    assertThat(new ViewChanges().applied(ViewMark.NONE)).isTrue();
+  }
+
+  /**
+   * A request waits for the instance to apply the page's mark, woken by the global thread as it
+   * does (not by polling), and gives up at its bound.
+   */
+  @Test
+  void aWaitEndsWhenTheMarkIsAppliedOrAtItsBound() throws Exception {
+    ViewChanges c = new ViewChanges();
+    ViewMark mark = ViewMark.parse("vms-view@2:100");
+    long before = System.nanoTime();
+    assertThat(c.awaitApplied(mark, java.time.Duration.ofMillis(200))).isFalse();
+    assertThat(System.nanoTime() - before).isGreaterThanOrEqualTo(200_000_000L);
+
+    java.util.concurrent.CompletableFuture<Boolean> waiting =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return c.awaitApplied(mark, java.time.Duration.ofSeconds(60));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> c.waiting() == 1);
+    c.viewRecordDone(FleetTopology.VMS_VIEW, 2, 99);
+    assertThat(waiting).isNotDone();
+    c.viewRecordDone(FleetTopology.VMS_VIEW, 2, 100);
+    assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(c.waiting()).isZero();
+  }
 }

@@ -26,6 +26,17 @@ public interface TopologyObserver {
    */
   default void keyChanged(String store, String key, Object value) {}
 
+  /**
+   * A global view store applies the record at {@code offset} of its topic's {@code partition}:
+   * called before the store holds it; every other call for that record ({@link #keyChanged}, {@link
+   * #viewChanged}, {@link #applied}) comes after this one and before {@link #viewRecordDone}. On
+   * the global thread, restores included.
+   */
+  default void viewRecordStarted(String store, int partition, long offset) {}
+
+  /** Everything a global view store tells of the record at {@code offset} has been told. */
+  default void viewRecordDone(String store, int partition, long offset) {}
+
   /** A record of the commands topic sits on a partition its VM's agent does not read. */
   default void misrouted() {}
 
@@ -71,6 +82,16 @@ public interface TopologyObserver {
       @Override
       public void keyChanged(String store, String key, Object value) {
         list.forEach(o -> o.keyChanged(store, key, value));
+      }
+
+      @Override
+      public void viewRecordStarted(String store, int partition, long offset) {
+        list.forEach(o -> o.viewRecordStarted(store, partition, offset));
+      }
+
+      @Override
+      public void viewRecordDone(String store, int partition, long offset) {
+        list.forEach(o -> o.viewRecordDone(store, partition, offset));
       }
 
       @Override

@@ -17,6 +17,7 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   private final ViewIndex index;
   private final TopologyObserver observer;
   private KeyValueStore<String, V> store;
+  private ProcessorContext<Void, Void> context;
 
   /**
    * @param index told of every change once the store has it, in the order applied
@@ -36,10 +37,19 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
   @Override
   public void init(ProcessorContext<Void, Void> context) {
     this.store = context.getStateStore(storeName);
+    this.context = context;
   }
 
+  /**
+   * Applies the record and tells of it: the observer hears first that it is being applied ({@link
+   * TopologyObserver#viewRecordStarted}), last that all was told ({@link
+   * TopologyObserver#viewRecordDone}), with its position in the topic.
+   */
   @Override
   public void process(Record<String, V> record) {
+    java.util.Optional<org.apache.kafka.streams.processor.api.RecordMetadata> at =
+        context.recordMetadata();
+    at.ifPresent(m -> observer.viewRecordStarted(storeName, m.partition(), m.offset()));
     if (record.value() == null) {
       store.delete(record.key());
       index.changed(storeName, record.key(), null);
@@ -52,5 +62,6 @@ final class ViewUpdater<V> implements Processor<String, V, Void, Void> {
       observer.keyChanged(storeName, record.key(), record.value());
       applied.accept(record);
     }
+    at.ifPresent(m -> observer.viewRecordDone(storeName, m.partition(), m.offset()));
   }
 }

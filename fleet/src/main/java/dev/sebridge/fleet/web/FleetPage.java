@@ -209,11 +209,15 @@ public final class FleetPage implements Route {
     } else if (path.equals("/ui/stream") && ex.rawMethod().equals("GET")) {
       live.serve(ex, s.principal().id(), s.principal().expiresAt());
     } else if (path.startsWith("/ui/fragment/") && method.equals("GET")) {
-      html(
-          ex,
-          200,
-          sections.fragment(
-              path.substring("/ui/fragment/".length()), ex.rawQuery(), p.role().mayApprove()));
+      String name = path.substring("/ui/fragment/".length());
+      if (sections.caughtUp(name, ex.headers(PageSections.VIEWS_HEADER))) {
+        html(ex, 200, sections.fragment(name, ex.rawQuery(), p.role().mayApprove()));
+      } else {
+        // The page keeps what it shows and asks again (app.js), maybe of another instance.
+        ex.header("Retry-After", "1");
+        ex.header(PageSections.BEHIND_HEADER, "true");
+        html(ex, 503, render("message.mustache", Map.of("error", PageSections.BEHIND)));
+      }
     } else if ((m = VM.matcher(path)).matches() && method.equals("GET")) {
       html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {

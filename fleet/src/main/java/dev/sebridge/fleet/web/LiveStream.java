@@ -2,6 +2,7 @@ package dev.sebridge.fleet.web;
 
 import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.ViewChanges;
+import dev.sebridge.fleet.ViewMark;
 import dev.sebridge.fleet.api.HttpCall;
 import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Duration;
@@ -45,6 +46,21 @@ public final class LiveStream implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger();
 
   private long ticks; // the ticker's own
+
+  /**
+   * Sections told at most once in so many of a page's ticks (the others: once a tick). The silent
+   * agents and the coverage change with many VMs' views at 100,000 VMs, and each asks for a whole
+   * list; the page once throttled them itself (htmx's {@code throttle:2s}), which drops a change
+   * told within the two seconds instead of putting it off.
+   */
+  static final Map<String, Integer> EVERY = Map.of("silent", 2, "coverage", 2);
+
+  /**
+   * The view stores whose topics a section's mark covers: what it reads (the silent agents, from
+   * the VMs' view; a rollout, from its header and its parts), which is more than what it is told
+   * of.
+   */
+  static final Map<String, List<String>> MARKED = marked();
 
   /** Live pages one principal may have open at once. */
   static final int PER_PRINCIPAL = 8;
@@ -172,12 +188,17 @@ public final class LiveStream implements AutoCloseable {
   }
 
   /**
-   * Tells the pages of one slot ({@code -1}: every page) what changed since they last heard.
+   * Tells the pages of one slot ({@code -1}: every page) what changed since they last heard: each
+   * section that changed, with the {@link ViewMark} of the views it shows, which the page sends
+   * back when it asks for the section, so that whichever instance answers shows at least that
+   * change. A section of {@link #EVERY} is told at most once in so many of a page's ticks, and what
+   * changed meanwhile is told at the first tick it may be (never dropped).
    *
    * @param slot the pages opened as the {@code slot}-th of each {@link #SLOTS}
    */
   void tick(int slot) {
     Map<String, Long> now = versions();
+    Map<String, String> marks = new LinkedHashMap<>(); // taken after the counts: they cover them
     long t = System.nanoTime();
     java.time.Instant wall = clock.instant();
     for (Page p : pages) {
@@ -191,14 +212,23 @@ public final class LiveStream implements AutoCloseable {
         p.end(null); // its token expired: ended, not cut (htmx asks again, and is signed out)
         continue;
       }
+      long visit = ++p.visits;
       StringBuilder b = new StringBuilder();
       now.forEach(
           (section, v) -> {
-            if (v > p.seen.getOrDefault(section, 0L)) {
-              b.append("event: ").append(section).append("\ndata: ").append(v).append("\n\n");
+            if (v <= p.seen.getOrDefault(section, 0L)) {
+              return;
             }
+            Long told = p.told.get(section);
+            if (told != null && visit - told < EVERY.getOrDefault(section, 1)) {
+              return; // told of it a tick ago: it hears of this when it may (seen stays)
+            }
+            String mark =
+                marks.computeIfAbsent(section, s -> changes.mark(MARKED.get(s)).toString());
+            b.append("event: ").append(section).append("\ndata: ").append(mark).append("\n\n");
+            p.seen.put(section, v);
+            p.told.put(section, visit);
           });
-      p.seen.putAll(now);
       if (b.length() > 0) {
         p.write(b.toString());
       } else if (t - p.lastWrite >= KEEP_ALIVE_NANOS) {
@@ -241,6 +271,8 @@ public final class LiveStream implements AutoCloseable {
     private final String principal;
     private final java.time.Instant until;
     private volatile long lastWrite = System.nanoTime();
+    private final Map<String, Long> told = new java.util.HashMap<>(); // the ticker's own
+    private long visits; // the ticker's own: ticks this page was looked at
 
     Page(
         HttpCall.Stream stream, Map<String, Long> seen, String principal, java.time.Instant until) {
@@ -272,6 +304,29 @@ public final class LiveStream implements AutoCloseable {
         stream.end(failure);
       }
     }
+  }
+
+  private static Map<String, List<String>> marked() {
+    Map<String, List<String>> m = new LinkedHashMap<>();
+    m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
+    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW, FleetTopology.ROLLOUT_PARTS_VIEW));
+    m.put("silent", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
+    m.put("coverage", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
+    m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** The mark of the views section {@code name} reads, as this instance has them now. */
+  ViewMark mark(String name) {
+    return changes.mark(MARKED.get(name));
+  }
+
+  /**
+   * Waits until this instance has applied {@code mark} (a page's, from the instance that told it of
+   * a change), at most {@code max}.
+   */
+  boolean caughtUp(ViewMark mark, Duration max) throws InterruptedException {
+    return changes.awaitApplied(mark, max);
   }
 
   private static Map<String, List<String>> sections() {

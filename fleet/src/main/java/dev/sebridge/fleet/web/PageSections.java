@@ -36,6 +36,57 @@ final class PageSections {
     this.render = render;
   }
 
+  /** The header a page's request for a section carries the mark of the change it was told of in. */
+  static final String VIEWS_HEADER = "X-Sebridge-Views";
+
+  /**
+   * Set on a section's 503 when this instance's views are behind the change the page was told of
+   * ({@link PageSections#caughtUp}): the page keeps the section and asks again.
+   */
+  static final String BEHIND_HEADER = "X-Sebridge-Behind";
+
+  static final String BEHIND =
+      "This instance's views are behind the change this page was told of; asked again in a"
+          + " second.";
+
+  /**
+   * How long a request for a section waits for this instance to apply the change the page was told
+   * of (by another instance, behind the same load balancer) before it is answered 503.
+   */
+  static final java.time.Duration CATCH_UP = java.time.Duration.ofMillis(500);
+
+  /**
+   * Whether this instance has applied the views of the change a page was told of ({@code marks}:
+   * the {@link #VIEWS_HEADER} it sent, none when it was not told of one), waiting up to {@link
+   * #CATCH_UP} for it: answered now, the section would show views older than the page heard of, and
+   * keep them until the next change.
+   *
+   * @throws ApiException 404 for no such section, 400 for a mark that is not one
+   */
+  boolean caughtUp(String name, List<String> marks) {
+    if (!LiveStream.SECTIONS.containsKey(name)) {
+      throw new ApiException(404, "no such fragment: " + name);
+    }
+    if (marks.isEmpty()) {
+      return true;
+    }
+    if (marks.size() > 1) {
+      throw new ApiException(400, VIEWS_HEADER + " is given " + marks.size() + " times");
+    }
+    dev.sebridge.fleet.ViewMark mark;
+    try {
+      mark = dev.sebridge.fleet.ViewMark.parse(marks.get(0));
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(400, VIEWS_HEADER + ": " + e.getMessage());
+    }
+    try {
+      return live.caughtUp(mark, CATCH_UP);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /**
    * The section {@code name}'s HTML for a reader or an approver.
    *

@@ -1,4 +1,5 @@
-// Live countdowns to NotBefore, and the open maintenance's filter and pages; the rest is htmx.
+// Live countdowns to NotBefore, the open maintenance's filter and pages, and the sections' view
+// marks; the rest is htmx.
 (function () {
   function left(ms) {
     if (ms <= 0) return "now (NotBefore passed: Azure may start it any time)";
@@ -14,9 +15,37 @@
   // A live refresh that brings the same HTML is not swapped in: focus, scroll and keyboard
   // position stay where the user left them until something really changes.
   var last = {};
+  // A section asked for because the live stream told of a change sends the stream's mark of the
+  // views that changed (X-Sebridge-Views), and so does every later request of it: whichever
+  // instance answers shows at least that change, or answers 503 with X-Sebridge-Behind if its
+  // views are not there yet. The section then stays as it is and asks again after Retry-After
+  // (maybe of another instance), ten times at most; the eleventh answer is shown as it is.
+  var marks = {}, behind = {};
+  document.addEventListener("htmx:configRequest", function (e) {
+    var elt = e.detail.elt, told = e.detail.triggeringEvent;
+    if (!elt || !elt.id) return;
+    if (told && told.type && told.type.indexOf("sse:") === 0 && told.detail
+        && typeof told.detail.data === "string") {
+      marks[elt.id] = told.detail.data;
+      behind[elt.id] = 0;
+    }
+    if (marks[elt.id]) e.detail.headers["X-Sebridge-Views"] = marks[elt.id];
+  });
   document.addEventListener("htmx:beforeSwap", function (e) {
     var target = e.detail.target, xhr = e.detail.xhr;
     if (!target || !target.id || !xhr) return;
+    if (xhr.status === 503 && xhr.getResponseHeader("X-Sebridge-Behind")) {
+      var id = target.id, mark = marks[id], tries = (behind[id] || 0) + 1;
+      behind[id] = tries;
+      if (tries <= 10) {
+        e.detail.shouldSwap = false;
+        var after = parseInt(xhr.getResponseHeader("Retry-After"), 10) || 1;
+        setTimeout(function () {
+          if (marks[id] === mark) htmx.trigger(target, "views-behind");
+        }, after * 1000);
+        return;
+      }
+    }
     if (xhr.status !== 200) {
       // An error swapped in: the next 200, even the same HTML as before it, replaces it.
       delete last[target.id];

@@ -55,6 +55,9 @@ class FleetPageGateTest {
             Duration.ofSeconds(5), 4, 16, 100, 3, 3, secureCookie, java.util.Set.of("127.0.0.1")));
   }
 
+  /** What the page's live stream and sections know of the views' topics. */
+  final ViewChanges changes = new ViewChanges();
+
   /** The events the page's views hold (empty unless a test puts some). */
   final MapStore<EventView> events = new MapStore<>();
 
@@ -73,7 +76,7 @@ class FleetPageGateTest {
                 APPROVER, new Principal("alice", Principal.Role.APPROVER),
                 READER, new Principal("dashboard", Principal.Role.READER)));
     RateLimits writes = new RateLimits(limits.writesPerMinute());
-    live = new LiveStream(new ViewChanges(), 4);
+    live = new LiveStream(changes, 4);
     FleetServer http = new FleetServer("127.0.0.1", 0, limits, tokens, writes, List::of);
     server =
         http.route(
@@ -616,6 +619,44 @@ class FleetPageGateTest {
                     + "\r\n\r\n"))
         .startsWith("HTTP/1.1 400")
         .contains("the section silent takes no query");
+  }
+
+  /**
+   * A section asked for with the mark of a change this instance has not applied is 503 with {@code
+   * Retry-After} and {@code X-Sebridge-Behind} once its wait is over (the page keeps what it shows
+   * and asks again), and 200 once it has; a mark that is not one, or two of them, is 400.
+   */
+  @Test
+  void aSectionAskedWithAMarkThisInstanceHasNotAppliedIs503UntilItHas() throws Exception {
+    start(false);
+    String session = signInAs(READER).session();
+    java.util.function.Function<String, String> silent =
+        marks ->
+            sendQuietly(
+                "GET /ui/fragment/silent HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                    + session
+                    + "\r\n"
+                    + marks
+                    + "\r\n");
+    String ahead = "X-Sebridge-Views: vms-view@0:10;inventory-view@1:3\r\n";
+    String behind = silent.apply(ahead);
+    assertThat(behind)
+        .startsWith("HTTP/1.1 503")
+        .contains("Retry-After: 1")
+        .contains("X-Sebridge-Behind: true")
+        .contains("behind the change this page was told of");
+    changes.viewRecordStarted(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, 0, 10);
+    changes.viewRecordDone(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, 0, 10);
+    assertThat(silent.apply(ahead)).as("the inventory is not there yet").startsWith("HTTP/1.1 503");
+    changes.viewRecordDone(dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW, 1, 3);
+    assertThat(silent.apply(ahead)).startsWith("HTTP/1.1 200");
+    assertThat(silent.apply("")).as("no mark: nothing to wait for").startsWith("HTTP/1.1 200");
+    assertThat(silent.apply("X-Sebridge-Views: vms-view@0:x\r\n"))
+        .startsWith("HTTP/1.1 400")
+        .contains("X-Sebridge-Views: not a view mark");
+    assertThat(silent.apply(ahead + ahead))
+        .startsWith("HTTP/1.1 400")
+        .contains("X-Sebridge-Views is given 2 times");
   }
 
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */

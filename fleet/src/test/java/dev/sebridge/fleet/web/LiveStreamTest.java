@@ -100,6 +100,66 @@ class LiveStreamTest {
   }
 
   /**
+   * Each section told carries the mark of the views it reads, as far as this instance had applied
+   * them when it counted the change: the page sends it back with its request for the section, and
+   * whichever instance answers shows at least that change.
+   */
+  @Test
+  void eachSectionToldCarriesTheMarkOfTheViewsItReads() throws Exception {
+    BufferedReader a = stream();
+    assertThat(status(a)).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.writes() == 1);
+    changes.viewRecordStarted(FleetTopology.EVENTS_VIEW, 1, 812);
+    changes.viewChanged(FleetTopology.EVENTS_VIEW);
+    changes.viewRecordStarted(FleetTopology.POLICIES_VIEW, 0, 14);
+    changes.viewRecordStarted(FleetTopology.VMS_VIEW, 0, 5); // read by the silent agents
+    changes.viewChanged(ViewChanges.SILENT_AGENTS);
+    settled();
+    live.tick();
+    assertThat(told(a, 2))
+        .containsExactlyInAnyOrder(
+            "events=events-view@1:812;policies-view@0:14", "silent=vms-view@0:5");
+  }
+
+  /**
+   * The silent agents and the coverage are told at most every other tick of a page; a change in
+   * between is told at the next tick it may be, not dropped. Before, the page throttled them itself
+   * (htmx's {@code throttle:2s}), which drops what is told within the two seconds: a second agent
+   * falling silent a second after the first stayed off the page until the next change.
+   */
+  @Test
+  void theSilentAgentsAreToldEveryOtherTickAtMostAndAChangeMeanwhileIsToldAtTheNext()
+      throws Exception {
+    BufferedReader a = stream();
+    assertThat(status(a)).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.writes() == 1);
+    changes.viewChanged(ViewChanges.SILENT_AGENTS);
+    settled();
+    live.tick();
+    assertThat(events(a, 1)).containsExactly("silent");
+    changes.viewChanged(ViewChanges.SILENT_AGENTS);
+    changes.viewChanged(FleetTopology.EVENTS_VIEW);
+    long before = live.writes();
+    settled();
+    live.tick();
+    assertThat(events(a, 1))
+        .as("the events now, the silent agents next tick")
+        .containsExactly("events");
+    settled();
+    live.tick();
+    assertThat(live.writes())
+        .as("a write each tick: the silent agents came alone")
+        .isEqualTo(before + 2);
+    assertThat(events(a, 1)).containsExactly("silent");
+    long writes = live.writes();
+    settled();
+    live.tick();
+    settled();
+    live.tick();
+    assertThat(live.writes()).as("nothing changed since").isEqualTo(writes);
+  }
+
+  /**
    * The pages are told in slots: each slot's tick writes to its own pages only (the slots taken
    * round robin as pages open), so that the pages ask for the sections again a tenth at a time, not
    * all in one instant; over the slots of one tick every page hears of the change once.
@@ -222,6 +282,21 @@ class LiveStreamTest {
 
   private static int status(BufferedReader r) throws Exception {
     return Integer.parseInt(r.readLine().substring(9, 12));
+  }
+
+  /** The next {@code n} events of the stream as name=data (headers and comments skipped). */
+  private static List<String> told(BufferedReader r, int n) throws Exception {
+    List<String> told = new ArrayList<>();
+    String name = null;
+    String line;
+    while (told.size() < n && (line = r.readLine()) != null) {
+      if (line.startsWith("event: ")) {
+        name = line.substring(7);
+      } else if (line.startsWith("data: ")) {
+        told.add(name + "=" + line.substring(6));
+      }
+    }
+    return told;
   }
 
   /** The names of the next {@code n} events of the stream (headers and comments skipped). */
