@@ -30,10 +30,21 @@ public final class ViewChanges implements TopologyObserver {
   private final Map<String, AtomicLong> versions = new ConcurrentHashMap<>();
   private final Map<String, Map<Integer, AtomicLong>> started = new ConcurrentHashMap<>();
   private final Map<String, Map<Integer, AtomicLong>> done = new ConcurrentHashMap<>();
+  private final java.util.Set<String> held = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The most requests that wait in {@link #awaitApplied} at once; more are answered "not applied"
+   * at once. A page's requests share a bounded pool, and an instance that is behind would otherwise
+   * fill it with waits.
+   */
+  public static final int MAX_WAITING = 8;
 
   /** Requests waiting in {@link #awaitApplied}: the global thread wakes them only if any. */
   private final java.util.concurrent.atomic.AtomicInteger waiting =
       new java.util.concurrent.atomic.AtomicInteger();
+
+  /** Records done so far: a waiter sleeps only while it is what it read before its check. */
+  private final AtomicLong doneCount = new AtomicLong();
 
   private final Object applied = new Object();
 
@@ -61,6 +72,11 @@ public final class ViewChanges implements TopologyObserver {
   }
 
   @Override
+  public void viewHeld(String store) {
+    held.add(store);
+  }
+
+  @Override
   public void viewRecordStarted(String store, int partition, long offset) {
     position(started, store, partition).set(offset);
   }
@@ -68,9 +84,10 @@ public final class ViewChanges implements TopologyObserver {
   @Override
   public void viewRecordDone(String store, int partition, long offset) {
     position(done, store, partition).set(offset);
+    doneCount.incrementAndGet();
     if (waiting.get() > 0) {
       synchronized (applied) {
-        applied.notifyAll();
+        applied.notifyAll(); // held only to wake: the waiters check their marks outside it
       }
     }
   }
@@ -100,9 +117,16 @@ public final class ViewChanges implements TopologyObserver {
     return new ViewMark(m);
   }
 
-  /** Whether this instance has applied everything {@code mark} covers, and told all of it. */
+  /**
+   * Whether this instance has applied everything {@code mark} covers, and told all of it. A store
+   * this instance does not hold ({@link #viewHeld}) is left out: the inventory's view, while a
+   * deployment turns it on instance by instance.
+   */
   public boolean applied(ViewMark mark) {
     for (Map.Entry<String, Map<Integer, Long>> store : mark.offsets().entrySet()) {
+      if (!held.contains(store.getKey())) {
+        continue;
+      }
       Map<Integer, AtomicLong> positions = done.getOrDefault(store.getKey(), Map.of());
       for (Map.Entry<Integer, Long> p : store.getValue().entrySet()) {
         AtomicLong at = positions.get(p.getKey());
@@ -115,7 +139,8 @@ public final class ViewChanges implements TopologyObserver {
   }
 
   /**
-   * Waits until this instance has {@link #applied} {@code mark}, at most {@code max}.
+   * Waits until this instance has {@link #applied} {@code mark}, at most {@code max}, woken as
+   * records are done; at once "not" when {@link #MAX_WAITING} requests wait already.
    *
    * @return whether it has
    */
@@ -123,18 +148,26 @@ public final class ViewChanges implements TopologyObserver {
     if (applied(mark)) {
       return true;
     }
+    if (waiting.incrementAndGet() > MAX_WAITING) {
+      waiting.decrementAndGet();
+      return false;
+    }
     long deadline = System.nanoTime() + max.toNanos();
-    waiting.incrementAndGet();
     try {
-      synchronized (applied) {
-        while (!applied(mark)) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            return false;
-          }
-          java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(applied, left);
+      while (true) {
+        long seen = doneCount.get();
+        if (applied(mark)) {
+          return true;
         }
-        return true;
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        synchronized (applied) {
+          if (doneCount.get() == seen) { // nothing done since the check: sleep until one is
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(applied, left);
+          }
+        }
       }
     } finally {
       waiting.decrementAndGet();

@@ -54,9 +54,12 @@ class LaggingInstancePageTest {
   static final CountDownLatch release = new CountDownLatch(1);
   static final CountDownLatch held = new CountDownLatch(1);
   static final HttpClient http = HttpClient.newHttpClient();
+  static Map<String, String> config;
+  static Path work;
 
   @BeforeAll
-  static void start(@TempDir Path work) throws Exception {
+  static void start(@TempDir Path dir) throws Exception {
+    work = dir;
     kafka = new EmbeddedKafkaBroker().start();
     kafka.createTopic("envelopes", 2);
     kafka.createTopic("commands", 2);
@@ -66,6 +69,7 @@ class LaggingInstancePageTest {
             kafka.bootstrapServers(),
             2,
             List.of(ServiceConfig.token(TOKEN, "sre", "reader")));
+    config = Map.copyOf(c);
     Map<String, String> second = new HashMap<>(c);
     second.put("fleet.state-dir", work.resolve("state-b").toString());
     a = FleetService.builder(Configuration.of(c)).build().start();
@@ -162,15 +166,50 @@ class LaggingInstancePageTest {
     assertThat(behind.headers().firstValue("Retry-After")).hasValue("1");
     assertThat(behind.body()).doesNotContain("EV-LAG-1");
 
-    // Once B has applied it, B answers with it.
+    // Once B has applied it, B answers with it: its first answer that is not "behind" shows it.
     release.countDown();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> {
-              HttpResponse<String> r = fragment(b, mark);
-              return r.statusCode() == 200 && r.body().contains("EV-LAG-1");
-            });
+    HttpResponse<String> caughtUp =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> fragment(b, mark), r -> r.statusCode() != 503);
+    assertThat(caughtUp.statusCode()).isEqualTo(200);
+    assertThat(caughtUp.body()).contains("EV-LAG-1");
+    stream.body().close();
+
+    // An instance started now reads the views whole (Streams reprocesses a global store through
+    // its updater, positions included): the first thing its stream tells a page is every section,
+    // the events with a mark at least A's, and it answers A's mark at once.
+    Map<String, String> third = new HashMap<>(config);
+    third.put("fleet.state-dir", work.resolve("state-c").toString());
+    try (FleetService c = FleetService.builder(Configuration.of(third)).build().start()) {
+      assertThat(c.awaitRunning(Duration.ofSeconds(60))).isTrue();
+      HttpResponse<String> answered = fragment(c, mark);
+      assertThat(answered.statusCode()).isEqualTo(200);
+      assertThat(answered.body()).contains("EV-LAG-1");
+      HttpResponse<Stream<String>> cs =
+          http.send(page(c, "/ui/stream").build(), HttpResponse.BodyHandlers.ofLines());
+      String[] event = {null};
+      String restored =
+          cs.body()
+              .filter(
+                  line -> {
+                    if (line.startsWith("event: ")) {
+                      event[0] = line.substring(7);
+                    }
+                    return line.startsWith("data: ") && "events".equals(event[0]);
+                  })
+              .findFirst()
+              .orElseThrow()
+              .substring(6);
+      cs.body().close();
+      Map<Integer, Long> seenByA = ViewMark.parse(mark).offsets().get(FleetTopology.EVENTS_VIEW);
+      Map<Integer, Long> restoredByC =
+          ViewMark.parse(restored).offsets().get(FleetTopology.EVENTS_VIEW);
+      assertThat(restoredByC).as(restored).isNotNull();
+      seenByA.forEach(
+          (partition, offset) ->
+              assertThat(restoredByC.get(partition)).as(restored).isGreaterThanOrEqualTo(offset));
+    }
   }
 
   private static HttpResponse<String> fragment(FleetService on, String mark) throws Exception {

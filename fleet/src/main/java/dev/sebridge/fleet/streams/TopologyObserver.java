@@ -26,6 +26,9 @@ public interface TopologyObserver {
    */
   default void keyChanged(String store, String key, Object value) {}
 
+  /** This instance holds the global view store {@code store} (told as its updater starts). */
+  default void viewHeld(String store) {}
+
   /**
    * A global view store applies the record at {@code offset} of its topic's {@code partition}:
    * called before the store holds it; every other call for that record ({@link #keyChanged}, {@link
@@ -82,6 +85,11 @@ public interface TopologyObserver {
       @Override
       public void keyChanged(String store, String key, Object value) {
         list.forEach(o -> o.keyChanged(store, key, value));
+      }
+
+      @Override
+      public void viewHeld(String store) {
+        list.forEach(o -> o.viewHeld(store));
       }
 
       @Override

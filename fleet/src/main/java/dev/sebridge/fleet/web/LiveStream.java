@@ -126,8 +126,11 @@ public final class LiveStream implements AutoCloseable {
       FleetPage.html(call, 503, "too many live pages");
       return;
     }
+    // Nothing seen yet: the first tick names every section this instance has views of, with its
+    // mark. The page's first requests carried no mark, and may have been answered by an instance
+    // that was behind; a stream opened again (its instance gone) would miss what changed meanwhile.
     Page page =
-        new Page(call.stream("text/event-stream; charset=utf-8"), versions(), principal, until);
+        new Page(call.stream("text/event-stream; charset=utf-8"), Map.of(), principal, until);
     page.write("retry: 2000\n: live\n\n"); // before the ticker can see it: never two writes
     pages.add(page);
     if (page.ended.get()) {
@@ -332,7 +335,9 @@ public final class LiveStream implements AutoCloseable {
   private static Map<String, List<String>> sections() {
     Map<String, List<String>> m = new LinkedHashMap<>();
     m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
-    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW));
+    // (a rollout's VMs are in its parts, written before its header but to another topic: an
+    // instance may apply the header first)
+    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW, FleetTopology.ROLLOUT_PARTS_VIEW));
     // (told by the tallies when the list changes, and with the inventory: its "unknown VM" marks)
     m.put(
         "silent",

@@ -79,11 +79,17 @@ final class PageSections {
     } catch (IllegalArgumentException e) {
       throw new ApiException(400, VIEWS_HEADER + ": " + e.getMessage());
     }
+    for (String store : mark.offsets().keySet()) {
+      if (!LiveStream.MARKED.get(name).contains(store)) {
+        throw new ApiException(
+            400, VIEWS_HEADER + ": the section " + name + " does not read " + store);
+      }
+    }
     try {
       return live.caughtUp(mark, CATCH_UP);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return false;
+      throw new ApiException(503, "the fleet service is stopping");
     }
   }
 

@@ -19,7 +19,8 @@
   // views that changed (X-Sebridge-Views), and so does every later request of it: whichever
   // instance answers shows at least that change, or answers 503 with X-Sebridge-Behind if its
   // views are not there yet. The section then stays as it is and asks again after Retry-After
-  // (maybe of another instance), ten times at most; the eleventh answer is shown as it is.
+  // (maybe of another instance), ten times at most; then once more without the mark, and shows
+  // what it gets, until the stream tells of a newer change.
   var marks = {}, behind = {};
   document.addEventListener("htmx:configRequest", function (e) {
     var elt = e.detail.elt, told = e.detail.triggeringEvent;
@@ -37,15 +38,16 @@
     if (xhr.status === 503 && xhr.getResponseHeader("X-Sebridge-Behind")) {
       var id = target.id, mark = marks[id], tries = (behind[id] || 0) + 1;
       behind[id] = tries;
-      if (tries <= 10) {
-        e.detail.shouldSwap = false;
-        var after = parseInt(xhr.getResponseHeader("Retry-After"), 10) || 1;
-        setTimeout(function () {
-          if (marks[id] === mark) htmx.trigger(target, "views-behind");
-        }, after * 1000);
-        return;
-      }
+      e.detail.shouldSwap = false;
+      var after = parseInt(xhr.getResponseHeader("Retry-After"), 10) || 1;
+      setTimeout(function () {
+        if (marks[id] !== mark) return; // a newer change was told: its request went out
+        if (tries >= 10) delete marks[id]; // given up on this mark: what the views show now
+        htmx.trigger(target, "views-behind");
+      }, after * 1000);
+      return;
     }
+    if (xhr.status === 200) behind[target.id] = 0;
     if (xhr.status !== 200) {
       // An error swapped in: the next 200, even the same HTML as before it, replaces it.
       delete last[target.id];

@@ -638,6 +638,8 @@ class FleetPageGateTest {
                     + "\r\n"
                     + marks
                     + "\r\n");
+    changes.viewHeld(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW);
+    changes.viewHeld(dev.sebridge.fleet.streams.FleetTopology.INVENTORY_VIEW);
     String ahead = "X-Sebridge-Views: vms-view@0:10;inventory-view@1:3\r\n";
     String behind = silent.apply(ahead);
     assertThat(behind)
@@ -657,6 +659,10 @@ class FleetPageGateTest {
     assertThat(silent.apply(ahead + ahead))
         .startsWith("HTTP/1.1 400")
         .contains("X-Sebridge-Views is given 2 times");
+    assertThat(silent.apply("X-Sebridge-Views: events-view@0:1\r\n"))
+        .as("a store the section does not read")
+        .startsWith("HTTP/1.1 400")
+        .contains("the section silent does not read events-view");
   }
 
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */

@@ -119,6 +119,38 @@ class LiveStreamTest {
     assertThat(told(a, 2))
         .containsExactlyInAnyOrder(
             "events=events-view@1:812;policies-view@0:14", "silent=vms-view@0:5");
+    // A rollout's parts are a topic of their own, applied apart from its header: a change of them
+    // alone is a change of the rollouts section, and its mark covers both.
+    changes.viewRecordStarted(FleetTopology.ROLLOUTS_VIEW, 0, 3);
+    changes.viewRecordStarted(FleetTopology.ROLLOUT_PARTS_VIEW, 0, 9);
+    changes.viewChanged(FleetTopology.ROLLOUT_PARTS_VIEW);
+    settled();
+    live.tick();
+    assertThat(told(a, 1)).containsExactly("rollouts=rollout-parts-view@0:9;rollouts-view@0:3");
+  }
+
+  /**
+   * A page's stream names, at its first tick, every section this instance has views of: the page's
+   * first requests carried no mark and may have been answered by an instance that was behind, and a
+   * stream opened again on another instance (its own gone) would miss what changed meanwhile.
+   */
+  @Test
+  void aNewStreamIsToldOfEverySectionThisInstanceHasViewsOf() throws Exception {
+    changes.viewRecordStarted(FleetTopology.EVENTS_VIEW, 0, 4);
+    changes.viewChanged(FleetTopology.EVENTS_VIEW);
+    changes.viewRecordStarted(FleetTopology.REQUESTS_VIEW, 1, 2);
+    changes.viewChanged(FleetTopology.REQUESTS_VIEW);
+    BufferedReader a = stream();
+    assertThat(status(a)).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> live.writes() == 1);
+    settled();
+    live.tick();
+    assertThat(told(a, 2))
+        .containsExactlyInAnyOrder("events=events-view@0:4", "approvals=requests-view@1:2");
+    long writes = live.writes();
+    settled();
+    live.tick();
+    assertThat(live.writes()).as("told once").isEqualTo(writes);
   }
 
   /**
