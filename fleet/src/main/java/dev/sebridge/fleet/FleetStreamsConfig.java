@@ -69,6 +69,11 @@ final class FleetStreamsConfig {
       p.put(
           StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
           Integer.toString(FleetTopology.MAX_RECORD_BYTES));
+      // The changelogs Streams creates roll as the views do: a task restored on another instance
+      // reads about the latest record per key, not hours of heartbeats (FleetTopics.VIEW_SEGMENT).
+      p.put(
+          StreamsConfig.topicPrefix(TopicConfig.SEGMENT_MS_CONFIG),
+          Long.toString(FleetTopics.VIEW_SEGMENT.toMillis()));
     }
     p.putAll(kafka);
     if (!StreamsConfig.EXACTLY_ONCE_V2.equals(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {

@@ -24,6 +24,17 @@ final class FleetTopics {
   private FleetTopics() {}
 
   /**
+   * How often a compacted topic of the service (the views, the inventory, Streams' changelogs)
+   * starts a new segment. Compaction cleans closed segments only, and an instance that starts reads
+   * the views' topics whole: with the broker's default (a segment closes at 1 GiB or after 7 days)
+   * the VMs' view kept every heartbeat of hours uncompacted, 100,000 records a minute at 100,000
+   * VMs, all read again at each start. With a minute, what a start reads is about the latest record
+   * per key, the records since the last cleaning (at most as many again, at the broker's default
+   * {@code min.cleanable.dirty.ratio} of 0.5) and a minute's.
+   */
+  static final Duration VIEW_SEGMENT = Duration.ofMinutes(1);
+
+  /**
    * The topics as the configuration says: pre-created ones checked ({@link PreCreatedTopics}), or
    * the service's own created when missing, with the rollouts' state changelog (made by Streams
    * before rollouts were stored in parts) raised to take the largest record.
@@ -98,7 +109,8 @@ final class FleetTopics {
       }
     }
     List<NewTopic> create = new ArrayList<>();
-    Map<String, String> compact = Map.of("cleanup.policy", "compact");
+    Map<String, String> compact =
+        Map.of("cleanup.policy", "compact", "segment.ms", Long.toString(VIEW_SEGMENT.toMillis()));
     Map<String, String> week = Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis()));
     add(create, existing, topics.of(FleetTopology.VIEWS_VMS), partitions, replication, compact);
     add(create, existing, topics.of(FleetTopology.VIEWS_EVENTS), partitions, replication, compact);
@@ -118,6 +130,8 @@ final class FleetTopics {
         Map.of(
             "cleanup.policy",
             "compact",
+            "segment.ms",
+            Long.toString(VIEW_SEGMENT.toMillis()),
             "max.message.bytes",
             Integer.toString(FleetTopology.MAX_RECORD_BYTES)));
     add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS), 1, replication, compact);
@@ -167,13 +181,34 @@ final class FleetTopics {
     if (existing.contains(views)) {
       largeEnough(admin, views);
     }
+    for (String view :
+        List.of(
+            FleetTopology.VIEWS_VMS,
+            FleetTopology.VIEWS_EVENTS,
+            FleetTopology.VIEWS_REQUESTS,
+            FleetTopology.VIEWS_ROLLOUTS,
+            FleetTopology.VIEWS_ROLLOUT_PARTS,
+            FleetTopology.VIEWS_POLICIES,
+            FleetTopology.INVENTORY)) {
+      if (existing.contains(topics.of(view))) {
+        rollsOften(admin, topics.of(view));
+      }
+    }
   }
 
   /**
-   * A rollouts view topic made before rollouts could be large (or by hand) takes records of up to
-   * {@link FleetTopology#MAX_RECORD_BYTES}: raised when it takes less.
+   * A compacted topic made before {@link #VIEW_SEGMENT} (or by hand) rolls its segments that often
+   * from now on: set when it rolls less often.
    */
-  static void largeEnough(Admin admin, String topic) throws InterruptedException {
+  static void rollsOften(Admin admin, String topic) throws InterruptedException {
+    long ms = VIEW_SEGMENT.toMillis();
+    if (setting(admin, topic, "segment.ms").map(Long::parseLong).filter(v -> v <= ms).isEmpty()) {
+      set(admin, topic, "segment.ms", Long.toString(ms));
+    }
+  }
+
+  private static java.util.Optional<String> setting(Admin admin, String topic, String name)
+      throws InterruptedException {
     var resource =
         new org.apache.kafka.common.config.ConfigResource(
             org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
@@ -184,25 +219,45 @@ final class FleetTopics {
               .all()
               .get(60, TimeUnit.SECONDS)
               .get(resource)
-              .get("max.message.bytes");
-      if (entry == null || Long.parseLong(entry.value()) < FleetTopology.MAX_RECORD_BYTES) {
-        admin
-            .incrementalAlterConfigs(
-                Map.of(
-                    resource,
-                    List.of(
-                        new org.apache.kafka.clients.admin.AlterConfigOp(
-                            new org.apache.kafka.clients.admin.ConfigEntry(
-                                "max.message.bytes",
-                                Integer.toString(FleetTopology.MAX_RECORD_BYTES)),
-                            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET))))
-            .all()
-            .get(60, TimeUnit.SECONDS);
-      }
+              .get(name);
+      return java.util.Optional.ofNullable(entry).map(e -> e.value());
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot let " + topic + " take records of " + FleetTopology.MAX_RECORD_BYTES + " bytes",
-          e);
+      throw new IllegalStateException("cannot read " + name + " of " + topic + ": " + e, e);
+    }
+  }
+
+  private static void set(Admin admin, String topic, String name, String value)
+      throws InterruptedException {
+    var resource =
+        new org.apache.kafka.common.config.ConfigResource(
+            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+    try {
+      admin
+          .incrementalAlterConfigs(
+              Map.of(
+                  resource,
+                  List.of(
+                      new org.apache.kafka.clients.admin.AlterConfigOp(
+                          new org.apache.kafka.clients.admin.ConfigEntry(name, value),
+                          org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET))))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot set " + name + " of " + topic + " to " + value, e);
+    }
+  }
+
+  /**
+   * A rollouts view topic made before rollouts could be large (or by hand) takes records of up to
+   * {@link FleetTopology#MAX_RECORD_BYTES}: raised when it takes less.
+   */
+  static void largeEnough(Admin admin, String topic) throws InterruptedException {
+    long max = FleetTopology.MAX_RECORD_BYTES;
+    if (setting(admin, topic, "max.message.bytes")
+        .map(Long::parseLong)
+        .filter(v -> v >= max)
+        .isEmpty()) {
+      set(admin, topic, "max.message.bytes", Long.toString(max));
     }
   }
 

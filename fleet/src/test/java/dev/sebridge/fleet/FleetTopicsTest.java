@@ -141,6 +141,7 @@ class FleetTopicsTest {
     assertThat(p.get("producer.compression.type")).isEqualTo("gzip");
     assertThat(p.get("producer.max.request.size")).isEqualTo(1024 * 1024);
     assertThat(p.get("topic.max.message.bytes")).isNull();
+    assertThat(p.get("topic.segment.ms")).isNull();
     assertThat(
             p.get(org.apache.kafka.streams.StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG))
         .isEqualTo(dev.sebridge.fleet.streams.SkipAndCount.class.getName());
@@ -234,7 +235,68 @@ class FleetTopicsTest {
       assertThat(FleetTopics.partitions(admin, t.approvals())).isEqualTo(6);
       assertThat(FleetTopics.partitions(admin, t.of(FleetTopology.BY_REQUEST))).isEqualTo(6);
       assertThat(FleetTopics.partitions(admin, t.of(FleetTopology.ROLLOUTS))).isEqualTo(1);
+      for (String view :
+          List.of(
+              FleetTopology.VIEWS_VMS,
+              FleetTopology.VIEWS_EVENTS,
+              FleetTopology.VIEWS_REQUESTS,
+              FleetTopology.VIEWS_ROLLOUTS,
+              FleetTopology.VIEWS_ROLLOUT_PARTS,
+              FleetTopology.VIEWS_POLICIES,
+              FleetTopology.INVENTORY)) {
+        assertThat(config(admin, t.of(view), "segment.ms")).as(view).isEqualTo("60000");
+        assertThat(config(admin, t.of(view), "cleanup.policy")).as(view).isEqualTo("compact");
+      }
+      assertThat(config(admin, t.approvals(), "segment.ms"))
+          .as("not compacted: the broker's")
+          .isEqualTo(Long.toString(Duration.ofDays(7).toMillis()));
     }
+  }
+
+  /**
+   * A views topic made before the service rolled them every minute (or by hand, with the broker's
+   * week) is set to roll every minute at start: compaction cleans closed segments only, and a start
+   * reads the views whole. One that rolls more often already is left as it is. And the changelogs
+   * Streams makes roll as often, unless the topics are pre-created (Event Hubs manages its own
+   * compaction).
+   */
+  @Test
+  void viewsTopicsRollASegmentEveryMinuteAndOlderOnesAreSetSo() throws Exception {
+    Topics t = topics("rolls");
+    kafka.createTopic(t.of(FleetTopology.VIEWS_VMS), 2); // the broker's defaults
+    listed(t.envelopes(), t.commands(), t.of(FleetTopology.VIEWS_VMS));
+    try (Admin admin = kafka.admin()) {
+      assertThat(config(admin, t.of(FleetTopology.VIEWS_VMS), "segment.ms"))
+          .isEqualTo(Long.toString(Duration.ofDays(7).toMillis()));
+      admin
+          .createTopics(
+              List.of(
+                  new org.apache.kafka.clients.admin.NewTopic(
+                          t.of(FleetTopology.VIEWS_EVENTS), 2, (short) 1)
+                      .configs(Map.of("cleanup.policy", "compact", "segment.ms", "30000"))))
+          .all()
+          .get();
+      listed(t.of(FleetTopology.VIEWS_EVENTS));
+      FleetTopics.ensure(admin, t, 2, (short) 1);
+      // (the controller has it when the call returns; the broker describes it a moment later)
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> config(admin, t.of(FleetTopology.VIEWS_VMS), "segment.ms").equals("60000"));
+      assertThat(config(admin, t.of(FleetTopology.VIEWS_EVENTS), "segment.ms")).isEqualTo("30000");
+    }
+    java.util.Properties own =
+        FleetStreamsConfig.of(
+            dev.sebridge.config.Configuration.of(
+                Map.of("fleet.kafka.bootstrap-servers", "x:9093", "fleet.state-dir", "/tmp/x")),
+            Map.of());
+    assertThat(own.get("topic.segment.ms")).isEqualTo("60000");
+  }
+
+  private static String config(Admin admin, String topic, String name) throws Exception {
+    var resource =
+        new org.apache.kafka.common.config.ConfigResource(
+            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+    return admin.describeConfigs(List.of(resource)).all().get().get(resource).get(name).value();
   }
 
   @Test
