@@ -169,14 +169,20 @@ public final class RolloutApi implements Route {
 
   static final int ROLLOUTS_PAGE = 20;
 
-  /** {@code GET /api/rollouts}: a page of rollouts in id order, by state and text. */
+  /**
+   * {@code GET /api/rollouts}: a page of rollouts in id order, by state, by an event they roll out
+   * (which rollouts hold it), and by text.
+   */
   private ObjectNode list(java.util.Map<String, String> q) {
     FleetQueries.Page page = FleetQueries.Page.of(q, ROLLOUTS, ROLLOUTS_PAGE);
     String state = q.get("state");
     String text = q.get("text");
+    String eventId = q.get("eventId");
     java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
         r ->
             (state == null || r.state().name().equalsIgnoreCase(state))
+                && (eventId == null
+                    || r.spec().eventIds().stream().anyMatch(eventId::equalsIgnoreCase))
                 && ListAnswers.mentions(text, r.id(), r.reason(), r.requestedBy());
     return ListAnswers.page(
         ROLLOUTS,

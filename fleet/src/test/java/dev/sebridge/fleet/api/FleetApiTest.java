@@ -497,7 +497,7 @@ class FleetApiTest {
     }
   }
 
-  /** Rollouts come a page at a time (in id order), by state and by text. */
+  /** Rollouts come a page at a time (in id order), by state, by an event they hold and by text. */
   @Test
   void rolloutsComeAPageAtATimeByStateAndText() throws Exception {
     List<String> ids = new ArrayList<>();
@@ -527,9 +527,57 @@ class FleetApiTest {
     assertThat(byText.get("rollouts"))
         .extracting(x -> x.get("id").asText())
         .containsExactly("r-running");
+    Rollout done = rollouts.map.get("r-done");
+    rollouts.map.put(
+        "r-other",
+        new Rollout(
+            "r-other",
+            new RolloutSpec(List.of("EV-OTHER", "ev-third"), "1", List.of("zone"), null, null),
+            "another update",
+            "bob",
+            "api",
+            T0,
+            Rollout.State.of("completed"),
+            null,
+            Map.of(),
+            Map.of(),
+            List.of(),
+            List.of(done.history().get(0))));
+    try {
+      for (Map.Entry<String, List<String>> byEvent :
+          Map.of(
+                  EVENT.toLowerCase(),
+                  List.of("r-done", "r-halted", "r-running"),
+                  "ev-other",
+                  List.of("r-other"),
+                  "EV-THIRD",
+                  List.of("r-other"),
+                  "ev-none",
+                  List.<String>of())
+              .entrySet()) {
+        JsonNode page =
+            JsonSerde.JSON.readTree(
+                call(
+                        "GET",
+                        "/api/rollouts?eventId=" + byEvent.getKey(),
+                        READER,
+                        null,
+                        "/api/rollouts")
+                    .body());
+        assertThat(page.get("rollouts"))
+            .as(byEvent.getKey())
+            .extracting(x -> x.get("id").asText())
+            .containsExactlyElementsOf(byEvent.getValue());
+      }
+    } finally {
+      rollouts.map.remove("r-other");
+    }
     for (String refused :
         List.of(
-            "/api/rollouts?limit=101", "/api/rollouts?state=paused", "/api/rollouts?cursor=AA")) {
+            "/api/rollouts?limit=101",
+            "/api/rollouts?state=paused",
+            "/api/rollouts?cursor=AA",
+            "/api/rollouts?eventId=")) {
       assertThat(call("GET", refused, READER, null, "/api/rollouts").statusCode())
           .as(refused)
           .isEqualTo(400);
