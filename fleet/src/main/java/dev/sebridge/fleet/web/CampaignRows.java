@@ -64,9 +64,10 @@ final class CampaignRows {
             .flatMap(java.util.Optional::stream)
             .filter(Campaigns.Campaign::open) // (closed since the index listed it)
             .toList();
-    List<EventView> events = new ArrayList<>();
-    shown.forEach(c -> events.addAll(c.events()));
-    Map<String, VmView> vms = views.vmsOf(events);
+    // VM views only for the events drawn inline; the rows' counts take silence from the tallies.
+    List<EventView> inline = new ArrayList<>();
+    shown.forEach(c -> inline.addAll(inline(c)));
+    Map<String, VmView> vms = views.vmsOf(inline);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (Campaigns.Campaign c : shown) {
       rows.add(row(c, vms));
@@ -94,20 +95,30 @@ final class CampaignRows {
     return m;
   }
 
+  /** The open events a campaign's row draws itself (at most {@link #INLINE}), or none. */
+  private static List<EventView> inline(Campaigns.Campaign c) {
+    List<EventView> open = c.events().stream().filter(EventView::open).toList();
+    return open.size() <= INLINE ? open.stream().sorted(BY_NOT_BEFORE).toList() : List.of();
+  }
+
   private Map<String, Object> row(Campaigns.Campaign c, Map<String, VmView> vms) {
     List<EventView> open = c.events().stream().filter(EventView::open).toList();
-    Map<String, Object> m = summary(c, vms);
+    Map<String, Object> m = summary(c, views::silent);
     m.put("headingId", "cp-" + c.id());
     if (open.size() <= INLINE) {
-      m.put("inline", open.stream().sorted(BY_NOT_BEFORE).map(e -> model.event(e, vms)).toList());
+      m.put("inline", inline(c).stream().map(e -> model.event(e, vms)).toList());
     }
     // Its events open in the panel whenever the list does not draw them all (closed ones too).
     m.put("browse", open.size() > INLINE || open.size() < c.events().size());
     return m;
   }
 
-  /** A campaign's kind and its VMs by status, zone and scale set. */
-  private static Map<String, Object> summary(Campaigns.Campaign c, Map<String, VmView> vms) {
+  /**
+   * A campaign's kind and its VMs by status, zone and scale set, from its events' views and whether
+   * each VM's agent is silent ({@code silent}: no VM view read).
+   */
+  private static Map<String, Object> summary(
+      Campaigns.Campaign c, java.util.function.Predicate<String> silent) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("campaignId", c.id());
     m.put("eventType", c.type());
@@ -128,7 +139,7 @@ final class CampaignRows {
     java.util.Set<String> distinct = new java.util.HashSet<>();
     for (EventView e : c.events()) {
       for (VmEventState s : e.vms().values()) {
-        String status = PageModel.status(s, vms.get(s.vmId()));
+        String status = PageModel.status(s, silent.test(s.vmId()));
         total++;
         distinct.add(s.vmId());
         counts.merge(status, 1, Integer::sum);
@@ -171,8 +182,8 @@ final class CampaignRows {
           404, "campaign " + campaignId + " has " + pages + " page(s) of events");
     }
     List<EventView> shown = sorted.subList((page - 1) * PAGE, Math.min(sorted.size(), page * PAGE));
-    Map<String, VmView> vms = views.vmsOf(c.events());
-    Map<String, Object> m = summary(c, vms);
+    Map<String, VmView> vms = views.vmsOf(shown);
+    Map<String, Object> m = summary(c, views::silent);
     m.put("headingId", "cpp-" + c.id()); // the list may have the same campaign's heading
     m.put("events", shown.stream().map(e -> model.event(e, vms)).toList());
     m.put("page", page);

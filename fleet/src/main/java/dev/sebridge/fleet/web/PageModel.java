@@ -113,7 +113,12 @@ final class PageModel {
 
   /** The status shown for a VM: a silent agent first, then its part in the event. */
   static String status(VmEventState s, VmView v) {
-    if (v != null && v.silent() && !s.closed()) {
+    return status(s, v != null && v.silent());
+  }
+
+  /** A VM's part in an event as the page shows it: silent when its open part's agent is. */
+  static String status(VmEventState s, boolean silent) {
+    if (silent && !s.closed()) {
       return "silent";
     }
     return s.status().equals("inferred")
