@@ -21,6 +21,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * created when missing: views compacted, the audit topic kept a year.
  */
 final class FleetTopics {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FleetTopics.class);
+
   private FleetTopics() {}
 
   /**
@@ -81,8 +83,15 @@ final class FleetTopics {
         config.get(FleetKeys.REPLICATION).shortValue());
     String changelog = applicationId + "-" + FleetTopology.ROLLOUT_STATE + "-changelog";
     try {
-      if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(changelog)) {
+      Set<String> names = admin.listTopics().names().get(60, TimeUnit.SECONDS);
+      if (names.contains(changelog)) {
         largeEnough(admin, changelog);
+      }
+      // Streams sets topic.segment.ms on the changelogs it creates, never on those that exist.
+      for (String name : names) {
+        if (name.startsWith(applicationId + "-") && name.endsWith("-changelog")) {
+          rollsOften(admin, name);
+        }
       }
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("cannot list the topics: " + e, e);
@@ -198,32 +207,59 @@ final class FleetTopics {
 
   /**
    * A compacted topic made before {@link #VIEW_SEGMENT} (or by hand) rolls its segments that often
-   * from now on: set when it rolls less often.
+   * from now on: set, and logged, when it is compacted and rolls less often. Only what a start
+   * reads depends on it, so a cluster that does not let the service read or change the setting gets
+   * a WARN, not a stopped service.
    */
   static void rollsOften(Admin admin, String topic) throws InterruptedException {
     long ms = VIEW_SEGMENT.toMillis();
-    if (setting(admin, topic, "segment.ms").map(Long::parseLong).filter(v -> v <= ms).isEmpty()) {
+    try {
+      Map<String, String> now = settings(admin, topic, "cleanup.policy", "segment.ms");
+      if (!now.getOrDefault("cleanup.policy", "").contains("compact")
+          || (now.get("segment.ms") != null && Long.parseLong(now.get("segment.ms")) <= ms)) {
+        return;
+      }
       set(admin, topic, "segment.ms", Long.toString(ms));
+      LOG.info(
+          "topic {}: segment.ms {} set to {} (compaction cleans closed segments only; a start reads"
+              + " the views whole)",
+          topic,
+          now.get("segment.ms"),
+          ms);
+    } catch (IllegalStateException e) {
+      LOG.warn(
+          "topic {}: segment.ms left as it is, so a start may read more than the latest record per"
+              + " key: {}",
+          topic,
+          e.getMessage());
     }
   }
 
-  private static java.util.Optional<String> setting(Admin admin, String topic, String name)
+  private static Map<String, String> settings(Admin admin, String topic, String... names)
       throws InterruptedException {
     var resource =
         new org.apache.kafka.common.config.ConfigResource(
             org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
     try {
-      var entry =
-          admin
-              .describeConfigs(List.of(resource))
-              .all()
-              .get(60, TimeUnit.SECONDS)
-              .get(resource)
-              .get(name);
-      return java.util.Optional.ofNullable(entry).map(e -> e.value());
+      var config =
+          admin.describeConfigs(List.of(resource)).all().get(60, TimeUnit.SECONDS).get(resource);
+      Map<String, String> out = new java.util.HashMap<>();
+      for (String name : names) {
+        var entry = config.get(name);
+        if (entry != null && entry.value() != null) {
+          out.put(name, entry.value());
+        }
+      }
+      return out;
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot read " + name + " of " + topic + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot read " + String.join(", ", names) + " of " + topic + ": " + e.getCause(), e);
     }
+  }
+
+  private static java.util.Optional<String> setting(Admin admin, String topic, String name)
+      throws InterruptedException {
+    return java.util.Optional.ofNullable(settings(admin, topic, name).get(name));
   }
 
   private static void set(Admin admin, String topic, String name, String value)
@@ -243,7 +279,8 @@ final class FleetTopics {
           .all()
           .get(60, TimeUnit.SECONDS);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot set " + name + " of " + topic + " to " + value, e);
+      throw new IllegalStateException(
+          "cannot set " + name + " of " + topic + " to " + value + ": " + e.getCause(), e);
     }
   }
 

@@ -255,34 +255,53 @@ class FleetTopicsTest {
 
   /**
    * A views topic made before the service rolled them every minute (or by hand, with the broker's
-   * week) is set to roll every minute at start: compaction cleans closed segments only, and a start
-   * reads the views whole. One that rolls more often already is left as it is. And the changelogs
-   * Streams makes roll as often, unless the topics are pre-created (Event Hubs manages its own
-   * compaction).
+   * week) is set to roll every minute at start, and so is a changelog Streams made before (it sets
+   * topic.segment.ms only on those it creates): compaction cleans closed segments only, and a start
+   * reads them whole. One that rolls more often already, and one that is not compacted (a segment a
+   * minute kept a week would be 10,080 of them), are left as they are. And the changelogs Streams
+   * makes roll as often, unless the topics are pre-created (Event Hubs manages its own compaction).
    */
   @Test
-  void viewsTopicsRollASegmentEveryMinuteAndOlderOnesAreSetSo() throws Exception {
+  void viewsTopicsAndChangelogsRollASegmentEveryMinuteAndOlderOnesAreSetSo() throws Exception {
     Topics t = topics("rolls");
-    kafka.createTopic(t.of(FleetTopology.VIEWS_VMS), 2); // the broker's defaults
-    listed(t.envelopes(), t.commands(), t.of(FleetTopology.VIEWS_VMS));
+    Map<String, String> compact = Map.of("cleanup.policy", "compact");
+    String vmState = "rolls-app-" + FleetTopology.VM_STATE + "-changelog";
+    kafka.createTopic(t.of(FleetTopology.VIEWS_VMS), 2, compact); // the broker's week
+    kafka.createTopic(vmState, 2, compact);
+    kafka.createTopic(
+        t.of(FleetTopology.VIEWS_EVENTS),
+        2,
+        Map.of("cleanup.policy", "compact", "segment.ms", "30000"));
+    kafka.createTopic(t.of(FleetTopology.VIEWS_REQUESTS), 2); // by hand, not compacted
+    listed(
+        t.envelopes(),
+        t.commands(),
+        t.of(FleetTopology.VIEWS_VMS),
+        t.of(FleetTopology.VIEWS_EVENTS),
+        t.of(FleetTopology.VIEWS_REQUESTS),
+        vmState);
+    String week = Long.toString(Duration.ofDays(7).toMillis());
     try (Admin admin = kafka.admin()) {
-      assertThat(config(admin, t.of(FleetTopology.VIEWS_VMS), "segment.ms"))
-          .isEqualTo(Long.toString(Duration.ofDays(7).toMillis()));
-      admin
-          .createTopics(
-              List.of(
-                  new org.apache.kafka.clients.admin.NewTopic(
-                          t.of(FleetTopology.VIEWS_EVENTS), 2, (short) 1)
-                      .configs(Map.of("cleanup.policy", "compact", "segment.ms", "30000"))))
-          .all()
-          .get();
-      listed(t.of(FleetTopology.VIEWS_EVENTS));
-      FleetTopics.ensure(admin, t, 2, (short) 1);
+      assertThat(config(admin, t.of(FleetTopology.VIEWS_VMS), "segment.ms")).isEqualTo(week);
+      FleetTopics.prepare(
+          admin,
+          t,
+          "rolls-app",
+          dev.sebridge.config.Configuration.of(
+              Map.of(
+                  "fleet.kafka.bootstrap-servers", kafka.bootstrapServers(),
+                  "fleet.partitions", "2",
+                  "fleet.replication-factor", "1",
+                  "fleet.state-dir", "/tmp/unused")),
+          false);
       // (the controller has it when the call returns; the broker describes it a moment later)
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> config(admin, t.of(FleetTopology.VIEWS_VMS), "segment.ms").equals("60000"));
+      for (String rolled : List.of(t.of(FleetTopology.VIEWS_VMS), vmState)) {
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> config(admin, rolled, "segment.ms").equals("60000"));
+      }
       assertThat(config(admin, t.of(FleetTopology.VIEWS_EVENTS), "segment.ms")).isEqualTo("30000");
+      assertThat(config(admin, t.of(FleetTopology.VIEWS_REQUESTS), "segment.ms")).isEqualTo(week);
     }
     java.util.Properties own =
         FleetStreamsConfig.of(

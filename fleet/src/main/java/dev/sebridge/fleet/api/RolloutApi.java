@@ -181,8 +181,7 @@ public final class RolloutApi implements Route {
     java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
         r ->
             (state == null || r.state().name().equalsIgnoreCase(state))
-                && (eventId == null
-                    || r.spec().eventIds().stream().anyMatch(eventId::equalsIgnoreCase))
+                && (eventId == null || views.rollouts().holds(r, eventId))
                 && ListAnswers.mentions(text, r.id(), r.reason(), r.requestedBy());
     return ListAnswers.page(
         ROLLOUTS,

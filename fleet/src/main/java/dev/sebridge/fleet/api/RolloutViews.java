@@ -42,6 +42,18 @@ public final class RolloutViews {
     return KeyScans.after(headers.get(), after, keep, n);
   }
 
+  /**
+   * Whether the rollout of {@code header} holds the event {@code eventId} (case-insensitive): its
+   * entry for the event, one key read; a rollout stored whole, its spec. A split rollout's header
+   * has no event ids.
+   */
+  public boolean holds(Rollout header, String eventId) {
+    if (parts == null || !RolloutPart.splittable(header.id())) {
+      return header.spec().eventIds().stream().anyMatch(eventId::equalsIgnoreCase);
+    }
+    return parts.get().get(RolloutPart.eventKey(header.id(), eventId)) != null;
+  }
+
   /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
   public List<Rollout> all() {
     return FleetViews.all(headers.get()).stream().map(this::assemble).toList();

@@ -65,6 +65,23 @@ class FleetViewsRolloutsTest {
     assertThat(parts.scans).hasValue(0);
   }
 
+  /**
+   * Which rollouts hold an event: a rollout stored in parts has no event ids in its header, so its
+   * entry for the event is read (one key), not its spec (the API's {@code ?eventId=} found none
+   * before this).
+   */
+  @Test
+  void whichRolloutsHoldAnEventIsReadFromTheirEntries() {
+    assertThat(headers.map.get("running").spec().eventIds()).as("the header's").isEmpty();
+    assertThat(
+            views.rollouts().after(null, r -> views.rollouts().holds(r, "EV-RUNNING"), 100).stream()
+                .map(kv -> kv.key)
+                .toList())
+        .containsExactly("running");
+    assertThat(views.rollouts().holds(headers.map.get("halted"), "ev-running")).isFalse();
+    assertThat(parts.ranges).as("no rollout put together").isEmpty();
+  }
+
   private void put(Rollout r) {
     headers.map.put(r.id(), RolloutParts.header(r));
     parts.map.putAll(RolloutParts.parts(r));
