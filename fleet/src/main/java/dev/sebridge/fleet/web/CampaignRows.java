@@ -162,7 +162,7 @@ final class CampaignRows {
    * One page of a campaign's events for the panel (open ones first, then by NotBefore), and how
    * many of them rolling it out takes ({@link Campaigns#rollable}).
    */
-  Map<String, Object> page(String campaignId, int page) {
+  Map<String, Object> page(String campaignId, int page, boolean approver) {
     Campaigns.Campaign c =
         views
             .campaigns()
@@ -196,7 +196,8 @@ final class CampaignRows {
     if (page < pages) {
       m.put("next", page + 1);
     }
-    List<String> rollable = Campaigns.rollable(c, views);
+    // The rollout form's events (a policy decision read per open event): for an approver only.
+    List<String> rollable = approver ? Campaigns.rollable(c, views) : List.of();
     if (!rollable.isEmpty()) {
       m.put("rollable", rollable.size());
       m.put("reviewed", Campaigns.reviewed(rollable));

@@ -222,7 +222,8 @@ public final class FleetPage implements Route {
       html(ex, 200, render("vm.mustache", model.vm(actions.vm(ApiInput.segment(m.group(1))))));
     } else if ((m = CAMPAIGN.matcher(path)).matches() && method.equals("GET")) {
       Map<String, Object> page =
-          campaigns.page(ApiInput.segment(m.group(1)), Integer.parseInt(m.group(2)));
+          campaigns.page(
+              ApiInput.segment(m.group(1)), Integer.parseInt(m.group(2)), p.role().mayApprove());
       page.put("approver", p.role().mayApprove());
       html(ex, 200, render("campaign.mustache", page));
     } else if ((m = EVENT_ACTIONS.matcher(path)).matches() && method.equals("GET")) {
