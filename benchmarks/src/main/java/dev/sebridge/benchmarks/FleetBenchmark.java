@@ -240,10 +240,11 @@ public final class FleetBenchmark {
         // (read once it stopped: it writes what it had not said yet as it stops)
         report.closedAtCap(closedAtCap + fleet.closedAtAddressCap());
       }
+      TopicBytes read = TopicBytes.of(kafka);
       long r0 = System.nanoTime();
       fleet = startFleet(kafka);
       fleet.awaitVms(vmCount, Duration.ofMinutes(3));
-      report.rebuild(Duration.ofNanos(System.nanoTime() - r0));
+      report.rebuild(Duration.ofNanos(System.nanoTime() - r0), read);
 
       // One event of 1,000 VMs approved at once.
       String event = "BENCH-1000-0000-4000-8000-000000000001";
