@@ -190,15 +190,9 @@ final class FleetTopics {
     if (existing.contains(views)) {
       largeEnough(admin, views);
     }
-    for (String view :
-        List.of(
-            FleetTopology.VIEWS_VMS,
-            FleetTopology.VIEWS_EVENTS,
-            FleetTopology.VIEWS_REQUESTS,
-            FleetTopology.VIEWS_ROLLOUTS,
-            FleetTopology.VIEWS_ROLLOUT_PARTS,
-            FleetTopology.VIEWS_POLICIES,
-            FleetTopology.INVENTORY)) {
+    List<String> compacted = new ArrayList<>(FleetTopology.VIEW_TOPICS);
+    compacted.add(FleetTopology.INVENTORY);
+    for (String view : compacted) {
       if (existing.contains(topics.of(view))) {
         rollsOften(admin, topics.of(view));
       }

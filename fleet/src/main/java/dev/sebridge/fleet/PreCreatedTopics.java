@@ -55,14 +55,7 @@ final class PreCreatedTopics {
     Map<String, Expected> m = new LinkedHashMap<>();
     m.put(topics.envelopes(), new Expected(null, null, null, "the agents' envelopes"));
     m.put(topics.commands(), new Expected(null, null, null, "the agents' commands"));
-    for (String view :
-        List.of(
-            FleetTopology.VIEWS_VMS,
-            FleetTopology.VIEWS_EVENTS,
-            FleetTopology.VIEWS_REQUESTS,
-            FleetTopology.VIEWS_ROLLOUTS,
-            FleetTopology.VIEWS_ROLLOUT_PARTS,
-            FleetTopology.VIEWS_POLICIES)) {
+    for (String view : FleetTopology.VIEW_TOPICS) {
       m.put(topics.of(view), new Expected(null, true, null, "a view: the latest record per key"));
     }
     m.put(

@@ -124,6 +124,16 @@ public final class FleetTopology {
   public static final String VIEWS_ROLLOUT_PARTS = "views-rollout-parts";
   public static final String VIEWS_POLICIES = "views-policies";
 
+  /** The global views' topics (each compacted: the latest record per key), inventory aside. */
+  public static final List<String> VIEW_TOPICS =
+      List.of(
+          VIEWS_VMS,
+          VIEWS_EVENTS,
+          VIEWS_REQUESTS,
+          VIEWS_ROLLOUTS,
+          VIEWS_ROLLOUT_PARTS,
+          VIEWS_POLICIES);
+
   /** Azure's inventory of VMs, keyed by lower-case vmId ({@code fleet.inventory.*}). */
   public static final String INVENTORY = "inventory";
 
