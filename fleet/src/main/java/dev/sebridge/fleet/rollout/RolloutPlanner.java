@@ -84,6 +84,15 @@ public final class RolloutPlanner {
     List<Rollout.Entry> history = new ArrayList<>(r.history());
     java.util.Set<String> full = new java.util.TreeSet<>();
     RolloutMembers.join(r, w, vms, limits, full);
+    // A recorded limit only ever goes down: what these views make it, when smaller, is recorded
+    // and committed with the step. Otherwise a failover to views further behind (a group that
+    // shrank since, shown larger) would take the larger limit again.
+    limits.replaceAll(
+        (g, recorded) ->
+            g.equals(Ledger.UNKNOWN_GROUP)
+                ? recorded
+                : Math.min(
+                    recorded, r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g)))));
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       e.setValue(VmProgress.observe(r, e.getValue(), w, now));
