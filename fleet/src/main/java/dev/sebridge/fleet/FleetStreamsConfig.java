@@ -70,10 +70,11 @@ final class FleetStreamsConfig {
           StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
           Integer.toString(FleetTopology.MAX_RECORD_BYTES));
       // The changelogs Streams creates roll as the views do: a task restored on another instance
-      // reads about the latest record per key, not hours of heartbeats (FleetTopics.VIEW_SEGMENT).
+      // reads about the latest record per key, not hours of heartbeats
+      // (TopicSettings.VIEW_SEGMENT).
       p.put(
           StreamsConfig.topicPrefix(TopicConfig.SEGMENT_MS_CONFIG),
-          Long.toString(FleetTopics.VIEW_SEGMENT.toMillis()));
+          Long.toString(TopicSettings.VIEW_SEGMENT.toMillis()));
     }
     p.putAll(kafka);
     if (!StreamsConfig.EXACTLY_ONCE_V2.equals(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {

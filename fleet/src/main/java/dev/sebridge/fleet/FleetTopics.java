@@ -21,20 +21,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * created when missing: views compacted, the audit topic kept a year.
  */
 final class FleetTopics {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FleetTopics.class);
-
   private FleetTopics() {}
-
-  /**
-   * How often a compacted topic of the service (the views, the inventory, Streams' changelogs)
-   * starts a new segment. Compaction cleans closed segments only, and an instance that starts reads
-   * the views' topics whole: with the broker's default (a segment closes at 1 GiB or after 7 days)
-   * the VMs' view kept every heartbeat of hours uncompacted, 100,000 records a minute at 100,000
-   * VMs, all read again at each start. With a minute, what a start reads is about the latest record
-   * per key, the records since the last cleaning (at most as many again, at the broker's default
-   * {@code min.cleanable.dirty.ratio} of 0.5) and a minute's.
-   */
-  static final Duration VIEW_SEGMENT = Duration.ofMinutes(1);
 
   /**
    * The topics as the configuration says: pre-created ones checked ({@link PreCreatedTopics}), or
@@ -85,12 +72,12 @@ final class FleetTopics {
     try {
       Set<String> names = admin.listTopics().names().get(60, TimeUnit.SECONDS);
       if (names.contains(changelog)) {
-        largeEnough(admin, changelog);
+        TopicSettings.largeEnough(admin, changelog);
       }
       // Streams sets topic.segment.ms on the changelogs it creates, never on those that exist.
       for (String name : names) {
         if (name.startsWith(applicationId + "-") && name.endsWith("-changelog")) {
-          rollsOften(admin, name);
+          TopicSettings.rollsOften(admin, name);
         }
       }
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -119,7 +106,11 @@ final class FleetTopics {
     }
     List<NewTopic> create = new ArrayList<>();
     Map<String, String> compact =
-        Map.of("cleanup.policy", "compact", "segment.ms", Long.toString(VIEW_SEGMENT.toMillis()));
+        Map.of(
+            "cleanup.policy",
+            "compact",
+            "segment.ms",
+            Long.toString(TopicSettings.VIEW_SEGMENT.toMillis()));
     Map<String, String> week = Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis()));
     add(create, existing, topics.of(FleetTopology.VIEWS_VMS), partitions, replication, compact);
     add(create, existing, topics.of(FleetTopology.VIEWS_EVENTS), partitions, replication, compact);
@@ -140,7 +131,7 @@ final class FleetTopics {
             "cleanup.policy",
             "compact",
             "segment.ms",
-            Long.toString(VIEW_SEGMENT.toMillis()),
+            Long.toString(TopicSettings.VIEW_SEGMENT.toMillis()),
             "max.message.bytes",
             Integer.toString(FleetTopology.MAX_RECORD_BYTES)));
     add(create, existing, topics.of(FleetTopology.VIEWS_ROLLOUT_PARTS), 1, replication, compact);
@@ -188,107 +179,14 @@ final class FleetTopics {
     checkPartitions(admin, topics, created);
     String views = topics.of(FleetTopology.VIEWS_ROLLOUTS);
     if (existing.contains(views)) {
-      largeEnough(admin, views);
+      TopicSettings.largeEnough(admin, views);
     }
     List<String> compacted = new ArrayList<>(FleetTopology.VIEW_TOPICS);
     compacted.add(FleetTopology.INVENTORY);
     for (String view : compacted) {
       if (existing.contains(topics.of(view))) {
-        rollsOften(admin, topics.of(view));
+        TopicSettings.rollsOften(admin, topics.of(view));
       }
-    }
-  }
-
-  /**
-   * A compacted topic made before {@link #VIEW_SEGMENT} (or by hand) rolls its segments that often
-   * from now on: set, and logged, when it is compacted and rolls less often. Only what a start
-   * reads depends on it, so a cluster that does not let the service read or change the setting gets
-   * a WARN, not a stopped service.
-   */
-  static void rollsOften(Admin admin, String topic) throws InterruptedException {
-    long ms = VIEW_SEGMENT.toMillis();
-    try {
-      Map<String, String> now = settings(admin, topic, "cleanup.policy", "segment.ms");
-      if (!now.getOrDefault("cleanup.policy", "").contains("compact")
-          || (now.get("segment.ms") != null && Long.parseLong(now.get("segment.ms")) <= ms)) {
-        return;
-      }
-      set(admin, topic, "segment.ms", Long.toString(ms));
-      LOG.info(
-          "topic {}: segment.ms {} set to {} (compaction cleans closed segments only; a start reads"
-              + " the views whole)",
-          topic,
-          now.get("segment.ms"),
-          ms);
-    } catch (IllegalStateException e) {
-      LOG.warn(
-          "topic {}: segment.ms left as it is, so a start may read more than the latest record per"
-              + " key: {}",
-          topic,
-          e.getMessage());
-    }
-  }
-
-  private static Map<String, String> settings(Admin admin, String topic, String... names)
-      throws InterruptedException {
-    var resource =
-        new org.apache.kafka.common.config.ConfigResource(
-            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
-    try {
-      var config =
-          admin.describeConfigs(List.of(resource)).all().get(60, TimeUnit.SECONDS).get(resource);
-      Map<String, String> out = new java.util.HashMap<>();
-      for (String name : names) {
-        var entry = config.get(name);
-        if (entry != null && entry.value() != null) {
-          out.put(name, entry.value());
-        }
-      }
-      return out;
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot read " + String.join(", ", names) + " of " + topic + ": " + e.getCause(), e);
-    }
-  }
-
-  private static java.util.Optional<String> setting(Admin admin, String topic, String name)
-      throws InterruptedException {
-    return java.util.Optional.ofNullable(settings(admin, topic, name).get(name));
-  }
-
-  private static void set(Admin admin, String topic, String name, String value)
-      throws InterruptedException {
-    var resource =
-        new org.apache.kafka.common.config.ConfigResource(
-            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
-    try {
-      admin
-          .incrementalAlterConfigs(
-              Map.of(
-                  resource,
-                  List.of(
-                      new org.apache.kafka.clients.admin.AlterConfigOp(
-                          new org.apache.kafka.clients.admin.ConfigEntry(name, value),
-                          org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET))))
-          .all()
-          .get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot set " + name + " of " + topic + " to " + value + ": " + e.getCause(), e);
-    }
-  }
-
-  /**
-   * A rollouts view topic made before rollouts could be large (or by hand) takes records of up to
-   * {@link FleetTopology#MAX_RECORD_BYTES}: raised when it takes less.
-   */
-  static void largeEnough(Admin admin, String topic) throws InterruptedException {
-    long max = FleetTopology.MAX_RECORD_BYTES;
-    if (setting(admin, topic, "max.message.bytes")
-        .map(Long::parseLong)
-        .filter(v -> v >= max)
-        .isEmpty()) {
-      set(admin, topic, "max.message.bytes", Long.toString(max));
     }
   }
 
