@@ -226,8 +226,7 @@ public final class LiveStream implements AutoCloseable {
             if (told != null && visit - told < EVERY.getOrDefault(section, 1)) {
               return; // told of it a tick ago: it hears of this when it may (seen stays)
             }
-            String mark =
-                marks.computeIfAbsent(section, s -> changes.mark(MARKED.get(s)).toString());
+            String mark = marks.computeIfAbsent(section, s -> mark(s).toString());
             b.append("event: ").append(section).append("\ndata: ").append(mark).append("\n\n");
             p.seen.put(section, v);
             p.told.put(section, visit);
@@ -309,13 +308,17 @@ public final class LiveStream implements AutoCloseable {
     }
   }
 
+  /** {@link #SECTIONS} with the silent agents read from where they come from, the VMs' view. */
   private static Map<String, List<String>> marked() {
     Map<String, List<String>> m = new LinkedHashMap<>();
-    m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
-    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW, FleetTopology.ROLLOUT_PARTS_VIEW));
-    m.put("silent", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
-    m.put("coverage", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
-    m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
+    SECTIONS.forEach(
+        (section, stores) ->
+            m.put(
+                section,
+                stores.stream()
+                    .map(s -> s.equals(ViewChanges.SILENT_AGENTS) ? FleetTopology.VMS_VIEW : s)
+                    .distinct()
+                    .toList()));
     return java.util.Collections.unmodifiableMap(m);
   }
 
