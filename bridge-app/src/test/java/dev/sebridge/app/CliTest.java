@@ -838,6 +838,66 @@ class CliTest {
     }
   }
 
+  /**
+   * {@code fleet approvals}: the filters as the API's query, every page followed, the newest first;
+   * {@code fleet vms} passes its filters the same way.
+   */
+  @Test
+  void fleetApprovalsFiltersFollowsEveryPageAndListsTheNewestFirst() throws Exception {
+    java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/approvals",
+            ex -> {
+              String q = ex.getRequestURI().getRawQuery();
+              queries.add(q);
+              boolean first = !q.contains("cursor=p2");
+              String at = first ? "2026-11-27T10:00:00Z" : "2026-11-27T11:00:00Z";
+              return new Answer(
+                  200,
+                  "{\"generatedAt\":\"2026-11-27T12:00:00Z\",\"approvals\":[{\"request\":"
+                      + "{\"requestId\":\"req-"
+                      + (first ? "older" : "newer")
+                      + "\",\"eventId\":\"EV-1\",\"vmIds\":[\"vm-1\"],\"reason\":\"patch\","
+                      + "\"requestedBy\":\"alice\",\"requestedAt\":\""
+                      + at
+                      + "\",\"origin\":\"rollout:r-1\"},\"vms\":{},\"outcomes\":{\"accepted\":1},"
+                      + "\"complete\":true}]"
+                      + (first ? ",\"next\":\"p2\"" : "")
+                      + "}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "reader-token-0123456789ab");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(
+              run(
+                  "fleet",
+                  "approvals",
+                  "--zone",
+                  "2",
+                  "--resource-group",
+                  "rg prod",
+                  "--state",
+                  "complete",
+                  "--url",
+                  url,
+                  "--token-file",
+                  token.toString()))
+          .as(err.toString())
+          .isZero();
+      assertThat(queries)
+          .containsExactly(
+              "state=complete&zone=2&resourceGroup=rg%20prod&limit=1000",
+              "state=complete&zone=2&resourceGroup=rg%20prod&limit=1000&cursor=p2");
+      String table = out.toString();
+      assertThat(table).contains("rollout:r-1").contains("accepted 1");
+      assertThat(table.indexOf("req-newer")).isLessThan(table.indexOf("req-older"));
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /** Rollouts too: at most 100 a page (their contract's limit), every page followed. */
   @Test
   void fleetRolloutsFollowsEveryPage() throws Exception {

@@ -607,6 +607,39 @@ class FleetPageBrowserTest {
   }
 
   /**
+   * The lists page in the browser: 55 more agents fall silent (56 with the one above), the silent
+   * agents' Next shows the 51st on, and a live change (one more falls silent, first in the list's
+   * order) refreshes the page shown, not the first: its rows move down by one. The rollouts and the
+   * approval history page the same way (FleetPageGateTest).
+   */
+  @Test
+  @Order(8)
+  void theSilentAgentsPageAndALiveChangeKeepsThePageShown() throws Exception {
+    signIn(FleetLab.READER_TOKEN);
+    List<String> quiet = new ArrayList<>();
+    for (int i = 0; i < 55; i++) {
+      quiet.add(String.format("5f7c1d2e-0000-4000-8000-%012d", 100 + i));
+    }
+    heartbeats(quiet, Duration.ofSeconds(1));
+    By pager = By.cssSelector("[data-testid=silent-pager]");
+    By rows = By.cssSelector("[data-testid=silent-table] tr");
+    waitUntilText(pager, "1–50 of 56 silent agents (page 1 of 2)");
+    String fiftieth = browser.findElements(rows).get(50).getText();
+    browser.findElement(By.cssSelector("[data-testid=silent-next]")).click();
+    waitUntilText(pager, "51–56 of 56 silent agents (page 2 of 2)");
+    String before = browser.findElements(rows).get(1).getText();
+    assertThat(before).isNotEqualTo(fiftieth);
+
+    heartbeats(List.of("00000000-0000-4000-8000-000000000001"), Duration.ofSeconds(1));
+    waitUntilText(pager, "51–57 of 57 silent agents (page 2 of 2)");
+    new WebDriverWait(browser, WAIT)
+        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(d -> d.findElements(rows).get(1).getText().equals(fiftieth));
+    assertThat(browser.findElement(By.cssSelector("[data-testid=silent]")).getText())
+        .contains(before);
+  }
+
+  /**
    * A new Reboot of {@code vm}, approved through the API with {@code reason}, once the agent's
    * result completed the request (the approval history changes no more for it): the event's id.
    */
@@ -634,6 +667,27 @@ class FleetPageBrowserTest {
    * One heartbeat of a VM of scale set {@code web}, written straight to the agents' topic (as any
    * process holding the agents' identity could), saying the next comes in {@code every}.
    */
+  /** One heartbeat of each of these VMs (named after their ids, zone 3), as {@link #heartbeat}. */
+  private void heartbeats(List<String> vmIds, Duration every) throws Exception {
+    try (var out =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(
+            Map.of("bootstrap.servers", lab.broker().bootstrapServers()),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      var agents = new dev.sebridge.fleet.testing.AgentEnvelopes(java.time.Clock.systemUTC());
+      for (String vmId : vmIds) {
+        out.send(
+            new org.apache.kafka.clients.producer.ProducerRecord<>(
+                FleetLab.EVENTS,
+                vmId,
+                agents.heartbeat(
+                    dev.sebridge.fleet.testing.AgentEnvelopes.vm(vmId, "q-" + vmId, "3", "web"),
+                    every)));
+      }
+      out.flush();
+    }
+  }
+
   private void heartbeat(String vmId, String name, String zone, Duration every) throws Exception {
     try (var out =
         new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(

@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       FleetVmsCommand.class,
       FleetCampaignsCommand.class,
       FleetApproveCommand.class,
+      FleetApprovalsCommand.class,
       FleetRolloutCommand.class,
       FleetRolloutsCommand.class
     })

@@ -29,6 +29,30 @@ final class FleetVmsCommand implements Callable<Integer> {
           "Only agents reporting a vmId Azure's inventory does not list (fleet.inventory.*).")
   boolean unknown;
 
+  @Option(names = "--zone", description = "Only VMs of this availability zone.")
+  String zone;
+
+  @Option(names = "--scale-set", description = "Only VMs of this scale set.")
+  String scaleSet;
+
+  @Option(names = "--resource-group", description = "Only VMs of this resource group.")
+  String resourceGroup;
+
+  @Option(
+      names = "--type",
+      description = "Only VMs in an open event of this type (Reboot, Freeze, Redeploy...).")
+  String type;
+
+  @Option(names = "--source", description = "Only VMs in an open event of this source.")
+  String source;
+
+  @Option(
+      names = "--status",
+      description =
+          "Only VMs whose part in an open event is in this status (scheduled, approved, started:"
+              + " in maintenance now, ...).")
+  String status;
+
   @Option(
       names = "--coverage",
       description =
@@ -40,21 +64,15 @@ final class FleetVmsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (coverage && (silent || unknown)) {
+    if (coverage && path().contains("?")) {
       throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(),
-          "--coverage lists VMs without an agent: not with --silent or --unknown");
+          spec.commandLine(), "--coverage lists VMs without an agent: not with a filter");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (coverage) {
       return coverage(out);
     }
-    String path =
-        "api/vms"
-            + (silent || unknown ? "?" : "")
-            + (silent ? "silent=true" : "")
-            + (silent && unknown ? "&" : "")
-            + (unknown ? "inventory=unknown" : "");
+    String path = path();
     JsonNode body = options.client(System.getenv()).getAll(path, "vms");
     if (options.printedJson(out, body)) {
       return 0;
@@ -74,12 +92,41 @@ final class FleetVmsCommand implements Callable<Integer> {
     }
     if (t.isEmpty()) {
       out.println(
-          unknown ? "no unknown VMs" : silent ? "no silent agents" : "no agents have reported");
+          unknown
+              ? "no unknown VMs"
+              : silent
+                  ? "no silent agents"
+                  : path.contains("?") ? "no VMs match" : "no agents have reported");
     } else {
       t.print(out);
     }
     out.flush();
     return 0;
+  }
+
+  /** {@code api/vms} with the filters given. */
+  private String path() {
+    java.util.StringJoiner q = new java.util.StringJoiner("&", "api/vms?", "");
+    q.setEmptyValue("api/vms");
+    if (silent) {
+      q.add("silent=true");
+    }
+    if (unknown) {
+      q.add("inventory=unknown");
+    }
+    add(q, "zone", zone);
+    add(q, "scaleSet", scaleSet);
+    add(q, "resourceGroup", resourceGroup);
+    add(q, "type", type);
+    add(q, "source", source);
+    add(q, "status", status);
+    return q.toString();
+  }
+
+  private static void add(java.util.StringJoiner q, String name, String value) {
+    if (value != null) {
+      q.add(name + "=" + FleetClient.segment(value));
+    }
   }
 
   private int coverage(PrintWriter out) throws Exception {

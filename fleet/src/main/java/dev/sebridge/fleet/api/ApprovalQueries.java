@@ -3,6 +3,7 @@ package dev.sebridge.fleet.api;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.time.Clock;
 import java.util.List;
@@ -12,8 +13,8 @@ import org.apache.kafka.streams.KeyValue;
 
 /**
  * {@code GET /api/approvals}: the approval requests the views hold (a month of them, {@code
- * fleet.history-retention}), a page at a time in request id order, by event, by who asked, by state
- * and by text.
+ * fleet.history-retention}), a page at a time in request id order, by event, by who asked, by
+ * state, by a VM it names or where they are (zone, scale set, resource group), and by text.
  */
 final class ApprovalQueries {
   /** The list's name in its cursors, and its page size by default. */
@@ -51,6 +52,9 @@ final class ApprovalQueries {
     String by = q.get("requestedBy");
     String state = q.get("state");
     String text = q.get("text");
+    String vmId = q.get("vmId");
+    Predicate<VmView> place = place(q.get("zone"), q.get("scaleSet"), q.get("resourceGroup"));
+    Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>(); // each VM once a page
     Predicate<RequestView> keep =
         v -> {
           ApprovalRequest r = v.request();
@@ -58,12 +62,32 @@ final class ApprovalQueries {
               && (event == null || event.equalsIgnoreCase(r.eventId()))
               && (by == null || by.equalsIgnoreCase(r.requestedBy()))
               && (state == null || state.equals(state(v)))
-              && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy());
+              && (vmId == null || r.vmIds().stream().anyMatch(vmId::equalsIgnoreCase))
+              && (place == null
+                  || r.vmIds().stream()
+                      .map(id -> read.computeIfAbsent(id, views::vm))
+                      .flatMap(java.util.Optional::stream)
+                      .anyMatch(place))
+              && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy(), r.origin());
         };
     List<KeyValue<String, RequestView>> found =
         views.requestsAfter(page.after(), keep, page.limit() + 1);
     return ListAnswers.page(
         APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));
+  }
+
+  /**
+   * A VM in all of the zone, scale set and resource group given (the last two case-insensitive), as
+   * its view has it now; null when none is given.
+   */
+  private static Predicate<VmView> place(String zone, String scaleSet, String resourceGroup) {
+    if (zone == null && scaleSet == null && resourceGroup == null) {
+      return null;
+    }
+    return v ->
+        (zone == null || zone.equals(v.zone()))
+            && (scaleSet == null || scaleSet.equalsIgnoreCase(v.scaleSet()))
+            && (resourceGroup == null || resourceGroup.equalsIgnoreCase(v.resourceGroup()));
   }
 
   /** {@code GET /api/approvals/{requestId}}. */

@@ -94,7 +94,10 @@ public final class CoreApi implements Route {
                   q.get("zone"),
                   q.get("scaleSet"),
                   q.get("resourceGroup"),
-                  q.get("text")),
+                  q.get("text"),
+                  q.get("type"),
+                  q.get("source"),
+                  q.get("status")),
               FleetQueries.Page.of(q, FleetQueries.VMS)));
     } else if (path.equals("/api/coverage") && method.equals("GET")) {
       ApiInput.query(call, "/api/coverage");

@@ -4,6 +4,7 @@ import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -97,39 +99,12 @@ public final class FleetViews {
   }
 
   /**
-   * The newest {@code n} approval requests (by when they were made; at most {@link
-   * RecentRequests#KEPT}), the newest first: with the kept keys, {@code n} views read by key.
+   * The newest approval requests (by when they were made; at most {@link RecentRequests#KEPT}), the
+   * newest first, from the {@code skip}-th on, at most {@code wanted} of them: with the kept keys,
+   * only those views are read by key (without them, the whole view is read and sorted).
    */
-  public List<RequestView> newestRequests(int wanted) {
-    int n = Math.min(wanted, RecentRequests.KEPT);
-    ReadOnlyKeyValueStore<String, RequestView> store = requests.get();
-    if (recent == null) {
-      return all(store).stream()
-          .filter(r -> r.request() != null)
-          .sorted(
-              java.util.Comparator.comparing(
-                  (RequestView r) -> r.request().requestedAt(),
-                  java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())))
-          .limit(n)
-          .toList();
-    }
-    List<RequestView> out = new ArrayList<>();
-    for (String key :
-        recent.newest(
-            n,
-            () -> {
-              Map<String, RequestView> every = new HashMap<>();
-              try (KeyValueIterator<String, RequestView> it = store.all()) {
-                it.forEachRemaining(kv -> every.put(kv.key, kv.value));
-              }
-              return every;
-            })) {
-      RequestView r = store.get(key);
-      if (r != null) {
-        out.add(r);
-      }
-    }
-    return out;
+  public RecentRequests.Newest newestRequests(int skip, int wanted) {
+    return (recent == null ? RecentRequests.unkept() : recent).read(requests.get(), skip, wanted);
   }
 
   /** These views with the campaigns kept as the events view changes (a service). */
@@ -298,6 +273,40 @@ public final class FleetViews {
     return keys == null
         ? KeyScans.after(vms.get(), after, keep, n)
         : KeyScans.after(keys.vmKeys(), vms.get()::get, after, keep, n);
+  }
+
+  /**
+   * The vmIds of the VMs whose part in an open event {@code part} accepts, of the events {@code
+   * event} accepts, in the VM view's key order: with the kept keys, from the open events' views as
+   * kept (nothing is parsed); a fleet with none in maintenance reads nothing.
+   */
+  public NavigableSet<String> vmsInOpenEvents(
+      Predicate<EventView> event, Predicate<VmEventState> part) {
+    ReadOnlyKeyValueStore<String, EventView> store = events.get();
+    java.util.Collection<EventView> open =
+        keys == null
+            ? all(store).stream().filter(EventView::open).toList()
+            : keys.openEventViews().values();
+    NavigableSet<String> out = new java.util.TreeSet<>(dev.sebridge.fleet.ViewTallies.STORE_ORDER);
+    for (EventView e : open) {
+      if (e.open() && event.test(e)) {
+        e.vms().values().stream()
+            .filter(part)
+            .map(VmEventState::vmId)
+            .filter(java.util.Objects::nonNull)
+            .forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Up to {@code n} VMs of {@code vmIds} after {@code after}, read by key, that {@code keep}
+   * accepts.
+   */
+  public KeyScans.Scanned<VmView> vmsOf(
+      NavigableSet<String> vmIds, String after, Predicate<VmView> keep, int n) {
+    return KeyScans.after(vmIds, vms.get()::get, after, keep, n);
   }
 
   /**

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The newest approval requests (by when they were made), kept as the requests view changes: the
@@ -28,7 +30,7 @@ import java.util.function.Supplier;
  */
 public final class RecentRequests implements TopologyObserver {
   /** How many are kept: more than the page shows, so that deletions rarely force a refill. */
-  static final int KEPT = 200;
+  public static final int KEPT = 200;
 
   private record Entry(Instant at, String key) {}
 
@@ -104,6 +106,56 @@ public final class RecentRequests implements TopologyObserver {
       newest.remove(e);
       kept.remove(e.key());
     }
+  }
+
+  /** Nothing kept yet: its first read fills it from the whole view (views without kept keys). */
+  static RecentRequests unkept() {
+    RecentRequests r = new RecentRequests();
+    r.stale = true;
+    return r;
+  }
+
+  /**
+   * Some of the newest approval requests.
+   *
+   * @param requests those asked for, the newest first
+   * @param held how many of the newest are held to page through (at most {@link #KEPT})
+   * @param older whether the view holds older requests than those
+   */
+  public record Newest(List<RequestView> requests, int held, boolean older) {}
+
+  /**
+   * The newest requests of {@code store}, from the {@code skip}-th on, at most {@code wanted} of
+   * them, each read by key.
+   */
+  Newest read(ReadOnlyKeyValueStore<String, RequestView> store, int skip, int wanted) {
+    List<String> keys =
+        newest(
+            KEPT,
+            () -> {
+              Map<String, RequestView> every = new HashMap<>();
+              try (KeyValueIterator<String, RequestView> it = store.all()) {
+                it.forEachRemaining(kv -> every.put(kv.key, kv.value));
+              }
+              return every;
+            });
+    List<RequestView> out = new ArrayList<>();
+    for (String key :
+        keys.subList(Math.min(skip, keys.size()), Math.min(keys.size(), skip + wanted))) {
+      RequestView r = store.get(key);
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    return new Newest(out, keys.size(), olderLeftOut());
+  }
+
+  /**
+   * Whether the view holds requests older than those kept (as of the last change or refill): the
+   * page then says the CLI and the API list them.
+   */
+  public synchronized boolean olderLeftOut() {
+    return leftOut;
   }
 
   /**

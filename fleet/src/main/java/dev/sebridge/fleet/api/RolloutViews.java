@@ -72,14 +72,25 @@ public final class RolloutViews {
    * others' headers only read.
    */
   public List<Rollout> newest(int n) {
+    return ordered().stream().limit(n).map(this::assemble).toList();
+  }
+
+  /**
+   * Every rollout's header (entries not put together: {@link #assembled}), those running or halted
+   * first, then the newest: the order the page lists them in.
+   */
+  public List<Rollout> ordered() {
     return FleetViews.all(headers.get()).stream()
         .sorted(
             Comparator.comparing((Rollout r) -> !r.active())
                 .thenComparing(Rollout::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
                 .thenComparing(Rollout::id))
-        .limit(n)
-        .map(this::assemble)
         .toList();
+  }
+
+  /** A rollout of {@link #ordered} put together with its entries. */
+  public Rollout assembled(Rollout header) {
+    return assemble(header);
   }
 
   private Rollout assemble(Rollout header) {

@@ -1,7 +1,9 @@
 package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryState;
+import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
 import java.time.Clock;
@@ -31,6 +33,10 @@ final class VmQueries {
    * @param scaleSet its scale set (case-insensitive)
    * @param resourceGroup its resource group (case-insensitive)
    * @param text in its vmId or name (case-insensitive)
+   * @param type only VMs in an open event of this type (case-insensitive)
+   * @param source only VMs in an open event of this source (case-insensitive)
+   * @param status only VMs whose part in an open event (of that type and source, if given) is in
+   *     this status
    */
   public record VmFilter(
       Boolean silent,
@@ -38,7 +44,34 @@ final class VmQueries {
       String zone,
       String scaleSet,
       String resourceGroup,
-      String text) {
+      String text,
+      String type,
+      String source,
+      String status) {
+    public VmFilter(
+        Boolean silent,
+        Boolean known,
+        String zone,
+        String scaleSet,
+        String resourceGroup,
+        String text) {
+      this(silent, known, zone, scaleSet, resourceGroup, text, null, null, null);
+    }
+
+    /** Whether the VMs are those of open events (and read from them, not from every VM). */
+    boolean byEvent() {
+      return type != null || source != null || status != null;
+    }
+
+    boolean event(EventView e) {
+      return (type == null || type.equalsIgnoreCase(e.eventType()))
+          && (source == null || source.equalsIgnoreCase(e.eventSource()));
+    }
+
+    boolean part(VmEventState s) {
+      return status == null || status.equals(s.status());
+    }
+
     boolean keeps(VmView v) {
       return (silent == null || v.silent() == silent)
           && (known == null
@@ -52,9 +85,12 @@ final class VmQueries {
 
   ObjectNode vms(VmFilter f, FleetQueries.Page page) {
     List<KeyValue<String, VmView>> found =
-        Boolean.TRUE.equals(f.silent())
-            ? views.silentVmsAfter(page.after(), f::keeps, page.limit() + 1)
-            : views.vmsAfter(page.after(), f::keeps, page.limit() + 1);
+        f.byEvent()
+            ? views.vmsOf(
+                views.vmsInOpenEvents(f::event, f::part), page.after(), f::keeps, page.limit() + 1)
+            : Boolean.TRUE.equals(f.silent())
+                ? views.silentVmsAfter(page.after(), f::keeps, page.limit() + 1)
+                : views.vmsAfter(page.after(), f::keeps, page.limit() + 1);
     return ListAnswers.page(
         VMS, "vms", found, page.limit(), clock, (a, kv) -> a.add(toJson(kv.value)));
   }

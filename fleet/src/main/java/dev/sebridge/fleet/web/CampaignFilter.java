@@ -44,7 +44,7 @@ record CampaignFilter(String type, String source, String text, int page) {
       throw new ApiException(400, "text: at most " + MAX_TEXT + " characters");
     }
     return new CampaignFilter(
-        field(q, "type"), field(q, "source"), text, page(q.getOrDefault("page", "")));
+        field(q, "type"), field(q, "source"), text, SectionPage.number(q.getOrDefault("page", "")));
   }
 
   private static String field(Map<String, String> q, String name) {
@@ -53,16 +53,6 @@ record CampaignFilter(String type, String source, String text, int page) {
       throw new ApiException(400, name + ": at most 64 characters");
     }
     return v;
-  }
-
-  private static int page(String v) {
-    if (v.isEmpty()) {
-      return 1;
-    }
-    if (!v.matches("[1-9][0-9]{0,8}")) {
-      throw new ApiException(400, "page: a number from 1, not " + v);
-    }
-    return Integer.parseInt(v);
   }
 
   /** Whether this is the list as first shown (the one every page shares). */

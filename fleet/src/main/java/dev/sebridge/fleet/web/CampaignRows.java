@@ -55,11 +55,9 @@ final class CampaignRows {
                 Comparator.comparing(CampaignIndex.Members::soonest)
                     .thenComparing(CampaignIndex.Members::id))
             .toList();
-    int pages = Math.max(1, (open.size() + SHOWN - 1) / SHOWN);
-    int page = Math.min(filter.page(), pages);
-    int from = (page - 1) * SHOWN;
+    SectionPage.Window w = new SectionPage(filter.page()).over(open.size(), SHOWN);
     List<Campaigns.Campaign> shown =
-        open.subList(from, Math.min(from + SHOWN, open.size())).stream()
+        open.subList(w.from(), w.to()).stream()
             .map(c -> Campaigns.read(c, views))
             .flatMap(java.util.Optional::stream)
             .filter(Campaigns.Campaign::open) // (closed since the index listed it)
@@ -76,22 +74,8 @@ final class CampaignRows {
     m.put("campaigns", rows);
     m.put("empty", rows.isEmpty());
     m.put("narrowed", filter.narrowed());
-    m.put("page", page);
-    if (pages > 1) {
-      Map<String, Object> pager = new LinkedHashMap<>();
-      pager.put("first", from + 1);
-      pager.put("last", from + shown.size());
-      pager.put("total", open.size());
-      pager.put("page", page);
-      pager.put("pages", pages);
-      if (page > 1) {
-        pager.put("previous", page - 1);
-      }
-      if (page < pages) {
-        pager.put("next", page + 1);
-      }
-      m.put("pager", pager);
-    }
+    m.put("page", w.page());
+    m.put("pager", w.pager("events", "campaigns", shown.size()));
     return m;
   }
 

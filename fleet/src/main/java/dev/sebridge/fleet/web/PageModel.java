@@ -4,6 +4,7 @@ import dev.sebridge.fleet.ViewTallies;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.inventory.Coverage;
 import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Instant;
@@ -157,24 +158,25 @@ final class PageModel {
   }
 
   /**
-   * The first {@link #SILENT_SHOWN} silent agents in key order, each read by key, and how many are
+   * A page of {@link #SILENT_SHOWN} silent agents in key order, each read by key, and how many are
    * silent: never a scan of the VM views.
    */
-  Map<String, Object> silent() {
+  Map<String, Object> silent(SectionPage page) {
+    SectionPage.Window w = page.over(tallies.silentCount(), SILENT_SHOWN);
     List<Map<String, Object>> rows =
-        tallies.firstSilent(SILENT_SHOWN).stream()
+        tallies.silentKeys().stream()
+            .skip(w.from())
+            .limit(SILENT_SHOWN)
             .map(views::vm)
             .flatMap(java.util.Optional::stream)
             .filter(VmView::silent) // the view as read now, should it have changed meanwhile
             .map(v -> row(v, unknown(v.vmId())))
             .toList();
-    int count = tallies.silentCount();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("silent", rows);
-    m.put("empty", rows.isEmpty());
-    m.put("silentCount", count);
-    m.put("silentMore", count > rows.size());
-    m.put("shown", rows.size());
+    m.put("empty", rows.isEmpty() && w.page() == 1);
+    m.put("page", w.page());
+    m.put("pager", w.pager("silent", "silent agents", rows.size()));
     return m;
   }
 
@@ -190,8 +192,29 @@ final class PageModel {
         "lastSeenAt", v.lastSeenAt() == null ? "never" : v.lastSeenAt().toString());
   }
 
-  List<Map<String, Object>> approvals() {
-    return views.newestRequests(50).stream()
+  /**
+   * A page of {@link #APPROVALS_SHOWN} of the newest approval requests ({@link
+   * dev.sebridge.fleet.api.RecentRequests#KEPT} are paged through; the CLI and the API list all).
+   */
+  Map<String, Object> approvals(SectionPage page) {
+    int held = views.newestRequests(0, 0).held();
+    SectionPage.Window w = page.over(held, APPROVALS_SHOWN);
+    dev.sebridge.fleet.api.RecentRequests.Newest newest =
+        views.newestRequests(w.from(), APPROVALS_SHOWN);
+    List<Map<String, Object>> rows = approvalRows(newest.requests());
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("approvals", rows);
+    m.put("page", w.page());
+    m.put("pager", w.pager("approvals", "the newest approvals", rows.size()));
+    m.put("older", newest.older() && w.page() == w.pages());
+    return m;
+  }
+
+  /** Approval requests a page of the approval history shows. */
+  static final int APPROVALS_SHOWN = 50;
+
+  private static List<Map<String, Object>> approvalRows(List<RequestView> requests) {
+    return requests.stream()
         .map(
             r -> {
               Map<String, Object> m = new LinkedHashMap<>();

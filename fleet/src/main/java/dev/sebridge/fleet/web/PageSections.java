@@ -9,8 +9,9 @@ import java.util.function.BiFunction;
 /**
  * The page's sections ({@code /ui/fragment/NAME}, one per {@link LiveStream#SECTIONS}): each
  * rendered once for all pages of one role asking for the same views ({@link SectionCache}); the
- * open maintenance narrowed or paged ({@link CampaignFilter}, the only section that takes a query)
- * is rendered for its request alone, so the cache holds one rendering per section and role.
+ * open maintenance narrowed or paged ({@link CampaignFilter}), and any other page than the first of
+ * a list ({@link SectionPage}), is rendered for its request alone, so the cache holds one rendering
+ * per section and role.
  */
 final class PageSections {
   private final LiveStream live;
@@ -103,26 +104,40 @@ final class PageSections {
     if (!LiveStream.SECTIONS.containsKey(name)) {
       throw new ApiException(404, "no such fragment: " + name);
     }
-    if (!name.equals("events") && query != null && !query.isEmpty()) {
-      throw new ApiException(400, "the section " + name + " takes no query");
+    if (name.equals("events")) {
+      CampaignFilter filter = CampaignFilter.of(query);
+      return filter.none()
+          ? cached(name, approver, () -> section(name, approver, filter, SectionPage.FIRST))
+          : section(name, approver, filter, SectionPage.FIRST);
     }
-    CampaignFilter filter = CampaignFilter.of(query);
-    return filter.none()
-        ? cache.get(
-            name + (approver ? "/approver" : "/reader"),
-            () -> live.version(name),
-            () -> section(name, approver, filter))
-        : section(name, approver, filter);
+    if (!PAGED.contains(name)) {
+      if (query != null && !query.isEmpty()) {
+        throw new ApiException(400, "the section " + name + " takes no query");
+      }
+      return cached(name, approver, () -> section(name, approver, null, SectionPage.FIRST));
+    }
+    SectionPage page = SectionPage.of(name, query);
+    return page.equals(SectionPage.FIRST)
+        ? cached(name, approver, () -> section(name, approver, null, page))
+        : section(name, approver, null, page);
   }
 
-  private String section(String name, boolean approver, CampaignFilter filter) {
+  /** The sections that page by number ({@link SectionPage}); the open maintenance pages its own. */
+  static final java.util.Set<String> PAGED = java.util.Set.of("rollouts", "silent", "approvals");
+
+  /** The section's first page as every page of this role shares it, rendered once per change. */
+  private String cached(String name, boolean approver, java.util.function.Supplier<String> render) {
+    return cache.get(name + (approver ? "/approver" : "/reader"), () -> live.version(name), render);
+  }
+
+  private String section(String name, boolean approver, CampaignFilter filter, SectionPage page) {
     Map<String, Object> m = new HashMap<>();
     m.put("approver", approver);
     switch (name) {
       case "events" -> m.putAll(campaigns.list(filter));
-      case "rollouts" -> m.put("rollouts", rollouts.rollouts());
-      case "silent" -> m.putAll(model.silent());
-      case "approvals" -> m.put("approvals", model.approvals());
+      case "rollouts" -> m.putAll(rollouts.rollouts(page));
+      case "silent" -> m.putAll(model.silent(page));
+      case "approvals" -> m.putAll(model.approvals(page));
       case "coverage" -> m.putAll(coverage.model());
       default -> throw new ApiException(404, "no such fragment: " + name);
     }

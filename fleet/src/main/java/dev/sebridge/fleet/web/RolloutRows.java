@@ -12,8 +12,9 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The page's rollouts, as its templates show them: the newest 20 (active ones first), each with its
- * groups (distinct VMs unavailable against the group's limit), waves and VMs.
+ * The page's rollouts, as its templates show them: {@link #SHOWN} a page (active ones first, then
+ * the newest), each with its groups (distinct VMs unavailable against the group's limit), waves and
+ * VMs.
  */
 final class RolloutRows {
   private final FleetViews views;
@@ -22,8 +23,23 @@ final class RolloutRows {
     this.views = views;
   }
 
-  List<Map<String, Object>> rollouts() {
-    return views.rollouts().newest(20).stream().map(this::rollout).toList();
+  /** Rollouts a page of the section shows. */
+  static final int SHOWN = 20;
+
+  /** The section's model: a page of rollouts, and its pager when there is more than one. */
+  Map<String, Object> rollouts(SectionPage page) {
+    List<Rollout> all = views.rollouts().ordered();
+    SectionPage.Window w = page.over(all.size(), SHOWN);
+    List<Map<String, Object>> rows =
+        all.subList(w.from(), w.to()).stream()
+            .map(views.rollouts()::assembled)
+            .map(this::rollout)
+            .toList();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("rollouts", rows);
+    m.put("page", w.page());
+    m.put("pager", w.pager("rollouts", "rollouts", rows.size()));
+    return m;
   }
 
   Map<String, Object> rollout(Rollout r) {

@@ -1,5 +1,5 @@
-// Live countdowns to NotBefore, the open maintenance's filter and pages, and the sections' view
-// marks; the rest is htmx.
+// Live countdowns to NotBefore, the open maintenance's filter and pages, the other lists' pages,
+// and the sections' view marks; the rest is htmx.
 (function () {
   function left(ms) {
     if (ms <= 0) return "now (NotBefore passed: Azure may start it any time)";
@@ -84,6 +84,15 @@
   document.addEventListener("click", function (e) {
     var b = e.target.closest && e.target.closest("[data-events-page]");
     if (b) showList(b.getAttribute("data-events-page"));
+    // The other lists' pages (rollouts, silent agents, approval history): the page number goes in
+    // the list's own input (#NAME-page, in the list), and the list asks for itself with it.
+    var p = e.target.closest && e.target.closest("[data-page-of]");
+    var input = p && document.getElementById(p.getAttribute("data-page-of") + "-page");
+    var list = input && input.parentElement;
+    if (list) {
+      input.value = p.getAttribute("data-page");
+      htmx.trigger(list, "page-list");
+    }
   });
   setInterval(tick, 1000);
   document.addEventListener("htmx:afterSwap", tick);

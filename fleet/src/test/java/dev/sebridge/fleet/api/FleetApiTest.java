@@ -412,7 +412,10 @@ class FleetApiTest {
     assertThat(JsonSerde.JSON.readTree(bad.body()).get("error").asText()).contains("status");
   }
 
-  /** VMs filter by zone, scale set, resource group and text (vmId or name). */
+  /**
+   * VMs filter by zone, scale set, resource group and text (vmId or name), and by their part in an
+   * open event (its type and source, their status in it).
+   */
   @Test
   void vmsFilterByZoneScaleSetResourceGroupAndText() throws Exception {
     Map<String, List<String>> filtered = new java.util.LinkedHashMap<>();
@@ -423,6 +426,13 @@ class FleetApiTest {
     filtered.put("text=DB", List.of("vm-3"));
     filtered.put("text=vm-1", List.of("vm-1"));
     filtered.put("scaleSet=web&zone=1", List.of("vm-1"));
+    // By their part in an open event: its type, source, and the VM's status in it.
+    filtered.put("type=REBOOT", List.of("vm-1", "vm-2", "vm-3"));
+    filtered.put("type=Freeze", List.of());
+    filtered.put("source=user", List.of());
+    filtered.put("status=started", List.of("vm-3"));
+    filtered.put("status=scheduled&zone=2", List.of("vm-2"));
+    filtered.put("type=Reboot&source=Platform&status=completed", List.of());
     for (Map.Entry<String, List<String>> f : filtered.entrySet()) {
       HttpResponse<String> r = call("GET", "/api/vms?" + f.getKey(), READER, null, "/api/vms");
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -433,7 +443,10 @@ class FleetApiTest {
     }
   }
 
-  /** Approval requests come a page at a time (in id order), by event, asker, state and text. */
+  /**
+   * Approval requests come a page at a time (in id order), by event, asker, state, a VM they name,
+   * where their VMs are, and text.
+   */
   @Test
   void approvalsComeAPageAtATimeByEventAskerStateAndText() throws Exception {
     requests.map.put(
@@ -480,6 +493,14 @@ class FleetApiTest {
     filtered.put("requestedBy=BOB", List.of("r2"));
     filtered.put("text=NIGHT", List.of("r3"));
     filtered.put("eventId=" + EVENT + "&requestedBy=alice", List.of("r1", "r3"));
+    // By a VM it names, or where its VMs are (their views), and by origin in the text.
+    filtered.put("vmId=VM-2", List.of("r3"));
+    filtered.put("zone=1", List.of("r1", "r2"));
+    filtered.put("scaleSet=WEB&zone=2", List.of("r3"));
+    filtered.put("resourceGroup=rg", List.of("r1", "r2", "r3"));
+    filtered.put("resourceGroup=other", List.of());
+    filtered.put("zone=3", List.of());
+    filtered.put("text=API", List.of("r1", "r2", "r3"));
     for (Map.Entry<String, List<String>> f : filtered.entrySet()) {
       JsonNode page =
           JsonSerde.JSON.readTree(

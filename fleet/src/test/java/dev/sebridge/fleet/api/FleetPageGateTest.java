@@ -67,17 +67,25 @@ class FleetPageGateTest {
   /** The events the page's views hold (empty unless a test puts some). */
   final MapStore<EventView> events = new MapStore<>();
 
+  /** The approval requests the page's views hold (empty unless a test puts some). */
+  final MapStore<RequestView> requests = new MapStore<>();
+
+  /** The newest requests as the views keep them; null: read from the store. */
+  RecentRequests recent;
+
+  /** The rollouts the page's views hold (empty unless a test puts some). */
+  final MapStore<Rollout> rollouts = new MapStore<>();
+
   void start(HttpLimits limits) throws IOException {
     MutableClock clock = new MutableClock(Instant.parse("2026-11-23T10:00:00Z"));
     FleetViews views =
         new FleetViews(
-            () -> vms,
-            () -> events,
-            MapStore<RequestView>::new,
-            MapStore<Rollout>::new,
-            MapStore<PolicyDecision>::new);
+            () -> vms, () -> events, () -> requests, () -> rollouts, MapStore<PolicyDecision>::new);
     if (keys != null) {
       views.withKeys(keys);
+    }
+    if (recent != null) {
+      views.withRecentRequests(recent);
     }
     StaticTokens tokens =
         StaticTokens.of(
@@ -97,7 +105,7 @@ class FleetPageGateTest {
                     live,
                     limits,
                     writes,
-                    new dev.sebridge.fleet.ViewTallies(),
+                    keys != null ? keys : new dev.sebridge.fleet.ViewTallies(),
                     null,
                     () -> null))
             .start();
@@ -623,11 +631,157 @@ class FleetPageGateTest {
         .contains("Campaigns 26–30 of 30");
     assertThat(
             send(
-                "GET /ui/fragment/silent?page=2 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                "GET /ui/fragment/coverage?page=2 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
                     + session
                     + "\r\n\r\n"))
         .startsWith("HTTP/1.1 400")
-        .contains("the section silent takes no query");
+        .contains("the section coverage takes no query");
+  }
+
+  /**
+   * The rollouts, the silent agents and the approval history page as the open maintenance does: a
+   * page's number in the list's own field, a pager with the page before and after, past the last
+   * the last. The approval history pages through the newest {@link RecentRequests#KEPT} and says
+   * where the older ones are. Until 2026-11-29 the page showed the first 50 silent agents, the
+   * newest 50 approvals and 20 rollouts, and no more.
+   */
+  @Test
+  void theRolloutsTheSilentAgentsAndTheApprovalHistoryPage() throws Exception {
+    Instant t0 = Instant.parse("2026-11-23T09:00:00Z");
+    keys = new dev.sebridge.fleet.ViewTallies();
+    for (int i = 0; i < 120; i++) {
+      VmView vm =
+          new VmView(
+              String.format("s-%03d", i),
+              String.format("silent-%03d", i),
+              null,
+              "sub-1",
+              "rg",
+              "westeurope",
+              "1",
+              null,
+              "0.1.0",
+              t0,
+              t0,
+              t0,
+              60,
+              Map.of(),
+              true,
+              java.util.Set.of(),
+              null);
+      vms.map.put(vm.vmId(), vm);
+      keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, vm.vmId(), vm);
+    }
+    recent = new RecentRequests();
+    for (int i = 0; i < 230; i++) {
+      RequestView r =
+          new RequestView(
+              new dev.sebridge.fleet.model.ApprovalRequest(
+                  "req-" + i,
+                  String.format("EV-%03d", i),
+                  List.of("vm-" + i),
+                  "because",
+                  "alice",
+                  t0.plusSeconds(i),
+                  "api"),
+              null,
+              Map.of());
+      requests.map.put(r.request().requestId(), r);
+      recent.keyChanged(
+          dev.sebridge.fleet.streams.FleetTopology.REQUESTS_VIEW, r.request().requestId(), r);
+    }
+    for (int i = 0; i < 45; i++) {
+      Rollout r = rollout(String.format("ro-%02d", i), t0.plusSeconds(i));
+      rollouts.map.put(r.id(), r);
+    }
+    start(false);
+    String session = signInAs(READER).session();
+    java.util.function.BiFunction<String, String, String> get =
+        (section, query) ->
+            sendQuietly(
+                "GET /ui/fragment/"
+                    + section
+                    + query
+                    + " HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                    + session
+                    + "\r\n\r\n");
+
+    String silent = get.apply("silent", "");
+    assertThat(numbers(silent, "id=\"silent-s-(\\d+)\"")).isEqualTo(range(0, 50));
+    assertThat(silent)
+        .contains("1–50 of 120 silent agents (page 1 of 3)")
+        .contains("data-testid=\"silent-next\" data-page-of=\"silent\" data-page=\"2\"")
+        .doesNotContain("silent-previous")
+        .contains("id=\"silent-page\" name=\"page\" value=\"1\"");
+    String last = get.apply("silent", "?page=3");
+    assertThat(numbers(last, "id=\"silent-s-(\\d+)\"")).isEqualTo(range(100, 120));
+    assertThat(last)
+        .contains("101–120 of 120 silent agents (page 3 of 3)")
+        .contains("data-testid=\"silent-previous\" data-page-of=\"silent\" data-page=\"2\"")
+        .doesNotContain("silent-next")
+        .contains("name=\"page\" value=\"3\"");
+    assertThat(numbers(get.apply("silent", "?page=99"), "id=\"silent-s-(\\d+)\""))
+        .as("past the last: the last")
+        .isEqualTo(range(100, 120));
+
+    String newest = get.apply("approvals", "?page=1");
+    List<Integer> firstApprovals = numbers(newest, "<code>EV-(\\d+)</code>");
+    assertThat(firstApprovals).hasSize(50).startsWith(229, 228).endsWith(180);
+    assertThat(newest)
+        .contains("1–50 of 200 the newest approvals (page 1 of 4)")
+        .doesNotContain("approvals-older");
+    String oldest = get.apply("approvals", "?page=4");
+    assertThat(numbers(oldest, "<code>EV-(\\d+)</code>")).hasSize(50).startsWith(79).endsWith(30);
+    assertThat(oldest)
+        .contains("data-testid=\"approvals-older\"")
+        .contains("<code>sebridge fleet approvals</code>");
+
+    String second = get.apply("rollouts", "?page=2");
+    assertThat(numbers(second, "data-rollout-id=\"ro-(\\d+)\""))
+        .as("the newest first, 20 a page")
+        .isEqualTo(java.util.stream.IntStream.range(0, 20).mapToObj(i -> 24 - i).toList());
+    assertThat(second).contains("21–40 of 45 rollouts (page 2 of 3)");
+
+    Map<String, String> bad =
+        Map.of(
+            "silent?zone=1", "the section silent takes no zone",
+            "approvals?page=0", "page: a number from 1, not 0",
+            "rollouts?page=1&page=2", "gives page more than once");
+    bad.forEach(
+        (query, reason) ->
+            assertThat(get.apply(query, "")).as(query).startsWith("HTTP/1.1 400").contains(reason));
+  }
+
+  /** The numbers a pattern's first group finds in an answer, in its order. */
+  private static List<Integer> numbers(String answer, String pattern) {
+    Matcher m = Pattern.compile(pattern).matcher(answer);
+    List<Integer> out = new ArrayList<>();
+    while (m.find()) {
+      out.add(Integer.parseInt(m.group(1)));
+    }
+    return out;
+  }
+
+  /** A finished rollout of one event and VM, made at {@code createdAt}. */
+  private static Rollout rollout(String id, Instant createdAt) {
+    return new Rollout(
+        id,
+        new dev.sebridge.fleet.rollout.RolloutSpec(
+            List.of("ev-" + id),
+            "1",
+            List.of("zone"),
+            Duration.ofMinutes(2),
+            Duration.ofMinutes(20)),
+        "go",
+        "alice",
+        "api",
+        createdAt,
+        Rollout.State.of("completed"),
+        null,
+        Map.of(),
+        Map.of(),
+        List.of(),
+        List.of(new Rollout.Entry(createdAt, "alice", "created", "go")));
   }
 
   /**
