@@ -132,6 +132,15 @@ public final class Ledger {
   }
 
   /**
+   * The same, for a release that also makes these VMs unavailable, which the views do not list in
+   * the event (a rollout's VMs of it acknowledged through the Maintenance API: Azure releases the
+   * event for all it lists, those included).
+   */
+  public boolean fits(String eventId, List<ListedVms.Listed> also, World w, Instant now) {
+    return limits.check(eventId, also, w, now, false).isEmpty();
+  }
+
+  /**
    * Whether rollout {@code r}'s group has no room now for one more VM that is not down already: an
    * event with such a VM there is refused by {@link #refusal} whatever else it lists. A planner
    * asks this first, in constant time, of the thousands of events a large rollout holds.

@@ -43,7 +43,21 @@ final class LedgerLimits {
 
   /** The refusal, explained (formatted) only when asked: a planner checks thousands of events. */
   Optional<String> check(String eventId, World w, Instant now, boolean explain) {
+    return check(eventId, List.of(), w, now, explain);
+  }
+
+  /**
+   * As {@link #check(String, World, Instant, boolean)}, with VMs the release makes unavailable
+   * besides those the views list in the event ({@code also}: a rollout's VMs of it the views do not
+   * show in it, acknowledged through the Maintenance API all the same).
+   */
+  Optional<String> check(
+      String eventId, List<ListedVms.Listed> also, World w, Instant now, boolean explain) {
     List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
+    if (!also.isEmpty()) {
+      listed = new java.util.ArrayList<>(listed);
+      listed.addAll(also);
+    }
     List<String> unreported =
         listed.stream().filter(l -> l.vmId() == null).map(ListedVms.Listed::name).toList();
     if (!constraints.isEmpty() && !unreported.isEmpty()) {

@@ -263,7 +263,11 @@ public final class RolloutPlanner {
           break;
         }
       }
-      if (full || !ledger.fits(eventId, w, now)) {
+      // The rollout's VMs of the event these views do not list in it (another instance's views
+      // did, when they joined; these are behind): acknowledged through the Maintenance API all the
+      // same, which releases the event for them too, so they are checked and entered as well.
+      List<ListedVms.Listed> unlisted = unlisted(eventId, pending, vms, w);
+      if (full || !ledger.fits(eventId, unlisted, w, now)) {
         continue;
       }
       // The VMs that reported the event get a command; those without a report (placed by the
@@ -295,7 +299,22 @@ public final class RolloutPlanner {
               ? requestId(r.id(), eventId)
               : RefusedReleases.requestId(refusedRequest);
       ledger.release(eventId, w, "rollout:" + r.id(), now);
+      if (!unlisted.isEmpty()) {
+        ledger.release(eventId, unlisted, w, "rollout:" + r.id(), now);
+      }
       List<String> counted = ListedVms.counted(eventId, w);
+      if (!counted.isEmpty() && !unlisted.isEmpty()) {
+        // Counted too: the commands' claim names them, or the agents would refuse the event
+        // their IMDS lists them in (while the acknowledgement releases it all the same).
+        java.util.Set<String> names = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        names.addAll(counted);
+        List<String> more = new ArrayList<>(counted);
+        unlisted.stream()
+            .map(ListedVms.Listed::name)
+            .filter(n -> n != null && !n.isBlank() && names.add(n))
+            .forEach(more::add);
+        counted = List.copyOf(more);
+      }
       for (String key : pending) {
         RolloutVm v = vms.get(key);
         vms.put(key, v.approved(wave, requestId, now, now.plus(r.spec().timeout())));
@@ -311,5 +330,38 @@ public final class RolloutPlanner {
               counted));
     }
     return releases;
+  }
+
+  /**
+   * The pending VMs of the rollout in this event that the views do not list in it, by vmId or name:
+   * each as a VM no agent reported the event for, with its vmId (placed: counted in its groups as
+   * the views and the inventory give them, and taken for back only as a VM known by name is).
+   */
+  private static List<ListedVms.Listed> unlisted(
+      String eventId, List<String> pending, Map<String, RolloutVm> vms, World w) {
+    if (pending.isEmpty()) {
+      return List.of();
+    }
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    for (ListedVms.Listed l : ListedVms.of(eventId, w)) {
+      if (l.vmId() != null) {
+        listed.add(l.vmId());
+      }
+      if (l.name() != null) {
+        listed.add("name:" + l.name().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    List<ListedVms.Listed> out = new ArrayList<>();
+    for (String key : pending) {
+      RolloutVm v = vms.get(key);
+      boolean known =
+          listed.contains(v.vmId())
+              || (v.name() != null
+                  && listed.contains("name:" + v.name().toLowerCase(java.util.Locale.ROOT)));
+      if (!known) {
+        out.add(new ListedVms.Listed(v.vmId(), v.name(), true));
+      }
+    }
+    return out;
   }
 }

@@ -90,11 +90,27 @@ class FleetSafetyTest {
    * A seed CI drew (2026-11-29): the rollouts task fails over to an instance whose views are five
    * ticks behind, where the group is one VM larger than it is now; the limit recorded when the
    * group was first met was never lowered when the group shrank, so the stale views' larger limit
-   * let a fourth VM of a group limited to three go. A recorded limit now only ever goes down.
+   * let a fourth VM of a group limited to three go. A recorded limit now only ever goes down
+   * (StaleViewsTest shows it on a world written for it: judged by the views' tick, this world is
+   * green without the fix too).
    */
   @net.jqwik.api.Example
   void aFailoverToViewsWhereTheGroupIsLargerDoesNotRaiseItsLimit() {
     run(-58930L);
+  }
+
+  /**
+   * A seed 20,000 tries drew (2026-11-29, try 15,844): vm-7, down for its event, is moved to
+   * another resource group while the active instance's views are stalled (nine ticks); its agent
+   * reports from there at tick 60, and at tick 62 the step, on views of tick 53, releases vm-8 of
+   * the group vm-7 joined. The views could not know: the truth is judged as the fleet's inputs
+   * stood when the views the release was decided on were taken (docs/fleet.md, "Views behind").
+   * Until then the judge took the inputs of the tick before, whatever views decided, and this world
+   * was red.
+   */
+  @net.jqwik.api.Example
+  void aVmMovedWhileDownAndTheViewsStalledIsJudgedByWhatTheViewsCouldKnow() {
+    run(20560550351383L);
   }
 
   private void run(long seed) {
@@ -148,9 +164,9 @@ class FleetSafetyTest {
       sim.advance(tick);
       World view = sim.view(viewed[active]);
       sim.sawDue(view, tick);
-      Ledger l = new Ledger(ledger);
-      l.observe(view, now);
-      committed.values().forEach(l::constrain);
+      Ledger first = new Ledger(ledger);
+      first.observe(view, now);
+      committed.values().forEach(first::constrain);
       List<String> released = new ArrayList<>();
       // The VMs each release's commands name (their resources claim): the ledger's count of it.
       Map<String, List<String>> counted = new HashMap<>();
@@ -160,13 +176,18 @@ class FleetSafetyTest {
       // agent acknowledged for.
       java.util.Set<String> acknowledged = new java.util.HashSet<>();
       int seen = viewed[active];
+      // The oldest views a release of this tick was decided on: what the fleet's inputs said then
+      // of a VM's group and a group's size is what it could go by.
+      int[] decidedOn = {seen};
       // An operator's approval and a policy's, through the gate the rollout processor runs.
-      if (rnd.nextInt(12) == 0) {
+      boolean operator = rnd.nextInt(12) == 0;
+      if (operator) {
         // An operator's approval that reaches an instance whose views are some ticks behind (a
         // failover's restore) while the API's instance showed the event (the truth a tick ago):
         // the VMs with an agent it listed then, named by vmId.
         int t = tick;
-        World behind = sim.view(Math.max(0, tick - 2 - rnd.nextInt(10)));
+        int behindTick = Math.max(0, tick - 2 - rnd.nextInt(10));
+        World behind = sim.view(behindTick);
         sim.randomUnseenEvent(rnd, behind, tick - 1)
             .ifPresent(
                 e -> {
@@ -180,16 +201,22 @@ class FleetSafetyTest {
                               "alice",
                               now,
                               "api"),
-                          l,
+                          first,
                           behind,
                           now);
                   if (out.wasAdmitted() && out.refusal() == null) {
                     released.add(e);
                     counted.put(e, out.counted() == null ? List.of() : out.counted());
                     unseenApproved = true;
+                    decidedOn[0] = Math.min(decidedOn[0], behindTick);
                   }
                 });
-      } else if (rnd.nextInt(6) == 0) {
+      }
+      // The service decides an operator's approval with a ledger of its own, read from the store:
+      // what it counted of its own (older) views is not what the step counts of the step's.
+      Ledger l = first.copy();
+      committed.values().forEach(l::constrain);
+      if (!operator && rnd.nextInt(6) == 0) {
         sim.randomOpenEvent(rnd, view)
             .ifPresent(
                 e -> {
@@ -249,7 +276,7 @@ class FleetSafetyTest {
       // Judged in every group a release touched (what was down before a rollout started is not
       // a release it allowed), against every rollout active when the tick's releases were
       // decided: one that completed in this tick before another's release no longer binds it.
-      sim.assertWithinLimits(next.values(), tick, newlyDown);
+      sim.assertWithinLimits(next.values(), tick, decidedOn[0], newlyDown);
       if (crash == 1) {
         continue; // at_least_once: the approvals went out, the step's state did not
       }
@@ -748,13 +775,14 @@ class FleetSafetyTest {
      * the one it is in when the release is decided (the tick before), from when the fleet's inputs
      * tell a move ({@link #resourceGroupTold}).
      */
-    void assertWithinLimits(Collection<Rollout> rollouts, int tick, Collection<String> released) {
+    void assertWithinLimits(
+        Collection<Rollout> rollouts, int tick, int decidedOn, Collection<String> released) {
       for (Rollout r : rollouts) {
         if (!r.active() || released.isEmpty()) {
           continue;
         }
         java.util.Set<String> touched = new java.util.TreeSet<>();
-        released.forEach(id -> touched.add(group(r, vms.get(id), tick - 1)));
+        released.forEach(id -> touched.add(group(r, vms.get(id), decidedOn)));
         long settle = r.spec().settle().toSeconds();
         Map<String, Integer> down = new TreeMap<>();
         List<String> who = new ArrayList<>();
@@ -765,7 +793,7 @@ class FleetSafetyTest {
             if (rel != null && counts(e, rel, tick) && rel.at() <= tick) {
               Integer back = backAt(v, rel);
               if (back == null || tick < back + settle) {
-                groups.add(group(r, v, tick - 1));
+                groups.add(group(r, v, decidedOn));
               }
             }
           }
@@ -796,7 +824,7 @@ class FleetSafetyTest {
                         "tick %d: VMs of %s the fleet made unavailable, under rollout %s (%s of"
                             + " %s): %s",
                         tick, g, r.id(), r.spec().maxUnavailable(), r.spec().groupBy(), who)
-                    .isLessThanOrEqualTo(r.spec().limit(Math.max(1, size(r, g, tick - 1)))));
+                    .isLessThanOrEqualTo(r.spec().limit(Math.max(1, size(r, g, decidedOn)))));
       }
     }
 

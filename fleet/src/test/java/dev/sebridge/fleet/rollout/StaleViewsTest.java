@@ -1,0 +1,133 @@
+package dev.sebridge.fleet.rollout;
+
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.T0;
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.at;
+import static dev.sebridge.fleet.rollout.FleetLedgerTest.rollout;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sebridge.fleet.agentless.AzureEventStatus;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A rollout step on views behind what an earlier, committed step saw: the rollouts task failed over
+ * to an instance whose global views are behind. What the committed step knew stands: the recorded
+ * limit of a group, and the VMs of an event the rollout took in.
+ */
+class StaleViewsTest {
+  /** These VMs (vm-N) of zone 1, each with its own event (EN) reported Scheduled. */
+  private static TestWorld zone(int... vms) {
+    TestWorld w = new TestWorld();
+    for (int i : vms) {
+      w.vm("vm-" + i, "1").event("E" + i, "vm-" + i).report("E" + i, "vm-" + i, "scheduled", T0);
+    }
+    return w;
+  }
+
+  /**
+   * 50% of six is three, of five two. A step on views where the group has five records two; a step
+   * after it on views further behind, where it still has six, keeps two. Until 2026-11-29 the limit
+   * was recorded when the group was first met and never lowered: the stale views' three stood again
+   * (FleetSafetyTest drew a seed of it in CI).
+   */
+  @Test
+  void viewsFurtherBehindDoNotRaiseARecordedLimit() {
+    Rollout r = rollout("r", "50%", "E4", "E5", "E6");
+    TestWorld six = zone(1, 2, 3, 4, 5, 6);
+    // Three VMs of the zone down already (another path's releases): no room, nothing released.
+    Ledger full = Ledger.empty();
+    for (int i = 1; i <= 3; i++) {
+      full.release("E" + i, six, "api", at(0));
+    }
+    full.constrain(r);
+    RolloutPlanner.Step first = RolloutPlanner.step(r, six, full, at(1));
+    assertThat(first.releases()).isEmpty();
+    assertThat(first.rollout().groupLimits()).containsEntry("zone=1", 3);
+
+    // vm-1 deleted (scaled in): five.
+    RolloutPlanner.Step shrunk =
+        RolloutPlanner.step(first.rollout(), zone(2, 3, 4, 5, 6), full, at(2));
+    assertThat(shrunk.releases()).isEmpty();
+    assertThat(shrunk.rollout().groupLimits())
+        .as("the group shrank to five: 50% is two")
+        .containsEntry("zone=1", 2);
+
+    // The other instance, its views from before the deletion; the three are back.
+    Ledger back = Ledger.empty();
+    back.constrain(shrunk.rollout());
+    RolloutPlanner.Step stale = RolloutPlanner.step(shrunk.rollout(), six, back, at(3));
+    assertThat(stale.rollout().groupLimits())
+        .as("views behind the deletion: still two")
+        .containsEntry("zone=1", 2);
+    assertThat(stale.releases()).as("two at once, not three").hasSize(2);
+  }
+
+  /**
+   * Event E lists X (zone 1) and Z (zone 2); the rollout took both in on views that showed it so.
+   * After a failover, the views show E listing X only (Z's report, and Azure's word that E grew,
+   * not applied yet), but Azure releases E for Z too: Z is acknowledged through the Maintenance
+   * API, and IMDS releases an approved event for every VM it lists. Z is counted in zone 2 with the
+   * release, so W's event, the only other one of zone 2 (limit 1), stays. Until 2026-11-29 only the
+   * VMs the views listed were counted: W went too, two VMs of zone 2 down against a limit of one.
+   */
+  @Test
+  void aRolloutVmTheStaleViewsDoNotListInItsEventIsCountedWithTheRelease() {
+    String arm =
+        "/subscriptions/s1/resourceGroups/main/providers/Microsoft.Compute/virtualMachines/X"
+            + "/providers/Microsoft.Maintenance/scheduledevents/E";
+    TestWorld fresh =
+        new TestWorld()
+            .vm("X", "1")
+            .vm("Z", "2")
+            .vm("W", "2")
+            .vm("B1", "1")
+            .vm("B2", "2")
+            .event("E", "X", "Z")
+            .report("E", "X", "scheduled", T0)
+            .report("E", "Z", "scheduled", T0)
+            .event("E2", "W")
+            .report("E2", "W", "scheduled", T0)
+            .event("EB1", "B1")
+            .report("EB1", "B1", "scheduled", T0)
+            .event("EB2", "B2")
+            .report("EB2", "B2", "scheduled", T0);
+    Rollout r = rollout("r", "1", "E", "E2");
+    // B1 and B2 down (other releases): the step takes X, Z and W in and releases nothing.
+    Ledger blocked = Ledger.empty();
+    blocked.release("EB1", fresh, "api", at(0));
+    blocked.release("EB2", fresh, "api", at(0));
+    blocked.constrain(r);
+    RolloutPlanner.Step joined = RolloutPlanner.step(r, fresh, blocked, at(1));
+    assertThat(joined.releases()).isEmpty();
+    assertThat(joined.rollout().vms().values())
+        .extracting(RolloutVm::vmId)
+        .containsExactlyInAnyOrder("X", "Z", "W");
+
+    // The other instance: its views show E listing X only; B1 and B2 are back.
+    TestWorld behind =
+        new TestWorld()
+            .acknowledging()
+            .vm("X", "1")
+            .vm("Z", "2")
+            .vm("W", "2")
+            .event("E", "X")
+            .report("E", "X", "scheduled", T0)
+            .armId("E", arm)
+            .azure("E", AzureEventStatus.SCHEDULED)
+            .event("E2", "W")
+            .report("E2", "W", "scheduled", T0);
+    Ledger l = Ledger.empty();
+    l.constrain(joined.rollout());
+    RolloutPlanner.Step step = RolloutPlanner.step(joined.rollout(), behind, l, at(2));
+
+    assertThat(step.releases()).extracting(RolloutPlanner.Release::eventId).containsExactly("E");
+    RolloutPlanner.Release e = step.releases().get(0);
+    assertThat(e.acknowledge()).as("Z, through the Maintenance API").containsExactly("Z");
+    assertThat(e.counted()).as("the commands' claim names Z too").contains("X", "Z");
+    assertThat(l.unavailable(java.time.Duration.ZERO, at(2))).contains("X", "Z");
+    assertThat(l.refusal("E2", behind, at(2)))
+        .as("zone 2 is full: Z is down")
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+    assertThat(List.copyOf(l.entries().keySet())).contains("Z|e");
+  }
+}
