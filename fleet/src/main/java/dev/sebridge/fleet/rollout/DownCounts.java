@@ -16,12 +16,13 @@ import java.util.Set;
  * ({@link #released}), so checking every pending event of a 10,000-VM rollout does not scan every
  * entry each time; any other change of the entries calls {@link #clear}.
  *
- * <p>A VM down counts in the group its entry recorded (its attributes when the fleet entered it)
- * and in each group the fleet's inputs give it now: its view's, and Azure's inventory's where it
- * lists the VM ({@link World#inventoryAttribute}). A VM moved to another resource group while down
- * is unavailable in the group it joined, and its view, stamped from its agent's last envelope, says
- * so only once it is back; the inventory says so at its next refresh. Each other group is an
- * over-count, never an under-count.
+ * <p>A VM down counts in the group its entry recorded (its attributes when the fleet entered it,
+ * and each place a step saw it in since: {@link LedgerEntry#seenIn}) and in each group the fleet's
+ * inputs give it now: its view's, and Azure's inventory's where it lists the VM ({@link
+ * World#inventoryAttribute}). A VM moved to another resource group while down is unavailable in the
+ * group it joined, and its view, stamped from its agent's last envelope, says so only once it is
+ * back; the inventory says so at its next refresh. Each other group is an over-count, never an
+ * under-count.
  */
 final class DownCounts {
   /** Unavailable VMs by vmKey with their groups, counts by group, how many counted by name. */
@@ -65,7 +66,9 @@ final class DownCounts {
           this.byName++;
         }
       }
-      count(groups, e.group(groupBy));
+      for (String g : e.groups(groupBy)) {
+        count(groups, g); // where it was released, and where a step saw it since
+      }
       if (e.vmId() != null && !groupBy.isEmpty()) {
         for (String g : current.apply(e.vmId())) {
           count(groups, g);

@@ -260,7 +260,8 @@ public final class Ledger {
             over && partOpen ? null : entered.completedAt(),
             over && partOpen ? null : entered.backAt(),
             entered.placed(),
-            entered.notBefore());
+            entered.notBefore(),
+            entered.seenIn());
     put(e);
     if (enteredByVmId != null) {
       enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, name), e.eventId()), e.key());
@@ -296,6 +297,13 @@ public final class Ledger {
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
       LedgerEntry next = e.next(w, now);
+      if (next.vmId() != null && next.unavailable(KEEP_AFTER_BACK, now)) {
+        // Where these views and the inventory put it now, kept: a later step on views from before
+        // a move (a failover) still counts it where this one saw it.
+        next =
+            next.seen(ListedVms.attributes(next.vmId(), w))
+                .seen(ListedVms.inventoryPlace(next.vmId(), w));
+      }
       // Kept while its event is open (dropped, it would be entered again as a new release).
       if ((next.backAt() != null
               && now.isAfter(next.backAt().plus(KEEP_AFTER_BACK))

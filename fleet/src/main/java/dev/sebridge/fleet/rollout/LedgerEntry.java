@@ -32,6 +32,10 @@ import java.util.TreeMap;
  *     is, until its agent reports the event
  * @param notBefore the latest NotBefore the fleet saw for its event, or null: a view's NotBefore is
  *     empty once the event started, when a VM without an agent must still count from it
+ * @param seenIn the other places (zone, scaleSet, resourceGroup, location) a step's views or
+ *     Azure's inventory showed the VM in while it counted (moved while down), at most {@link
+ *     #PLACES_KEPT}: it counts in those groups too, whatever later views show (a failover to views
+ *     from before the move would count it where it was released only)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record LedgerEntry(
@@ -44,13 +48,49 @@ public record LedgerEntry(
     Instant completedAt,
     Instant backAt,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean placed,
-    Instant notBefore) {
+    Instant notBefore,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Map<String, String>> seenIn) {
+
+  /** The most other places an entry keeps (a VM moved more often while down is rare). */
+  public static final int PLACES_KEPT = 8;
 
   public LedgerEntry {
     attributes =
         attributes == null
             ? Map.of()
             : Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
+    seenIn =
+        seenIn == null
+            ? List.of()
+            : seenIn.stream()
+                .map(m -> (Map<String, String>) Collections.unmodifiableSortedMap(new TreeMap<>(m)))
+                .toList();
+  }
+
+  /** An entry seen in no other place. */
+  public LedgerEntry(
+      String vmId,
+      String name,
+      String eventId,
+      Map<String, String> attributes,
+      String origin,
+      Instant releasedAt,
+      Instant completedAt,
+      Instant backAt,
+      boolean placed,
+      Instant notBefore) {
+    this(
+        vmId,
+        name,
+        eventId,
+        attributes,
+        origin,
+        releasedAt,
+        completedAt,
+        backAt,
+        placed,
+        notBefore,
+        List.of());
   }
 
   /** An entry of a VM that reported its event, or is known by name only. */
@@ -105,6 +145,42 @@ public record LedgerEntry(
   /** Its group under a rollout's groupBy ({@link ListedVms#group}). */
   public String group(List<String> groupBy) {
     return ListedVms.group(vmId, attributes, groupBy);
+  }
+
+  /** Its groups under a rollout's groupBy: where it was released, and each place seen since. */
+  public java.util.Set<String> groups(List<String> groupBy) {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    out.add(group(groupBy));
+    seenIn.forEach(m -> out.add(ListedVms.group(vmId, m, groupBy)));
+    return out;
+  }
+
+  /**
+   * This entry seen in this place (its attributes as a step's views or the inventory give them):
+   * kept when it is another than those it has, and it keeps fewer than {@link #PLACES_KEPT}.
+   */
+  LedgerEntry seen(Map<String, String> place) {
+    if (vmId == null
+        || place.isEmpty()
+        || place.equals(attributes)
+        || seenIn.contains(place)
+        || seenIn.size() >= PLACES_KEPT) {
+      return this;
+    }
+    List<Map<String, String>> more = new java.util.ArrayList<>(seenIn);
+    more.add(place);
+    return new LedgerEntry(
+        vmId,
+        name,
+        eventId,
+        attributes,
+        origin,
+        releasedAt,
+        completedAt,
+        backAt,
+        placed,
+        notBefore,
+        more);
   }
 
   /** This entry after what the views show now. */
@@ -247,7 +323,7 @@ public record LedgerEntry(
   /** Unavailable again: Azure says its event is running. */
   LedgerEntry reopened() {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, null, null, placed, notBefore);
+        vmId, name, eventId, attributes, origin, releasedAt, null, null, placed, notBefore, seenIn);
   }
 
   /**
@@ -257,21 +333,41 @@ public record LedgerEntry(
    */
   LedgerEntry reported() {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, null, null, false, notBefore);
+        vmId, name, eventId, attributes, origin, releasedAt, null, null, false, notBefore, seenIn);
   }
 
   LedgerEntry completed(Instant at) {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, at, backAt, placed, notBefore);
+        vmId, name, eventId, attributes, origin, releasedAt, at, backAt, placed, notBefore, seenIn);
   }
 
   LedgerEntry back(Instant at) {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, completedAt, at, placed, notBefore);
+        vmId,
+        name,
+        eventId,
+        attributes,
+        origin,
+        releasedAt,
+        completedAt,
+        at,
+        placed,
+        notBefore,
+        seenIn);
   }
 
   LedgerEntry withNotBefore(Instant at) {
     return new LedgerEntry(
-        vmId, name, eventId, attributes, origin, releasedAt, completedAt, backAt, placed, at);
+        vmId,
+        name,
+        eventId,
+        attributes,
+        origin,
+        releasedAt,
+        completedAt,
+        backAt,
+        placed,
+        at,
+        seenIn);
   }
 }

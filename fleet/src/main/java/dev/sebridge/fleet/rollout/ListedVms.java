@@ -306,6 +306,20 @@ public final class ListedVms {
   }
 
   /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */
+  /** The VM's place as Azure's inventory gives it (empty when it does not list the VM). */
+  static Map<String, String> inventoryPlace(String vmId, World w) {
+    Map<String, String> m = new TreeMap<>();
+    if (vmId != null && w.inventoryLists(vmId)) {
+      for (String a : ATTRIBUTES) {
+        String v = w.inventoryAttribute(vmId, a);
+        if (v != null) {
+          m.put(a, v);
+        }
+      }
+    }
+    return m;
+  }
+
   public static Map<String, String> attributes(String vmId, World w) {
     Map<String, String> m = new TreeMap<>();
     if (vmId != null) {

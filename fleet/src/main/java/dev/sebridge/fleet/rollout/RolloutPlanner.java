@@ -333,9 +333,11 @@ public final class RolloutPlanner {
   }
 
   /**
-   * The pending VMs of the rollout in this event that the views do not list in it, by vmId or name:
-   * each as a VM no agent reported the event for, with its vmId (placed: counted in its groups as
-   * the views and the inventory give them, and taken for back only as a VM known by name is).
+   * The pending VMs of the rollout in this event that the views do not list in it (neither by vmId
+   * nor by name, and no report of theirs in it: a report the views hold but do not list is one they
+   * do not trust, an unknown VM's), each by its vmId: counted in its groups as the views and the
+   * inventory give them, as a VM whose part the views do not show yet ({@link
+   * LedgerEntry#overWithoutItsPart}).
    */
   private static List<ListedVms.Listed> unlisted(
       String eventId, List<String> pending, Map<String, RolloutVm> vms, World w) {
@@ -351,15 +353,17 @@ public final class RolloutPlanner {
         listed.add("name:" + l.name().toLowerCase(java.util.Locale.ROOT));
       }
     }
+    Map<String, VmEventState> reported = w.eventVms(eventId);
     List<ListedVms.Listed> out = new ArrayList<>();
     for (String key : pending) {
       RolloutVm v = vms.get(key);
       boolean known =
           listed.contains(v.vmId())
+              || reported.containsKey(v.vmId())
               || (v.name() != null
                   && listed.contains("name:" + v.name().toLowerCase(java.util.Locale.ROOT)));
       if (!known) {
-        out.add(new ListedVms.Listed(v.vmId(), v.name(), true));
+        out.add(new ListedVms.Listed(v.vmId(), v.name()));
       }
     }
     return out;

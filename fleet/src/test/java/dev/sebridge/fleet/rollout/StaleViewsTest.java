@@ -129,5 +129,84 @@ class StaleViewsTest {
         .as("zone 2 is full: Z is down")
         .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
     assertThat(List.copyOf(l.entries().keySet())).contains("Z|e");
+    assertThat(l.entries().get("Z|e").placed()).as("its agent will say when it is back").isFalse();
+
+    // Another rollout, r2, waits an hour after a VM is back; Y of zone 2 was back a minute ago.
+    // For r (no settle) zone 2 has room, for r2 it is full: Z would be the second there. E stays.
+    TestWorld settling =
+        behind
+            .vm("Y", "2")
+            .event("EY", "Y")
+            .report("EY", "Y", "completed", at(10))
+            .heartbeat("Y", at(20));
+    Rollout r2 =
+        RolloutActions.apply(
+            null,
+            new RolloutCommand(
+                "r2",
+                RolloutCommand.CREATE,
+                new RolloutSpec(
+                    List.of("EY"),
+                    "1",
+                    List.of("zone"),
+                    java.time.Duration.ofHours(1),
+                    java.time.Duration.ofMinutes(5),
+                    java.time.Duration.ofSeconds(30)),
+                null,
+                null,
+                "t",
+                "alice",
+                T0,
+                "api"),
+            T0);
+    Ledger inSettle = Ledger.empty();
+    inSettle.release("EY", settling, "api", at(0));
+    inSettle.observe(settling, at(60));
+    inSettle.constrain(joined.rollout());
+    inSettle.constrain(r2);
+    assertThat(RolloutPlanner.step(joined.rollout(), settling, inSettle, at(60)).releases())
+        .as("E would take Z down beside Y, within r2's settle")
+        .isEmpty();
+  }
+
+  /**
+   * X, down for its event, is moved from zone 1 to zone 2; a step's views see it there. After a
+   * failover to views from before the move, X still counts in zone 2 (limit 1), so W's event stays.
+   * Until 2026-11-29 an entry counted where it was released and where the step's views put it now:
+   * the stale views put it in zone 1 only, and W went too.
+   */
+  @Test
+  void aVmAStepSawMovedWhileDownCountsWhereItWasSeenAfterAFailover() {
+    TestWorld before =
+        new TestWorld()
+            .vm("X", "1")
+            .vm("W", "2")
+            .event("EX", "X")
+            .report("EX", "X", "scheduled", T0)
+            .event("EW", "W")
+            .report("EW", "W", "scheduled", T0);
+    TestWorld moved =
+        new TestWorld()
+            .vm("X", "2")
+            .vm("W", "2")
+            .event("EX", "X")
+            .report("EX", "X", "started", T0)
+            .event("EW", "W")
+            .report("EW", "W", "scheduled", T0);
+    Rollout r = rollout("r", "1", "EW");
+    Ledger first = Ledger.empty();
+    first.release("EX", before, "api", at(0)); // X down, entered in zone 1
+    first.observe(moved, at(1)); // a step whose views show it moved to zone 2
+    assertThat(first.entries().get("X|ex").groups(List.of("zone")))
+        .containsExactly("zone=1", "zone=2");
+
+    // The rollouts task moves to an instance whose views are from before the move.
+    Ledger after = new Ledger(first.entries());
+    after.observe(before, at(2));
+    after.constrain(r);
+    RolloutPlanner.Step step = RolloutPlanner.step(r, before, after, at(2));
+    assertThat(step.releases()).as("zone 2 has X down").isEmpty();
+    assertThat(after.refusal("EW", before, at(2)))
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
   }
 }
