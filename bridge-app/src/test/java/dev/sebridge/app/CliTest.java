@@ -893,6 +893,20 @@ class CliTest {
       String table = out.toString();
       assertThat(table).contains("rollout:r-1").contains("accepted 1");
       assertThat(table.indexOf("req-newer")).isLessThan(table.indexOf("req-older"));
+      assertThat(
+              run(
+                  "fleet",
+                  "approvals",
+                  "req-newer",
+                  "--zone",
+                  "2",
+                  "--url",
+                  url,
+                  "--token-file",
+                  token.toString()))
+          .as("one request, or a filtered list: not both")
+          .isEqualTo(2);
+      assertThat(err.toString()).contains("not with a filter");
     } finally {
       server.stop(0);
     }

@@ -663,10 +663,6 @@ class FleetPageBrowserTest {
     return event;
   }
 
-  /**
-   * One heartbeat of a VM of scale set {@code web}, written straight to the agents' topic (as any
-   * process holding the agents' identity could), saying the next comes in {@code every}.
-   */
   /** One heartbeat of each of these VMs (named after their ids, zone 3), as {@link #heartbeat}. */
   private void heartbeats(List<String> vmIds, Duration every) throws Exception {
     try (var out =
@@ -688,6 +684,10 @@ class FleetPageBrowserTest {
     }
   }
 
+  /**
+   * One heartbeat of a VM of scale set {@code web}, written straight to the agents' topic (as any
+   * process holding the agents' identity could), saying the next comes in {@code every}.
+   */
   private void heartbeat(String vmId, String name, String zone, Duration every) throws Exception {
     try (var out =
         new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(

@@ -69,6 +69,18 @@ final class FleetApprovalsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     FleetClient client = options.client(System.getenv());
     try {
+      if (requestId != null
+          && (eventId != null
+              || requestedBy != null
+              || state != null
+              || vmId != null
+              || zone != null
+              || scaleSet != null
+              || resourceGroup != null
+              || text != null)) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "REQUEST shows one request: not with a filter");
+      }
       if (requestId != null) {
         JsonNode r = client.get("api/approvals/" + FleetClient.segment(requestId));
         if (!options.printedJson(out, r)) {
@@ -116,7 +128,7 @@ final class FleetApprovalsCommand implements Callable<Integer> {
       body.path("approvals").forEach(requests::add);
       requests.sort(
           Comparator.comparing(
-                  (JsonNode r) -> r.path("request").path("requestedAt").asText(""),
+                  (JsonNode r) -> at(r.path("request").path("requestedAt").asText("")),
                   Comparator.reverseOrder())
               .thenComparing(r -> r.path("request").path("requestId").asText()));
       if (options.printedJson(out, FleetClient.JSON.createArrayNode().addAll(requests))) {
@@ -147,6 +159,15 @@ final class FleetApprovalsCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** A time as the API writes it ({@code Instant}), or the earliest for none or another text. */
+  private static java.time.Instant at(String text) {
+    try {
+      return java.time.Instant.parse(text);
+    } catch (java.time.format.DateTimeParseException e) {
+      return java.time.Instant.MIN;
+    }
   }
 
   private static void add(StringJoiner q, String name, String value) {

@@ -99,12 +99,12 @@ public final class FleetViews {
   }
 
   /**
-   * The newest approval requests (by when they were made; at most {@link RecentRequests#KEPT}), the
-   * newest first, from the {@code skip}-th on, at most {@code wanted} of them: with the kept keys,
-   * only those views are read by key (without them, the whole view is read and sorted).
+   * The keys of the newest approval requests (by when they were made; at most {@link
+   * RecentRequests#KEPT}), the newest first: kept as the view changes (without the kept keys, the
+   * whole view is read and sorted). Each request is then read by key ({@link #request}).
    */
-  public RecentRequests.Newest newestRequests(int skip, int wanted) {
-    return (recent == null ? RecentRequests.unkept() : recent).read(requests.get(), skip, wanted);
+  public RecentRequests.Newest newestRequests() {
+    return (recent == null ? RecentRequests.unkept() : recent).read(requests.get());
   }
 
   /** These views with the campaigns kept as the events view changes (a service). */

@@ -18,10 +18,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * The newest approval requests (by when they were made), kept as the requests view changes: the
  * page lists the newest 50 by reading 50 views by key, where it read and sorted every request of a
  * month ({@code fleet.history-retention}; at 100,000 VMs a hundred thousand or more, each with a
- * result per VM) on every refresh, until 2026-11-29. Holds the keys of the newest {@link #KEPT}
- * only. When one of them goes from the view while older ones were left out (retention reached it:
- * fewer than {@code KEPT} requests are younger than a month, so the view is small), the next read
- * fills the set again from one read of the view.
+ * result per VM) on every refresh, until 2026-11-29 (it pages through these now, 50 a page). Holds
+ * the keys of the newest {@link #KEPT} only. When one of them goes from the view while older ones
+ * were left out (retention reached it: fewer than {@code KEPT} requests are younger than a month,
+ * so the view is small), the next read fills the set again from one read of the view.
  *
  * <p>Written by the global thread ({@link #keyChanged}), read by any; one lock, held for a change
  * of a request or a read of at most {@code KEPT} keys, never while the view is read for a refill
@@ -116,19 +116,15 @@ public final class RecentRequests implements TopologyObserver {
   }
 
   /**
-   * Some of the newest approval requests.
+   * The newest approval requests' keys.
    *
-   * @param requests those asked for, the newest first
-   * @param held how many of the newest are held to page through (at most {@link #KEPT})
+   * @param keys at most {@link #KEPT}, the newest first
    * @param older whether the view holds older requests than those
    */
-  public record Newest(List<RequestView> requests, int held, boolean older) {}
+  public record Newest(List<String> keys, boolean older) {}
 
-  /**
-   * The newest requests of {@code store}, from the {@code skip}-th on, at most {@code wanted} of
-   * them, each read by key.
-   */
-  Newest read(ReadOnlyKeyValueStore<String, RequestView> store, int skip, int wanted) {
+  /** The keys of the newest requests of {@code store} ({@link #newest}), read once. */
+  Newest read(ReadOnlyKeyValueStore<String, RequestView> store) {
     List<String> keys =
         newest(
             KEPT,
@@ -139,15 +135,7 @@ public final class RecentRequests implements TopologyObserver {
               }
               return every;
             });
-    List<RequestView> out = new ArrayList<>();
-    for (String key :
-        keys.subList(Math.min(skip, keys.size()), Math.min(keys.size(), skip + wanted))) {
-      RequestView r = store.get(key);
-      if (r != null) {
-        out.add(r);
-      }
-    }
-    return new Newest(out, keys.size(), olderLeftOut());
+    return new Newest(keys, olderLeftOut());
   }
 
   /**

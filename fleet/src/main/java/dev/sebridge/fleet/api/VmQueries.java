@@ -68,8 +68,9 @@ final class VmQueries {
           && (source == null || source.equalsIgnoreCase(e.eventSource()));
     }
 
+    /** A VM's part as the filter takes it: in the status given, or, with none, not closed. */
     boolean part(VmEventState s) {
-      return status == null || status.equals(s.status());
+      return status == null ? !s.closed() : status.equals(s.status());
     }
 
     boolean keeps(VmView v) {

@@ -75,7 +75,7 @@ final class CampaignRows {
     m.put("empty", rows.isEmpty());
     m.put("narrowed", filter.narrowed());
     m.put("page", w.page());
-    m.put("pager", w.pager("events", "campaigns", shown.size()));
+    m.put("pager", w.pager("events", "campaigns"));
     return m;
   }
 

@@ -174,9 +174,9 @@ final class PageModel {
             .toList();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("silent", rows);
-    m.put("empty", rows.isEmpty() && w.page() == 1);
+    m.put("empty", w.total() == 0);
     m.put("page", w.page());
-    m.put("pager", w.pager("silent", "silent agents", rows.size()));
+    m.put("pager", w.pager("silent", "silent agents"));
     return m;
   }
 
@@ -197,15 +197,20 @@ final class PageModel {
    * dev.sebridge.fleet.api.RecentRequests#KEPT} are paged through; the CLI and the API list all).
    */
   Map<String, Object> approvals(SectionPage page) {
-    int held = views.newestRequests(0, 0).held();
-    SectionPage.Window w = page.over(held, APPROVALS_SHOWN);
-    dev.sebridge.fleet.api.RecentRequests.Newest newest =
-        views.newestRequests(w.from(), APPROVALS_SHOWN);
-    List<Map<String, Object>> rows = approvalRows(newest.requests());
+    dev.sebridge.fleet.api.RecentRequests.Newest newest = views.newestRequests();
+    SectionPage.Window w = page.over(newest.keys().size(), APPROVALS_SHOWN);
+    List<Map<String, Object>> rows =
+        approvalRows(
+            newest.keys().subList(w.from(), w.to()).stream()
+                .map(views::request)
+                .flatMap(java.util.Optional::stream)
+                .filter(r -> r.request() != null)
+                .toList());
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("approvals", rows);
+    m.put("empty", newest.keys().isEmpty());
     m.put("page", w.page());
-    m.put("pager", w.pager("approvals", "the newest approvals", rows.size()));
+    m.put("pager", w.pager("approvals", "newest approvals"));
     m.put("older", newest.older() && w.page() == w.pages());
     return m;
   }

@@ -38,7 +38,7 @@ final class RolloutRows {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("rollouts", rows);
     m.put("page", w.page());
-    m.put("pager", w.pager("rollouts", "rollouts", rows.size()));
+    m.put("pager", w.pager("rollouts", "rollouts"));
     return m;
   }
 

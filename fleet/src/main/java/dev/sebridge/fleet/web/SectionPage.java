@@ -64,9 +64,8 @@ record SectionPage(int page) {
      *
      * @param section the section's name (its buttons ask for its pages)
      * @param what what the list holds, as the pager names it ("silent agents")
-     * @param shown how many items the page shows (fewer than the window if some went meanwhile)
      */
-    Map<String, Object> pager(String section, String what, int shown) {
+    Map<String, Object> pager(String section, String what) {
       if (pages <= 1) {
         return null;
       }
@@ -74,7 +73,7 @@ record SectionPage(int page) {
       m.put("section", section);
       m.put("what", what);
       m.put("first", from + 1);
-      m.put("last", from + shown);
+      m.put("last", to);
       m.put("total", total);
       m.put("page", page);
       m.put("pages", pages);

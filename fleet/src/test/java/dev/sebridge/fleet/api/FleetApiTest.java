@@ -418,6 +418,25 @@ class FleetApiTest {
    */
   @Test
   void vmsFilterByZoneScaleSetResourceGroupAndText() throws Exception {
+    // An open Freeze that vm-1 is done with and vm-2 is not: vm-1 is not "in" it any more.
+    Map<String, VmEventState> freeze = new java.util.TreeMap<>();
+    freeze.put("vm-1", new VmEventState("vm-1", "web-1", "1", "web", "completed", null, T0, null));
+    freeze.put("vm-2", new VmEventState("vm-2", "web-2", "2", "web", "scheduled", null, T0, null));
+    String frozen = "A1B2C3D4-0000-4000-8000-00000000FFFF";
+    events.map.put(
+        frozen.toLowerCase(),
+        new EventView(
+            frozen,
+            "Freeze",
+            "Platform",
+            T0.plusSeconds(900),
+            -1,
+            "",
+            List.of("web-1", "web-2"),
+            T0,
+            T0,
+            null,
+            freeze));
     Map<String, List<String>> filtered = new java.util.LinkedHashMap<>();
     filtered.put("zone=2", List.of("vm-2"));
     filtered.put("scaleSet=WEB", List.of("vm-1", "vm-2"));
@@ -428,7 +447,9 @@ class FleetApiTest {
     filtered.put("scaleSet=web&zone=1", List.of("vm-1"));
     // By their part in an open event: its type, source, and the VM's status in it.
     filtered.put("type=REBOOT", List.of("vm-1", "vm-2", "vm-3"));
-    filtered.put("type=Freeze", List.of());
+    filtered.put("type=Freeze", List.of("vm-2")); // vm-1's part is over
+    filtered.put("type=Freeze&status=completed", List.of("vm-1"));
+    filtered.put("type=Bogus", List.of());
     filtered.put("source=user", List.of());
     filtered.put("status=started", List.of("vm-3"));
     filtered.put("status=scheduled&zone=2", List.of("vm-2"));

@@ -728,7 +728,7 @@ class FleetPageGateTest {
     List<Integer> firstApprovals = numbers(newest, "<code>EV-(\\d+)</code>");
     assertThat(firstApprovals).hasSize(50).startsWith(229, 228).endsWith(180);
     assertThat(newest)
-        .contains("1–50 of 200 the newest approvals (page 1 of 4)")
+        .contains("1–50 of 200 newest approvals (page 1 of 4)")
         .doesNotContain("approvals-older");
     String oldest = get.apply("approvals", "?page=4");
     assertThat(numbers(oldest, "<code>EV-(\\d+)</code>")).hasSize(50).startsWith(79).endsWith(30);
