@@ -66,8 +66,11 @@ final class DownCounts {
           this.byName++;
         }
       }
-      for (String g : e.groups(groupBy)) {
-        count(groups, g); // where it was released, and where a step saw it since
+      count(groups, e.group(groupBy)); // where it was released
+      if (!e.seenIn().isEmpty()) {
+        for (String g : e.groups(groupBy)) {
+          count(groups, g); // and where a step saw it since
+        }
       }
       if (e.vmId() != null && !groupBy.isEmpty()) {
         for (String g : current.apply(e.vmId())) {

@@ -300,9 +300,7 @@ public final class Ledger {
       if (next.vmId() != null && next.unavailable(KEEP_AFTER_BACK, now)) {
         // Where these views and the inventory put it now, kept: a later step on views from before
         // a move (a failover) still counts it where this one saw it.
-        next =
-            next.seen(ListedVms.attributes(next.vmId(), w))
-                .seen(ListedVms.inventoryPlace(next.vmId(), w));
+        next = ListedVms.seenNow(next, w);
       }
       // Kept while its event is open (dropped, it would be entered again as a new release).
       if ((next.backAt() != null

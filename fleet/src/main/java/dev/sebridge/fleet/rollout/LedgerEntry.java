@@ -149,6 +149,9 @@ public record LedgerEntry(
 
   /** Its groups under a rollout's groupBy: where it was released, and each place seen since. */
   public java.util.Set<String> groups(List<String> groupBy) {
+    if (seenIn.isEmpty()) {
+      return java.util.Set.of(group(groupBy));
+    }
     java.util.Set<String> out = new java.util.LinkedHashSet<>();
     out.add(group(groupBy));
     seenIn.forEach(m -> out.add(ListedVms.group(vmId, m, groupBy)));

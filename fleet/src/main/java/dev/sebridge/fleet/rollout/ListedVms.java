@@ -306,6 +306,32 @@ public final class ListedVms {
   }
 
   /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */
+  /**
+   * The entry with the places its VM is in now kept ({@link LedgerEntry#seen}): its view's, and
+   * Azure's inventory's where it lists it. Each step asks this of every entry: a place is compared
+   * attribute by attribute first, and a map made only when it differs from the entry's.
+   */
+  static LedgerEntry seenNow(LedgerEntry e, World w) {
+    String vmId = e.vmId();
+    if (!same(e.attributes(), a -> w.attribute(vmId, a))) {
+      e = e.seen(attributes(vmId, w));
+    }
+    if (w.inventoryLists(vmId) && !same(e.attributes(), a -> w.inventoryAttribute(vmId, a))) {
+      e = e.seen(inventoryPlace(vmId, w));
+    }
+    return e;
+  }
+
+  private static boolean same(
+      Map<String, String> place, java.util.function.Function<String, String> now) {
+    for (String a : ATTRIBUTES) {
+      if (!java.util.Objects.equals(place.get(a), now.apply(a))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The VM's place as Azure's inventory gives it (empty when it does not list the VM). */
   static Map<String, String> inventoryPlace(String vmId, World w) {
     Map<String, String> m = new TreeMap<>();
