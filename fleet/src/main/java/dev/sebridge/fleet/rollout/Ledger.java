@@ -205,6 +205,10 @@ public final class Ledger {
               l.placed(),
               // (the view's is empty once the event started: the by-name entry kept it)
               w.notBefore(eventId).orElse(byName == null ? null : byName.notBefore()));
+      if (e.vmId() != null) {
+        // Where the inventory puts it too (DownCounts counts it there now): committed with it.
+        e = ListedVms.seenNow(e, w);
+      }
       entries.put(e.key(), e);
       touched.add(e.key());
       limits.released(e, now);
@@ -229,10 +233,27 @@ public final class Ledger {
     // for over at the next step while the views do not show the event), would stand for the VM
     // going down now.
     Set<String> same = ListedVms.idsAndNames(listed);
-    List<String> earlier =
-        entries.values().stream().filter(e -> e.of(eventId, same)).map(LedgerEntry::key).toList();
-    earlier.forEach(this::remove);
+    List<LedgerEntry> earlier = entries.values().stream().filter(e -> e.of(eventId, same)).toList();
+    earlier.forEach(e -> remove(e.key()));
     release(eventId, listed, w, origin, now);
+    // The places the earlier entries were released in and seen in since stand: these views may be
+    // from before a move they saw.
+    for (LedgerEntry before : earlier) {
+      if (before.vmId() == null) {
+        continue;
+      }
+      for (LedgerEntry now2 : List.copyOf(entries.values())) {
+        if (before.vmId().equals(now2.vmId()) && now2.eventId().equalsIgnoreCase(eventId)) {
+          LedgerEntry kept = now2.seen(before.attributes());
+          for (Map<String, String> p : before.seenIn()) {
+            kept = kept.seen(p);
+          }
+          if (!kept.equals(now2)) {
+            put(kept);
+          }
+        }
+      }
+    }
   }
 
   /**

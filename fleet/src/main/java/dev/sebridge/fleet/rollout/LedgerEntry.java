@@ -51,8 +51,14 @@ public record LedgerEntry(
     Instant notBefore,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Map<String, String>> seenIn) {
 
-  /** The most other places an entry keeps (a VM moved more often while down is rare). */
+  /**
+   * The most other places an entry keeps (a VM moved more often while down is rare); one more
+   * counts it in every group ({@link #ANYWHERE}).
+   */
   public static final int PLACES_KEPT = 8;
+
+  /** The place of a VM seen in more than {@link #PLACES_KEPT}: counted in every group. */
+  static final Map<String, String> ANYWHERE = Map.of("anywhere", "true");
 
   public LedgerEntry {
     attributes =
@@ -154,7 +160,12 @@ public record LedgerEntry(
     }
     java.util.Set<String> out = new java.util.LinkedHashSet<>();
     out.add(group(groupBy));
-    seenIn.forEach(m -> out.add(ListedVms.group(vmId, m, groupBy)));
+    seenIn.forEach(
+        m ->
+            out.add(
+                m.equals(ANYWHERE) && !groupBy.isEmpty()
+                    ? Ledger.UNKNOWN_GROUP
+                    : ListedVms.group(vmId, m, groupBy)));
     return out;
   }
 
@@ -165,13 +176,14 @@ public record LedgerEntry(
   LedgerEntry seen(Map<String, String> place) {
     if (vmId == null
         || place.isEmpty()
-        || place.equals(attributes)
-        || seenIn.contains(place)
-        || seenIn.size() >= PLACES_KEPT) {
+        || ListedVms.samePlace(place, attributes)
+        || seenIn.stream().anyMatch(p -> ListedVms.samePlace(place, p))
+        || seenIn.contains(ANYWHERE)) {
       return this;
     }
     List<Map<String, String>> more = new java.util.ArrayList<>(seenIn);
-    more.add(place);
+    // Past the places it keeps, it counts in every group, as a VM known by name does: never fewer.
+    more.add(seenIn.size() < PLACES_KEPT ? place : ANYWHERE);
     return new LedgerEntry(
         vmId,
         name,

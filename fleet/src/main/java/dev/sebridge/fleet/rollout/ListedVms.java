@@ -305,7 +305,6 @@ public final class ListedVms {
     return Character.toLowerCase(Character.toUpperCase(codePoint));
   }
 
-  /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */
   /**
    * The entry with the places its VM is in now kept ({@link LedgerEntry#seen}): its view's, and
    * Azure's inventory's where it lists it. Each step asks this of every entry: a place is compared
@@ -322,10 +321,15 @@ public final class ListedVms {
     return e;
   }
 
+  /** Whether two places are one as groups name them (each value folded, a blank one as none). */
+  static boolean samePlace(Map<String, String> a, Map<String, String> b) {
+    return same(a, b::get);
+  }
+
   private static boolean same(
       Map<String, String> place, java.util.function.Function<String, String> now) {
     for (String a : ATTRIBUTES) {
-      if (!java.util.Objects.equals(place.get(a), now.apply(a))) {
+      if (!value(place.get(a)).equals(value(now.apply(a)))) {
         return false;
       }
     }
@@ -346,6 +350,7 @@ public final class ListedVms {
     return m;
   }
 
+  /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */
   public static Map<String, String> attributes(String vmId, World w) {
     Map<String, String> m = new TreeMap<>();
     if (vmId != null) {

@@ -363,7 +363,18 @@ public final class RolloutPlanner {
               || (v.name() != null
                   && listed.contains("name:" + v.name().toLowerCase(java.util.Locale.ROOT)));
       if (!known) {
-        out.add(new ListedVms.Listed(v.vmId(), v.name()));
+        // A VM whose agent the views have heard from: by its vmId, in its groups as they place it,
+        // back once its agent is heard from after the event. One without (the inventory placed
+        // it when the rollout took it in): placed, back as a VM known by name is. Views that can
+        // place it neither way (too new for them) count it by name, in any group: the event waits
+        // for them while a rollout is active (LedgerLimits.check).
+        if (w.lastHeartbeat(v.vmId()).isPresent()) {
+          out.add(new ListedVms.Listed(v.vmId(), v.name()));
+        } else if (w.inventoryLists(v.vmId()) || v.name() == null) {
+          out.add(new ListedVms.Listed(v.vmId(), v.name(), true));
+        } else {
+          out.add(new ListedVms.Listed(null, v.name()));
+        }
       }
     }
     return out;

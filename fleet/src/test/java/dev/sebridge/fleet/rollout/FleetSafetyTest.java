@@ -288,6 +288,7 @@ class FleetSafetyTest {
       // Judged in every group a release touched (what was down before a rollout started is not
       // a release it allowed), against every rollout active when the tick's releases were
       // decided: one that completed in this tick before another's release no longer binds it.
+      sim.stepViews = seen;
       sim.assertWithinLimits(next.values(), tick, decidedOn[0], newlyDown);
       if (crash == 1) {
         continue; // at_least_once: the approvals went out, the step's state did not
@@ -517,6 +518,9 @@ class FleetSafetyTest {
     /** The freshest views a committed step decided on (their tick). */
     int freshestCommitted;
 
+    /** The views this tick's step reads (their tick): set before a tick's releases are judged. */
+    int stepViews;
+
     /** Each committed step's tick, and the tick of the views it decided on. */
     final TreeMap<Integer, Integer> committedViews = new TreeMap<>();
 
@@ -545,14 +549,14 @@ class FleetSafetyTest {
      * NotBefore had put over its limit with a VM no view listed (3442228, red at 64cdd82 too).
      */
     boolean counts(Event e, Vm v, Release rel, int tick, int decidedOn) {
+      // (the step's own views observed what they listed, whoever else decided on older ones)
       if (!counts(e, rel, tick)) {
         return false;
       }
       if (rel.byFleet() || !v.id.equals(e.grows) || e.members.contains(v.id)) {
         return true;
       }
-      int known =
-          Math.max(decidedOn, committedViews.isEmpty() ? 0 : committedViews.lastEntry().getValue());
+      int known = Math.max(Math.max(decidedOn, stepViews), freshestCommitted);
       return e.reportedMembers(known).contains(v.id);
     }
 

@@ -109,6 +109,7 @@ class StaleViewsTest {
             .acknowledging()
             .vm("X", "1")
             .vm("Z", "2")
+            .heartbeat("Z", T0) // its agent is heard from: it is placed by its view
             .vm("W", "2")
             .event("E", "X")
             .report("E", "X", "scheduled", T0)
@@ -167,6 +168,24 @@ class StaleViewsTest {
     assertThat(RolloutPlanner.step(joined.rollout(), settling, inSettle, at(60)).releases())
         .as("E would take Z down beside Y, within r2's settle")
         .isEmpty();
+    // Views that do not hold Z at all (too new for them) cannot place it: E waits for them.
+    TestWorld withoutZ =
+        new TestWorld()
+            .acknowledging()
+            .vm("X", "1")
+            .vm("W", "2")
+            .event("E", "X")
+            .report("E", "X", "scheduled", T0)
+            .armId("E", arm)
+            .azure("E", AzureEventStatus.SCHEDULED)
+            .event("E2", "W")
+            .report("E2", "W", "scheduled", T0);
+    Ledger unplaced = Ledger.empty();
+    unplaced.constrain(joined.rollout());
+    assertThat(RolloutPlanner.step(joined.rollout(), withoutZ, unplaced, at(2)).releases())
+        .extracting(RolloutPlanner.Release::eventId)
+        .as("E waits until the views can place Z; W's event is free to go")
+        .containsExactly("E2");
   }
 
   /**
@@ -208,5 +227,98 @@ class StaleViewsTest {
     assertThat(step.releases()).as("zone 2 has X down").isEmpty();
     assertThat(after.refusal("EW", before, at(2)))
         .hasValueSatisfying(why -> assertThat(why).contains("zone=2"));
+  }
+
+  /**
+   * The places an entry keeps: another spelling of one it has is no new place; an entry released
+   * again (an operator's approval the views did not show) keeps the places its earlier entry was
+   * seen in; one seen in more places than it keeps counts in every group; and all of it reads back
+   * from the store's JSON.
+   */
+  @Test
+  void anEntryKeepsItsPlacesAcrossSpellingsReleasesAgainAndTheStore() throws Exception {
+    TestWorld zone1 =
+        new TestWorld().vm("X", "1").event("EX", "X").report("EX", "X", "scheduled", T0);
+    TestWorld zone2 =
+        new TestWorld().vm("X", "2").event("EX", "X").report("EX", "X", "scheduled", T0);
+    Ledger l = Ledger.empty();
+    l.release("EX", zone1, "api", at(0));
+    l.observe(zone2, at(1));
+    LedgerEntry e = l.entries().get("X|ex");
+    assertThat(e.seenIn()).containsExactly(java.util.Map.of("zone", "2"));
+    assertThat(e.seen(java.util.Map.of("zone", " 2 ".strip()))).isSameAs(e);
+
+    // Released again on views from before the move: still counted in zone 2.
+    l.releaseAgain("EX", List.of(new ListedVms.Listed("X", "X")), zone1, "api", at(2));
+    assertThat(l.entries().get("X|ex").groups(List.of("zone"))).contains("zone=1", "zone=2");
+
+    // Seen in more places than it keeps: in every group.
+    LedgerEntry many = e;
+    for (int z = 3; z <= 3 + LedgerEntry.PLACES_KEPT; z++) {
+      many = many.seen(java.util.Map.of("zone", Integer.toString(z)));
+    }
+    assertThat(many.seenIn()).hasSize(LedgerEntry.PLACES_KEPT + 1);
+    assertThat(many.groups(List.of("zone"))).contains(Ledger.UNKNOWN_GROUP);
+
+    var serde = new dev.sebridge.fleet.streams.JsonSerde<>(LedgerEntry.class);
+    LedgerEntry back =
+        serde.deserializer().deserialize("t", serde.serializer().serialize("t", many));
+    assertThat(back).isEqualTo(many);
+    LedgerEntry old =
+        serde
+            .deserializer()
+            .deserialize(
+                "t",
+                ("{\"vmId\":\"X\",\"eventId\":\"EX\",\"attributes\":{\"zone\":\"1\"},"
+                        + "\"releasedAt\":\"2026-11-25T10:00:00Z\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(old.seenIn()).as("an entry written before 2026-11-29").isEmpty();
+  }
+
+  /**
+   * A rollout VM without an agent (the inventory placed it when the rollout took it in) that the
+   * stale views do not list in its event is entered as placed: back as a VM known by name is, not
+   * waiting for a heartbeat that never comes.
+   */
+  @Test
+  void anUnlistedVmWithoutAnAgentIsEnteredAsPlaced() {
+    TestWorld fresh =
+        new TestWorld()
+            .vm("X", "1")
+            .placedVm("db-1", "2")
+            .vm("B1", "1")
+            .vm("B2", "2")
+            .event("E", "X", "db-1")
+            .report("E", "X", "scheduled", T0)
+            .event("EB1", "B1")
+            .report("EB1", "B1", "scheduled", T0)
+            .event("EB2", "B2")
+            .report("EB2", "B2", "scheduled", T0);
+    Rollout r = rollout("r", "1", "E");
+    Ledger blocked = Ledger.empty();
+    blocked.release("EB1", fresh, "api", at(0));
+    blocked.release("EB2", fresh, "api", at(0));
+    blocked.constrain(r);
+    RolloutPlanner.Step joined = RolloutPlanner.step(r, fresh, blocked, at(1));
+    assertThat(joined.releases()).isEmpty();
+    assertThat(joined.rollout().vms().values()).extracting(RolloutVm::vmId).contains("X", "db-1");
+
+    TestWorld behind =
+        new TestWorld()
+            .acknowledging()
+            .vm("X", "1")
+            .inventoryZone("db-1", "2")
+            .event("E", "X")
+            .report("E", "X", "scheduled", T0)
+            .armId(
+                "E",
+                "/subscriptions/s1/resourceGroups/main/providers/Microsoft.Compute/virtualMachines"
+                    + "/X/providers/Microsoft.Maintenance/scheduledevents/E")
+            .azure("E", AzureEventStatus.SCHEDULED);
+    Ledger l = Ledger.empty();
+    l.constrain(joined.rollout());
+    RolloutPlanner.Step step = RolloutPlanner.step(joined.rollout(), behind, l, at(2));
+    assertThat(step.releases()).extracting(RolloutPlanner.Release::eventId).containsExactly("E");
+    assertThat(l.entries().get("db-1|e").placed()).as("back as a VM known by name is").isTrue();
   }
 }
