@@ -329,7 +329,10 @@ public final class ListedVms {
   private static boolean same(
       Map<String, String> place, java.util.function.Function<String, String> now) {
     for (String a : ATTRIBUTES) {
-      if (!value(place.get(a)).equals(value(now.apply(a)))) {
+      String was = place.get(a);
+      String is = now.apply(a);
+      // (the same text, as mostly: nothing folded)
+      if (!java.util.Objects.equals(was, is) && !value(was).equals(value(is))) {
         return false;
       }
     }
