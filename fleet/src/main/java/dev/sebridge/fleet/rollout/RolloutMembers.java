@@ -84,6 +84,37 @@ final class RolloutMembers {
    * one without a report, those VMs, while the fleet cannot acknowledge the event for them ({@link
    * #acknowledgeable}). Empty when it can be released.
    */
+  /**
+   * As {@link #waitingFor(String, World)}, with the rollout's pending VMs of the event that the
+   * views list nowhere and cannot place ({@link #unlisted}: counted by name, the event waits for
+   * the views): by name.
+   */
+  static List<String> waitingFor(String eventId, World w, List<RolloutVm> pending) {
+    List<String> waiting = waitingFor(eventId, w);
+    List<String> unplaceable =
+        unlisted(eventId, pending, w).stream()
+            .filter(l -> l.vmId() == null)
+            .map(ListedVms.Listed::name)
+            .toList();
+    if (unplaceable.isEmpty()) {
+      return waiting;
+    }
+    List<String> all = new java.util.ArrayList<>(waiting);
+    unplaceable.stream().filter(n -> !all.contains(n)).forEach(all::add);
+    return all;
+  }
+
+  /** The rollout's pending VMs by event (the id in lower case). */
+  static Map<String, List<RolloutVm>> pendingByEvent(Map<String, RolloutVm> vms) {
+    Map<String, List<RolloutVm>> out = new java.util.HashMap<>();
+    for (RolloutVm v : vms.values()) {
+      if (v.phase().equals(RolloutVm.PENDING)) {
+        out.computeIfAbsent(EventIds.lower(v.eventId()), k -> new java.util.ArrayList<>()).add(v);
+      }
+    }
+    return out;
+  }
+
   static List<String> waitingFor(String eventId, World w) {
     List<ListedVms.Listed> listed = ListedVms.of(eventId, w);
     List<String> unplaced =
@@ -131,9 +162,12 @@ final class RolloutMembers {
         }
       }
     }
+    Map<String, List<RolloutVm>> pending = pendingByEvent(vms);
     for (String eventId : r.spec().eventIds()) {
       boolean held = !moved.contains(eventId) && !movedLower.contains(EventIds.lower(eventId));
-      if (held && !waitingFor(eventId, w).isEmpty()) {
+      if (held
+          && !waitingFor(eventId, w, pending.getOrDefault(EventIds.lower(eventId), List.of()))
+              .isEmpty()) {
         unreported.putIfAbsent(eventId, now);
       } else {
         unreported.remove(eventId);
@@ -142,10 +176,19 @@ final class RolloutMembers {
   }
 
   static Rollout.Halt unreportedTooLong(
-      Rollout r, World w, Map<String, Instant> unreported, Instant now) {
+      Rollout r,
+      World w,
+      Map<String, RolloutVm> vms,
+      Map<String, Instant> unreported,
+      Instant now) {
+    Map<String, List<RolloutVm>> pending = null;
     for (Map.Entry<String, Instant> e : unreported.entrySet()) {
       if (!now.isBefore(e.getValue().plus(r.spec().reportGrace()))) {
-        List<String> waiting = waitingFor(e.getKey(), w);
+        if (pending == null) {
+          pending = pendingByEvent(vms);
+        }
+        List<String> waiting =
+            waitingFor(e.getKey(), w, pending.getOrDefault(EventIds.lower(e.getKey()), List.of()));
         if (!waiting.isEmpty() && ListedVms.unplaced(e.getKey(), w).isEmpty()) {
           return new Rollout.Halt(
               null,
@@ -193,5 +236,51 @@ final class RolloutMembers {
             full.size(),
             String.join(", ", full.stream().limit(5).toList()) + (full.size() > 5 ? ", ..." : "")),
         now);
+  }
+
+  /**
+   * The pending VMs of the rollout in this event that the views do not list in it (neither by vmId
+   * nor by name, and no report of theirs in it: a report the views hold but do not list is one they
+   * do not trust, an unknown VM's), each by its vmId: counted in its groups as the views and the
+   * inventory give them, as a VM whose part the views do not show yet ({@link
+   * LedgerEntry#overWithoutItsPart}).
+   */
+  static List<ListedVms.Listed> unlisted(String eventId, List<RolloutVm> pending, World w) {
+    if (pending.isEmpty()) {
+      return List.of();
+    }
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    for (ListedVms.Listed l : ListedVms.of(eventId, w)) {
+      if (l.vmId() != null) {
+        listed.add(l.vmId());
+      }
+      if (l.name() != null) {
+        listed.add("name:" + l.name().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    Map<String, VmEventState> reported = w.eventVms(eventId);
+    List<ListedVms.Listed> out = new java.util.ArrayList<>();
+    for (RolloutVm v : pending) {
+      boolean known =
+          listed.contains(v.vmId())
+              || reported.containsKey(v.vmId())
+              || (v.name() != null
+                  && listed.contains("name:" + v.name().toLowerCase(java.util.Locale.ROOT)));
+      if (!known) {
+        // A VM whose agent the views have heard from: by its vmId, in its groups as they place it,
+        // back once its agent is heard from after the event. One without (the inventory placed
+        // it when the rollout took it in): placed, back as a VM known by name is. Views that can
+        // place it neither way (too new for them) count it by name, in any group: the event waits
+        // for them while a rollout is active (LedgerLimits.check).
+        if (w.lastHeartbeat(v.vmId()).isPresent()) {
+          out.add(new ListedVms.Listed(v.vmId(), v.name()));
+        } else if (w.inventoryLists(v.vmId()) || v.name() == null) {
+          out.add(new ListedVms.Listed(v.vmId(), v.name(), true));
+        } else {
+          out.add(new ListedVms.Listed(null, v.name()));
+        }
+      }
+    }
+    return out;
   }
 }

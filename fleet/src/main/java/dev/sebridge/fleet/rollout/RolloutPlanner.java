@@ -119,7 +119,7 @@ public final class RolloutPlanner {
       halt = oversized(units, limits, now);
     }
     if (halt == null) {
-      halt = RolloutMembers.unreportedTooLong(r, w, unreported, now);
+      halt = RolloutMembers.unreportedTooLong(r, w, vms, unreported, now);
     }
     Rollout.State state = r.state();
     if (halt != null && r.halt() == null) {
@@ -266,7 +266,8 @@ public final class RolloutPlanner {
       // The rollout's VMs of the event these views do not list in it (another instance's views
       // did, when they joined; these are behind): acknowledged through the Maintenance API all the
       // same, which releases the event for them too, so they are checked and entered as well.
-      List<ListedVms.Listed> unlisted = unlisted(eventId, pending, vms, w);
+      List<ListedVms.Listed> unlisted =
+          RolloutMembers.unlisted(eventId, pending.stream().map(vms::get).toList(), w);
       if (full || !ledger.fits(eventId, unlisted, w, now)) {
         continue;
       }
@@ -330,53 +331,5 @@ public final class RolloutPlanner {
               counted));
     }
     return releases;
-  }
-
-  /**
-   * The pending VMs of the rollout in this event that the views do not list in it (neither by vmId
-   * nor by name, and no report of theirs in it: a report the views hold but do not list is one they
-   * do not trust, an unknown VM's), each by its vmId: counted in its groups as the views and the
-   * inventory give them, as a VM whose part the views do not show yet ({@link
-   * LedgerEntry#overWithoutItsPart}).
-   */
-  private static List<ListedVms.Listed> unlisted(
-      String eventId, List<String> pending, Map<String, RolloutVm> vms, World w) {
-    if (pending.isEmpty()) {
-      return List.of();
-    }
-    java.util.Set<String> listed = new java.util.HashSet<>();
-    for (ListedVms.Listed l : ListedVms.of(eventId, w)) {
-      if (l.vmId() != null) {
-        listed.add(l.vmId());
-      }
-      if (l.name() != null) {
-        listed.add("name:" + l.name().toLowerCase(java.util.Locale.ROOT));
-      }
-    }
-    Map<String, VmEventState> reported = w.eventVms(eventId);
-    List<ListedVms.Listed> out = new ArrayList<>();
-    for (String key : pending) {
-      RolloutVm v = vms.get(key);
-      boolean known =
-          listed.contains(v.vmId())
-              || reported.containsKey(v.vmId())
-              || (v.name() != null
-                  && listed.contains("name:" + v.name().toLowerCase(java.util.Locale.ROOT)));
-      if (!known) {
-        // A VM whose agent the views have heard from: by its vmId, in its groups as they place it,
-        // back once its agent is heard from after the event. One without (the inventory placed
-        // it when the rollout took it in): placed, back as a VM known by name is. Views that can
-        // place it neither way (too new for them) count it by name, in any group: the event waits
-        // for them while a rollout is active (LedgerLimits.check).
-        if (w.lastHeartbeat(v.vmId()).isPresent()) {
-          out.add(new ListedVms.Listed(v.vmId(), v.name()));
-        } else if (w.inventoryLists(v.vmId()) || v.name() == null) {
-          out.add(new ListedVms.Listed(v.vmId(), v.name(), true));
-        } else {
-          out.add(new ListedVms.Listed(null, v.name()));
-        }
-      }
-    }
-    return out;
   }
 }

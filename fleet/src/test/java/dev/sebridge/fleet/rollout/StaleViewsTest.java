@@ -186,6 +186,15 @@ class StaleViewsTest {
         .extracting(RolloutPlanner.Release::eventId)
         .as("E waits until the views can place Z; W's event is free to go")
         .containsExactly("E2");
+    // It waits for them as for a VM that has not reported the event: past reportGrace, a halt
+    // names Z (before, it waited without a word, until NotBefore if the views never placed it).
+    Rollout waited = RolloutPlanner.step(joined.rollout(), withoutZ, unplaced, at(2)).rollout();
+    Ledger later = Ledger.empty();
+    later.constrain(waited);
+    Rollout halted = RolloutPlanner.step(waited, withoutZ, later, at(2 + 31)).rollout();
+    assertThat(halted.halt()).isNotNull();
+    assertThat(halted.halt().eventId()).isEqualTo("E");
+    assertThat(halted.halt().reason()).contains("Z");
   }
 
   /**
