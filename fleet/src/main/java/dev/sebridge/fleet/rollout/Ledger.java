@@ -207,7 +207,7 @@ public final class Ledger {
               w.notBefore(eventId).orElse(byName == null ? null : byName.notBefore()));
       if (e.vmId() != null) {
         // Where the inventory puts it too (DownCounts counts it there now): committed with it.
-        e = ListedVms.seenNow(e, w);
+        e = Places.seenNow(e, w);
       }
       entries.put(e.key(), e);
       touched.add(e.key());
@@ -236,24 +236,7 @@ public final class Ledger {
     List<LedgerEntry> earlier = entries.values().stream().filter(e -> e.of(eventId, same)).toList();
     earlier.forEach(e -> remove(e.key()));
     release(eventId, listed, w, origin, now);
-    // The places the earlier entries were released in and seen in since stand: these views may be
-    // from before a move they saw.
-    for (LedgerEntry before : earlier) {
-      if (before.vmId() == null) {
-        continue;
-      }
-      for (LedgerEntry now2 : List.copyOf(entries.values())) {
-        if (before.vmId().equals(now2.vmId()) && now2.eventId().equalsIgnoreCase(eventId)) {
-          LedgerEntry kept = now2.seen(before.attributes());
-          for (Map<String, String> p : before.seenIn()) {
-            kept = kept.seen(p);
-          }
-          if (!kept.equals(now2)) {
-            put(kept);
-          }
-        }
-      }
-    }
+    Places.keep(earlier, eventId, entries.values()).forEach(this::put);
   }
 
   /**
@@ -317,11 +300,11 @@ public final class Ledger {
         .forEach((eventId, origin) -> release(eventId, w, origin, now));
     for (String key : new ArrayList<>(entries.keySet())) {
       LedgerEntry e = entries.get(key);
-      LedgerEntry next = e.next(w, now);
+      LedgerEntry next = EntryProgress.next(e, w, now);
       if (next.vmId() != null && next.unavailable(KEEP_AFTER_BACK, now)) {
         // Where these views and the inventory put it now, kept: a later step on views from before
         // a move (a failover) still counts it where this one saw it.
-        next = ListedVms.seenNow(next, w);
+        next = Places.seenNow(next, w);
       }
       // Kept while its event is open (dropped, it would be entered again as a new release).
       if ((next.backAt() != null
@@ -333,27 +316,6 @@ public final class Ledger {
         put(next);
       }
     }
-  }
-
-  /**
-   * Whether the views show the event released for any VM (approved, started or over), or Azure's
-   * central delivery says it started or completed.
-   */
-  static boolean released(String eventId, World w) {
-    return released(w.eventVms(eventId).values()) || w.releasedByAzure(eventId);
-  }
-
-  /** Whether these VMs' states show their event released (approved, started or over). */
-  public static boolean released(Collection<VmEventState> vms) {
-    return vms.stream()
-        .anyMatch(
-            s ->
-                "approved".equals(s.status())
-                    || "started".equals(s.status())
-                    || "completed".equals(s.status())
-                    || ("inferred".equals(s.status())
-                        && !"canceled".equals(s.guess())
-                        && !s.vanished()));
   }
 
   /** VMs unavailable for a rollout that waits {@code settle} after a VM is back, by vmKey. */

@@ -17,8 +17,7 @@ import java.util.TreeSet;
  * the others only by name. Also what a VM's group is under a rollout's groupBy.
  */
 public final class ListedVms {
-  private static final List<String> ATTRIBUTES =
-      List.of("zone", "scaleSet", "resourceGroup", "location");
+  static final List<String> ATTRIBUTES = List.of("zone", "scaleSet", "resourceGroup", "location");
 
   private ListedVms() {}
 
@@ -279,7 +278,7 @@ public final class ListedVms {
   }
 
   /** An attribute's value as a group names it: in lower case, {@code -} when it has none. */
-  private static String value(String v) {
+  static String value(String v) {
     return v == null || v.isBlank() ? "-" : lower(v);
   }
 
@@ -303,54 +302,6 @@ public final class ListedVms {
 
   private static int fold(int codePoint) {
     return Character.toLowerCase(Character.toUpperCase(codePoint));
-  }
-
-  /**
-   * The entry with the places its VM is in now kept ({@link LedgerEntry#seen}): its view's, and
-   * Azure's inventory's where it lists it. Each step asks this of every entry: a place is compared
-   * attribute by attribute first, and a map made only when it differs from the entry's.
-   */
-  static LedgerEntry seenNow(LedgerEntry e, World w) {
-    String vmId = e.vmId();
-    if (!same(e.attributes(), a -> w.attribute(vmId, a))) {
-      e = e.seen(attributes(vmId, w));
-    }
-    if (w.inventoryLists(vmId) && !same(e.attributes(), a -> w.inventoryAttribute(vmId, a))) {
-      e = e.seen(inventoryPlace(vmId, w));
-    }
-    return e;
-  }
-
-  /** Whether two places are one as groups name them (each value folded, a blank one as none). */
-  static boolean samePlace(Map<String, String> a, Map<String, String> b) {
-    return same(a, b::get);
-  }
-
-  private static boolean same(
-      Map<String, String> place, java.util.function.Function<String, String> now) {
-    for (String a : ATTRIBUTES) {
-      String was = place.get(a);
-      String is = now.apply(a);
-      // (the same text, as mostly: nothing folded)
-      if (!java.util.Objects.equals(was, is) && !value(was).equals(value(is))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** The VM's place as Azure's inventory gives it (empty when it does not list the VM). */
-  static Map<String, String> inventoryPlace(String vmId, World w) {
-    Map<String, String> m = new TreeMap<>();
-    if (vmId != null && w.inventoryLists(vmId)) {
-      for (String a : ATTRIBUTES) {
-        String v = w.inventoryAttribute(vmId, a);
-        if (v != null) {
-          m.put(a, v);
-        }
-      }
-    }
-    return m;
   }
 
   /** A VM's zone, scaleSet, resourceGroup and location as the fleet sees them (none by name). */

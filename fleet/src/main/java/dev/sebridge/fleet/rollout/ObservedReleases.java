@@ -16,7 +16,7 @@ import java.util.Set;
  * reported since is entered by its vmId), those the views show released (approved, started or over,
  * or Azure's word), those commands were sent for, and the fleet's events past their NotBefore.
  */
-final class ObservedReleases {
+public final class ObservedReleases {
   private ObservedReleases() {}
 
   /**
@@ -83,7 +83,7 @@ final class ObservedReleases {
       if (origin != null
           || sent
           || due.contains(ev.getKey())
-          || (!goneOver && Ledger.released(eventId, w))) {
+          || (!goneOver && released(eventId, w))) {
         out.put(eventId, origin == null ? Ledger.OBSERVED : origin);
       }
     }
@@ -94,7 +94,7 @@ final class ObservedReleases {
    * Whether an event of this type removes its VMs rather than taking them down for a while
    * (Terminate deletes the VM; Preempt evicts a Spot VM, deleted or deallocated): such a VM counts
    * as down until it leaves its group's size (its agent silent, or the inventory no longer lists
-   * it), as a VM gone for any other reason then counts nowhere ({@link LedgerEntry#next}). Until
+   * it), as a VM gone for any other reason then counts nowhere ({@link EntryProgress#next}). Until
    * 2026-11-28 such an event past its NotBefore was not entered at all: a Spot VM evicted (and
    * deallocated, the default) stayed in its group's size for its agent's 15 minutes of silence,
    * down and counted nowhere, and the rollout released another VM of the group.
@@ -114,5 +114,26 @@ final class ObservedReleases {
         || (!known.isEmpty()
             && known.stream()
                 .allMatch(s -> s.closed() && s.since() != null && s.since().isBefore(instant)));
+  }
+
+  /**
+   * Whether the views show the event released for any VM (approved, started or over), or Azure's
+   * central delivery says it started or completed.
+   */
+  static boolean released(String eventId, World w) {
+    return released(w.eventVms(eventId).values()) || w.releasedByAzure(eventId);
+  }
+
+  /** Whether these VMs' states show their event released (approved, started or over). */
+  public static boolean released(Collection<VmEventState> vms) {
+    return vms.stream()
+        .anyMatch(
+            s ->
+                "approved".equals(s.status())
+                    || "started".equals(s.status())
+                    || "completed".equals(s.status())
+                    || ("inferred".equals(s.status())
+                        && !"canceled".equals(s.guess())
+                        && !s.vanished()));
   }
 }

@@ -74,7 +74,7 @@ final class PlacedProgress {
         return STARTED; // (Azure's Completed while the view is open: not over for the ledger)
       }
       boolean released =
-          Ledger.released(
+          ObservedReleases.released(
               w.eventVms(eventId).values().stream().filter(s -> w.known(s.vmId())).toList());
       return released ? STARTED : SCHEDULED;
     }

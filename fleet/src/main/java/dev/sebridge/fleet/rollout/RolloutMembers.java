@@ -243,7 +243,7 @@ final class RolloutMembers {
    * nor by name, and no report of theirs in it: a report the views hold but do not list is one they
    * do not trust, an unknown VM's), each by its vmId: counted in its groups as the views and the
    * inventory give them, as a VM whose part the views do not show yet ({@link
-   * LedgerEntry#overWithoutItsPart}).
+   * EntryProgress#overWithoutItsPart}).
    */
   static List<ListedVms.Listed> unlisted(String eventId, List<RolloutVm> pending, World w) {
     if (pending.isEmpty()) {

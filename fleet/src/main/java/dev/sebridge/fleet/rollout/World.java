@@ -68,12 +68,14 @@ public interface World {
   }
 
   /**
-   * The ids of the open events the views show released for any VM ({@link Ledger#released}): where
-   * the ledger looks for releases the fleet did not make. The fleet's world keeps them apart as
-   * events change; this answer filters every open event.
+   * The ids of the open events the views show released for any VM ({@link
+   * ObservedReleases#released}): where the ledger looks for releases the fleet did not make. The
+   * fleet's world keeps them apart as events change; this answer filters every open event.
    */
   default Collection<String> releasedOpenEvents() {
-    return openEvents().stream().filter(e -> e != null && Ledger.released(e, this)).toList();
+    return openEvents().stream()
+        .filter(e -> e != null && ObservedReleases.released(e, this))
+        .toList();
   }
 
   /**

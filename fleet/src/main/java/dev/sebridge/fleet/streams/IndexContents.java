@@ -3,7 +3,7 @@ package dev.sebridge.fleet.streams;
 import dev.sebridge.fleet.inventory.InventoryPlaces;
 import dev.sebridge.fleet.model.EventIds;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.rollout.Ledger;
+import dev.sebridge.fleet.rollout.ObservedReleases;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -231,7 +231,7 @@ final class IndexContents {
 
   /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */
   private boolean released(EventView e) {
-    return Ledger.released(e.vms().values()) || releasedByAzure(e);
+    return ObservedReleases.released(e.vms().values()) || releasedByAzure(e);
   }
 
   /**
@@ -266,7 +266,7 @@ final class IndexContents {
                 .anyMatch(name -> inventory.listed(name, e.central().resourceId())));
   }
 
-  /** The open events the views show released for any VM ({@link Ledger#released}). */
+  /** The open events the views show released for any VM ({@link ObservedReleases#released}). */
   Collection<EventView> releasedOpenEvents() {
     return releasedOpen.values();
   }

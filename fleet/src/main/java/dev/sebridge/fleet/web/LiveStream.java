@@ -4,7 +4,6 @@ import dev.sebridge.concurrent.DaemonThreads;
 import dev.sebridge.fleet.ViewChanges;
 import dev.sebridge.fleet.ViewMark;
 import dev.sebridge.fleet.api.HttpCall;
-import dev.sebridge.fleet.streams.FleetTopology;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,9 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is over when the fleet changes.
  */
 public final class LiveStream implements AutoCloseable {
-  /** The page's sections and the views each shows. */
-  static final Map<String, List<String>> SECTIONS = sections();
-
   /**
    * The pages are told in this many slots of a tick, each page in its own (round robin as they
    * open): a change reaches every page within the tick as before, but pages ask for the sections
@@ -54,13 +50,6 @@ public final class LiveStream implements AutoCloseable {
    * told within the two seconds instead of putting it off.
    */
   static final Map<String, Integer> EVERY = Map.of("silent", 2, "coverage", 2);
-
-  /**
-   * The view stores whose topics a section's mark covers: what it reads (the silent agents, from
-   * the VMs' view; a rollout, from its header and its parts), which is more than what it is told
-   * of.
-   */
-  static final Map<String, List<String>> MARKED = marked();
 
   /** Live pages one principal may have open at once. */
   static final int PER_PRINCIPAL = 8;
@@ -156,7 +145,7 @@ public final class LiveStream implements AutoCloseable {
   /** How many changes the views a section shows have seen on this instance. */
   long version(String section) {
     long v = 0;
-    for (String store : SECTIONS.getOrDefault(section, List.of())) {
+    for (String store : SectionViews.SECTIONS.getOrDefault(section, List.of())) {
       v += changes.version(store);
     }
     return v;
@@ -241,7 +230,7 @@ public final class LiveStream implements AutoCloseable {
 
   private Map<String, Long> versions() {
     Map<String, Long> v = new LinkedHashMap<>();
-    SECTIONS.keySet().forEach(section -> v.put(section, version(section)));
+    SectionViews.SECTIONS.keySet().forEach(section -> v.put(section, version(section)));
     return v;
   }
 
@@ -308,23 +297,9 @@ public final class LiveStream implements AutoCloseable {
     }
   }
 
-  /** {@link #SECTIONS} with the silent agents read from where they come from, the VMs' view. */
-  private static Map<String, List<String>> marked() {
-    Map<String, List<String>> m = new LinkedHashMap<>();
-    SECTIONS.forEach(
-        (section, stores) ->
-            m.put(
-                section,
-                stores.stream()
-                    .map(s -> s.equals(ViewChanges.SILENT_AGENTS) ? FleetTopology.VMS_VIEW : s)
-                    .distinct()
-                    .toList()));
-    return java.util.Collections.unmodifiableMap(m);
-  }
-
   /** The mark of the views section {@code name} reads, as this instance has them now. */
   ViewMark mark(String name) {
-    return changes.mark(MARKED.get(name));
+    return changes.mark(SectionViews.MARKED.get(name));
   }
 
   /**
@@ -333,20 +308,5 @@ public final class LiveStream implements AutoCloseable {
    */
   boolean caughtUp(ViewMark mark, Duration max) throws InterruptedException {
     return changes.awaitApplied(mark, max);
-  }
-
-  private static Map<String, List<String>> sections() {
-    Map<String, List<String>> m = new LinkedHashMap<>();
-    m.put("events", List.of(FleetTopology.EVENTS_VIEW, FleetTopology.POLICIES_VIEW));
-    // (a rollout's VMs are in its parts, written before its header but to another topic: an
-    // instance may apply the header first)
-    m.put("rollouts", List.of(FleetTopology.ROLLOUTS_VIEW, FleetTopology.ROLLOUT_PARTS_VIEW));
-    // (told by the tallies when the list changes, and with the inventory: its "unknown VM" marks)
-    m.put(
-        "silent",
-        List.of(dev.sebridge.fleet.ViewChanges.SILENT_AGENTS, FleetTopology.INVENTORY_VIEW));
-    m.put("coverage", List.of(FleetTopology.VMS_VIEW, FleetTopology.INVENTORY_VIEW));
-    m.put("approvals", List.of(FleetTopology.REQUESTS_VIEW));
-    return java.util.Collections.unmodifiableMap(m);
   }
 }

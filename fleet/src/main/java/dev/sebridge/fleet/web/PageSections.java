@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.BiFunction;
 
 /**
- * The page's sections ({@code /ui/fragment/NAME}, one per {@link LiveStream#SECTIONS}): each
+ * The page's sections ({@code /ui/fragment/NAME}, one per {@link SectionViews#SECTIONS}): each
  * rendered once for all pages of one role asking for the same views ({@link SectionCache}); the
  * open maintenance narrowed or paged ({@link CampaignFilter}), and any other page than the first of
  * a list ({@link SectionPage}), is rendered for its request alone, so the cache holds one rendering
@@ -65,7 +65,7 @@ final class PageSections {
    * @throws ApiException 404 for no such section, 400 for a mark that is not one
    */
   boolean caughtUp(String name, List<String> marks) {
-    if (!LiveStream.SECTIONS.containsKey(name)) {
+    if (!SectionViews.SECTIONS.containsKey(name)) {
       throw new ApiException(404, "no such fragment: " + name);
     }
     if (marks.isEmpty()) {
@@ -81,7 +81,7 @@ final class PageSections {
       throw new ApiException(400, VIEWS_HEADER + ": " + e.getMessage());
     }
     for (String store : mark.offsets().keySet()) {
-      if (!LiveStream.MARKED.get(name).contains(store)) {
+      if (!SectionViews.MARKED.get(name).contains(store)) {
         throw new ApiException(
             400, VIEWS_HEADER + ": the section " + name + " does not read " + store);
       }
@@ -101,7 +101,7 @@ final class PageSections {
    * @throws ApiException 404 for no such section, 400 for a query it does not take
    */
   String fragment(String name, String query, boolean approver) {
-    if (!LiveStream.SECTIONS.containsKey(name)) {
+    if (!SectionViews.SECTIONS.containsKey(name)) {
       throw new ApiException(404, "no such fragment: " + name);
     }
     if (name.equals("events")) {

@@ -7,8 +7,8 @@ import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
-import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.ListedVms;
+import dev.sebridge.fleet.rollout.ObservedReleases;
 import dev.sebridge.fleet.rollout.World;
 import java.time.Duration;
 import java.time.Instant;
@@ -1109,7 +1109,7 @@ class ViewIndexTest {
     /** Every open event, filtered as the ledger once filtered them each tick. */
     List<String> releasedOpenEvents() {
       return events.values().stream()
-          .filter(e -> e.open() && Ledger.released(e.vms().values()))
+          .filter(e -> e.open() && ObservedReleases.released(e.vms().values()))
           .map(EventView::eventId)
           .toList();
     }
