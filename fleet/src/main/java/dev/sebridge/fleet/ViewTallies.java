@@ -186,11 +186,6 @@ public final class ViewTallies implements TopologyObserver {
     return silent.size();
   }
 
-  /** The first {@code n} silent agents' vmIds, in key order (the VM view's keys). */
-  public List<String> firstSilent(int n) {
-    return silent.stream().limit(n).toList();
-  }
-
   /** Events some VM has not finished. */
   public int openEvents() {
     return open.size();

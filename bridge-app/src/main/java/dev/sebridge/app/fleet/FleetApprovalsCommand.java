@@ -114,14 +114,14 @@ final class FleetApprovalsCommand implements Callable<Integer> {
       }
       StringJoiner q = new StringJoiner("&", "api/approvals?", "");
       q.setEmptyValue("api/approvals");
-      add(q, "eventId", eventId);
-      add(q, "requestedBy", requestedBy);
-      add(q, "state", state);
-      add(q, "vmId", vmId);
-      add(q, "zone", zone);
-      add(q, "scaleSet", scaleSet);
-      add(q, "resourceGroup", resourceGroup);
-      add(q, "text", text);
+      FleetClient.query(q, "eventId", eventId);
+      FleetClient.query(q, "requestedBy", requestedBy);
+      FleetClient.query(q, "state", state);
+      FleetClient.query(q, "vmId", vmId);
+      FleetClient.query(q, "zone", zone);
+      FleetClient.query(q, "scaleSet", scaleSet);
+      FleetClient.query(q, "resourceGroup", resourceGroup);
+      FleetClient.query(q, "text", text);
       JsonNode body = client.getAll(q.toString(), "approvals");
       // The API lists by request id; the history reads the newest first.
       List<JsonNode> requests = new ArrayList<>();
@@ -167,12 +167,6 @@ final class FleetApprovalsCommand implements Callable<Integer> {
       return java.time.Instant.parse(text);
     } catch (java.time.format.DateTimeParseException e) {
       return java.time.Instant.MIN;
-    }
-  }
-
-  private static void add(StringJoiner q, String name, String value) {
-    if (value != null) {
-      q.add(name + "=" + FleetClient.segment(value));
     }
   }
 }

@@ -160,6 +160,13 @@ final class FleetClient {
     return message;
   }
 
+  /** Adds {@code name=value} to a query, encoded, when a value is given. */
+  static void query(java.util.StringJoiner q, String name, String value) {
+    if (value != null) {
+      q.add(name + "=" + segment(value));
+    }
+  }
+
   static String segment(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }

@@ -114,19 +114,13 @@ final class FleetVmsCommand implements Callable<Integer> {
     if (unknown) {
       q.add("inventory=unknown");
     }
-    add(q, "zone", zone);
-    add(q, "scaleSet", scaleSet);
-    add(q, "resourceGroup", resourceGroup);
-    add(q, "type", type);
-    add(q, "source", source);
-    add(q, "status", status);
+    FleetClient.query(q, "zone", zone);
+    FleetClient.query(q, "scaleSet", scaleSet);
+    FleetClient.query(q, "resourceGroup", resourceGroup);
+    FleetClient.query(q, "type", type);
+    FleetClient.query(q, "source", source);
+    FleetClient.query(q, "status", status);
     return q.toString();
-  }
-
-  private static void add(java.util.StringJoiner q, String name, String value) {
-    if (value != null) {
-      q.add(name + "=" + FleetClient.segment(value));
-    }
   }
 
   private int coverage(PrintWriter out) throws Exception {

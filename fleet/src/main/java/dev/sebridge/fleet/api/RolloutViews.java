@@ -68,14 +68,6 @@ public final class RolloutViews {
   }
 
   /**
-   * The first {@code n} rollouts, those running or halted first, then the newest: put together, the
-   * others' headers only read.
-   */
-  public List<Rollout> newest(int n) {
-    return ordered().stream().limit(n).map(this::assemble).toList();
-  }
-
-  /**
    * Every rollout's header (entries not put together: {@link #assembled}), those running or halted
    * first, then the newest: the order the page lists them in.
    */
