@@ -108,6 +108,16 @@ public final class Ledger {
     limits.constrain(r);
   }
 
+  /**
+   * The rollout with the limits this ledger's checks computed for its groups recorded (each the
+   * smaller of the two; {@link Rollout#recording}): every group a check met, the groups it has no
+   * VM in too, whose limits bind every release all the same. Its owner saves it with the step, so
+   * that a failover to views behind these does not take a larger limit.
+   */
+  public Rollout recorded(Rollout r) {
+    return r.recording(limits.met(r.id()));
+  }
+
   /** Whether any active rollout's limits bind releases now. */
   public boolean constrained() {
     return limits.constrained();

@@ -20,6 +20,9 @@ final class LedgerLimits {
   private final Map<String, Rollout> constraints = new TreeMap<>();
   private final Map<String, Integer> groupSizes = new HashMap<>();
   private final DownCounts down = new DownCounts();
+  // Every limit a check computed, by rollout and group, the smallest: what the step records
+  // (Ledger#recorded), so that a failover to views behind them does not take a larger one.
+  private final Map<String, Map<String, Integer>> met = new HashMap<>();
 
   LedgerLimits(Collection<LedgerEntry> entries) {
     this.entries = entries;
@@ -117,8 +120,18 @@ final class LedgerLimits {
       size = groupSizes.computeIfAbsent(memo, k -> w.groupSize(r.spec().groupBy(), group));
     }
     int current = r.spec().limit(Math.max(1, size));
+    if (!group.equals(Ledger.UNKNOWN_GROUP)) {
+      met.computeIfAbsent(r.id(), id -> new HashMap<>()).merge(group, current, Math::min);
+    }
     Integer recorded = r.groupLimits().get(group);
     return recorded == null ? current : Math.min(recorded, current);
+  }
+
+  /**
+   * The limits the checks computed for this rollout's groups, by group (what {@link #limit} met).
+   */
+  Map<String, Integer> met(String rolloutId) {
+    return met.getOrDefault(rolloutId, Map.of());
   }
 
   /** A release recorded this entry: counted in the same step. */

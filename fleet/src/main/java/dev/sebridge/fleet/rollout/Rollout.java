@@ -174,6 +174,35 @@ public record Rollout(
     return vms.values().stream().anyMatch(v -> v.vmId().equals(vmId));
   }
 
+  /**
+   * The same rollout with these limits recorded, each the smaller of the recorded and the given (a
+   * recorded limit only goes down; a group not recorded yet is added); this one when none changes.
+   */
+  public Rollout recording(Map<String, Integer> limits) {
+    if (limits.isEmpty()) {
+      return this;
+    }
+    TreeMap<String, Integer> merged = new TreeMap<>(groupLimits);
+    limits.forEach((g, n) -> merged.merge(ListedVms.normalGroup(g), n, Math::min));
+    if (merged.equals(groupLimits)) {
+      return this;
+    }
+    return new Rollout(
+        id,
+        spec,
+        reason,
+        requestedBy,
+        origin,
+        createdAt,
+        state,
+        halt,
+        merged,
+        vms,
+        waves,
+        history,
+        unreported);
+  }
+
   /** The same rollout with this history. */
   Rollout withHistory(List<Entry> history) {
     return new Rollout(

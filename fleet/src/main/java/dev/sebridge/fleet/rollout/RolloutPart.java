@@ -6,15 +6,17 @@ import java.util.Locale;
 
 /**
  * One entry of a rollout stored apart from its header ({@link RolloutParts}): a VM's part in one of
- * its events ({@code vm}), or one of its events ({@code event}); exactly one is set. Keys: {@code
- * <rolloutId>|v|<vmId>|<eventId>} and {@code <rolloutId>|e|<eventId>} (event ids lower case), so
- * one rollout's entries are one key range ({@link #from}, {@link #to}).
+ * its events ({@code vm}), one of its events ({@code event}), or its limit for a group ({@code
+ * limit}); exactly one is set. Keys: {@code <rolloutId>|v|<vmId>|<eventId>}, {@code
+ * <rolloutId>|e|<eventId>} (event ids lower case) and {@code <rolloutId>|l|<group>}, so one
+ * rollout's entries are one key range ({@link #from}, {@link #to}).
  *
  * @param vm a VM's entry, as in {@link Rollout#vms()}
  * @param event one of the rollout's events
+ * @param limit its limit for one group, as in {@link Rollout#groupLimits()}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record RolloutPart(RolloutVm vm, Event event) {
+public record RolloutPart(RolloutVm vm, Event event, Limit limit) {
 
   /**
    * One of a rollout's events.
@@ -27,12 +29,24 @@ public record RolloutPart(RolloutVm vm, Event event) {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Event(String eventId, Integer order, Instant unreportedSince) {}
 
+  /**
+   * A rollout's limit for one group: the most of its VMs that may be unavailable at once.
+   *
+   * @param group as {@link Rollout#groupLimits()} names it
+   * @param limit the number
+   */
+  public record Limit(String group, int limit) {}
+
   public static RolloutPart of(RolloutVm vm) {
-    return new RolloutPart(vm, null);
+    return new RolloutPart(vm, null, null);
   }
 
   public static RolloutPart of(Event event) {
-    return new RolloutPart(null, event);
+    return new RolloutPart(null, event, null);
+  }
+
+  public static RolloutPart of(Limit limit) {
+    return new RolloutPart(null, null, limit);
   }
 
   public static String vmKey(String rolloutId, RolloutVm vm) {
@@ -41,6 +55,10 @@ public record RolloutPart(RolloutVm vm, Event event) {
 
   public static String eventKey(String rolloutId, String eventId) {
     return rolloutId + "|e|" + eventId.toLowerCase(Locale.ROOT);
+  }
+
+  public static String limitKey(String rolloutId, String group) {
+    return rolloutId + "|l|" + group;
   }
 
   /** The first key of a rollout's entries. */

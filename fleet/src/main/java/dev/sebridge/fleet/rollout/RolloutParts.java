@@ -10,11 +10,13 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A rollout stored as a header and an entry per VM and event (docs/fleet.md, "Rollouts: approving
- * in waves"), so that no record grows with the rollout: the header keeps what is bounded (the spec
- * without its event ids, state, halt, group limits, the last {@link #MAX_WAVES} waves without their
- * lists, the last {@link #MAX_HISTORY} actions), every VM's part and every event is an entry of its
- * own. A wave's events and VMs are read back from the VMs' entries (each knows its wave).
+ * A rollout stored as a header and an entry per VM, event and group limit (docs/fleet.md,
+ * "Rollouts: approving in waves"), so that no record grows with the rollout: the header keeps what
+ * is bounded (the spec without its event ids, state, halt, the last {@link #MAX_WAVES} waves
+ * without their lists, the last {@link #MAX_HISTORY} actions), every VM's part, every event and
+ * every group's limit is an entry of its own (a rollout records a limit for every group a check
+ * met, as many as the fleet has groups). A wave's events and VMs are read back from the VMs'
+ * entries (each knows its wave).
  */
 public final class RolloutParts {
   /** Waves the header keeps (the newest); older ones are read from nowhere. */
@@ -45,7 +47,7 @@ public final class RolloutParts {
         r.createdAt(),
         r.state(),
         r.halt(),
-        r.groupLimits(),
+        Map.of(),
         Map.of(),
         waves,
         last(r.history(), MAX_HISTORY),
@@ -60,6 +62,10 @@ public final class RolloutParts {
     }
     String id = r.id();
     r.vms().values().forEach(v -> out.put(RolloutPart.vmKey(id, v), RolloutPart.of(v)));
+    r.groupLimits()
+        .forEach(
+            (g, n) ->
+                out.put(RolloutPart.limitKey(id, g), RolloutPart.of(new RolloutPart.Limit(g, n))));
     Map<String, Instant> unreported = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     unreported.putAll(r.unreported());
     List<String> eventIds = r.spec().eventIds();
@@ -80,10 +86,12 @@ public final class RolloutParts {
   /**
    * The rollout again from its header and its entries. A header written whole (before rollouts were
    * stored in parts) already holds its VMs and events: it is the rollout, and the next save stores
-   * it in parts.
+   * it in parts. A header written before the limits were entries holds them: a group's limit is the
+   * smaller of the header's and its entry's.
    */
   public static Rollout assemble(Rollout header, Iterable<RolloutPart> parts) {
     Map<String, RolloutVm> vms = new TreeMap<>(header.vms());
+    Map<String, Integer> limits = new TreeMap<>(header.groupLimits());
     List<RolloutPart.Event> events = new ArrayList<>();
     for (RolloutPart p : parts) {
       if (p == null) {
@@ -93,6 +101,8 @@ public final class RolloutParts {
         vms.put(p.vm().key(), p.vm());
       } else if (p.event() != null) {
         events.add(p.event());
+      } else if (p.limit() != null && p.limit().group() != null) {
+        limits.merge(p.limit().group(), p.limit().limit(), Math::min);
       }
     }
     List<String> eventIds = new ArrayList<>(header.spec().eventIds());
@@ -113,7 +123,7 @@ public final class RolloutParts {
         header.createdAt(),
         header.state(),
         header.halt(),
-        header.groupLimits(),
+        limits,
         vms,
         waves(header.waves(), vms),
         header.history(),

@@ -206,11 +206,19 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         // nothing; the others go on. What the planner recorded for it in the ledger stays: an
         // over-count, never an under-count.
         LOG.error("rollout {}: cannot step it, left as it is", r.id(), e);
+        steps.add(Map.entry(r, new RolloutPlanner.Step(r, List.of())));
       }
     }
     // The ledger first: an approval is never out while the ledger does not count it.
     ledgerStore.persist(ledger);
-    steps.forEach(e -> step(e.getKey(), e.getValue()));
+    // Each rollout with the limits this tick's checks met recorded (the policies', the other
+    // rollouts', its own), committed with the releases they admitted.
+    steps.forEach(
+        e ->
+            step(
+                e.getKey(),
+                new RolloutPlanner.Step(
+                    ledger.recorded(e.getValue().rollout()), e.getValue().releases())));
     flush();
   }
 
@@ -279,9 +287,18 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       return;
     }
     world.newStep(now());
-    Ledger ledger = ledger(activeRollouts());
+    List<Rollout> active = activeRollouts();
+    Ledger ledger = ledger(active);
     ApprovalRequest out = OperatorApproval.decide(r, ledger, world, now());
     ledgerStore.persist(ledger);
+    // The limits the decision met, recorded with it (a failover to views behind these does not
+    // take larger ones).
+    for (Rollout rollout : active) {
+      Rollout recorded = ledger.recorded(rollout);
+      if (!recorded.equals(rollout)) {
+        save(recorded);
+      }
+    }
     context.forward(
         new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),
         FleetTopology.APPROVALS_SINK);

@@ -609,8 +609,11 @@ class FleetLedgerTest {
         "a rollout of %d VMs: %,d bytes whole; stored as a header of %,d bytes and %,d entries of"
             + " at most %,d bytes (%,d in all)%n",
         Rollout.MAX_VMS, whole, header, parts.size(), most, total);
-    // a VM's part each, and an event each (the three that could not join included)
-    assertThat(parts.size()).isEqualTo(Rollout.MAX_VMS + largest.spec().eventIds().size());
+    // a VM's part each, an event each (the three that could not join included), a group's limit
+    // each
+    assertThat(parts.size())
+        .isEqualTo(
+            Rollout.MAX_VMS + largest.spec().eventIds().size() + largest.groupLimits().size());
     assertThat(header).isLessThan(8 * 1024);
     assertThat(most).isLessThan(1024);
     // The header at its largest: 200 actions and a halt, each naming a thousand VMs.

@@ -28,6 +28,7 @@ class RolloutPartsTest {
       assertThat(header.vms()).isEmpty();
       assertThat(header.spec().eventIds()).isEmpty();
       assertThat(header.unreported()).isEmpty();
+      assertThat(header.groupLimits()).as("an entry each").isEmpty();
       Map<String, RolloutPart> parts = RolloutParts.parts(r);
       // through JSON, as the stores and topics hold them, in any order
       var entries = new dev.sebridge.fleet.streams.JsonSerde<>(RolloutPart.class);
@@ -65,6 +66,37 @@ class RolloutPartsTest {
         }
       }
     }
+  }
+
+  /**
+   * A header written before the limits were entries of their own holds them; with an entry of a
+   * group too (recorded since), the smaller stands.
+   */
+  @Test
+  void aHeaderWithLimitsFromAnEarlierVersionReadsWithTheEntriesSmallerLimits() {
+    Rollout r = random(new Random(5), 2);
+    Rollout header = RolloutParts.header(r);
+    Rollout old =
+        new Rollout(
+            header.id(),
+            header.spec(),
+            header.reason(),
+            header.requestedBy(),
+            header.origin(),
+            header.createdAt(),
+            header.state(),
+            header.halt(),
+            Map.of("zone=1", 3, "zone=2", 1, "zone=9", 4),
+            header.vms(),
+            header.waves(),
+            header.history(),
+            header.unreported());
+    Rollout back = RolloutParts.assemble(old, RolloutParts.parts(r).values());
+    assertThat(back.groupLimits())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("zone=1", 1, "zone=2", 1, "zone=3", 1, "zone=9", 4));
+    assertThat(RolloutParts.header(back).groupLimits()).isEmpty();
+    assertThat(RolloutParts.parts(back)).containsKey(RolloutPart.limitKey(r.id(), "zone=9"));
   }
 
   @Test

@@ -63,6 +63,51 @@ class StaleViewsTest {
   }
 
   /**
+   * Rollout r holds vm-1's event in zone 1 and has no VM in zone 2, but its limit (50%) binds every
+   * release there. Views where zone 2 has five VMs (one deleted) make it two: an operator's
+   * approvals take two down, and the third is refused. The limit the check met is recorded, so
+   * after a failover to views from before the deletion (six: three) the third is still refused.
+   * Until 2026-11-29 only the limits of groups the rollout had VMs in were recorded: the stale
+   * views' three stood, and three of zone 2's five VMs went down under a limit of two.
+   */
+  @Test
+  void aLimitACheckMetInAGroupWithoutRolloutVmsIsRecorded() {
+    Rollout r = rollout("r", "50%", "E1");
+    TestWorld six = zone(1);
+    TestWorld five = zone(1);
+    for (int i = 21; i <= 26; i++) {
+      six.vm("vm-" + i, "2").event("E" + i, "vm-" + i).report("E" + i, "vm-" + i, "scheduled", T0);
+      if (i < 26) {
+        five.vm("vm-" + i, "2")
+            .event("E" + i, "vm-" + i)
+            .report("E" + i, "vm-" + i, "scheduled", T0);
+      }
+    }
+    Ledger fresh = Ledger.empty();
+    fresh.constrain(r);
+    for (String e : List.of("E21", "E22")) {
+      assertThat(fresh.refusal(e, five, at(1))).isEmpty();
+      fresh.release(e, five, "api", at(1));
+    }
+    assertThat(fresh.refusal("E23", five, at(1)))
+        .hasValueSatisfying(why -> assertThat(why).contains("zone=2").contains("(2)"));
+    Rollout recorded = fresh.recorded(r);
+    assertThat(recorded.groupLimits()).containsEntry("zone=2", 2);
+    assertThat(fresh.recorded(recorded)).as("nothing more to record").isSameAs(recorded);
+
+    // The rollouts task moves to an instance whose views are from before the deletion.
+    Ledger stale = new Ledger(fresh.entries());
+    stale.observe(six, at(2));
+    stale.constrain(recorded);
+    assertThat(stale.refusal("E23", six, at(2)))
+        .as("zone 2's recorded limit of two stands")
+        .hasValueSatisfying(why -> assertThat(why).contains("(2)"));
+    assertThat(stale.recorded(recorded).groupLimits())
+        .as("the stale views' three does not raise it")
+        .containsEntry("zone=2", 2);
+  }
+
+  /**
    * Event E lists X (zone 1) and Z (zone 2); the rollout took both in on views that showed it so.
    * After a failover, the views show E listing X only (Z's report, and Azure's word that E grew,
    * not applied yet), but Azure releases E for Z too: Z is acknowledged through the Maintenance

@@ -526,6 +526,38 @@ class PolicyAndRolloutTopologyTest {
     assertThat(commands.readKeyValuesToList()).hasSize(1);
   }
 
+  /**
+   * A rollout's limit binds releases in groups it has no VM in, and is recorded when a check meets
+   * it: a release by another rollout in its step, an operator's approval on its own. Saved with the
+   * step or the approval, a failover to views from before a group shrank does not raise it
+   * (StaleViewsTest). Until 2026-11-29 only the groups of a rollout's own VMs were recorded.
+   */
+  @Test
+  void theLimitsAReleaseMetInGroupsWithoutTheRolloutsVmsAreRecorded() {
+    VmIdentity db3 = AgentEnvelopes.vm("vm-3", "db-3", "2", "db");
+    VmIdentity db4 = AgentEnvelopes.vm("vm-4", "db-4", "3", "db");
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(db3, "E-3", "Reboot", "Platform", -1);
+    scheduled(db4, "E-4", "Reboot", "Platform", -1);
+    create("r1", "1", "E-1");
+    create("r2", "1", "E-3");
+    tick();
+    assertThat(commands.readKeyValuesToList())
+        .extracting(kv -> kv.key)
+        .containsExactlyInAnyOrder("vm-1", "vm-3");
+    assertThat(rollout("r1").groupLimits())
+        .as("r2's release was checked against r1's limit in zone 2")
+        .containsEntry("zone=1", 1)
+        .containsEntry("zone=2", 1)
+        .doesNotContainKey("zone=3");
+    assertThat(rollout("r2").groupLimits()).containsEntry("zone=1", 1).containsEntry("zone=2", 1);
+
+    approve("req-4", "E-4", "vm-4", null);
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-4");
+    assertThat(rollout("r1").groupLimits()).as("the approval's check").containsEntry("zone=3", 1);
+    assertThat(rollout("r2").groupLimits()).containsEntry("zone=3", 1);
+  }
+
   @Test
   void anOperatorsApprovalThatWouldPutAZoneOverARolloutsLimitIsRefused() {
     scheduled(web1, "E-1", "Reboot", "Platform", -1);
