@@ -81,6 +81,10 @@ public final class RecentRequests implements TopologyObserver {
     } else if (before != null) {
       drop(before);
       stale |= leftOut; // an older one left out may now belong
+    } else if (value == null) {
+      // One left out went (retention takes the oldest): whether older ones are left still is
+      // known again from the next refill. Until 2026-11-29 the page kept saying so for good.
+      stale |= leftOut;
     }
   }
 

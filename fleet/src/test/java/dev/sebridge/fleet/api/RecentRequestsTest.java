@@ -72,6 +72,9 @@ class RecentRequestsTest {
       assertThat(recent.newest(n, () -> Map.copyOf(views)))
           .as("seed %d, step %d", seed, step)
           .isEqualTo(sorted(views, n));
+      assertThat(recent.olderLeftOut())
+          .as("seed %d, step %d: older ones left out", seed, step)
+          .isEqualTo(views.size() > RecentRequests.KEPT);
     }
   }
 
@@ -98,6 +101,32 @@ class RecentRequestsTest {
     assertThat(reads).as("a kept one went while older ones were left out").hasValue(1);
     assertThat(recent.newest(50, () -> count(reads, views))).isEqualTo(sorted(views, 50));
     assertThat(reads).hasValue(1);
+  }
+
+  /**
+   * Whether the view holds older requests than those kept follows retention: once it took every one
+   * left out, the next read says none are. Until 2026-11-29 it said so for good (the page kept
+   * pointing to the CLI for requests that were gone).
+   */
+  @Test
+  void olderOnesLeftOutAreNoLongerSaidToBeOnceRetentionTookThem() {
+    Map<String, RequestView> views = new HashMap<>();
+    RecentRequests recent = new RecentRequests();
+    int n = RecentRequests.KEPT + 3;
+    for (int i = 0; i < n; i++) {
+      String key = String.format("r-%04d", i);
+      views.put(key, view(key, T0.plusSeconds(i), 0));
+      recent.keyChanged(FleetTopology.REQUESTS_VIEW, key, views.get(key));
+    }
+    assertThat(recent.newest(50, () -> Map.copyOf(views))).isEqualTo(sorted(views, 50));
+    assertThat(recent.olderLeftOut()).isTrue();
+    for (int i = 0; i < 3; i++) {
+      String key = String.format("r-%04d", i);
+      views.remove(key);
+      recent.keyChanged(FleetTopology.REQUESTS_VIEW, key, null);
+      assertThat(recent.newest(50, () -> Map.copyOf(views))).isEqualTo(sorted(views, 50));
+      assertThat(recent.olderLeftOut()).as("%d left out", 2 - i).isEqualTo(i < 2);
+    }
   }
 
   private static Map<String, RequestView> count(AtomicInteger reads, Map<String, RequestView> v) {
