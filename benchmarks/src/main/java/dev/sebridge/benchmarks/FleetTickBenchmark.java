@@ -135,6 +135,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
                 Duration.ofSeconds(1),
                 () -> 0,
                 dev.sebridge.fleet.streams.ReplayGate.NONE,
+                dev.sebridge.fleet.streams.ViewsGate.NONE,
                 dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);

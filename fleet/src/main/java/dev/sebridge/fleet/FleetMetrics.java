@@ -38,6 +38,8 @@ public final class FleetMetrics implements TopologyObserver {
   private final MultiGauge outcomes;
   private final java.util.concurrent.atomic.AtomicInteger replaying =
       new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger held =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final Counter misrouted;
   private final Counter threadsReplaced;
   private volatile FleetViews views;
@@ -70,6 +72,12 @@ public final class FleetMetrics implements TopologyObserver {
         .description(
             "1 while the rollouts task on this instance reads the rollouts topic up to where it"
                 + " stood when the task started: nothing is stepped or released meanwhile")
+        .register(registry);
+    Gauge.builder(
+            "sebridge.fleet.rollouts.held", held, java.util.concurrent.atomic.AtomicInteger::get)
+        .description(
+            "1 while the rollouts task on this instance holds rollouts and policies because its"
+                + " global views are too far behind their topics: nothing is released meanwhile")
         .register(registry);
     Gauge.builder("sebridge.fleet.view.lag", this, FleetMetrics::lagSeconds)
         .description("Now minus the time of the newest envelope applied to the views")
@@ -216,6 +224,11 @@ public final class FleetMetrics implements TopologyObserver {
   @Override
   public void rolloutsReplaying(boolean replaying) {
     this.replaying.set(replaying ? 1 : 0);
+  }
+
+  @Override
+  public void rolloutsHeld(boolean held) {
+    this.held.set(held ? 1 : 0);
   }
 
   /**

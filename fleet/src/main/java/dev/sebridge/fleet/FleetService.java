@@ -115,6 +115,9 @@ public final class FleetService implements AutoCloseable {
     java.util.Properties streamsConfig = FleetStreamsConfig.of(config, kafka);
     this.streamsApplicationId =
         streamsConfig.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG);
+    // The global views' own metrics, once the client that reports them is made (below).
+    java.util.concurrent.atomic.AtomicReference<KafkaStreams> client =
+        new java.util.concurrent.atomic.AtomicReference<>();
     this.streams =
         new KafkaStreams(
             FleetTopology.build(
@@ -131,8 +134,10 @@ public final class FleetService implements AutoCloseable {
                 commandPartitions::get,
                 new RolloutsReplayGate(
                     admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS)),
+                new GlobalViewsGate(() -> client.get().metrics()),
                 inventory.membership()),
             streamsConfig);
+    client.set(streams);
     // A failed stream thread is replaced, unless it fails again and again: then the client stops.
     streams.setUncaughtExceptionHandler(
         new ThreadReplacements(clock).handler(metrics::threadReplaced));

@@ -489,6 +489,30 @@ class FleetTopicsTest {
       assertThat(lags.size() * 300L).isGreaterThan(FleetReadiness.MAX_LAG);
       assertThat(lagging.problems())
           .containsExactly("global views " + lags.size() * 300L + " records behind");
+
+      // The views gate reads the same client: its global consumer reports when it last polled
+      // (a Kafka that stopped reporting it would leave the gate blind: this fails instead).
+      assertThat(GlobalViewsGate.lastPollSecondsAgo(streams.metrics()))
+          .as("last-poll-seconds-ago of the global consumer")
+          .isBetween(0.0, GlobalViewsGate.MAX_POLL_GAP_SECONDS);
+      assertThat(new GlobalViewsGate(streams::metrics).behind()).isEmpty();
+      var polled =
+          streams.metrics().keySet().stream()
+              .filter(n -> n.name().equals("last-poll-seconds-ago"))
+              .filter(n -> n.tags().get("client-id").endsWith("-global-consumer"))
+              .toList();
+      assertThat(polled).hasSize(1);
+      // As a global consumer far behind, then one held up applying what it fetched, reports it.
+      java.util.Map<org.apache.kafka.common.MetricName, org.apache.kafka.common.Metric> far =
+          new java.util.HashMap<>();
+      lags.forEach(e -> far.put(e.getKey(), metric(e.getKey(), 4_000)));
+      assertThat(new GlobalViewsGate(() -> far).behind())
+          .hasValue(lags.size() * 4_000L + " records behind their topics");
+      java.util.Map<org.apache.kafka.common.MetricName, org.apache.kafka.common.Metric> stalled =
+          new java.util.HashMap<>();
+      stalled.put(polled.get(0), metric(polled.get(0), 9));
+      assertThat(new GlobalViewsGate(() -> stalled).behind())
+          .hasValue("their topics not read for 9 s");
     }
     issuer.close();
   }

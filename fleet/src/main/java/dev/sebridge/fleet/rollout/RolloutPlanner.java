@@ -84,15 +84,7 @@ public final class RolloutPlanner {
     List<Rollout.Entry> history = new ArrayList<>(r.history());
     java.util.Set<String> full = new java.util.TreeSet<>();
     RolloutMembers.join(r, w, vms, limits, full);
-    // A recorded limit only ever goes down: what these views make it, when smaller, is recorded
-    // and committed with the step. Otherwise a failover to views further behind (a group that
-    // shrank since, shown larger) would take the larger limit again.
-    limits.replaceAll(
-        (g, recorded) ->
-            g.equals(Ledger.UNKNOWN_GROUP)
-                ? recorded
-                : Math.min(
-                    recorded, r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g)))));
+    lower(r, w, limits);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       e.setValue(VmProgress.observe(r, e.getValue(), w, now));
@@ -160,6 +152,31 @@ public final class RolloutPlanner {
             : with(r, state, halt, limits, vms, waves, history, unreported);
     ledger.constrain(next);
     return new Step(next, releases);
+  }
+
+  /**
+   * A recorded limit only ever goes down: what these views make it, when smaller, is recorded and
+   * committed with the step. Otherwise a failover to views further behind (a group that shrank
+   * since, shown larger) would take the larger limit again.
+   */
+  private static void lower(Rollout r, World w, Map<String, Integer> limits) {
+    limits.replaceAll(
+        (g, recorded) ->
+            g.equals(Ledger.UNKNOWN_GROUP)
+                ? recorded
+                : Math.min(
+                    recorded, r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g)))));
+  }
+
+  /**
+   * The rollout with its recorded limits lowered as a step lowers them ({@link #lower}), and
+   * nothing else changed: for a rollout the planner cannot step, which binds every release all the
+   * same.
+   */
+  public static Rollout lowered(Rollout r, World w) {
+    Map<String, Integer> limits = new TreeMap<>(r.groupLimits());
+    lower(r, w, limits);
+    return r.recording(limits);
   }
 
   private static Rollout with(

@@ -172,6 +172,7 @@ public final class FleetTopology {
         Duration.ofSeconds(1),
         () -> 0,
         ReplayGate.NONE,
+        ViewsGate.NONE,
         Membership.AGENTS);
   }
 
@@ -181,6 +182,8 @@ public final class FleetTopology {
    * @param commandPartitions partitions of the commands topic (0: unknown, misroutes not checked)
    * @param replay whether the rollouts task has caught up with the rollouts topic ({@link
    *     ReplayGate}): until it has, nothing is stepped or released
+   * @param views whether the global views are too far behind to release ({@link ViewsGate}): while
+   *     they are, nothing is stepped or released
    * @param membership where VMs' groups and membership come from
    */
   public static Topology build(
@@ -193,6 +196,7 @@ public final class FleetTopology {
       Duration tick,
       java.util.function.IntSupplier commandPartitions,
       ReplayGate replay,
+      ViewsGate views,
       Membership membership) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
@@ -295,7 +299,7 @@ public final class FleetTopology {
     }
 
     // Rollouts and policies: one task; approvals go out through the audit topic like any other.
-    RolloutsTopology.add(t, topics, policies, tick, replay, retention, observer, index);
+    RolloutsTopology.add(t, topics, policies, tick, replay, views, retention, observer, index);
 
     // Every command on the topic, whoever wrote it: is it where its VM's agent reads?
     t.addSource(

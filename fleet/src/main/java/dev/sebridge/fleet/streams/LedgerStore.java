@@ -2,6 +2,7 @@ package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.LedgerEntry;
+import dev.sebridge.fleet.rollout.Rollout;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -22,6 +23,17 @@ final class LedgerStore {
   }
 
   /** The ledger as stored (a copy the step may change). */
+  /**
+   * The fleet-wide ledger as of now: the store, what the views show since, and every active
+   * rollout's limits.
+   */
+  Ledger current(GlobalWorld world, java.time.Instant now, java.util.List<Rollout> active) {
+    Ledger ledger = load();
+    ledger.observe(world, now);
+    active.forEach(ledger::constrain);
+    return ledger;
+  }
+
   Ledger load() {
     if (entries == null) {
       // Read whole before it is kept: a read that throws leaves nothing half read behind.

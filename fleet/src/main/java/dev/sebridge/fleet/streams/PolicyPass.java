@@ -226,7 +226,11 @@ final class PolicyPass {
                       origin),
                   now());
         }
-        out.save(RolloutActions.addEvent(r, e.eventId(), now()));
+        Rollout saved = RolloutActions.addEvent(r, e.eventId(), now());
+        out.save(saved);
+        // Its limits bind the pass's later approvals at once: they commit with it, and then it is
+        // active. (Until 2026-11-29 a rollout the pass started bound only the next tick's.)
+        ledger.constrain(saved);
         return "rolled out by " + origin + " in rollout " + id;
       }
       default -> {

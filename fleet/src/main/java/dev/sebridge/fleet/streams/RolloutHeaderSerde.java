@@ -10,13 +10,18 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * A rollout's header as stored ({@code rollout-state}, {@code <prefix>-views-rollouts}): wrapped as
- * {@code {"rolloutHeader": {...}}}, so that a version from before rollouts were stored in parts,
- * reading it (a rollback, an old instance beside new ones), finds no state and steps nothing,
- * instead of taking a header without its VMs for a rollout with none (which it would complete). A
- * rollout written whole by that version reads as it was.
+ * {@code {"rolloutHeader2": {...}}}, so that an earlier version reading it (a rollback, an old
+ * instance beside new ones) finds no state and steps nothing, instead of taking the header for the
+ * rollout: a version from before rollouts were stored in parts would take one without its VMs for a
+ * rollout with none (which it would complete); one from before a rollout's group limits were
+ * entries of their own ({@code rolloutHeader}, until 2026-11-29) would read it without its limits,
+ * and its next save would delete them. What either wrote reads as it was.
  */
 final class RolloutHeaderSerde implements Serde<Rollout> {
-  static final String FIELD = "rolloutHeader";
+  static final String FIELD = "rolloutHeader2";
+
+  /** The wrapper of the version before the group limits were entries: read, never written. */
+  static final String EARLIER_FIELD = "rolloutHeader";
 
   @Override
   public Serializer<Rollout> serializer() {
@@ -41,7 +46,7 @@ final class RolloutHeaderSerde implements Serde<Rollout> {
       }
       try {
         JsonNode n = JsonSerde.JSON.readTree(bytes);
-        JsonNode header = n.get(FIELD);
+        JsonNode header = n.has(FIELD) ? n.get(FIELD) : n.get(EARLIER_FIELD);
         return JsonSerde.JSON.treeToValue(header != null ? header : n, Rollout.class);
       } catch (IOException | IllegalArgumentException e) {
         throw new SerializationException("not a rollout header: " + e.getMessage(), e);

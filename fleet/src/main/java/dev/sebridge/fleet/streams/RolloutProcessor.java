@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * Approvals go out as audited requests to the approvals topic, where the request processor signs
  * them. With exactly-once processing the rollout's new state and its approval requests commit
  * together: an instance killed mid-step leaves neither, and its successor steps again from the
- * committed state, so no VM is approved twice and the limit holds across the failover.
+ * committed state, so no VM is approved twice and the limit holds across the failover. While the
+ * global views are too far behind their topics ({@link ViewsGate}) a tick steps nothing and an
+ * operator's approval is refused while a rollout is active ({@link ViewsHold}).
  */
 final class RolloutProcessor implements Processor<String, RolloutCommand, String, Object> {
   private static final Logger LOG = LoggerFactory.getLogger(RolloutProcessor.class);
@@ -55,16 +57,20 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final CrashPoints crashPoints;
   private final ReplayGate gate;
   private RolloutsReplay replay;
+  private final ViewsHold hold;
+  private OperatorApprovals approvals;
 
   RolloutProcessor(
       Policies policies,
       Duration tick,
       CrashPoints crashPoints,
       ReplayGate gate,
+      ViewsGate views,
       Duration history,
       TopologyObserver observer,
       ViewIndex index,
       boolean acknowledges) {
+    this.hold = new ViewsHold(views, observer);
     this.policies = policies;
     this.acknowledges = acknowledges;
     this.index = index;
@@ -95,6 +101,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             index,
             acknowledges);
     index.attach();
+    this.approvals = new OperatorApprovals(world, ledgerStore, rollouts, hold, this::save);
     this.policyPass =
         new PolicyPass(
             policies,
@@ -177,7 +184,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
 
   private void tick(long wallClock) {
     pending.clear(); // what a tick that threw had queued is not sent by a later one
-    if (!caughtUp()) {
+    if (!caughtUp() || hold.holds()) {
       return;
     }
     long start = System.nanoTime();
@@ -191,7 +198,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   /** Every active rollout stepped, and the policies' pass, against one ledger. */
   private void step() {
     world.newStep(now());
-    Ledger ledger = ledger(activeRollouts());
+    Ledger ledger = ledgerStore.current(world, now(), activeRollouts());
     policyPass.decide(ledger);
     // Read again: the policies may have added an event to a rollout, or started one; stepping the
     // copy from before would save over it and drop that event.
@@ -206,7 +213,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
         // nothing; the others go on. What the planner recorded for it in the ledger stays: an
         // over-count, never an under-count.
         LOG.error("rollout {}: cannot step it, left as it is", r.id(), e);
-        steps.add(Map.entry(r, new RolloutPlanner.Step(r, List.of())));
+        steps.add(Map.entry(r, new RolloutPlanner.Step(lowered(r), List.of())));
       }
     }
     // The ledger first: an approval is never out while the ledger does not count it.
@@ -220,6 +227,18 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
                 new RolloutPlanner.Step(
                     ledger.recorded(e.getValue().rollout()), e.getValue().releases())));
     flush();
+  }
+
+  /**
+   * A rollout the planner cannot step, with its recorded limits lowered as a step would (its limits
+   * bind every release all the same); as it is when not even that can be done.
+   */
+  private Rollout lowered(Rollout r) {
+    try {
+      return RolloutPlanner.lowered(r, world);
+    } catch (RuntimeException e) {
+      return r;
+    }
   }
 
   /** The retention rules of the rollouts and decisions ({@link RolloutRetention}). */
@@ -264,40 +283,16 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   }
 
   /**
-   * The fleet-wide ledger as of now: the store, what the views show since, and every active
-   * rollout's limits.
-   */
-  private Ledger ledger(List<Rollout> active) {
-    Ledger ledger = ledgerStore.load();
-    ledger.observe(world, now());
-    active.forEach(ledger::constrain);
-    return ledger;
-  }
-
-  /**
    * An operator's approval (API, page): refused when an active rollout holds the event or when it
    * would put a group over an active rollout's limit, unless the operator overrides; either way it
-   * goes to the audit topic, where the request processor sends commands only for an accepted one.
+   * goes to the audit topic, where the request processor sends commands only for an accepted one
+   * ({@link OperatorApprovals}).
    */
   private void approve(ApprovalRequest r) {
-    if (world.audited(r.requestId())) {
-      // Decided before (a replay from a fresh application id, or the same record again after a
-      // failover): the audit record stands, nothing is decided or written twice.
+    ApprovalRequest out = approvals.decide(r, now());
+    if (out == null) {
       LOG.debug("approval request {} was decided before; left as it is", r.requestId());
       return;
-    }
-    world.newStep(now());
-    List<Rollout> active = activeRollouts();
-    Ledger ledger = ledger(active);
-    ApprovalRequest out = OperatorApproval.decide(r, ledger, world, now());
-    ledgerStore.persist(ledger);
-    // The limits the decision met, recorded with it (a failover to views behind these does not
-    // take larger ones).
-    for (Rollout rollout : active) {
-      Rollout recorded = ledger.recorded(rollout);
-      if (!recorded.equals(rollout)) {
-        save(recorded);
-      }
     }
     context.forward(
         new Record<String, Object>(r.requestId(), out, context.currentSystemTimeMs()),

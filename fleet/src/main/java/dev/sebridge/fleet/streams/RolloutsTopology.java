@@ -25,6 +25,7 @@ final class RolloutsTopology {
       Policies policies,
       Duration tick,
       ReplayGate replay,
+      ViewsGate views,
       Retention retention,
       TopologyObserver observer,
       ViewIndex index) {
@@ -42,6 +43,7 @@ final class RolloutsTopology {
                 tick,
                 CrashPoints.fromSystemProperties(),
                 replay,
+                views,
                 retention.history(),
                 observer,
                 index,

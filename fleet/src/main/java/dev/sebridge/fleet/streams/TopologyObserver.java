@@ -50,6 +50,12 @@ public interface TopologyObserver {
   default void rolloutsReplaying(boolean replaying) {}
 
   /**
+   * Whether the rollouts task on this instance holds its rollouts and policies because the global
+   * views are too far behind ({@link ViewsGate}): nothing is stepped or released meanwhile.
+   */
+  default void rolloutsHeld(boolean held) {}
+
+  /**
    * The rollouts task stepped its rollouts and policies once (a tick: the ledger moved on, each
    * active rollout's step, the policies' pass, the ledger written), taking {@code took} of the
    * stream thread. Not called while it replays the rollouts topic (nothing is stepped then).
@@ -110,6 +116,11 @@ public interface TopologyObserver {
       @Override
       public void rolloutsReplaying(boolean replaying) {
         list.forEach(o -> o.rolloutsReplaying(replaying));
+      }
+
+      @Override
+      public void rolloutsHeld(boolean held) {
+        list.forEach(o -> o.rolloutsHeld(held));
       }
 
       @Override

@@ -100,6 +100,7 @@ class CentralEventsTopologyTest {
                 Duration.ofSeconds(1),
                 () -> 0,
                 ReplayGate.NONE,
+                dev.sebridge.fleet.streams.ViewsGate.NONE,
                 membership),
             p,
             clock.instant());

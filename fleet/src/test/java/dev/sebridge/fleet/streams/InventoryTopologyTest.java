@@ -87,6 +87,7 @@ class InventoryTopologyTest {
                 Duration.ofSeconds(1),
                 () -> 4,
                 ReplayGate.NONE,
+                dev.sebridge.fleet.streams.ViewsGate.NONE,
                 membership),
             p,
             T0);

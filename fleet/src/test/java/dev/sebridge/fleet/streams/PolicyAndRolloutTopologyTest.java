@@ -70,6 +70,14 @@ class PolicyAndRolloutTopologyTest {
   final java.util.concurrent.atomic.AtomicInteger ticksTimed =
       new java.util.concurrent.atomic.AtomicInteger();
 
+  /** What the test's {@link ViewsGate} answers: why the views are behind, or empty. */
+  final java.util.concurrent.atomic.AtomicReference<java.util.Optional<String>> behind =
+      new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
+
+  /** What the topology last said of holding the rollouts for the views (the metric's source). */
+  final java.util.concurrent.atomic.AtomicBoolean held =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   /** What the test's {@link ReplayGate} answers: false while a test replays the rollouts topic. */
   final java.util.concurrent.atomic.AtomicBoolean caughtUp =
       new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -123,6 +131,11 @@ class PolicyAndRolloutTopologyTest {
                   }
 
                   @Override
+                  public void rolloutsHeld(boolean now) {
+                    held.set(now);
+                  }
+
+                  @Override
                   public void rolloutsTicked(Duration took) {
                     assertThat(took.isNegative()).isFalse();
                     ticksTimed.incrementAndGet();
@@ -132,6 +145,7 @@ class PolicyAndRolloutTopologyTest {
                 Duration.ofSeconds(1),
                 () -> 4,
                 () -> caughtUp::get,
+                behind::get,
                 dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);
@@ -556,6 +570,116 @@ class PolicyAndRolloutTopologyTest {
     assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-4");
     assertThat(rollout("r1").groupLimits()).as("the approval's check").containsEntry("zone=3", 1);
     assertThat(rollout("r2").groupLimits()).containsEntry("zone=3", 1);
+  }
+
+  /**
+   * While the global views are too far behind their topics, rollouts release nothing and an
+   * operator's approval is refused while a rollout is active (one with override goes); once they
+   * caught up, the rollout goes on. Views behind cannot count a VM moved or a group that shrank
+   * since (docs/fleet.md, "Views behind").
+   */
+  @Test
+  void whileTheViewsAreTooFarBehindNothingIsReleasedUnlessOverridden() {
+    VmIdentity db3 = AgentEnvelopes.vm("vm-3", "db-3", "2", "db");
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    scheduled(db3, "E-3", "Reboot", "Platform", -1);
+    create("r1", "1", "E-1");
+    behind.set(java.util.Optional.of("12000 records behind their topics"));
+    tick();
+    tick();
+    assertThat(commands.isEmpty()).as("the rollout waits for the views").isTrue();
+    assertThat(held).isTrue();
+
+    approve("req-3", "E-3", "vm-3", null);
+    assertThat(commands.isEmpty()).isTrue();
+    assertThat(requests())
+        .filteredOn(v -> v.request().requestId().equals("req-3"))
+        .singleElement()
+        .satisfies(
+            v ->
+                assertThat(v.request().refusal())
+                    .contains("views here are behind (12000 records behind their topics)"));
+    approve("req-3o", "E-3", "vm-3", true);
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-3");
+
+    behind.set(java.util.Optional.empty());
+    tick();
+    assertThat(held).isFalse();
+    assertThat(commands.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("vm-1");
+  }
+
+  /**
+   * One pass: a Redeploy starts the rule's rollout (at most 1 of a zone), and a User event listing
+   * two VMs of the same zone, decided after it in the same pass, waits: the rollout is active once
+   * the pass commits, and the approval would put two of the zone down. Until 2026-11-29 a rollout
+   * the pass started bound only the next tick's releases, and both went.
+   */
+  @Test
+  void aRolloutAPolicyStartsBindsTheApprovalsOfTheSamePass() {
+    VmIdentity web3 = AgentEnvelopes.vm("vm-3", "web-3", "1", "web");
+    scheduled(web1, "E-A", "Redeploy", "Platform", -1);
+    for (VmIdentity vm : List.of(web2, web3)) {
+      ObjectNode e =
+          AgentEnvelopes.imdsEvent(
+              "E-B", "Reboot", "Scheduled", List.of("web-2", "web-3"), T0.plusSeconds(900));
+      e.put("EventSource", "User");
+      envelopes.pipeInput(
+          vm.vmId(), agents.transition(TransitionType.SCHEDULED, vm, e, false), clock.instant());
+    }
+    tick();
+    assertThat(decision("E-A").detail()).contains("rolled out by");
+    assertThat(decision("E-B"))
+        .as("not now: the zone would be over the new rollout's limit")
+        .isNull();
+    assertThat(commands.readKeyValuesToList())
+        .extracting(kv -> kv.key)
+        .as("the rollout's first wave: vm-1 alone")
+        .containsExactly("vm-1");
+  }
+
+  /**
+   * A rollout the planner cannot step (a record it cannot read: an entry without a phase) is left
+   * as it is, releasing nothing, but its recorded limits are lowered as a step lowers them: it
+   * binds every release all the same. Until 2026-11-29 its limits stayed as recorded, and a
+   * failover to views from before its group shrank took the larger one.
+   */
+  @Test
+  void aRolloutThePlannerCannotStepStillHasItsLimitsLowered() {
+    scheduled(web1, "E-1", "Reboot", "Platform", -1);
+    scheduled(web2, "E-2", "Reboot", "Platform", -1);
+    RolloutSpec spec =
+        new RolloutSpec(
+            List.of("E-1"), "50%", List.of("zone"), Duration.ZERO, Duration.ofMinutes(5));
+    RolloutVm bad =
+        new RolloutVm(
+            "vm-1", "web-1", "E-1", "zone=1", null, false, null, null, null, null, null, null, null,
+            null, false, null);
+    Rollout r =
+        new Rollout(
+            "r-bad",
+            spec,
+            "patch",
+            "alice",
+            "api",
+            T0,
+            Rollout.RUNNING,
+            null,
+            Map.of("zone=1", 5),
+            Map.of(bad.key(), bad),
+            List.of(),
+            List.of());
+    KeyValueStore<String, Rollout> headers = driver.getKeyValueStore(FleetTopology.ROLLOUT_STATE);
+    KeyValueStore<String, dev.sebridge.fleet.rollout.RolloutPart> parts =
+        driver.getKeyValueStore(FleetTopology.ROLLOUT_PARTS_STATE);
+    headers.put(r.id(), dev.sebridge.fleet.rollout.RolloutParts.header(r));
+    dev.sebridge.fleet.rollout.RolloutParts.parts(r).forEach(parts::put);
+    tick();
+    assertThat(commands.isEmpty()).isTrue();
+    assertThat(rollout("r-bad")).as("saved, its limits lowered").isNotNull();
+    assertThat(rollout("r-bad").groupLimits())
+        .as("two live VMs in zone 1: 50% is one")
+        .containsEntry("zone=1", 1);
   }
 
   @Test

@@ -104,6 +104,7 @@ class RetentionTopologyTest {
                 Duration.ofSeconds(1),
                 () -> 4,
                 ReplayGate.NONE,
+                dev.sebridge.fleet.streams.ViewsGate.NONE,
                 dev.sebridge.fleet.streams.Membership.AGENTS),
             p,
             T0);

@@ -114,18 +114,56 @@ class RolloutStoreTest {
   }
 
   @Test
-  void anEarlierVersionReadingAHeaderFindsNoStateAndSoStepsNothing() {
+  void anEarlierVersionReadingAHeaderFindsNoStateAndSoStepsNothing() throws Exception {
     byte[] header =
         new RolloutHeaderSerde()
             .serializer()
             .serialize("t", RolloutParts.header(rollout("r", 3, 0)));
-    assertThat(new String(header, StandardCharsets.UTF_8)).startsWith("{\"rolloutHeader\":");
+    assertThat(new String(header, StandardCharsets.UTF_8)).startsWith("{\"rolloutHeader2\":");
     // The earlier version's serde (plain JSON, unknown fields ignored): no state, so
     // Rollout.active() throws and its tick releases nothing, instead of a running rollout with no
     // VMs, which it would complete.
     Rollout old = new JsonSerde<>(Rollout.class).deserializer().deserialize("t", header);
     assertThat(old.state()).isNull();
     assertThat(old.vms()).isEmpty();
+    // The version before the limits were entries ({"rolloutHeader": ...}; 5cc785e's serde, as it
+    // read): no state either, rather than a header without its limits that its next save would
+    // delete.
+    com.fasterxml.jackson.databind.JsonNode n = JsonSerde.JSON.readTree(header);
+    com.fasterxml.jackson.databind.JsonNode inner = n.get("rolloutHeader");
+    Rollout before = JsonSerde.JSON.treeToValue(inner != null ? inner : n, Rollout.class);
+    assertThat(before.state()).isNull();
+  }
+
+  /** A header that version wrote, its limits in it, reads with them, and is written anew. */
+  @Test
+  void aHeaderTheVersionBeforeTheLimitPartsWroteReadsWithItsLimits() throws Exception {
+    Rollout r = rollout("r-1", 6, 0);
+    Rollout h = RolloutParts.header(r);
+    // as that version wrote its header: the limits in it
+    Rollout withLimits =
+        new Rollout(
+            h.id(),
+            h.spec(),
+            h.reason(),
+            h.requestedBy(),
+            h.origin(),
+            h.createdAt(),
+            h.state(),
+            h.halt(),
+            r.groupLimits(),
+            h.vms(),
+            h.waves(),
+            h.history(),
+            h.unreported());
+    com.fasterxml.jackson.databind.node.ObjectNode earlier = JsonSerde.JSON.createObjectNode();
+    earlier.set("rolloutHeader", JsonSerde.JSON.valueToTree(withLimits));
+    headers.put(
+        "r-1",
+        new RolloutHeaderSerde()
+            .deserializer()
+            .deserialize("t", JsonSerde.JSON.writeValueAsBytes(earlier)));
+    assertThat(headers.get("r-1").groupLimits()).isEqualTo(r.groupLimits()).isNotEmpty();
   }
 
   @Test
