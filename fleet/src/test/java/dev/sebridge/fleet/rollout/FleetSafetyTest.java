@@ -204,6 +204,9 @@ class FleetSafetyTest {
       // The oldest views a release of this tick was decided on: what the fleet's inputs said then
       // of a VM's group and a group's size is what it could go by.
       int[] decidedOn = {seen};
+      // The views each release's check read (their tick), where not the step's own: the groups it
+      // met are those they gave its VMs.
+      Map<String, Integer> decidedBy = new HashMap<>();
       // An operator's approval and a policy's, through the gate the rollout processor runs.
       boolean operator = rnd.nextInt(12) == 0;
       if (operator) {
@@ -234,6 +237,7 @@ class FleetSafetyTest {
                     counted.put(e, out.counted() == null ? List.of() : out.counted());
                     unseenApproved = true;
                     decidedOn[0] = Math.min(decidedOn[0], behindTick);
+                    decidedBy.put(e, behindTick);
                   }
                 });
       }
@@ -289,19 +293,23 @@ class FleetSafetyTest {
         continue; // the instance died before its commit: nothing of the step stands
       }
       java.util.Set<String> newlyDown = new java.util.TreeSet<>();
+      Map<String, Integer> checkedAt = new HashMap<>(); // a VM released: the views its check read
       for (String e : released) {
         Sim.Event ev = sim.events.get(e);
         refusedGrown |=
             ev != null
                 && !counted.getOrDefault(e, List.of()).isEmpty()
                 && !counted.get(e).containsAll(ev.members(tick));
-        newlyDown.addAll(
+        for (String vm :
             sim.approve(
                 e,
                 tick,
                 acknowledged.contains(e),
                 counted.getOrDefault(e, List.of()),
-                requestIds.get(e)));
+                requestIds.get(e))) {
+          newlyDown.add(vm);
+          checkedAt.merge(vm, decidedBy.getOrDefault(e, seen), Math::max);
+        }
       }
       // Judged in every group a release touched (what was down before a rollout started is not
       // a release it allowed), against every rollout active when the tick's releases were
@@ -314,7 +322,7 @@ class FleetSafetyTest {
       committed = next;
       ledger = Map.copyOf(l.entries());
       sim.committed(tick, seen, committed.values());
-      sim.checkedIn(committed.values(), newlyDown, decidedOn[0], tick);
+      sim.checkedIn(committed.values(), checkedAt, tick);
       for (Map.Entry<String, Rollout> e : committed.entrySet()) {
         if (rnd.nextInt(3) == 0) {
           e.setValue(operator(e.getValue(), rnd, now));
@@ -541,13 +549,14 @@ class FleetSafetyTest {
      * records: until 2026-11-29 the product recorded only the groups of a rollout's own VMs, and a
      * failover to views from before such a group shrank took the larger limit.
      */
-    void checkedIn(
-        Collection<Rollout> rollouts, Collection<String> released, int decidedOn, int tick) {
+    void checkedIn(Collection<Rollout> rollouts, Map<String, Integer> released, int tick) {
+      // (each VM in its group as the views its release's check read gave it: another group the
+      // product never checked is not held to a limit it could not know)
       for (Rollout r : rollouts) {
         if (r.active()) {
           released.forEach(
-              id ->
-                  recordedSince.putIfAbsent(r.id() + "|" + group(r, vms.get(id), decidedOn), tick));
+              (id, viewedAt) ->
+                  recordedSince.putIfAbsent(r.id() + "|" + group(r, vms.get(id), viewedAt), tick));
         }
       }
     }
