@@ -85,18 +85,6 @@ final class FleetReadiness {
    * streams are not RUNNING before the global views are restored).
    */
   static long globalLag(Map<MetricName, ? extends Metric> metrics) {
-    long sum = 0;
-    for (var e : metrics.entrySet()) {
-      MetricName n = e.getKey();
-      if (n.name().equals("records-lag")
-          && n.group().equals("consumer-fetch-manager-metrics")
-          && n.tags().containsKey("partition")
-          && n.tags().getOrDefault("client-id", "").endsWith("-global-consumer")
-          && e.getValue().metricValue() instanceof Double d
-          && !d.isNaN()) {
-        sum += d.longValue();
-      }
-    }
-    return sum;
+    return GlobalConsumerMetrics.lag(metrics, topic -> true).orElse(0);
   }
 }

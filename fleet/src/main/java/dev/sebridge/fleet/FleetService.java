@@ -134,7 +134,13 @@ public final class FleetService implements AutoCloseable {
                 commandPartitions::get,
                 new RolloutsReplayGate(
                     admin, streamsApplicationId, topics.of(FleetTopology.ROLLOUTS)),
-                new GlobalViewsGate(() -> client.get().metrics()),
+                new GlobalViewsGate(
+                    () -> client.get().metrics(),
+                    java.util.Set.of(
+                        topics.of(FleetTopology.VIEWS_VMS),
+                        topics.of(FleetTopology.VIEWS_EVENTS),
+                        topics.of(FleetTopology.VIEWS_REQUESTS),
+                        topics.of(FleetTopology.INVENTORY))),
                 inventory.membership()),
             streamsConfig);
     client.set(streams);

@@ -3,6 +3,8 @@ package dev.sebridge.fleet.streams;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.LedgerEntry;
 import dev.sebridge.fleet.rollout.Rollout;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -22,18 +24,18 @@ final class LedgerStore {
     this.store = store;
   }
 
-  /** The ledger as stored (a copy the step may change). */
   /**
    * The fleet-wide ledger as of now: the store, what the views show since, and every active
    * rollout's limits.
    */
-  Ledger current(GlobalWorld world, java.time.Instant now, java.util.List<Rollout> active) {
+  Ledger current(GlobalWorld world, Instant now, List<Rollout> active) {
     Ledger ledger = load();
     ledger.observe(world, now);
     active.forEach(ledger::constrain);
     return ledger;
   }
 
+  /** The ledger as stored (a copy the step may change). */
   Ledger load() {
     if (entries == null) {
       // Read whole before it is kept: a read that throws leaves nothing half read behind.

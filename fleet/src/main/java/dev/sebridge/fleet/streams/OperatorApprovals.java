@@ -5,7 +5,6 @@ import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.Rollout;
 import java.time.Instant;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The rollouts task's part in an operator's approval (API, page): decided against the fleet-wide
@@ -19,19 +18,13 @@ final class OperatorApprovals {
   private final LedgerStore ledgerStore;
   private final RolloutStore rollouts;
   private final ViewsHold hold;
-  private final Consumer<Rollout> save;
 
   OperatorApprovals(
-      GlobalWorld world,
-      LedgerStore ledgerStore,
-      RolloutStore rollouts,
-      ViewsHold hold,
-      Consumer<Rollout> save) {
+      GlobalWorld world, LedgerStore ledgerStore, RolloutStore rollouts, ViewsHold hold) {
     this.world = world;
     this.ledgerStore = ledgerStore;
     this.rollouts = rollouts;
     this.hold = hold;
-    this.save = save;
   }
 
   /** The request admitted or refused, or null when it was decided before (its audit stands). */
@@ -50,7 +43,7 @@ final class OperatorApprovals {
     for (Rollout rollout : active) {
       Rollout recorded = ledger.recorded(rollout);
       if (recorded != rollout) {
-        save.accept(recorded);
+        rollouts.put(recorded);
       }
     }
     return out;

@@ -15,6 +15,7 @@ import dev.sebridge.fleet.rollout.RolloutSpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,8 +86,19 @@ final class PolicyPass {
         undecided.add(e);
       }
     }
+    // The events a rollout rule takes first: a rollout it starts binds the approvals of the same
+    // pass (they commit with it), whatever the order of the events' ids.
+    List<Map.Entry<EventView, PolicyRule>> matched = new ArrayList<>();
     for (EventView e : undecided) {
-      PolicyRule rule = policies.match(knownOnly(e)).orElse(null);
+      matched.add(
+          new java.util.AbstractMap.SimpleEntry<>(e, policies.match(knownOnly(e)).orElse(null)));
+    }
+    matched.sort(
+        java.util.Comparator.comparing(
+            m -> m.getValue() == null || !m.getValue().action().equals(PolicyRule.ROLLOUT)));
+    for (Map.Entry<EventView, PolicyRule> m : matched) {
+      EventView e = m.getKey();
+      PolicyRule rule = m.getValue();
       String detail = rule == null ? "no rule matched" : act(rule, e, ledger);
       if (detail == null) {
         continue; // not now (a group is at a rollout's limit): decided again next tick

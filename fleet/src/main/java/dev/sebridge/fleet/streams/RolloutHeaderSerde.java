@@ -11,11 +11,12 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * A rollout's header as stored ({@code rollout-state}, {@code <prefix>-views-rollouts}): wrapped as
  * {@code {"rolloutHeader2": {...}}}, so that an earlier version reading it (a rollback, an old
- * instance beside new ones) finds no state and steps nothing, instead of taking the header for the
- * rollout: a version from before rollouts were stored in parts would take one without its VMs for a
- * rollout with none (which it would complete); one from before a rollout's group limits were
- * entries of their own ({@code rolloutHeader}, until 2026-11-29) would read it without its limits,
- * and its next save would delete them. What either wrote reads as it was.
+ * instance beside new ones) finds no state (its tick fails on the header) and releases nothing,
+ * instead of taking the header for the rollout: a version from before rollouts were stored in parts
+ * would take one without its VMs for a rollout with none (which it would complete); one from before
+ * a rollout's group limits were entries of their own ({@code rolloutHeader}, until 2026-11-29)
+ * would read it without its limits, and its next save would delete them. What either wrote reads as
+ * it was.
  */
 final class RolloutHeaderSerde implements Serde<Rollout> {
   static final String FIELD = "rolloutHeader2";

@@ -5,7 +5,6 @@ import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
 import dev.sebridge.fleet.rollout.Rollout;
-import dev.sebridge.fleet.rollout.RolloutActions;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPlanner;
 import dev.sebridge.state.CrashPoints;
@@ -55,7 +54,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   // Since when each event a policy's rollout holds has been missing from the views (retention).
   private final MissingEvents missing = new MissingEvents();
   private final CrashPoints crashPoints;
-  private final ReplayGate gate;
+  private final ReplayGate replayGate;
   private RolloutsReplay replay;
   private final ViewsHold hold;
   private OperatorApprovals approvals;
@@ -64,13 +63,13 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       Policies policies,
       Duration tick,
       CrashPoints crashPoints,
-      ReplayGate gate,
-      ViewsGate views,
+      ReplayGate replayGate,
+      ViewsGate viewsGate,
       Duration history,
       TopologyObserver observer,
       ViewIndex index,
       boolean acknowledges) {
-    this.hold = new ViewsHold(views, observer);
+    this.hold = new ViewsHold(viewsGate, observer);
     this.policies = policies;
     this.acknowledges = acknowledges;
     this.index = index;
@@ -78,7 +77,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
     this.tick = tick;
     this.history = history;
     this.crashPoints = crashPoints;
-    this.gate = gate;
+    this.replayGate = replayGate;
   }
 
   @Override
@@ -101,7 +100,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             index,
             acknowledges);
     index.attach();
-    this.approvals = new OperatorApprovals(world, ledgerStore, rollouts, hold, this::save);
+    this.approvals = new OperatorApprovals(world, ledgerStore, rollouts, hold);
     this.policyPass =
         new PolicyPass(
             policies,
@@ -133,7 +132,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             });
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
     context.schedule(Retention.CHECK, PunctuationType.WALL_CLOCK_TIME, this::forgetOld);
-    this.replay = new RolloutsReplay(gate.start(), observer);
+    this.replay = new RolloutsReplay(replayGate.start(), observer);
     caughtUp();
   }
 
@@ -145,6 +144,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   @Override
   public void close() {
     observer.rolloutsReplaying(false); // the task left this instance
+    observer.rolloutsHeld(false);
     index.detach();
   }
 
@@ -160,31 +160,19 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       }
       return;
     }
-    // While replaying, a command changes the rollout's state and nothing else: what a later record
-    // aborts is never stepped in between.
-    Rollout before = rollouts.get(c.rolloutId());
-    Rollout after = RolloutActions.apply(before, c, now());
-    if (after != null && !after.equals(before)) {
-      save(after);
-      if (before != null
-          && before.halt() != null
-          && before.halt().equals(after.halt())
-          && c.action().equals(RolloutCommand.RESUME)) {
-        LOG.warn(
-            "rollout {}: resume by {} not applied: it resumed the halt of {}, halted since {}",
-            c.rolloutId(),
-            c.by(),
-            c.halt(),
-            before.halt().at());
-      } else {
-        LOG.info("rollout {}: {} by {} ({})", c.rolloutId(), c.action(), c.by(), c.reason());
-      }
-    }
+    RolloutCommands.apply(rollouts, c, now());
   }
 
   private void tick(long wallClock) {
     pending.clear(); // what a tick that threw had queued is not sent by a later one
-    if (!caughtUp() || hold.holds()) {
+    if (!caughtUp()) {
+      return;
+    }
+    if (hold.holds()) {
+      // Nothing stepped or released; the ledger still takes in what the views show (a NotBefore
+      // moved, an event over), as it would at the next step.
+      world.newStep(now());
+      ledgerStore.persist(ledgerStore.current(world, now(), List.of()));
       return;
     }
     long start = System.nanoTime();
@@ -209,10 +197,11 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       try {
         steps.add(Map.entry(r, RolloutPlanner.step(r, world, ledger, now())));
       } catch (RuntimeException e) {
-        // One rollout the planner cannot step (a bad record) stays as it is, and releases
-        // nothing; the others go on. What the planner recorded for it in the ledger stays: an
-        // over-count, never an under-count.
-        LOG.error("rollout {}: cannot step it, left as it is", r.id(), e);
+        // One rollout the planner cannot step (a bad record) releases nothing, and only its
+        // limits move (lowered as a step would: they bind every release); the others go on.
+        // What the planner recorded for it in the ledger stays: an over-count, never an
+        // under-count.
+        LOG.error("rollout {}: cannot step it; it releases nothing", r.id(), e);
         steps.add(Map.entry(r, new RolloutPlanner.Step(lowered(r), List.of())));
       }
     }

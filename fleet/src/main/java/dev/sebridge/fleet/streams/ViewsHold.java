@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The rollouts task's side of {@link ViewsGate}: a tick while the views are behind steps nothing
  * (rollouts wait, policies decide nothing), and an operator's approval is refused while a rollout
- * is active, unless it overrides. Said once in the log when it starts and when it ends, and told to
- * the metrics ({@link TopologyObserver#rolloutsHeld}).
+ * is active, unless it overrides (with no rollout active there is no limit to hold). Said once in
+ * the log when it starts and when it ends, and told to the metrics ({@link
+ * TopologyObserver#rolloutsHeld}). A gate that throws holds, as if behind.
  */
 final class ViewsHold {
   private static final Logger LOG = LoggerFactory.getLogger(ViewsHold.class);
@@ -52,7 +53,10 @@ final class ViewsHold {
       why = gate.behind();
     } catch (RuntimeException e) {
       // Cannot tell: held, as if behind (a release on views of unknown age is what this prevents).
-      why = Optional.of("cannot tell how far: " + e.getMessage());
+      why = Optional.of("cannot tell how far: " + e);
+      if (!held) {
+        LOG.warn("cannot tell how far behind the global views are", e);
+      }
     }
     if (why.isPresent() != held) {
       held = why.isPresent();

@@ -611,25 +611,26 @@ class PolicyAndRolloutTopologyTest {
 
   /**
    * One pass: a Redeploy starts the rule's rollout (at most 1 of a zone), and a User event listing
-   * two VMs of the same zone, decided after it in the same pass, waits: the rollout is active once
-   * the pass commits, and the approval would put two of the zone down. Until 2026-11-29 a rollout
-   * the pass started bound only the next tick's releases, and both went.
+   * two VMs of the same zone, decided in the same pass, waits: the rollout is active once the pass
+   * commits, and the approval would put two of the zone down. The User event's id sorts first: a
+   * pass takes the events a rollout rule takes before the others. Until 2026-11-29 a rollout the
+   * pass started bound only the next tick's releases, and both went.
    */
   @Test
   void aRolloutAPolicyStartsBindsTheApprovalsOfTheSamePass() {
     VmIdentity web3 = AgentEnvelopes.vm("vm-3", "web-3", "1", "web");
-    scheduled(web1, "E-A", "Redeploy", "Platform", -1);
+    scheduled(web1, "E-Y", "Redeploy", "Platform", -1);
     for (VmIdentity vm : List.of(web2, web3)) {
       ObjectNode e =
           AgentEnvelopes.imdsEvent(
-              "E-B", "Reboot", "Scheduled", List.of("web-2", "web-3"), T0.plusSeconds(900));
+              "E-X", "Reboot", "Scheduled", List.of("web-2", "web-3"), T0.plusSeconds(900));
       e.put("EventSource", "User");
       envelopes.pipeInput(
           vm.vmId(), agents.transition(TransitionType.SCHEDULED, vm, e, false), clock.instant());
     }
     tick();
-    assertThat(decision("E-A").detail()).contains("rolled out by");
-    assertThat(decision("E-B"))
+    assertThat(decision("E-Y").detail()).contains("rolled out by");
+    assertThat(decision("E-X"))
         .as("not now: the zone would be over the new rollout's limit")
         .isNull();
     assertThat(commands.readKeyValuesToList())
