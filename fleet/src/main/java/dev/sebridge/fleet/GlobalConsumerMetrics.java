@@ -18,7 +18,8 @@ final class GlobalConsumerMetrics {
   /**
    * The records it has yet to read of these topics, summed over their partitions: the {@code
    * records-lag} its fetcher reports per partition at its last fetch (NaN before the first: not
-   * counted); empty when it reports none for any of them.
+   * counted); empty when it reports none for any of them. {@code topics} is asked of each topic as
+   * the metric's tag names it: Kafka writes a topic's dots as underscores there ({@link #tagged}).
    */
   static OptionalLong lag(Map<MetricName, ? extends Metric> metrics, Predicate<String> topics) {
     long sum = 0;
@@ -56,6 +57,11 @@ final class GlobalConsumerMetrics {
       }
     }
     return most < 0 ? OptionalDouble.empty() : OptionalDouble.of(most);
+  }
+
+  /** A topic's name as a fetch metric's {@code topic} tag spells it: dots as underscores. */
+  static String tagged(String topic) {
+    return topic.replace('.', '_');
   }
 
   private static boolean global(MetricName n) {

@@ -19,8 +19,8 @@ import org.apache.kafka.common.MetricName;
  * {@link #MAX_POLL_GAP_SECONDS} ({@code last-poll-seconds-ago}: a global thread held up applying
  * what it fetched, which the lag of its last fetch does not show). Once behind, they are fresh
  * again only at half of each bound, so that a lag about the bound does not open and close the gate
- * every tick. When the client reports neither (a Kafka that renamed them, a consumer that has not
- * fetched yet) the views count as behind: the gate fails closed, and says why.
+ * every tick. When the client does not report both (a Kafka that renamed one, a consumer that has
+ * not fetched or polled yet) the views count as behind: the gate fails closed, and says why.
  *
  * <p>Bounds: 10,000 records is about six seconds of a 100,000-VM fleet's heartbeats; the global
  * thread of the 100,000-VM benchmark was held up to 9 s. Not seen: a fetch that hangs (up to {@code
@@ -41,7 +41,11 @@ final class GlobalViewsGate implements ViewsGate {
    */
   GlobalViewsGate(Supplier<Map<MetricName, ? extends Metric>> metrics, Set<String> topics) {
     this.metrics = metrics;
-    this.topics = Set.copyOf(topics);
+    // as the metrics' topic tags spell them (fleet.topic.prefix may have dots)
+    this.topics =
+        topics.stream()
+            .map(GlobalConsumerMetrics::tagged)
+            .collect(java.util.stream.Collectors.toSet());
   }
 
   @Override

@@ -72,6 +72,20 @@ class GlobalViewsGateTest {
     assertThat(gate.behind()).isEmpty();
   }
 
+  /**
+   * Kafka spells a topic's dots as underscores in the metric's tag: a prefix with dots is matched
+   * as it spells it. Until 2026-11-29 (found in review) such a prefix held every rollout for good.
+   */
+  @Test
+  void aTopicPrefixWithDotsIsMatchedAsTheMetricsSpellIt() {
+    GlobalViewsGate dotted = new GlobalViewsGate(() -> metrics, Set.of("prod.fleet-views-vms"));
+    lag("prod_fleet-views-vms", 0, 12_000);
+    polled(0);
+    assertThat(dotted.behind()).hasValue("12000 records behind their topics");
+    lag("prod_fleet-views-vms", 0, 0);
+    assertThat(dotted.behind()).isEmpty();
+  }
+
   @Test
   void aClientThatReportsNeitherHoldsAndSaysWhy() {
     assertThat(gate.behind()).hasValueSatisfying(why -> assertThat(why).contains("records-lag"));

@@ -56,7 +56,8 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
   private final CrashPoints crashPoints;
   private final ReplayGate replayGate;
   private RolloutsReplay replay;
-  private final ViewsHold hold;
+  private final ViewsGate viewsGate;
+  private ViewsHold hold; // made anew at each init: a revived task starts not held
   private OperatorApprovals approvals;
 
   RolloutProcessor(
@@ -69,7 +70,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
       TopologyObserver observer,
       ViewIndex index,
       boolean acknowledges) {
-    this.hold = new ViewsHold(viewsGate, observer);
+    this.viewsGate = viewsGate;
     this.policies = policies;
     this.acknowledges = acknowledges;
     this.index = index;
@@ -100,6 +101,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
             index,
             acknowledges);
     index.attach();
+    this.hold = new ViewsHold(viewsGate, observer);
     this.approvals = new OperatorApprovals(world, ledgerStore, rollouts, hold);
     this.policyPass =
         new PolicyPass(

@@ -58,7 +58,8 @@ public interface TopologyObserver {
   /**
    * The rollouts task stepped its rollouts and policies once (a tick: the ledger moved on, each
    * active rollout's step, the policies' pass, the ledger written), taking {@code took} of the
-   * stream thread. Not called while it replays the rollouts topic (nothing is stepped then).
+   * stream thread. Not called while it replays the rollouts topic, nor while it holds for the views
+   * ({@link #rolloutsHeld}): nothing is stepped then.
    */
   default void rolloutsTicked(Duration took) {}
 
