@@ -184,27 +184,15 @@ public record Rollout(
     }
     TreeMap<String, Integer> merged = new TreeMap<>(groupLimits);
     limits.forEach((g, n) -> merged.merge(ListedVms.normalGroup(g), n, Math::min));
-    if (merged.equals(groupLimits)) {
-      return this;
-    }
-    return new Rollout(
-        id,
-        spec,
-        reason,
-        requestedBy,
-        origin,
-        createdAt,
-        state,
-        halt,
-        merged,
-        vms,
-        waves,
-        history,
-        unreported);
+    return merged.equals(groupLimits) ? this : with(merged, history);
   }
 
   /** The same rollout with this history. */
   Rollout withHistory(List<Entry> history) {
+    return with(groupLimits, history);
+  }
+
+  private Rollout with(Map<String, Integer> groupLimits, List<Entry> history) {
     return new Rollout(
         id,
         spec,
