@@ -1,6 +1,5 @@
 package dev.sebridge.fleet;
 
-import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigException;
 import dev.sebridge.config.ConfigProblem;
@@ -22,7 +21,6 @@ import dev.sebridge.fleet.auth.Authenticator;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.signing.FleetSigner;
-import dev.sebridge.fleet.signing.KeyVaultJwsSigner;
 import dev.sebridge.fleet.streams.CommandIssuer;
 import dev.sebridge.fleet.streams.FleetTopology;
 import dev.sebridge.fleet.streams.Topics;
@@ -81,7 +79,7 @@ public final class FleetService implements AutoCloseable {
   private final java.util.function.Supplier<FleetInventory.Access> acknowledgeAccess;
   private final Clock clock;
 
-  private FleetService(Builder b) {
+  FleetService(FleetServiceBuilder b) {
     this.config = b.config;
     this.clock = b.clock;
     this.inventory = new FleetInventory(config);
@@ -210,8 +208,8 @@ public final class FleetService implements AutoCloseable {
                     metrics::scrape));
   }
 
-  public static Builder builder(Configuration config) {
-    return new Builder(config);
+  public static FleetServiceBuilder builder(Configuration config) {
+    return new FleetServiceBuilder(config);
   }
 
   /** Creates the service's topics when missing, starts the streams and serves the API. */
@@ -290,71 +288,5 @@ public final class FleetService implements AutoCloseable {
     rolloutCommands.close(Duration.ofSeconds(5));
     admin.close(Duration.ofSeconds(5));
     issuer.close();
-  }
-
-  public static final class Builder {
-    private final Configuration config;
-    private Clock clock = Clock.systemUTC();
-    private KeyVaultJwsSigner.Access keyVault;
-    private TopologyObserver observer;
-    private FleetInventory.Access inventory;
-    private FleetInventory.Access acknowledge;
-
-    private Builder(Configuration config) {
-      this.config = config;
-    }
-
-    public Builder clock(Clock clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /** Key Vault through this access (a test endpoint) instead of the configured identity. */
-    public Builder keyVault(KeyVaultJwsSigner.Access access) {
-      this.keyVault = access;
-      return this;
-    }
-
-    /** Resource Graph through this access (a test endpoint) instead of the configured identity. */
-    public Builder inventory(
-        com.azure.core.credential.TokenCredential credential, com.azure.core.http.HttpClient http) {
-      this.inventory = new FleetInventory.Access(credential, http);
-      return this;
-    }
-
-    /** The Maintenance API through this access (a test endpoint), not the configured identity. */
-    public Builder acknowledge(
-        com.azure.core.credential.TokenCredential credential, com.azure.core.http.HttpClient http) {
-      this.acknowledge = new FleetInventory.Access(credential, http);
-      return this;
-    }
-
-    private FleetInventory.Access acknowledgeAccess() {
-      return acknowledge != null ? acknowledge : FleetAcknowledgements.configuredAccess(config);
-    }
-
-    private FleetInventory.Access inventoryAccess() {
-      return inventory != null ? inventory : FleetInventory.configuredAccess(config);
-    }
-
-    /** Also tells this observer what the topology applies (benchmarks). */
-    public Builder observer(TopologyObserver observer) {
-      this.observer = observer;
-      return this;
-    }
-
-    private KeyVaultJwsSigner.Access keyVaultAccess() {
-      return keyVault != null
-          ? keyVault
-          : new KeyVaultJwsSigner.Access(
-              dev.sebridge.azure.AzureTokens.from(
-                  config, FleetKeys.KEY_VAULT_CREDENTIAL, FleetKeys.KEY_VAULT_CLIENT_ID),
-              new JdkHttpClientBuilder().build(),
-              true);
-    }
-
-    public FleetService build() {
-      return new FleetService(this);
-    }
   }
 }

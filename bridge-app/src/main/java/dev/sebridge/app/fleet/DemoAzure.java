@@ -1,6 +1,5 @@
 package dev.sebridge.app.fleet;
 
-import dev.sebridge.fleet.FleetService;
 import dev.sebridge.simulator.azure.LocalAzure;
 import dev.sebridge.simulator.azure.LoopbackTls;
 import dev.sebridge.simulator.azure.ResourceGraphEndpoint;
@@ -33,7 +32,7 @@ final class DemoAzure {
   }
 
   /** The local Azure's token, and an HTTP client that trusts its certificate. */
-  static FleetService.Builder access(FleetService.Builder b) {
+  static dev.sebridge.fleet.FleetServiceBuilder access(dev.sebridge.fleet.FleetServiceBuilder b) {
     try {
       com.azure.core.credential.TokenCredential token =
           request ->

@@ -197,7 +197,7 @@ public final class FleetLab implements AutoCloseable {
   public FleetService startFleet(
       String instance,
       Map<String, String> overrides,
-      java.util.function.UnaryOperator<FleetService.Builder> customize)
+      java.util.function.UnaryOperator<dev.sebridge.fleet.FleetServiceBuilder> customize)
       throws InterruptedException {
     FleetService s =
         customize

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,10 +78,12 @@ public final class Ledger {
   private final Map<String, LedgerEntry> entries;
   private final Set<String> touched = new TreeSet<>();
   private final LedgerLimits limits;
+  private final EnteredByVmId byVmId;
 
   public Ledger(Map<String, LedgerEntry> entries) {
     this.entries = new TreeMap<>(entries);
     this.limits = new LedgerLimits(this.entries.values());
+    this.byVmId = new EnteredByVmId(this.entries.values());
   }
 
   public static Ledger empty() {
@@ -180,9 +181,7 @@ public final class Ledger {
         }
         continue;
       }
-      if (l.vmId() == null
-          && l.name() != null
-          && entries.containsKey(enteredByVmId().getOrDefault(key, ""))) {
+      if (l.vmId() == null && l.name() != null && entries.containsKey(byVmId.keyOf(key))) {
         // The VM has this release entered by its vmId already (its report no longer counts: the
         // inventory dropped it, a scale-in deleted it): the same VM and release, counted there
         // until it is back, not again by name in every group.
@@ -222,9 +221,7 @@ public final class Ledger {
       entries.put(e.key(), e);
       touched.add(e.key());
       limits.released(e, now);
-      if (enteredByVmId != null && e.vmId() != null && e.name() != null) {
-        enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, e.name()), eventId), e.key());
-      }
+      byVmId.entered(e);
     }
   }
 
@@ -277,27 +274,7 @@ public final class Ledger {
             entered.notBefore(),
             entered.seenIn());
     put(e);
-    if (enteredByVmId != null) {
-      enteredByVmId.put(LedgerEntry.key(LedgerEntry.vmKey(null, name), e.eventId()), e.key());
-    }
-  }
-
-  // By the key a VM's entry by name would have: the key of its entry by vmId (built when first
-  // asked; entries by vmId are only added, by release, or dropped, which leaves a stale key that
-  // is looked up and found gone).
-  private Map<String, String> enteredByVmId;
-
-  private Map<String, String> enteredByVmId() {
-    if (enteredByVmId == null) {
-      enteredByVmId = new HashMap<>();
-      for (LedgerEntry e : entries.values()) {
-        if (e.vmId() != null && e.name() != null) {
-          enteredByVmId.put(
-              LedgerEntry.key(LedgerEntry.vmKey(null, e.name()), e.eventId()), e.key());
-        }
-      }
-    }
-    return enteredByVmId;
+    byVmId.entered(e);
   }
 
   /**

@@ -84,7 +84,7 @@ public final class RolloutPlanner {
     List<Rollout.Entry> history = new ArrayList<>(r.history());
     java.util.Set<String> full = new java.util.TreeSet<>();
     RolloutMembers.join(r, w, vms, limits, full);
-    lower(r, w, limits);
+    RecordedLimits.lower(r, w, limits);
     Rollout.Halt halt = r.halt();
     for (Map.Entry<String, RolloutVm> e : vms.entrySet()) {
       e.setValue(VmProgress.observe(r, e.getValue(), w, now));
@@ -108,7 +108,7 @@ public final class RolloutPlanner {
       halt = RolloutMembers.tooLarge(vms, full, now);
     }
     if (halt == null) {
-      halt = oversized(units, limits, now);
+      halt = RecordedLimits.oversized(units, limits, now);
     }
     if (halt == null) {
       halt = RolloutMembers.unreportedTooLong(r, w, vms, unreported, now);
@@ -154,31 +154,6 @@ public final class RolloutPlanner {
     return new Step(next, releases);
   }
 
-  /**
-   * A recorded limit only ever goes down: what these views make it, when smaller, is recorded and
-   * committed with the step. Otherwise a failover to views further behind (a group that shrank
-   * since, shown larger) would take the larger limit again.
-   */
-  private static void lower(Rollout r, World w, Map<String, Integer> limits) {
-    limits.replaceAll(
-        (g, recorded) ->
-            g.equals(Ledger.UNKNOWN_GROUP)
-                ? recorded
-                : Math.min(
-                    recorded, r.spec().limit(Math.max(1, w.groupSize(r.spec().groupBy(), g)))));
-  }
-
-  /**
-   * The rollout with its recorded limits lowered as a step lowers them ({@link #lower}), and
-   * nothing else changed: for a rollout the planner cannot step, which binds every release all the
-   * same.
-   */
-  public static Rollout lowered(Rollout r, World w) {
-    Map<String, Integer> limits = new TreeMap<>(r.groupLimits());
-    lower(r, w, limits);
-    return r.recording(limits);
-  }
-
   private static Rollout with(
       Rollout r,
       Rollout.State state,
@@ -202,28 +177,6 @@ public final class RolloutPlanner {
         waves,
         history,
         unreported);
-  }
-
-  /** An event with more pending VMs in one group than the group's limit can never be released. */
-  private static Rollout.Halt oversized(
-      Map<String, Map<String, Integer>> units, Map<String, Integer> limits, Instant now) {
-    for (Map.Entry<String, Map<String, Integer>> unit : units.entrySet()) {
-      for (Map.Entry<String, Integer> g : unit.getValue().entrySet()) {
-        int limit = limits.get(g.getKey());
-        if (g.getValue() > limit) {
-          return new Rollout.Halt(
-              null,
-              unit.getKey(),
-              String.format(
-                  "event %s would release %d VMs of group %s at once, more than its limit of %d:"
-                      + " IMDS starts an approved event for every VM it lists. Skip the event"
-                      + " (NotBefore or a manual approval will start it) or abort.",
-                  unit.getKey(), g.getValue(), g.getKey(), limit),
-              now); // (when: what a resume names, RolloutCommand.halt)
-        }
-      }
-    }
-    return null;
   }
 
   /** Events whose rollout VMs are all pending: VMs per group. */

@@ -4,6 +4,7 @@ import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.rollout.Ledger;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.PolicyDecision;
+import dev.sebridge.fleet.rollout.RecordedLimits;
 import dev.sebridge.fleet.rollout.Rollout;
 import dev.sebridge.fleet.rollout.RolloutCommand;
 import dev.sebridge.fleet.rollout.RolloutPlanner;
@@ -226,7 +227,7 @@ final class RolloutProcessor implements Processor<String, RolloutCommand, String
    */
   private Rollout lowered(Rollout r) {
     try {
-      return RolloutPlanner.lowered(r, world);
+      return RecordedLimits.lowered(r, world);
     } catch (RuntimeException e) {
       return r;
     }
