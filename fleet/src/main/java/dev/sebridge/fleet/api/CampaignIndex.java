@@ -18,12 +18,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The maintenance campaigns ({@link Campaigns}), kept change by change as the events view applies
  * them, never by reading the view whole: of each event only what grouping needs (its key, kind,
- * first sighting, whether it is open and its NotBefore; each kind kept once), about 250 bytes an
- * event (40 MiB for a day of closed events of a 100,000-VM fleet, 160,000 of them; forgotten with
- * the event's view, {@code fleet.closed-retention}). A list of campaigns is a walk over these, no
- * JSON; the views of a campaign's events are read only for the campaigns an answer shows. Until
- * 2026-11-29 every campaign list, campaign, and event's rollout form on the page read and parsed
- * every event view (open, and closed within {@code fleet.closed-retention}).
+ * first sighting, whether it is open and its NotBefore; each kind kept once), and of a closed one
+ * what its campaign's counts need ({@link EventTally}); 476 bytes a closed event of one VM, 343 an
+ * open one (72.6 MiB for a day of closed events of a 100,000-VM fleet, 160,000 of them:
+ * benchmarks/FLEET-REPORT.md, "The campaign index's heap"; forgotten with the event's view, {@code
+ * fleet.closed-retention}). A list of campaigns is a walk over these, no JSON; a campaign an answer
+ * shows reads its open events' views (kept) and none of its closed ones' ({@link CampaignView}).
+ * Until 2026-11-29 every campaign list, campaign, and event's rollout form on the page read and
+ * parsed every event view (open, and closed within {@code fleet.closed-retention}), and until later
+ * that day each campaign shown read and parsed its closed events.
  *
  * <p>Written by the global thread only ({@link #keyChanged}); read by any. A reader computes the
  * campaigns once per change of the events view (the same list is shared until the next change); a
@@ -36,9 +39,16 @@ public final class CampaignIndex implements TopologyObserver {
    * @param key the event view's key
    * @param soonest open: its NotBefore, or {@link Instant#MIN} when it has none (started); closed:
    *     null
+   * @param closed closed: what its campaign's counts take of it (its view is not read again); open:
+   *     null (its view is kept, {@link FleetViews#eventByKey})
    */
   public record Sighting(
-      String key, String eventId, List<String> kind, Instant firstSeenAt, Instant soonest) {
+      String key,
+      String eventId,
+      List<String> kind,
+      Instant firstSeenAt,
+      Instant soonest,
+      EventTally closed) {
     public boolean open() {
       return soonest != null;
     }
@@ -49,7 +59,8 @@ public final class CampaignIndex implements TopologyObserver {
           e.eventId(),
           kind,
           e.firstSeenAt(),
-          e.open() ? (e.notBefore() == null ? Instant.MIN : e.notBefore()) : null);
+          e.open() ? (e.notBefore() == null ? Instant.MIN : e.notBefore()) : null,
+          e.open() ? null : EventTally.of(e));
     }
   }
 

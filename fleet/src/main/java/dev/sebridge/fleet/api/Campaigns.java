@@ -1,9 +1,6 @@
 package dev.sebridge.fleet.api;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.VmEventState;
-import dev.sebridge.fleet.streams.JsonSerde;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * Maintenance campaigns: Azure delivers a host update as hundreds of one-VM events of the same
@@ -93,11 +89,10 @@ public final class Campaigns {
    * --campaign} and the page's campaign form alike): its open events with a VM Scheduled and no
    * policy saying never (a dry-run rule says nothing).
    */
-  public static List<String> rollable(Campaign c, FleetViews views) {
+  public static List<String> rollable(CampaignView c, FleetViews views) {
     List<String> out = new ArrayList<>();
-    for (EventView e : c.events()) {
-      if (e.open()
-          && e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))
+    for (EventView e : c.openEvents()) {
+      if (e.vms().values().stream().anyMatch(v -> "scheduled".equals(v.status()))
           && views
               .decision(e.eventId())
               .map(d -> !"never".equals(d.action()) || d.dryRun())
@@ -122,22 +117,12 @@ public final class Campaigns {
   }
 
   /**
-   * A campaign put together from the views of its events ({@link FleetViews#eventByKey}: the open
-   * ones as kept, the closed ones read by key); those gone since the index listed them are left out
-   * (empty: none is left).
+   * A campaign as an answer shows it ({@link CampaignView}: the views of its open events, kept; its
+   * closed ones counted from the index, not read); those gone since the index listed them are left
+   * out (empty: none is left).
    */
-  public static java.util.Optional<Campaign> read(CampaignIndex.Members m, FleetViews views) {
-    List<EventView> events = new ArrayList<>();
-    for (CampaignIndex.Sighting s : m.events()) {
-      EventView e = views.eventByKey(s.key());
-      if (e != null) {
-        events.add(e);
-      }
-    }
-    return events.isEmpty()
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(
-            new Campaign(m.id(), m.kind().get(0), m.kind().get(1), m.kind().get(2), events));
+  public static java.util.Optional<CampaignView> read(CampaignIndex.Members m, FleetViews views) {
+    return CampaignView.read(m, views);
   }
 
   /**
@@ -189,51 +174,5 @@ public final class Campaigns {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /**
-   * A campaign as the API shows it: its kind, its NotBefore span, VMs by status, zone, scale set.
-   */
-  static ObjectNode json(Campaign c) {
-    ObjectNode n = JsonSerde.JSON.createObjectNode();
-    n.put("campaignId", c.id());
-    n.put("eventType", c.type());
-    n.put("eventSource", c.source());
-    n.put("description", c.description());
-    n.put("firstSeenAt", str(c.events().get(0).firstSeenAt()));
-    n.put("lastSeenAt", str(c.events().get(c.events().size() - 1).firstSeenAt()));
-    n.put(
-        "nextNotBefore",
-        str(
-            c.events().stream()
-                .filter(EventView::open)
-                .map(EventView::notBefore)
-                .filter(Objects::nonNull)
-                .min(Comparator.naturalOrder())
-                .orElse(null)));
-    n.put("events", c.events().size());
-    n.put("openEvents", (int) c.events().stream().filter(EventView::open).count());
-    Map<String, Integer> counts = new TreeMap<>();
-    Map<String, Integer> zones = new TreeMap<>();
-    // one count per scale set however Azure spelt its name (the first spelling kept)
-    Map<String, Integer> scaleSets = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-    int vms = 0;
-    for (EventView e : c.events()) {
-      for (VmEventState v : e.vms().values()) {
-        vms++;
-        counts.merge(v.status(), 1, Integer::sum);
-        zones.merge(Objects.requireNonNullElse(v.zone(), "-"), 1, Integer::sum);
-        scaleSets.merge(Objects.requireNonNullElse(v.scaleSet(), "-"), 1, Integer::sum);
-      }
-    }
-    n.put("vmCount", vms);
-    n.set("counts", JsonSerde.JSON.valueToTree(counts));
-    n.set("zones", JsonSerde.JSON.valueToTree(zones));
-    n.set("scaleSets", JsonSerde.JSON.valueToTree(scaleSets));
-    return n;
-  }
-
-  private static String str(Instant t) {
-    return t == null ? null : t.toString();
   }
 }

@@ -275,8 +275,8 @@ public final class FleetQueries {
         clock,
         (array, kv) ->
             Campaigns.read(kv.value, views)
-                .filter(Campaigns.Campaign::open) // (closed since the index listed it)
-                .ifPresent(c -> array.add(Campaigns.json(c))));
+                .filter(CampaignView::isOpen) // (closed since the index listed it)
+                .ifPresent(c -> array.add(c.json())));
   }
 
   /** One campaign, open or not, with its events. */
@@ -287,9 +287,9 @@ public final class FleetQueries {
         .flatMap(m -> Campaigns.read(m, views))
         .map(
             c -> {
-              ObjectNode n = Campaigns.json(c);
+              ObjectNode n = c.json();
               ArrayNode all = n.putArray("eventIds");
-              c.events().forEach(e -> all.add(e.eventId()));
+              c.eventIds().forEach(all::add);
               ArrayNode scheduled = n.putArray("scheduledEventIds");
               Campaigns.rollable(c, views).forEach(scheduled::add);
               return n;

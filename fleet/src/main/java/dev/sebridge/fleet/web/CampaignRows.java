@@ -1,10 +1,10 @@
 package dev.sebridge.fleet.web;
 
 import dev.sebridge.fleet.api.CampaignIndex;
+import dev.sebridge.fleet.api.CampaignView;
 import dev.sebridge.fleet.api.Campaigns;
 import dev.sebridge.fleet.api.FleetViews;
 import dev.sebridge.fleet.model.EventView;
-import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.RolloutSpec;
 import java.time.Instant;
@@ -13,8 +13,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * The page's open maintenance as campaigns ({@link Campaigns}, grouped as the API groups them): a
@@ -56,18 +54,19 @@ final class CampaignRows {
                     .thenComparing(CampaignIndex.Members::id))
             .toList();
     SectionPage.Window w = new SectionPage(filter.page()).over(open.size(), SHOWN);
-    List<Campaigns.Campaign> shown =
+    List<CampaignView> shown =
         open.subList(w.from(), w.to()).stream()
             .map(c -> Campaigns.read(c, views))
             .flatMap(java.util.Optional::stream)
-            .filter(Campaigns.Campaign::open) // (closed since the index listed it)
+            .filter(CampaignView::isOpen) // (closed since the index listed it)
             .toList();
-    // VM views only for the events drawn inline; the rows' counts take silence from the tallies.
+    // VM views only for the events drawn inline; the rows' counts take silence from the tallies,
+    // and their closed events from the index (no closed event's view is read).
     List<EventView> inline = new ArrayList<>();
     shown.forEach(c -> inline.addAll(inline(c)));
     Map<String, VmView> vms = views.vmsOf(inline);
     List<Map<String, Object>> rows = new ArrayList<>();
-    for (Campaigns.Campaign c : shown) {
+    for (CampaignView c : shown) {
       rows.add(row(c, vms));
     }
     Map<String, Object> m = new LinkedHashMap<>();
@@ -80,65 +79,48 @@ final class CampaignRows {
   }
 
   /** The open events a campaign's row draws itself (at most {@link #INLINE}), or none. */
-  private static List<EventView> inline(Campaigns.Campaign c) {
-    List<EventView> open = c.events().stream().filter(EventView::open).toList();
+  private static List<EventView> inline(CampaignView c) {
+    List<EventView> open = c.openEvents();
     return open.size() <= INLINE ? open.stream().sorted(BY_NOT_BEFORE).toList() : List.of();
   }
 
-  private Map<String, Object> row(Campaigns.Campaign c, Map<String, VmView> vms) {
-    List<EventView> open = c.events().stream().filter(EventView::open).toList();
+  private Map<String, Object> row(CampaignView c, Map<String, VmView> vms) {
+    int open = c.open().size();
     Map<String, Object> m = summary(c, views::silent);
     m.put("headingId", "cp-" + c.id());
-    if (open.size() <= INLINE) {
+    if (open <= INLINE) {
       m.put("inline", inline(c).stream().map(e -> model.event(e, vms)).toList());
     }
     // Its events open in the panel whenever the list does not draw them all (closed ones too).
-    m.put("browse", open.size() > INLINE || open.size() < c.events().size());
+    m.put("browse", open > INLINE || open < c.eventCount());
     return m;
   }
 
   /**
-   * A campaign's kind and its VMs by status, zone and scale set, from its events' views and whether
-   * each VM's agent is silent ({@code silent}: no VM view read).
+   * A campaign's kind and its VMs by status, zone and scale set, from its open events' views, its
+   * closed events' tallies, and whether each VM's agent is silent ({@code silent}: no VM view
+   * read).
    */
   private static Map<String, Object> summary(
-      Campaigns.Campaign c, java.util.function.Predicate<String> silent) {
+      CampaignView c, java.util.function.Predicate<String> silent) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("campaignId", c.id());
     m.put("eventType", c.type());
     m.put("eventSource", c.source());
     m.put("description", c.description());
-    m.put("eventCount", c.events().size());
-    m.put("single", c.events().size() == 1);
-    m.put("openCount", c.events().stream().filter(EventView::open).count());
-    Instant soonest = soonest(c);
+    m.put("eventCount", c.eventCount());
+    m.put("single", c.eventCount() == 1);
+    m.put("openCount", c.open().size());
+    Instant soonest = c.soonest();
     boolean known = !soonest.equals(Instant.MAX) && !soonest.equals(Instant.MIN);
     m.put("notBefore", known ? soonest.toString() : null);
     m.put("started", soonest.equals(Instant.MIN));
-    Map<String, Integer> counts = new TreeMap<>();
-    Map<String, Map<String, Integer>> byZone = new TreeMap<>();
-    // One row per scale set however Azure spelt its name (the first spelling shown).
-    Map<String, Map<String, Integer>> bySet = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-    int total = 0; // a VM's part in an event: a VM with two events of the campaign counts twice
-    java.util.Set<String> distinct = new java.util.HashSet<>();
-    for (EventView e : c.events()) {
-      for (VmEventState s : e.vms().values()) {
-        String status = PageModel.status(s, silent.test(s.vmId()));
-        total++;
-        distinct.add(s.vmId());
-        counts.merge(status, 1, Integer::sum);
-        byZone
-            .computeIfAbsent(Objects.requireNonNullElse(s.zone(), "none"), z -> new TreeMap<>())
-            .merge(status, 1, Integer::sum);
-        bySet
-            .computeIfAbsent(Objects.requireNonNullElse(s.scaleSet(), "none"), z -> new TreeMap<>())
-            .merge(status, 1, Integer::sum);
-      }
-    }
-    m.put("vmCount", distinct.size());
-    m.put("bar", PageModel.bar(counts, total));
-    m.put("zones", PageModel.breakdown(byZone));
-    m.put("scaleSets", PageModel.breakdown(bySet));
+    CampaignView.Counts counts =
+        c.counts(p -> p.shown(!p.closed() && silent.test(p.vmId())), "none");
+    m.put("vmCount", counts.vms());
+    m.put("bar", PageModel.bar(counts.byStatus(), counts.parts()));
+    m.put("zones", PageModel.breakdown(counts.byZone()));
+    m.put("scaleSets", PageModel.breakdown(counts.byScaleSet()));
     return m;
   }
 
@@ -147,7 +129,7 @@ final class CampaignRows {
    * many of them rolling it out takes ({@link Campaigns#rollable}).
    */
   Map<String, Object> page(String campaignId, int page, boolean approver) {
-    Campaigns.Campaign c =
+    CampaignView c =
         views
             .campaigns()
             .find(campaignId)
@@ -156,24 +138,34 @@ final class CampaignRows {
                 () ->
                     new dev.sebridge.fleet.api.ApiException(
                         404, "no such campaign: " + campaignId));
-    List<EventView> sorted =
-        c.events().stream()
-            .sorted(Comparator.comparing((EventView e) -> !e.open()).thenComparing(BY_NOT_BEFORE))
-            .toList();
-    int pages = Math.max(1, (sorted.size() + PAGE - 1) / PAGE);
+    // Open events first, then closed ones, each by NotBefore: only the page's closed ones are read.
+    List<EventView> open = c.openEvents().stream().sorted(BY_NOT_BEFORE).toList();
+    List<CampaignIndex.Sighting> closed =
+        c.closedEvents().stream().sorted(CLOSED_BY_NOT_BEFORE).toList();
+    int total = open.size() + closed.size();
+    int pages = Math.max(1, (total + PAGE - 1) / PAGE);
     if (page < 1 || page > pages) {
       throw new dev.sebridge.fleet.api.ApiException(
           404, "campaign " + campaignId + " has " + pages + " page(s) of events");
     }
-    List<EventView> shown = sorted.subList((page - 1) * PAGE, Math.min(sorted.size(), page * PAGE));
+    int from = (page - 1) * PAGE;
+    int to = Math.min(total, page * PAGE);
+    List<EventView> shown = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      EventView e =
+          i < open.size() ? open.get(i) : views.eventByKey(closed.get(i - open.size()).key());
+      if (e != null) { // (a closed one gone since: retention)
+        shown.add(e);
+      }
+    }
     Map<String, VmView> vms = views.vmsOf(shown);
     Map<String, Object> m = summary(c, views::silent);
     m.put("headingId", "cpp-" + c.id()); // the list may have the same campaign's heading
     m.put("events", shown.stream().map(e -> model.event(e, vms)).toList());
     m.put("page", page);
     m.put("pages", pages);
-    m.put("first", (page - 1) * PAGE + 1);
-    m.put("last", (page - 1) * PAGE + shown.size());
+    m.put("first", from + 1);
+    m.put("last", from + shown.size());
     if (page > 1) {
       m.put("previous", page - 1);
     }
@@ -194,12 +186,9 @@ final class CampaignRows {
       Comparator.comparing((EventView e) -> e.notBefore() == null ? Instant.MIN : e.notBefore())
           .thenComparing(EventView::eventId);
 
-  /** A campaign's soonest NotBefore among its open events (MIN: one started without one). */
-  private static Instant soonest(Campaigns.Campaign c) {
-    return c.events().stream()
-        .filter(EventView::open)
-        .map(e -> e.notBefore() == null ? Instant.MIN : e.notBefore())
-        .min(Comparator.naturalOrder())
-        .orElse(Instant.MAX);
-  }
+  private static final Comparator<CampaignIndex.Sighting> CLOSED_BY_NOT_BEFORE =
+      Comparator.comparing(
+              (CampaignIndex.Sighting s) ->
+                  s.closed().notBefore() == null ? Instant.MIN : s.closed().notBefore())
+          .thenComparing(CampaignIndex.Sighting::eventId);
 }

@@ -179,7 +179,7 @@ final class PageActions {
    */
   String onCampaign(String campaignId, Map<String, String> form, Principal p) {
     approver(p);
-    Campaigns.Campaign c =
+    dev.sebridge.fleet.api.CampaignView c =
         views
             .campaigns()
             .find(campaignId)

@@ -73,6 +73,8 @@ class FleetPageGateTest {
   /** The newest requests as the views keep them; null: read from the store. */
   RecentRequests recent;
 
+  CampaignIndex campaigns;
+
   /** The rollouts the page's views hold (empty unless a test puts some). */
   final MapStore<Rollout> rollouts = new MapStore<>();
 
@@ -86,6 +88,9 @@ class FleetPageGateTest {
     }
     if (recent != null) {
       views.withRecentRequests(recent);
+    }
+    if (campaigns != null) {
+      views.withCampaigns(campaigns);
     }
     StaticTokens tokens =
         StaticTokens.of(
@@ -889,6 +894,75 @@ class FleetPageGateTest {
         .as("the VMs of the 50 events the panel's page 2 draws, each once")
         .containsExactlyInAnyOrderElementsOf(
             java.util.stream.IntStream.range(50, 100).mapToObj(i -> "id-H-" + i).toList());
+  }
+
+  /**
+   * A campaign's row and panel count its closed events from the campaign index, reading none of
+   * their views; a panel page reads the views of the closed events it draws, and only those. Until
+   * 2026-11-29 each rendering read and parsed every closed event of every campaign shown: a day of
+   * a host update's closed events at every refresh of every open page.
+   */
+  @Test
+  void aCampaignsClosedEventsAreCountedWithoutReadingTheirViews() throws Exception {
+    Instant t0 = Instant.parse("2026-11-23T09:00:00Z");
+    keys = new dev.sebridge.fleet.ViewTallies();
+    campaigns = new CampaignIndex();
+    for (int i = 0; i < 210; i++) {
+      EventView e = listedEvent("H-" + i, "Reboot", "host update", t0.plusSeconds(60L * i));
+      if (i >= 60) { // 150 closed, completed
+        e =
+            new EventView(
+                e.eventId(),
+                e.eventType(),
+                e.eventSource(),
+                e.notBefore(),
+                e.durationInSeconds(),
+                e.description(),
+                e.resources(),
+                e.firstSeenAt(),
+                e.lastSeenAt(),
+                t0.plusSeconds(60L * i + 30),
+                Map.of(
+                    "id-H-" + i,
+                    new dev.sebridge.fleet.model.VmEventState(
+                        "id-H-" + i, "vm-H-" + i, "1", null, "completed", null, t0, null)),
+                null,
+                null);
+      }
+      String key = e.eventId().toLowerCase();
+      events.map.put(key, e);
+      keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, e);
+      campaigns.keyChanged(dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, e);
+    }
+    start(false);
+    String session = signInAs(READER).session();
+    events.gets.clear();
+    String list =
+        send(
+            "GET /ui/fragment/events HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + session
+                + "\r\n\r\n");
+    assertThat(list)
+        .startsWith("HTTP/1.1 200")
+        .contains("campaign of 210 event(s), 60 open, 210 VM(s)")
+        .contains("60 scheduled")
+        .contains("150 completed");
+    assertThat(events.gets).as("no event view read for the row").isEmpty();
+    assertThat(events.scans).hasValue(0);
+    String campaign = field(list, "hx-get=\"/ui/campaigns/([^/\"]+)/page/1\"");
+    String panel =
+        send(
+            "GET /ui/campaigns/"
+                + campaign
+                + "/page/2 HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                + session
+                + "\r\n\r\n");
+    assertThat(panel).startsWith("HTTP/1.1 200").contains("150 completed");
+    assertThat(events.gets)
+        .as("page 2: 10 open events (kept), then the first 40 closed ones by NotBefore, read")
+        .containsExactlyElementsOf(
+            java.util.stream.IntStream.range(60, 100).mapToObj(i -> "h-" + i).toList());
+    assertThat(panel).contains("data-event-id=\"H-50\"").contains("data-event-id=\"H-99\"");
   }
 
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */
