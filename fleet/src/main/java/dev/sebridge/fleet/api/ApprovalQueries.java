@@ -54,7 +54,9 @@ final class ApprovalQueries {
     String text = q.get("text");
     String vmId = q.get("vmId");
     Predicate<VmView> place = place(q.get("zone"), q.get("scaleSet"), q.get("resourceGroup"));
-    Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>(); // each VM once a page
+    // Each VM read once a page; the VM views read count against the page's budget (a request of a
+    // wave names hundreds of VMs): the page stops there, and its next goes on.
+    Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>();
     Predicate<RequestView> keep =
         v -> {
           ApprovalRequest r = v.request();
@@ -63,15 +65,15 @@ final class ApprovalQueries {
               && (by == null || by.equalsIgnoreCase(r.requestedBy()))
               && (state == null || state.equals(state(v)))
               && (vmId == null || r.vmIds().stream().anyMatch(vmId::equalsIgnoreCase))
+              && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy(), r.origin())
               && (place == null
                   || r.vmIds().stream()
                       .map(id -> read.computeIfAbsent(id, views::vm))
                       .flatMap(java.util.Optional::stream)
-                      .anyMatch(place))
-              && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy(), r.origin());
+                      .anyMatch(place));
         };
     List<KeyValue<String, RequestView>> found =
-        views.requestsAfter(page.after(), keep, page.limit() + 1);
+        views.requestsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1);
     return ListAnswers.page(
         APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));
   }

@@ -137,8 +137,8 @@ public final class FleetQueries {
                 && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest));
     List<KeyValue<String, EventView>> found =
         Boolean.TRUE.equals(f.open())
-            ? views.openEventsAfter(page.after(), keep, page.limit() + 1)
-            : views.eventsAfter(page.after(), keep, page.limit() + 1);
+            ? views.openEventsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1)
+            : views.eventsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1);
     return ListAnswers.page(
         EVENTS,
         "events",

@@ -257,7 +257,7 @@ public final class FleetViews {
    */
   public KeyScans.Scanned<EventView> openEventsAfter(
       String after, Predicate<EventView> keep, int n) {
-    Predicate<EventView> open = e -> e.open() && keep.test(e);
+    Predicate<EventView> open = KeyScans.first(EventView::open, keep);
     // The store first, whether it is used or not: while Streams is not running it throws, and the
     // page fails as any other instead of answering what was kept when it stopped.
     ReadOnlyKeyValueStore<String, EventView> store = events.get();

@@ -22,6 +22,45 @@ final class KeyScans {
   private KeyScans() {}
 
   /**
+   * A filter that reads other views' records to decide (an approval request's VMs, for where they
+   * are): those count against the page's {@link #AT_MOST} as the records it scans do.
+   */
+  interface Reading<V> extends Predicate<V> {
+    /** How many records it has read so far. */
+    int reads();
+  }
+
+  /** A filter whose reads are the records it has put in {@code read} (a page's memo). */
+  static <V> Reading<V> reading(Predicate<V> keep, java.util.Map<?, ?> read) {
+    return reading(keep, read::size);
+  }
+
+  /** {@code first}, then {@code keep}: what {@code keep} reads counts as it did. */
+  static <V> Predicate<V> first(Predicate<V> first, Predicate<V> keep) {
+    Predicate<V> both = v -> first.test(v) && keep.test(v);
+    return keep instanceof Reading<V> r ? reading(both, r::reads) : both;
+  }
+
+  private static <V> Reading<V> reading(Predicate<V> keep, java.util.function.IntSupplier reads) {
+    return new Reading<>() {
+      @Override
+      public boolean test(V v) {
+        return keep.test(v);
+      }
+
+      @Override
+      public int reads() {
+        return reads.getAsInt();
+      }
+    };
+  }
+
+  /** Whether a page that examined this many records, with this filter, has read its budget. */
+  private static boolean spent(int examined, Predicate<?> keep) {
+    return examined + (keep instanceof Reading<?> r ? r.reads() : 0) >= AT_MOST;
+  }
+
+  /**
    * What a page read: the records kept, in key order, and where it stopped when its budget ended
    * first (null when it read to the end, or found all it wanted).
    */
@@ -43,7 +82,7 @@ final class KeyScans {
       if (out.size() >= n) {
         break;
       }
-      if (examined == AT_MOST) {
+      if (spent(examined, keep)) {
         out.stoppedAt = last;
         break;
       }
@@ -69,7 +108,7 @@ final class KeyScans {
         if (kv.key.equals(after)) {
           continue;
         }
-        if (examined == AT_MOST) {
+        if (spent(examined, keep)) {
           out.stoppedAt = last;
           break;
         }

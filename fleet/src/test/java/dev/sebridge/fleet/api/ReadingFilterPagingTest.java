@@ -1,0 +1,196 @@
+package dev.sebridge.fleet.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
+import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
+import dev.sebridge.fleet.model.VmView;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lists whose filters read other views to decide ({@code GET /api/approvals} by where the requests'
+ * VMs are, {@code GET /api/events} by the subscription of the VMs an event lists), a page at a
+ * time: what the filter reads counts against the page's budget.
+ */
+class ReadingFilterPagingTest {
+  static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
+
+  final MapStore<VmView> vms = new MapStore<>();
+  final MapStore<RequestView> requests = new MapStore<>();
+
+  /**
+   * The VM views a place filter reads count against the page's budget of {@link KeyScans#AT_MOST}
+   * records: 300 requests of a wave, 50 VMs each, only the last one's in zone 3. The pages before
+   * it are empty with a {@code next}, none reads more than the budget, and following {@code next}
+   * finds it once. Before, the first page read all 15,000 VM views.
+   */
+  @Test
+  void theVmsAPlaceFilterReadsCountAgainstThePagesBudget() {
+    for (int r = 0; r < 300; r++) {
+      List<String> ids = new ArrayList<>();
+      for (int v = 0; v < 50; v++) {
+        String id = String.format("vm-%03d-%02d", r, v);
+        ids.add(id);
+        vms.map.put(id, vm(id, r == 299 ? "3" : "1"));
+      }
+      String requestId = String.format("r-%03d", r);
+      requests.map.put(
+          requestId,
+          new RequestView(
+              new ApprovalRequest(
+                  requestId,
+                  "E-" + r,
+                  ids,
+                  "wave",
+                  "rollout:ro-1",
+                  T0,
+                  "rollout",
+                  false,
+                  null,
+                  true,
+                  null),
+              null,
+              Map.of()));
+    }
+    FleetQueries queries =
+        new FleetQueries(
+            new FleetViews(
+                () -> vms, () -> new MapStore<>(), () -> requests, () -> null, () -> null),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    List<String> found = new ArrayList<>();
+    int pages = 0;
+    String cursor = null;
+    do {
+      int readBefore = vms.gets.size();
+      Map<String, String> q = new HashMap<>(Map.of("zone", "3", "limit", "50"));
+      if (cursor != null) {
+        q.put("cursor", cursor);
+      }
+      ObjectNode page = queries.approvals(q);
+      assertThat(vms.gets.size() - readBefore).isLessThanOrEqualTo(KeyScans.AT_MOST);
+      page.get("approvals").forEach(a -> found.add(a.get("request").get("requestId").asText()));
+      cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
+      pages++;
+    } while (cursor != null);
+
+    assertThat(found).containsExactly("r-299");
+    // A request read and its 50 VMs are 51 of the 5,000: 99 requests a page.
+    assertThat(pages).isEqualTo(4);
+  }
+
+  /**
+   * The same for events by subscription: 300 events of 50 VMs each, only the last one's VMs in
+   * another subscription, paged through the open events as kept and through the store. Before, the
+   * first page read all 15,000 VM views.
+   */
+  @Test
+  void theVmsASubscriptionFilterReadsCountAgainstThePagesBudget() {
+    MapStore<EventView> events = new MapStore<>();
+    dev.sebridge.fleet.ViewTallies keys = new dev.sebridge.fleet.ViewTallies();
+    for (int r = 0; r < 300; r++) {
+      Map<String, VmEventState> parts = new HashMap<>();
+      for (int v = 0; v < 50; v++) {
+        String id = String.format("vm-%03d-%02d", r, v);
+        parts.put(id, new VmEventState(id, id, "1", null, "scheduled", null, T0, null));
+        VmView vm = vm(id, "1");
+        vms.map.put(
+            id,
+            r == 299
+                ? new VmView(
+                    id,
+                    id,
+                    null,
+                    "sub-2",
+                    "rg",
+                    "westeurope",
+                    "1",
+                    null,
+                    "0.1.0",
+                    T0,
+                    T0,
+                    T0,
+                    60,
+                    Map.of(),
+                    false,
+                    java.util.Set.of(),
+                    null)
+                : vm);
+      }
+      String key = String.format("e-%03d", r);
+      EventView e =
+          new EventView(
+              key.toUpperCase(java.util.Locale.ROOT),
+              "Reboot",
+              "Platform",
+              T0,
+              -1,
+              "planned",
+              List.of(),
+              T0,
+              T0,
+              null,
+              parts);
+      events.map.put(key, e);
+      keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, e);
+    }
+    for (boolean keyed : new boolean[] {true, false}) {
+      FleetViews views =
+          new FleetViews(() -> vms, () -> events, () -> requests, () -> null, () -> null);
+      FleetQueries queries =
+          new FleetQueries(keyed ? views.withKeys(keys) : views, Clock.fixed(T0, ZoneOffset.UTC));
+      FleetQueries.EventFilter f =
+          new FleetQueries.EventFilter(true, null, null, null, null, "sub-2", null, null, null);
+      List<String> found = new ArrayList<>();
+      int pages = 0;
+      String cursor = null;
+      do {
+        int readBefore = vms.gets.size();
+        Map<String, String> q = new HashMap<>(Map.of("limit", "50"));
+        if (cursor != null) {
+          q.put("cursor", cursor);
+        }
+        ObjectNode page = queries.events(f, FleetQueries.Page.of(q, FleetQueries.EVENTS));
+        assertThat(vms.gets.size() - readBefore)
+            .as("keyed: " + keyed)
+            .isLessThanOrEqualTo(KeyScans.AT_MOST + 50); // and the 50 VMs of what it shows
+        page.get("events").forEach(e -> found.add(e.get("eventId").asText()));
+        cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
+        pages++;
+      } while (cursor != null);
+      assertThat(found).as("keyed: " + keyed).containsExactly("E-299");
+      assertThat(pages).as("keyed: " + keyed).isEqualTo(4);
+    }
+  }
+
+  private static VmView vm(String id, String zone) {
+    return new VmView(
+        id,
+        id,
+        null,
+        "sub-1",
+        "rg",
+        "westeurope",
+        zone,
+        null,
+        "0.1.0",
+        T0,
+        T0,
+        T0,
+        60,
+        Map.of(),
+        false,
+        java.util.Set.of(),
+        null);
+  }
+}
