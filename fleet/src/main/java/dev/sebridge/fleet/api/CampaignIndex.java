@@ -39,8 +39,8 @@ public final class CampaignIndex implements TopologyObserver {
    * @param key the event view's key
    * @param soonest open: its NotBefore, or {@link Instant#MIN} when it has none (started); closed:
    *     null
-   * @param closed closed: what its campaign's counts take of it (its view is not read again); open:
-   *     null (its view is kept, {@link FleetViews#eventByKey})
+   * @param closed closed: what its campaign's counts take of it (its view is not read to count it);
+   *     open: null (its view is kept, {@link FleetViews#eventByKey})
    */
   public record Sighting(
       String key,
@@ -257,6 +257,11 @@ public final class CampaignIndex implements TopologyObserver {
   /** The campaign with this id. */
   public Optional<Members> find(String id) {
     return campaigns().stream().filter(m -> m.id().equals(id)).findFirst();
+  }
+
+  /** An event's sighting as the index has it now (its view's key), or null. */
+  Sighting sighting(String key) {
+    return byKey.get(key);
   }
 
   /** The campaign an event (its view's key) is part of. */

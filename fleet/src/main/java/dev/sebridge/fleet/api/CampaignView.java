@@ -19,8 +19,9 @@ import java.util.function.Function;
 /**
  * A campaign as an answer shows it ({@link Campaigns#read}): its events' sightings in the index's
  * order, the views of its open events (kept in memory), and of each closed one the tally the index
- * keeps ({@link EventTally}): no closed event's view is read to count it. An event the index listed
- * open and whose view has closed since is counted from that view.
+ * keeps ({@link EventTally}): no closed event's view is read to count it. An event whose sighting
+ * changed since the list was taken (the index listed it open and its view has closed, or listed it
+ * closed and it has reopened or been deleted) is read from its view, as it is now.
  *
  * @param sightings its events present in the views, first seen first; each open one has its view in
  *     {@code open}, each closed one its tally
@@ -33,16 +34,17 @@ public record CampaignView(
     Map<String, EventView> open) {
 
   /** Read from the views: none when none of its events is left. */
-  static Optional<CampaignView> read(CampaignIndex.Members m, FleetViews views) {
+  static Optional<CampaignView> read(
+      CampaignIndex.Members m, CampaignIndex index, FleetViews views) {
     List<CampaignIndex.Sighting> present = new ArrayList<>();
     Map<String, EventView> open = new LinkedHashMap<>();
     for (CampaignIndex.Sighting s : m.events()) {
-      if (!s.open()) {
-        present.add(s);
+      if (!s.open() && s.equals(index.sighting(s.key()))) {
+        present.add(s); // closed, and as the index still has it
         continue;
       }
       EventView e = views.eventByKey(s.key());
-      if (e == null) {
+      if (e == null || !Campaigns.counted(e)) {
         continue; // gone since the index listed it
       }
       CampaignIndex.Sighting now = CampaignIndex.Sighting.of(s.key(), e, s.kind());

@@ -118,11 +118,11 @@ public final class Campaigns {
 
   /**
    * A campaign as an answer shows it ({@link CampaignView}: the views of its open events, kept; its
-   * closed ones counted from the index, not read); those gone since the index listed them are left
-   * out (empty: none is left).
+   * closed ones counted from the index, not read, unless the index has changed them since it listed
+   * them); those gone since are left out (empty: none is left).
    */
   public static java.util.Optional<CampaignView> read(CampaignIndex.Members m, FleetViews views) {
-    return CampaignView.read(m, views);
+    return CampaignView.read(m, views.campaigns(), views);
   }
 
   /**

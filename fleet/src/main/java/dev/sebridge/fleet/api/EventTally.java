@@ -53,14 +53,16 @@ public record EventTally(Instant notBefore, List<Part> parts, long[] vms) {
     long[] vms = new long[e.vms().size()];
     int i = 0;
     for (VmEventState s : e.vms().values()) {
-      vms[i++] = hash(s.vmId());
+      vms[i++] = hash(Objects.requireNonNullElse(s.vmId(), ""));
+      // (a part without a status or vmId, which the views never write, counts as an open one)
+      boolean closed = s.status() != null && s.closed();
       Part p =
           new Part(
-              intern(s.status()),
+              intern(Objects.requireNonNullElse(s.status(), "")),
               intern(s.guess()),
               intern(s.zone()),
               intern(s.scaleSet()),
-              s.closed() ? null : s.vmId(),
+              closed ? null : Objects.requireNonNullElse(s.vmId(), ""),
               0);
       counted.merge(p, 1, Integer::sum);
     }

@@ -121,6 +121,65 @@ class CampaignCountsTest {
     assertThat(json).isEqualTo(json(Campaigns.of(events.map.values()).get(0)));
   }
 
+  /**
+   * A closed event that changes between the list and the read of its campaign is read as it is now:
+   * one deleted (retention) is left out, one reopened is counted open and rolled out. Before, its
+   * tally from the list was taken as it stood: the deleted one counted, and a campaign whose only
+   * open event was the reopened one read as closed (gone from the lists, its rollout refused).
+   */
+  @Test
+  void aClosedEventThatChangedSinceTheListIsReadAsItIsNow() {
+    MapStore<EventView> events = new MapStore<>();
+    CampaignIndex index = new CampaignIndex();
+    FleetViews views =
+        new FleetViews(() -> null, () -> events, () -> null, () -> null, () -> new MapStore<>())
+            .withCampaigns(index);
+    java.util.function.BiConsumer<String, EventView> put =
+        (key, e) -> {
+          if (e == null) {
+            events.map.remove(key);
+          } else {
+            events.map.put(key, e);
+          }
+          index.keyChanged(FleetTopology.EVENTS_VIEW, key, e);
+        };
+    for (int i = 0; i < 3; i++) {
+      put.accept(
+          "ev-" + i,
+          event(
+              "ev-" + i,
+              "Reboot",
+              T0.plusSeconds(3600),
+              T0.plusSeconds(i),
+              T0.plusSeconds(60),
+              Map.of("vm-" + i, part("vm-" + i, "1", "ss-a", "completed"))));
+    }
+    CampaignIndex.Members listed = index.campaigns().get(0);
+    assertThat(Campaigns.read(listed, views).orElseThrow().isOpen()).isFalse();
+
+    put.accept("ev-0", null); // retention
+    put.accept(
+        "ev-1",
+        event(
+            "ev-1",
+            "Reboot",
+            T0.plusSeconds(3600),
+            T0.plusSeconds(1),
+            null,
+            Map.of("vm-1", part("vm-1", "1", "ss-a", "scheduled"))));
+    CampaignView read = Campaigns.read(listed, views).orElseThrow();
+
+    assertThat(read.eventIds()).containsExactly("EV-1", "EV-2");
+    assertThat(read.isOpen()).isTrue();
+    assertThat(Campaigns.rollable(read, views)).containsExactly("EV-1");
+    // (its id is the listed one's: the campaign's first event went after the list was taken)
+    ObjectNode now = read.json();
+    ObjectNode whole = json(Campaigns.of(events.map.values()).get(0));
+    now.remove("campaignId");
+    whole.remove("campaignId");
+    assertThat(now).isEqualTo(whole);
+  }
+
   /** A change an event view can see; null: deleted. */
   private static EventView change(Random random, String key, EventView before, int step) {
     if (before == null || random.nextInt(12) == 0) {

@@ -915,7 +915,7 @@ class FleetPageGateTest {
                 e.eventId(),
                 e.eventType(),
                 e.eventSource(),
-                e.notBefore(),
+                t0.plusSeconds(60L * (1000 - i)), // the later seen, the sooner: not index order
                 e.durationInSeconds(),
                 e.description(),
                 e.resources(),
@@ -961,8 +961,8 @@ class FleetPageGateTest {
     assertThat(events.gets)
         .as("page 2: 10 open events (kept), then the first 40 closed ones by NotBefore, read")
         .containsExactlyElementsOf(
-            java.util.stream.IntStream.range(60, 100).mapToObj(i -> "h-" + i).toList());
-    assertThat(panel).contains("data-event-id=\"H-50\"").contains("data-event-id=\"H-99\"");
+            java.util.stream.IntStream.range(0, 40).mapToObj(i -> "h-" + (209 - i)).toList());
+    assertThat(panel).contains("data-event-id=\"H-50\"").contains("data-event-id=\"H-170\"");
   }
 
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */
