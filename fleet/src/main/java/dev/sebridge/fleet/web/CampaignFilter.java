@@ -55,6 +55,22 @@ record CampaignFilter(String type, String source, String text, int page) {
     return v;
   }
 
+  /** The filter as a query, each field encoded: two filters have the same only when equal. */
+  String key() {
+    return "type="
+        + encode(type)
+        + "&source="
+        + encode(source)
+        + "&text="
+        + encode(text)
+        + "&page="
+        + page;
+  }
+
+  private static String encode(String s) {
+    return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /** Whether this is the list as first shown (the one every page shares). */
   boolean none() {
     return equals(NONE);

@@ -8,10 +8,11 @@ import java.util.function.BiFunction;
 
 /**
  * The page's sections ({@code /ui/fragment/NAME}, one per {@link SectionViews#SECTIONS}): each
- * rendered once for all pages of one role asking for the same views ({@link SectionCache}); the
- * open maintenance narrowed or paged ({@link CampaignFilter}), and any other page than the first of
- * a list ({@link SectionPage}), is rendered for its request alone, so the cache holds one rendering
- * per section and role.
+ * rendered once for all pages of one role asking for the same views ({@link SectionCache}): the
+ * sections as first shown (one rendering per section and role, always kept), and the open
+ * maintenance narrowed or paged ({@link CampaignFilter}) or another page than the first of a list
+ * ({@link SectionPage}), the {@link #OTHERS} most recently asked for. Until 2026-11-29 those were
+ * rendered for each request: every open page on a list's page 2 rendered it again at each change.
  */
 final class PageSections {
   private final LiveStream live;
@@ -20,7 +21,12 @@ final class PageSections {
   private final PageModel model;
   private final CoverageSection coverage;
   private final BiFunction<String, Object, String> render;
-  private final SectionCache cache = new SectionCache();
+
+  /** The most renderings kept of narrowed lists and pages after the first. */
+  static final int OTHERS = 64;
+
+  private final SectionCache cache = new SectionCache(SectionViews.SECTIONS.size() * 2);
+  private final SectionCache others = new SectionCache(OTHERS);
 
   PageSections(
       LiveStream live,
@@ -108,7 +114,11 @@ final class PageSections {
       CampaignFilter filter = CampaignFilter.of(query);
       return filter.none()
           ? cached(name, approver, () -> section(name, approver, filter, SectionPage.FIRST))
-          : section(name, approver, filter, SectionPage.FIRST);
+          : other(
+              name + "?" + filter.key(),
+              name,
+              approver,
+              () -> section(name, approver, filter, SectionPage.FIRST));
     }
     if (!PAGED.contains(name)) {
       if (query != null && !query.isEmpty()) {
@@ -119,7 +129,11 @@ final class PageSections {
     SectionPage page = SectionPage.of(name, query);
     return page.equals(SectionPage.FIRST)
         ? cached(name, approver, () -> section(name, approver, null, page))
-        : section(name, approver, null, page);
+        : other(
+            name + "?page=" + page.page(),
+            name,
+            approver,
+            () -> section(name, approver, null, page));
   }
 
   /** The sections that page by number ({@link SectionPage}); the open maintenance pages its own. */
@@ -128,6 +142,12 @@ final class PageSections {
   /** The section's first page as every page of this role shares it, rendered once per change. */
   private String cached(String name, boolean approver, java.util.function.Supplier<String> render) {
     return cache.get(name + (approver ? "/approver" : "/reader"), () -> live.version(name), render);
+  }
+
+  /** A narrowed list or a later page, as every page of this role asking for it shares it. */
+  private String other(
+      String key, String name, boolean approver, java.util.function.Supplier<String> render) {
+    return others.get(key + (approver ? "/approver" : "/reader"), () -> live.version(name), render);
   }
 
   private String section(String name, boolean approver, CampaignFilter filter, SectionPage page) {

@@ -1,8 +1,9 @@
 package dev.sebridge.fleet.web;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -15,8 +16,8 @@ import java.util.function.Supplier;
  * changed since ({@code version}: {@link LiveStream#version}), or after {@link #MAX_AGE} (what it
  * shows beside its own views, a VM's status in an event's row, is at most that old); while one
  * render is under way, the requests for the same section wait for it and share it when it read
- * views at least as new as they asked for (never an answer older than the request). Bounded: one
- * rendering per section and role.
+ * views at least as new as they asked for (never an answer older than the request). Bounded: at
+ * most {@code slots} renderings, the least recently asked for dropped first.
  */
 final class SectionCache {
   /** The oldest a rendering is served. */
@@ -32,15 +33,24 @@ final class SectionCache {
     boolean rendering;
   }
 
-  private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+  private final Map<String, Slot> slots;
   private final LongSupplier nanos;
 
-  SectionCache() {
-    this(System::nanoTime);
+  /** A cache of at most this many renderings. */
+  SectionCache(int slots) {
+    this(System::nanoTime, slots);
   }
 
-  SectionCache(LongSupplier nanos) {
+  SectionCache(LongSupplier nanos, int slots) {
     this.nanos = nanos;
+    this.slots =
+        Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+              @Override
+              protected boolean removeEldestEntry(Map.Entry<String, Slot> eldest) {
+                return size() > slots; // (a request waiting on it keeps its slot)
+              }
+            });
   }
 
   /**

@@ -965,6 +965,34 @@ class FleetPageGateTest {
     assertThat(panel).contains("data-event-id=\"H-50\"").contains("data-event-id=\"H-170\"");
   }
 
+  /**
+   * A narrowed list, as a later page, is rendered once for every page of a role asking for the same
+   * views: the second page asking reads no view. Until 2026-11-29 each was rendered for its
+   * request, so every open page on a list's page 2 rendered it again at each change.
+   */
+  @Test
+  void aNarrowedListIsRenderedOnceForThePagesAskingForIt() throws Exception {
+    Instant t0 = Instant.parse("2026-11-23T09:00:00Z");
+    keys = new dev.sebridge.fleet.ViewTallies();
+    EventView e = listedEvent("N-1", "Reboot", "host update", t0);
+    events.map.put("n-1", e);
+    keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, "n-1", e);
+    start(false);
+    List<String> answers = new ArrayList<>();
+    List<Integer> reads = new ArrayList<>();
+    for (String session : List.of(signInAs(READER).session(), signInAs(READER).session())) {
+      int before = vms.gets.size();
+      answers.add(
+          send(
+              "GET /ui/fragment/events?text=host HTTP/1.1\r\nHost: x\r\nCookie: sebridge_fleet="
+                  + session
+                  + "\r\n\r\n"));
+      reads.add(vms.gets.size() - before);
+    }
+    assertThat(answers).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 200").contains("N-1"));
+    assertThat(reads).as("the inline event's VM read by the first page only").containsExactly(1, 0);
+  }
+
   /** The numbers of the events {@link #listedEvent} made that this list shows, in its order. */
   private static List<Integer> shownEvents(String answer) {
     Matcher m = Pattern.compile("data-event-id=\"P-(\\d+)\"").matcher(answer);

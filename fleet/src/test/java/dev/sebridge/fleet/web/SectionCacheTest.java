@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The page's sections rendered once for every page that asks for the same views. */
 class SectionCacheTest {
   final AtomicLong now = new AtomicLong();
-  final SectionCache cache = new SectionCache(now::get);
+  final SectionCache cache = new SectionCache(now::get, 4);
   final AtomicLong version = new AtomicLong(1);
   final AtomicInteger renders = new AtomicInteger();
 
@@ -99,6 +99,28 @@ class SectionCacheTest {
     now.addAndGet(SectionCache.MAX_AGE.toNanos());
     assertThat(cache.get("rollouts/approver", version::get, this::render))
         .isEqualTo("views 2, render 4");
+  }
+
+  /**
+   * The cache keeps at most its number of renderings, the least recently asked for dropped first:
+   * any number of narrowed lists and later pages cannot fill the heap.
+   */
+  @Test
+  void theLeastRecentlyAskedForIsDroppedPastTheBound() {
+    for (int page = 1; page <= 4; page++) {
+      cache.get("events?page=" + page, version::get, this::render);
+    }
+    assertThat(renders).hasValue(4);
+    cache.get("events?page=1", version::get, this::render); // asked for again: the most recent
+    assertThat(renders).hasValue(4);
+
+    cache.get("events?page=5", version::get, this::render); // the fifth: page 2 goes
+    assertThat(renders).hasValue(5);
+    assertThat(cache.get("events?page=1", version::get, this::render))
+        .isEqualTo("views 1, render 1");
+    assertThat(cache.get("events?page=2", version::get, this::render))
+        .as("dropped: rendered again")
+        .isEqualTo("views 1, render 6");
   }
 
   /** A rendering that fails fails its own request; the next request renders again. */
