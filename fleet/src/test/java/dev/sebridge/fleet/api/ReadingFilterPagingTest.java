@@ -69,20 +69,19 @@ class ReadingFilterPagingTest {
             Clock.fixed(T0, ZoneOffset.UTC));
 
     List<String> found = new ArrayList<>();
-    int pages = 0;
-    String cursor = null;
-    do {
-      int readBefore = vms.gets.size();
-      Map<String, String> q = new HashMap<>(Map.of("zone", "3", "limit", "50"));
-      if (cursor != null) {
-        q.put("cursor", cursor);
-      }
-      ObjectNode page = queries.approvals(q);
-      assertThat(vms.gets.size() - readBefore).isLessThanOrEqualTo(KeyScans.AT_MOST);
-      page.get("approvals").forEach(a -> found.add(a.get("request").get("requestId").asText()));
-      cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
-      pages++;
-    } while (cursor != null);
+    int pages =
+        follow(
+            cursor -> {
+              Map<String, String> q = new HashMap<>(Map.of("zone", "3", "limit", "50"));
+              if (cursor != null) {
+                q.put("cursor", cursor);
+              }
+              return queries.approvals(q);
+            },
+            page ->
+                page.get("approvals")
+                    .forEach(a -> found.add(a.get("request").get("requestId").asText())),
+            KeyScans.AT_MOST);
 
     assertThat(found).containsExactly("r-299");
     // A request read and its 50 VMs are 51 of the 5,000: 99 requests a page.
@@ -103,29 +102,7 @@ class ReadingFilterPagingTest {
       for (int v = 0; v < 50; v++) {
         String id = String.format("vm-%03d-%02d", r, v);
         parts.put(id, new VmEventState(id, id, "1", null, "scheduled", null, T0, null));
-        VmView vm = vm(id, "1");
-        vms.map.put(
-            id,
-            r == 299
-                ? new VmView(
-                    id,
-                    id,
-                    null,
-                    "sub-2",
-                    "rg",
-                    "westeurope",
-                    "1",
-                    null,
-                    "0.1.0",
-                    T0,
-                    T0,
-                    T0,
-                    60,
-                    Map.of(),
-                    false,
-                    java.util.Set.of(),
-                    null)
-                : vm);
+        vms.map.put(id, vm(id, "1", r == 299 ? "sub-2" : "sub-1"));
       }
       String key = String.format("e-%03d", r);
       EventView e =
@@ -152,33 +129,53 @@ class ReadingFilterPagingTest {
       FleetQueries.EventFilter f =
           new FleetQueries.EventFilter(true, null, null, null, null, "sub-2", null, null, null);
       List<String> found = new ArrayList<>();
-      int pages = 0;
-      String cursor = null;
-      do {
-        int readBefore = vms.gets.size();
-        Map<String, String> q = new HashMap<>(Map.of("limit", "50"));
-        if (cursor != null) {
-          q.put("cursor", cursor);
-        }
-        ObjectNode page = queries.events(f, FleetQueries.Page.of(q, FleetQueries.EVENTS));
-        assertThat(vms.gets.size() - readBefore)
-            .as("keyed: " + keyed)
-            .isLessThanOrEqualTo(KeyScans.AT_MOST + 50); // and the 50 VMs of what it shows
-        page.get("events").forEach(e -> found.add(e.get("eventId").asText()));
-        cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
-        pages++;
-      } while (cursor != null);
+      int pages =
+          follow(
+              cursor -> {
+                Map<String, String> q = new HashMap<>(Map.of("limit", "50"));
+                if (cursor != null) {
+                  q.put("cursor", cursor);
+                }
+                return queries.events(f, FleetQueries.Page.of(q, FleetQueries.EVENTS));
+              },
+              page -> page.get("events").forEach(e -> found.add(e.get("eventId").asText())),
+              KeyScans.AT_MOST + 50); // and the 50 VMs of what a page shows
       assertThat(found).as("keyed: " + keyed).containsExactly("E-299");
       assertThat(pages).as("keyed: " + keyed).isEqualTo(4);
     }
   }
 
+  /**
+   * Follows {@code next} from the first page to the last, each page taken in by {@code found}; none
+   * may read more than {@code most} VM views. How many pages there were.
+   */
+  private int follow(
+      java.util.function.Function<String, ObjectNode> page,
+      java.util.function.Consumer<ObjectNode> found,
+      int most) {
+    int pages = 0;
+    String cursor = null;
+    do {
+      int readBefore = vms.gets.size();
+      ObjectNode p = page.apply(cursor);
+      assertThat(vms.gets.size() - readBefore).as("page %d", pages + 1).isLessThanOrEqualTo(most);
+      found.accept(p);
+      cursor = p.hasNonNull("next") ? p.get("next").asText() : null;
+      pages++;
+    } while (cursor != null);
+    return pages;
+  }
+
   private static VmView vm(String id, String zone) {
+    return vm(id, zone, "sub-1");
+  }
+
+  private static VmView vm(String id, String zone, String subscription) {
     return new VmView(
         id,
         id,
         null,
-        "sub-1",
+        subscription,
         "rg",
         "westeurope",
         zone,
