@@ -73,7 +73,20 @@ final class ApprovalQueries {
                       .anyMatch(place));
         };
     List<KeyValue<String, RequestView>> found =
-        views.requestsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1);
+        views.requestsAfter(
+            page.after(),
+            KeyScans.reading(
+                keep,
+                read,
+                v ->
+                    place == null || v.request() == null
+                        ? 0
+                        : (int)
+                            v.request().vmIds().stream()
+                                .distinct()
+                                .filter(id -> !read.containsKey(id))
+                                .count()),
+            page.limit() + 1);
     return ListAnswers.page(
         APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));
   }

@@ -134,11 +134,22 @@ public final class FleetQueries {
                 && (f.type() == null || f.type().equalsIgnoreCase(e.eventType()))
                 && (f.source() == null || f.source().equalsIgnoreCase(e.eventSource()))
                 && f.byText(e)
-                && (!f.byVm() || e.vms().values().stream().anyMatch(ofInterest));
+                // (every VM of the event tested: what the answer shows of it is read now, and
+                // counts against the page's budget)
+                && (!f.byVm() || e.vms().values().stream().filter(ofInterest).count() > 0);
+    boolean readsVms = f.subscription() != null || f.resourceGroup() != null;
+    KeyScans.Reading<EventView> reading =
+        KeyScans.reading(
+            keep,
+            read,
+            e ->
+                readsVms
+                    ? (int) e.vms().keySet().stream().filter(id -> !read.containsKey(id)).count()
+                    : 0);
     List<KeyValue<String, EventView>> found =
         Boolean.TRUE.equals(f.open())
-            ? views.openEventsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1)
-            : views.eventsAfter(page.after(), KeyScans.reading(keep, read), page.limit() + 1);
+            ? views.openEventsAfter(page.after(), reading, page.limit() + 1)
+            : views.eventsAfter(page.after(), reading, page.limit() + 1);
     return ListAnswers.page(
         EVENTS,
         "events",

@@ -23,25 +23,38 @@ final class KeyScans {
 
   /**
    * A filter that reads other views' records to decide (an approval request's VMs, for where they
-   * are): those count against the page's {@link #AT_MOST} as the records it scans do.
+   * are): those count against the page's {@link #AT_MOST} as the records it scans do. A page tests
+   * a record only when what it may read fits in what is left, or when it is the page's first (a
+   * page always moves on): a page reads at most {@link #AT_MOST} records, or its first record and
+   * what that one names.
    */
   interface Reading<V> extends Predicate<V> {
     /** How many records it has read so far. */
     int reads();
+
+    /** The most records a test of {@code v} may read that it has not read yet. */
+    int toRead(V v);
   }
 
-  /** A filter whose reads are the records it has put in {@code read} (a page's memo). */
-  static <V> Reading<V> reading(Predicate<V> keep, java.util.Map<?, ?> read) {
-    return reading(keep, read::size);
+  /**
+   * A filter whose reads are the records it has put in {@code read} (a page's memo), and that may
+   * read {@code toRead} more to test a record.
+   */
+  static <V> Reading<V> reading(
+      Predicate<V> keep, java.util.Map<?, ?> read, java.util.function.ToIntFunction<V> toRead) {
+    return reading(keep, read::size, toRead);
   }
 
   /** {@code first}, then {@code keep}: what {@code keep} reads counts as it did. */
   static <V> Predicate<V> first(Predicate<V> first, Predicate<V> keep) {
     Predicate<V> both = v -> first.test(v) && keep.test(v);
-    return keep instanceof Reading<V> r ? reading(both, r::reads) : both;
+    return keep instanceof Reading<V> r ? reading(both, r::reads, r::toRead) : both;
   }
 
-  private static <V> Reading<V> reading(Predicate<V> keep, java.util.function.IntSupplier reads) {
+  private static <V> Reading<V> reading(
+      Predicate<V> keep,
+      java.util.function.IntSupplier reads,
+      java.util.function.ToIntFunction<V> toRead) {
     return new Reading<>() {
       @Override
       public boolean test(V v) {
@@ -52,12 +65,28 @@ final class KeyScans {
       public int reads() {
         return reads.getAsInt();
       }
+
+      @Override
+      public int toRead(V v) {
+        return toRead.applyAsInt(v);
+      }
     };
   }
 
   /** Whether a page that examined this many records, with this filter, has read its budget. */
   private static boolean spent(int examined, Predicate<?> keep) {
     return examined + (keep instanceof Reading<?> r ? r.reads() : 0) >= AT_MOST;
+  }
+
+  /**
+   * Whether testing {@code v} could take a page that examined this many records past its budget
+   * (never the page's first record).
+   */
+  private static <V> boolean over(int examined, Predicate<V> keep, V v) {
+    return examined > 0
+        && v != null
+        && keep instanceof Reading<V> r
+        && examined + 1 + r.reads() + r.toRead(v) > AT_MOST;
   }
 
   /**
@@ -86,9 +115,13 @@ final class KeyScans {
         out.stoppedAt = last;
         break;
       }
+      V value = read.apply(key); // null: dropped since the key was listed
+      if (over(examined, keep, value)) {
+        out.stoppedAt = last; // the next page tests it first
+        break;
+      }
       examined++;
       last = key;
-      V value = read.apply(key); // null: dropped since the key was listed
       if (value != null && keep.test(value)) {
         out.add(KeyValue.pair(key, value));
       }
@@ -108,7 +141,7 @@ final class KeyScans {
         if (kv.key.equals(after)) {
           continue;
         }
-        if (spent(examined, keep)) {
+        if (spent(examined, keep) || over(examined, keep, kv.value)) {
           out.stoppedAt = last;
           break;
         }

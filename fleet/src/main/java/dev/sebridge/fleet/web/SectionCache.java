@@ -48,7 +48,9 @@ final class SectionCache {
             new LinkedHashMap<>(16, 0.75f, true) {
               @Override
               protected boolean removeEldestEntry(Map.Entry<String, Slot> eldest) {
-                return size() > slots; // (a request waiting on it keeps its slot)
+                // (the requests waiting on a slot dropped still get its rendering; a new request
+                // for it renders again)
+                return size() > slots;
               }
             });
   }

@@ -43,30 +43,9 @@ class ReadingFilterPagingTest {
         ids.add(id);
         vms.map.put(id, vm(id, r == 299 ? "3" : "1"));
       }
-      String requestId = String.format("r-%03d", r);
-      requests.map.put(
-          requestId,
-          new RequestView(
-              new ApprovalRequest(
-                  requestId,
-                  "E-" + r,
-                  ids,
-                  "wave",
-                  "rollout:ro-1",
-                  T0,
-                  "rollout",
-                  false,
-                  null,
-                  true,
-                  null),
-              null,
-              Map.of()));
+      putRequest(String.format("r-%03d", r), ids);
     }
-    FleetQueries queries =
-        new FleetQueries(
-            new FleetViews(
-                () -> vms, () -> new MapStore<>(), () -> requests, () -> null, () -> null),
-            Clock.fixed(T0, ZoneOffset.UTC));
+    FleetQueries queries = approvalQueries();
 
     List<String> found = new ArrayList<>();
     int pages =
@@ -143,6 +122,136 @@ class ReadingFilterPagingTest {
       assertThat(found).as("keyed: " + keyed).containsExactly("E-299");
       assertThat(pages).as("keyed: " + keyed).isEqualTo(4);
     }
+  }
+
+  /**
+   * A page of events by subscription reads the VMs of the events it shows within its budget too:
+   * 1,001 events of 50 VMs, all in the subscription, a limit of 500. Before, the scan read one VM
+   * an event (the first that matched) and the answer then read the 49 others of each event it
+   * showed, 24,500 VM views a page outside the budget.
+   */
+  @Test
+  void theVmsOfTheEventsAPageShowsAreReadWithinItsBudget() {
+    MapStore<EventView> events = new MapStore<>();
+    // The service's kept keys and silent agents (an event's silent agents are not read from the
+    // VMs' views)
+    dev.sebridge.fleet.ViewTallies keys = new dev.sebridge.fleet.ViewTallies();
+    for (int r = 0; r <= 1000; r++) {
+      Map<String, VmEventState> parts = new HashMap<>();
+      for (int v = 0; v < 50; v++) {
+        String id = String.format("vm-%04d-%02d", r, v);
+        parts.put(id, new VmEventState(id, id, "1", null, "scheduled", null, T0, null));
+        vms.map.put(id, vm(id, "1"));
+        keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, id, vms.map.get(id));
+      }
+      String key = String.format("e-%04d", r);
+      events.map.put(key, event(key, parts));
+      keys.keyChanged(
+          dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, events.map.get(key));
+    }
+    FleetQueries queries =
+        new FleetQueries(
+            new FleetViews(() -> vms, () -> events, () -> requests, () -> null, () -> null)
+                .withKeys(keys),
+            Clock.fixed(T0, ZoneOffset.UTC));
+    FleetQueries.EventFilter f =
+        new FleetQueries.EventFilter(null, null, null, null, null, "sub-1", null, null, null);
+    List<String> found = new ArrayList<>();
+    follow(
+        cursor -> {
+          Map<String, String> q = new HashMap<>(Map.of("limit", "500"));
+          if (cursor != null) {
+            q.put("cursor", cursor);
+          }
+          return queries.events(f, FleetQueries.Page.of(q, FleetQueries.EVENTS));
+        },
+        page -> page.get("events").forEach(e -> found.add(e.get("eventId").asText())),
+        KeyScans.AT_MOST);
+    assertThat(found).hasSize(1001).doesNotHaveDuplicates().isSorted();
+  }
+
+  /**
+   * A record that names more VMs than are left of a page's budget is tested first on the next page,
+   * whole: 98 requests of 50 VMs in zone 1, then one of 20,000 VMs, the last in zone 3, and ten of
+   * one VM in zone 3. The first page stops before the large one, within its budget; the next tests
+   * it (a page always tests one record, however large), and every request of zone 3 is listed once.
+   * Before, the first page read the large one's 20,000 VMs on top of the 4,900.
+   */
+  @Test
+  void aRecordNamingMoreVmsThanTheBudgetLeftStartsTheNextPage() {
+    for (int r = 0; r < 109; r++) {
+      List<String> ids = new ArrayList<>();
+      int count = r < 98 ? 50 : r == 98 ? 20_000 : 1;
+      for (int v = 0; v < count; v++) {
+        String id = String.format("vm-%03d-%05d", r, v);
+        ids.add(id);
+        // (the large one's last VM only in zone 3: its test reads all 20,000)
+        vms.map.put(id, vm(id, r < 98 || v < count - 1 ? "1" : "3"));
+      }
+      putRequest(String.format("r-%03d", r), ids);
+    }
+    FleetQueries queries = approvalQueries();
+    List<String> found = new ArrayList<>();
+    List<Integer> reads = new ArrayList<>();
+    String cursor = null;
+    do {
+      int before = vms.gets.size();
+      Map<String, String> q = new HashMap<>(Map.of("zone", "3", "limit", "50"));
+      if (cursor != null) {
+        q.put("cursor", cursor);
+      }
+      ObjectNode page = queries.approvals(q);
+      reads.add(vms.gets.size() - before);
+      page.get("approvals").forEach(a -> found.add(a.get("request").get("requestId").asText()));
+      cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
+    } while (cursor != null && reads.size() < 10);
+    assertThat(reads.get(0)).isLessThanOrEqualTo(KeyScans.AT_MOST);
+    assertThat(found)
+        .containsExactlyElementsOf(
+            java.util.stream.IntStream.range(98, 109)
+                .mapToObj(r -> String.format("r-%03d", r))
+                .toList());
+  }
+
+  private void putRequest(String requestId, List<String> vmIds) {
+    requests.map.put(
+        requestId,
+        new RequestView(
+            new ApprovalRequest(
+                requestId,
+                "E-" + requestId,
+                vmIds,
+                "wave",
+                "rollout:ro-1",
+                T0,
+                "rollout",
+                false,
+                null,
+                true,
+                null),
+            null,
+            Map.of()));
+  }
+
+  private FleetQueries approvalQueries() {
+    return new FleetQueries(
+        new FleetViews(() -> vms, () -> new MapStore<>(), () -> requests, () -> null, () -> null),
+        Clock.fixed(T0, ZoneOffset.UTC));
+  }
+
+  private static EventView event(String key, Map<String, VmEventState> parts) {
+    return new EventView(
+        key.toUpperCase(java.util.Locale.ROOT),
+        "Reboot",
+        "Platform",
+        T0,
+        -1,
+        "planned",
+        List.of(),
+        T0,
+        T0,
+        null,
+        parts);
   }
 
   /**
