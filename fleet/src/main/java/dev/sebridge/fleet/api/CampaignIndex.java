@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The maintenance campaigns ({@link Campaigns}), kept change by change as the events view applies
  * them, never by reading the view whole: of each event only what grouping needs (its key, kind,
  * first sighting, whether it is open and its NotBefore; each kind kept once), and of a closed one
- * what its campaign's counts need ({@link EventTally}); 476 bytes a closed event of one VM, 343 an
- * open one (72.6 MiB for a day of closed events of a 100,000-VM fleet, 160,000 of them:
+ * what its campaign's counts need ({@link EventTally}); about 475 bytes a closed event of one VM,
+ * 340 an open one (72.6 MiB for a day of closed events of a 100,000-VM fleet, 160,000 of them:
  * benchmarks/FLEET-REPORT.md, "The campaign index's heap"; forgotten with the event's view, {@code
  * fleet.closed-retention}). A list of campaigns is a walk over these, no JSON; a campaign an answer
  * shows reads its open events' views (kept) and none of its closed ones' ({@link CampaignView}).
