@@ -13,8 +13,14 @@ final class ApiPages {
 
   /** The items of {@code list} (under {@code field}), every page of them; -1 while no answer. */
   static int count(Get get, String list, String field) throws InterruptedException {
+    return count(get, list, "", field);
+  }
+
+  /** The same, of the items {@code filter} (a query, such as {@code open=false}) keeps. */
+  static int count(Get get, String list, String filter, String field) throws InterruptedException {
     int n = 0;
-    String path = list + "?limit=1000";
+    String prefix = list + "?" + (filter.isEmpty() ? "" : filter + "&");
+    String path = prefix + "limit=1000";
     for (int pages = 0; pages < 1_000; pages++) {
       JsonNode page = get.get(path);
       if (page == null) {
@@ -24,7 +30,7 @@ final class ApiPages {
       if (!page.hasNonNull("next")) {
         break;
       }
-      path = list + "?limit=1000&cursor=" + page.get("next").asText();
+      path = prefix + "limit=1000&cursor=" + page.get("next").asText();
     }
     return n;
   }

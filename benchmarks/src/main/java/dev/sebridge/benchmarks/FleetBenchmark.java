@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Usage: {@code FleetBenchmark --repo DIR --out FILE [--vms N] [--steady-seconds S] [--agents N]
  * [--inventory] [--maintenance-waves] [--instances N] [--fleet-heap SIZE] [--api-seconds S]
- * [--fleet-jvm-option OPTION]...}
+ * [--fleet-jvm-option OPTION]... [--closed-history N]}
  */
 public final class FleetBenchmark {
   static final String EVENTS = "scheduled-events";
@@ -61,6 +61,13 @@ public final class FleetBenchmark {
   /** {@code --api-seconds}: each phase of the API under load ({@link FleetApiPhases}); 0: none. */
   int apiSeconds = 60;
 
+  /**
+   * {@code --closed-history}: one-VM events written scheduled, started and completed after the
+   * first load, before the steady window: the closed events the views keep for {@code
+   * fleet.closed-retention} (a day at the generator's rate is about 160,000). 0: none.
+   */
+  int closedHistory;
+
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
     this.work = work;
@@ -81,6 +88,7 @@ public final class FleetBenchmark {
     int instances = 1;
     String heap = FleetProcess.LAUNCHER_HEAP;
     int apiSeconds = 60;
+    int closedHistory = 0;
     List<String> jvmOptions = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -100,6 +108,7 @@ public final class FleetBenchmark {
         case "--fleet-heap" -> heap = args[++i];
         case "--api-seconds" -> apiSeconds = Integer.parseInt(args[++i]);
         case "--fleet-jvm-option" -> jvmOptions.add(args[++i]);
+        case "--closed-history" -> closedHistory = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -115,6 +124,7 @@ public final class FleetBenchmark {
     b.instances = instances;
     b.heap = heap;
     b.apiSeconds = apiSeconds;
+    b.closedHistory = closedHistory;
     b.jvmOptions.addAll(jvmOptions);
     b.scale();
     if (agents > 0) { // --agents 0: the generated fleet alone
@@ -143,6 +153,12 @@ public final class FleetBenchmark {
       FleetProcess fleet = startFleet(kafka);
       fleet.awaitVms(vmCount, Duration.ofMinutes(3));
       report.firstLoad(Duration.ofNanos(System.nanoTime() - t0));
+      if (closedHistory > 0) {
+        long h0 = System.nanoTime();
+        gen.closedHistory(closedHistory);
+        fleet.awaitClosedEvents(closedHistory, Duration.ofMinutes(15));
+        report.closedHistory(closedHistory, Duration.ofNanos(System.nanoTime() - h0));
+      }
       List<FleetProcess> others = new ArrayList<>();
       if (instances > 1) {
         long j0 = System.nanoTime();

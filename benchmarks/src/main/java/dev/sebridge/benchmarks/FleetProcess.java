@@ -197,6 +197,20 @@ final class FleetProcess implements AutoCloseable {
             });
   }
 
+  /** Polls the service's API until its view holds {@code count} closed events. */
+  void awaitClosedEvents(int count, Duration timeout) {
+    await("the fleet view holds " + count + " closed events")
+        .atMost(timeout)
+        .pollInterval(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException("the fleet service died: " + Files.readString(log));
+              }
+              return ApiPages.count(this::get, "/api/events", "open=false", "events") >= count;
+            });
+  }
+
   void awaitScheduled(String event, int count) {
     await("event " + event + " has " + count + " VMs Scheduled")
         .atMost(Duration.ofSeconds(60))

@@ -29,6 +29,15 @@ final class FleetReport {
             + " ms.");
   }
 
+  void closedHistory(int events, Duration d) {
+    results.add(
+        String.format(
+            "- Closed history: %,d one-VM events written scheduled, started and completed after the"
+                + " first load, until the API lists them all closed: %d ms. The views keep them"
+                + " (`fleet.closed-retention`, 24 h) through everything below.",
+            events, d.toMillis()));
+  }
+
   void steady(
       double rate, boolean waves, double p50Ms, double p99Ms, double maxHeapBytes, long maxRssKib) {
     results.add(

@@ -63,6 +63,12 @@ public final class FleetTickBenchmark implements AutoCloseable {
   /** Waiting ticks before the measured ones, and measured. */
   static final int WAITING = Integer.getInteger("fleet.tick.waiting", 30);
 
+  /**
+   * Closed one-VM events in the views besides (a day of a 100,000-VM fleet's is about 160,000, kept
+   * {@code fleet.closed-retention}): what they cost the heap. None by default.
+   */
+  static final int CLOSED = Integer.getInteger("fleet.tick.closed", 0);
+
   record Result(
       int vms,
       int history,
@@ -229,6 +235,9 @@ public final class FleetTickBenchmark implements AutoCloseable {
     for (int i = 0; i < history; i++) {
       requestViews.pipeInput("past-" + i, FleetTickFixtures.pastRequest(i, vms), now);
     }
+    for (int i = 0; i < CLOSED; i++) {
+      closedEvent(i, vms, groups);
+    }
     List<String> freezes = new ArrayList<>();
     for (int i = 0; i < open; i++) {
       freezes.add(event("F-" + i, "Freeze", i, groups));
@@ -334,6 +343,39 @@ public final class FleetTickBenchmark implements AutoCloseable {
                     null))),
         now);
     return id;
+  }
+
+  /** A one-VM event that closed an hour ago, of VM {@code i} (modulo the fleet). */
+  private void closedEvent(int i, int vms, int groups) {
+    int vm = i % vms;
+    String vmId = FleetTickFixtures.vmId(vm);
+    String id = String.format(Locale.ROOT, "%08X-0000-4000-8000-%012X", i, (long) i * 7919);
+    Instant closed = now.minus(Duration.ofHours(1));
+    eventViews.pipeInput(
+        id.toLowerCase(Locale.ROOT),
+        new EventView(
+            id,
+            "Reboot",
+            "Platform",
+            closed.minus(Duration.ofMinutes(20)),
+            -1,
+            "Host update",
+            List.of(FleetTickFixtures.name(vm)),
+            closed.minus(Duration.ofHours(2)),
+            closed,
+            closed,
+            Map.of(
+                vmId,
+                new VmEventState(
+                    vmId,
+                    FleetTickFixtures.name(vm),
+                    FleetTickFixtures.zone(vm),
+                    FleetTickFixtures.scaleSet(vm, groups),
+                    "completed",
+                    null,
+                    closed,
+                    null))),
+        now);
   }
 
   @Override
