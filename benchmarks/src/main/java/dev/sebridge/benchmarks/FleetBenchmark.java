@@ -68,6 +68,9 @@ public final class FleetBenchmark {
    */
   int closedHistory;
 
+  /** The closed history's events a second (each three envelopes). */
+  static final int HISTORY_RATE = 1_000;
+
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
     this.work = work;
@@ -155,7 +158,25 @@ public final class FleetBenchmark {
       report.firstLoad(Duration.ofNanos(System.nanoTime() - t0));
       if (closedHistory > 0) {
         long h0 = System.nanoTime();
-        gen.closedHistory(closedHistory);
+        // Paced, HISTORY_RATE events a second: a day's history as it builds up, not a burst.
+        java.util.concurrent.atomic.AtomicInteger written =
+            new java.util.concurrent.atomic.AtomicInteger();
+        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
+        pace.scheduleAtFixedRate(
+            () -> {
+              int n = Math.min(HISTORY_RATE / 10, closedHistory - written.get());
+              if (n > 0) {
+                gen.closedHistory(written.get(), n);
+                written.addAndGet(n);
+              }
+            },
+            0,
+            100,
+            TimeUnit.MILLISECONDS);
+        org.awaitility.Awaitility.await("the closed history written")
+            .atMost(Duration.ofMinutes(30))
+            .until(() -> written.get() == closedHistory);
+        pace.shutdown();
         fleet.awaitClosedEvents(closedHistory, Duration.ofMinutes(15));
         report.closedHistory(closedHistory, Duration.ofNanos(System.nanoTime() - h0));
       }

@@ -209,11 +209,12 @@ final class FleetGenerator implements AutoCloseable {
   }
 
   /**
-   * {@code n} one-VM events, each scheduled, started and completed at once (a host update's shape),
-   * of VMs not in maintenance now: the closed events a day of maintenance leaves in the views.
+   * {@code n} one-VM events from the {@code from}th, each scheduled, started and completed at once
+   * (a host update's shape), of VMs not in maintenance now: the closed events a day of maintenance
+   * leaves in the views.
    */
-  void closedHistory(int n) {
-    for (int i = 0; i < n; i++) {
+  void closedHistory(int from, int n) {
+    for (int i = from; i < from + n; i++) {
       int v;
       do {
         v = random.nextInt(vms.size() - reserved);

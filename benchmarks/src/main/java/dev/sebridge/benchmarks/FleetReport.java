@@ -33,7 +33,8 @@ final class FleetReport {
     results.add(
         String.format(
             "- Closed history: %,d one-VM events written scheduled, started and completed after the"
-                + " first load, until the API lists them all closed: %d ms. The views keep them"
+                + " first load, 1,000 a second, until the API lists them all closed: %d ms. The"
+                + " views keep them"
                 + " (`fleet.closed-retention`, 24 h) through everything below.",
             events, d.toMillis()));
   }
