@@ -161,22 +161,36 @@ public final class FleetBenchmark {
         // Paced, HISTORY_RATE events a second: a day's history as it builds up, not a burst.
         java.util.concurrent.atomic.AtomicInteger written =
             new java.util.concurrent.atomic.AtomicInteger();
-        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor();
-        pace.scheduleAtFixedRate(
-            () -> {
-              int n = Math.min(HISTORY_RATE / 10, closedHistory - written.get());
-              if (n > 0) {
-                gen.closedHistory(written.get(), n);
-                written.addAndGet(n);
-              }
-            },
-            0,
-            100,
-            TimeUnit.MILLISECONDS);
+        // (daemon: a failure below ends the benchmark; one in the writer fails the wait at once)
+        ScheduledExecutorService pace =
+            Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "fleet-benchmark-history");
+                  t.setDaemon(true);
+                  return t;
+                });
+        java.util.concurrent.ScheduledFuture<?> writing =
+            pace.scheduleAtFixedRate(
+                () -> {
+                  int n = Math.min(HISTORY_RATE / 10, closedHistory - written.get());
+                  if (n > 0) {
+                    gen.closedHistory(written.get(), n);
+                    written.addAndGet(n);
+                  }
+                },
+                0,
+                100,
+                TimeUnit.MILLISECONDS);
         org.awaitility.Awaitility.await("the closed history written")
             .atMost(Duration.ofMinutes(30))
-            .until(() -> written.get() == closedHistory);
-        pace.shutdown();
+            .until(
+                () -> {
+                  if (writing.isDone()) {
+                    writing.get(); // throws what stopped the writer
+                  }
+                  return written.get() == closedHistory;
+                });
+        pace.shutdownNow();
         fleet.awaitClosedEvents(closedHistory, Duration.ofMinutes(15));
         report.closedHistory(closedHistory, Duration.ofNanos(System.nanoTime() - h0));
       }

@@ -57,6 +57,13 @@ class ApprovalPagingTest {
   @Property(tries = 40)
   void aRequestPresentThroughoutIsListedExactlyOnce(@ForAll long seed) {
     Random rnd = new Random(seed);
+    // (the container's fields outlive a try: each try's world from nothing)
+    vms.map.clear();
+    vms.gets.clear();
+    requests.map.clear();
+    zones.clear();
+    budgetReached = false;
+    listedOutside = false;
     for (int v = 0; v < VMS; v++) {
       String id = String.format("vm-%05d", v);
       zones.put(id, String.valueOf(1 + v % ZONES));
