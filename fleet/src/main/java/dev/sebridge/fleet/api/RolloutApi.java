@@ -173,7 +173,7 @@ public final class RolloutApi implements Route {
    * {@code GET /api/rollouts}: a page of rollouts in id order, by state, by an event they roll out
    * (which rollouts hold it), and by text.
    */
-  private ObjectNode list(java.util.Map<String, String> q) {
+  ObjectNode list(java.util.Map<String, String> q) {
     FleetQueries.Page page = FleetQueries.Page.of(q, ROLLOUTS, ROLLOUTS_PAGE);
     String state = q.get("state");
     String text = q.get("text");
