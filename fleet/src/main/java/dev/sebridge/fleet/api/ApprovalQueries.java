@@ -2,6 +2,7 @@ package dev.sebridge.fleet.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.streams.JsonSerde;
@@ -14,7 +15,9 @@ import org.apache.kafka.streams.KeyValue;
 /**
  * {@code GET /api/approvals}: the approval requests the views hold (a month of them, {@code
  * fleet.history-retention}), a page at a time in request id order, by event, by who asked, by
- * state, by a VM it names or where they are (zone, scale set, resource group), and by text.
+ * state, by a VM it names or where they are (zone, scale set, resource group), by its event's type
+ * and source (as the events view has the event: a request whose event the views no longer hold,
+ * closed more than {@code fleet.closed-retention} ago, has none), and by text.
  */
 final class ApprovalQueries {
   /** The list's name in its cursors, and its page size by default. */
@@ -54,6 +57,20 @@ final class ApprovalQueries {
     String text = q.get("text");
     String vmId = q.get("vmId");
     Predicate<VmView> place = place(q.get("zone"), q.get("scaleSet"), q.get("resourceGroup"));
+    String type = q.get("type");
+    String source = q.get("source");
+    // Each event read once a page, as the VMs: they count against the page's budget too.
+    Map<String, java.util.Optional<EventView>> events = new java.util.HashMap<>();
+    Predicate<ApprovalRequest> kind =
+        type == null && source == null
+            ? r -> true
+            : r ->
+                events
+                    .computeIfAbsent(
+                        r.eventId().toLowerCase(java.util.Locale.ROOT), id -> views.event(id))
+                    .filter(e -> type == null || type.equalsIgnoreCase(e.eventType()))
+                    .filter(e -> source == null || source.equalsIgnoreCase(e.eventSource()))
+                    .isPresent();
     // Each VM read once a page; the VM views read count against the page's budget (a request of a
     // wave names hundreds of VMs): the page stops there, and its next goes on.
     Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>();
@@ -66,6 +83,7 @@ final class ApprovalQueries {
               && (state == null || state.equals(state(v)))
               && (vmId == null || r.vmIds().stream().anyMatch(vmId::equalsIgnoreCase))
               && ListAnswers.mentions(text, r.eventId(), r.reason(), r.requestedBy(), r.origin())
+              && kind.test(r)
               && (place == null
                   || r.vmIds().stream()
                       .map(id -> read.computeIfAbsent(id, views::vm))
@@ -77,15 +95,21 @@ final class ApprovalQueries {
             page.after(),
             KeyScans.reading(
                 keep,
-                read,
+                () -> read.size() + events.size(),
                 v ->
-                    place == null || v.request() == null
-                        ? 0
-                        : (int)
-                            v.request().vmIds().stream()
-                                .distinct()
-                                .filter(id -> !read.containsKey(id))
-                                .count()),
+                    (v.request() == null
+                                || type == null && source == null
+                                || events.containsKey(
+                                    v.request().eventId().toLowerCase(java.util.Locale.ROOT))
+                            ? 0
+                            : 1)
+                        + (place == null || v.request() == null
+                            ? 0
+                            : (int)
+                                v.request().vmIds().stream()
+                                    .distinct()
+                                    .filter(id -> !read.containsKey(id))
+                                    .count())),
             page.limit() + 1);
     return ListAnswers.page(
         APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));

@@ -51,7 +51,8 @@ final class KeyScans {
     return keep instanceof Reading<V> r ? reading(both, r::reads, r::toRead) : both;
   }
 
-  private static <V> Reading<V> reading(
+  /** A filter that has read {@code reads} records so far, and may read {@code toRead} more. */
+  static <V> Reading<V> reading(
       Predicate<V> keep,
       java.util.function.IntSupplier reads,
       java.util.function.ToIntFunction<V> toRead) {

@@ -213,6 +213,76 @@ class ReadingFilterPagingTest {
                 .toList());
   }
 
+  /**
+   * Approvals by their event's type and source, as the events view has the event: 30 requests of 10
+   * events (Freeze and Reboot, Platform and User), each event read once a page, and a request whose
+   * event the views no longer hold listed by neither.
+   */
+  @Test
+  void approvalsByTheirEventsTypeAndSource() {
+    MapStore<EventView> events = new MapStore<>();
+    for (int e = 0; e < 10; e++) {
+      String key = String.format("e-%02d", e);
+      EventView view = event(key, Map.of());
+      events.map.put(
+          key,
+          new EventView(
+              view.eventId(),
+              e % 2 == 0 ? "Freeze" : "Reboot",
+              e % 3 == 0 ? "User" : "Platform",
+              view.notBefore(),
+              -1,
+              "planned",
+              List.of(),
+              T0,
+              T0,
+              null,
+              Map.of()));
+    }
+    for (int r = 0; r < 30; r++) {
+      putRequest(String.format("r-%03d", r), List.of("vm-" + r));
+    }
+    // (putRequest names event E-<requestId>: point each at one of the ten, and one at none)
+    for (int r = 0; r < 30; r++) {
+      String id = String.format("r-%03d", r);
+      ApprovalRequest a = requests.map.get(id).request();
+      requests.map.put(
+          id,
+          new RequestView(
+              new ApprovalRequest(
+                  id,
+                  r == 29 ? "E-GONE" : String.format("E-%02d", r % 10),
+                  a.vmIds(),
+                  a.reason(),
+                  a.requestedBy(),
+                  a.requestedAt(),
+                  a.origin(),
+                  false,
+                  null,
+                  true,
+                  null),
+              null,
+              Map.of()));
+    }
+    FleetQueries queries =
+        new FleetQueries(
+            new FleetViews(() -> vms, () -> events, () -> requests, () -> null, () -> null),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    ObjectNode reboots = queries.approvals(Map.of("type", "reboot"));
+    List<String> ids = new ArrayList<>();
+    reboots.get("approvals").forEach(a -> ids.add(a.get("request").get("eventId").asText()));
+    // (the odd events' requests, r-001 to r-027: r-029's event is gone)
+    assertThat(ids).hasSize(14).allMatch(e -> Integer.parseInt(e.substring(2)) % 2 == 1);
+    assertThat(events.gets).as("each event read once").hasSize(11).doesNotHaveDuplicates();
+
+    ObjectNode userFreezes = queries.approvals(Map.of("type", "Freeze", "source", "user"));
+    List<String> both = new ArrayList<>();
+    userFreezes.get("approvals").forEach(a -> both.add(a.get("request").get("eventId").asText()));
+    // events 0 and 6 are Freeze and User; r-029's event is gone
+    assertThat(both).containsExactly("E-00", "E-06", "E-00", "E-06", "E-00", "E-06");
+  }
+
   private void putRequest(String requestId, List<String> vmIds) {
     requests.map.put(
         requestId,
