@@ -878,6 +878,8 @@ class CliTest {
                   "2",
                   "--resource-group",
                   "rg prod",
+                  "--type",
+                  "Reboot",
                   "--state",
                   "complete",
                   "--url",
@@ -888,8 +890,8 @@ class CliTest {
           .isZero();
       assertThat(queries)
           .containsExactly(
-              "state=complete&zone=2&resourceGroup=rg%20prod&limit=1000",
-              "state=complete&zone=2&resourceGroup=rg%20prod&limit=1000&cursor=p2");
+              "state=complete&zone=2&resourceGroup=rg%20prod&type=Reboot&limit=1000",
+              "state=complete&zone=2&resourceGroup=rg%20prod&type=Reboot&limit=1000&cursor=p2");
       String table = out.toString();
       assertThat(table).contains("rollout:r-1").contains("accepted 1");
       assertThat(table.indexOf("req-newer")).isLessThan(table.indexOf("req-older"));

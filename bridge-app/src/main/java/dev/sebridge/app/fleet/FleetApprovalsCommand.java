@@ -58,6 +58,18 @@ final class FleetApprovalsCommand implements Callable<Integer> {
   String resourceGroup;
 
   @Option(
+      names = "--type",
+      description =
+          "Only requests for an event of this type (Freeze, Reboot, ...), while the"
+              + " views hold the event.")
+  String type;
+
+  @Option(
+      names = "--source",
+      description = "Only requests for an event of this source (Platform or User), as --type.")
+  String source;
+
+  @Option(
       names = "--text",
       description = "In the event's id, the reason, who asked or the origin (rollout:ID, ...).")
   String text;
@@ -77,6 +89,8 @@ final class FleetApprovalsCommand implements Callable<Integer> {
               || zone != null
               || scaleSet != null
               || resourceGroup != null
+              || type != null
+              || source != null
               || text != null)) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "REQUEST shows one request: not with a filter");
@@ -121,6 +135,8 @@ final class FleetApprovalsCommand implements Callable<Integer> {
       FleetClient.query(q, "zone", zone);
       FleetClient.query(q, "scaleSet", scaleSet);
       FleetClient.query(q, "resourceGroup", resourceGroup);
+      FleetClient.query(q, "type", type);
+      FleetClient.query(q, "source", source);
       FleetClient.query(q, "text", text);
       JsonNode body = client.getAll(q.toString(), "approvals");
       // The API lists by request id; the history reads the newest first.

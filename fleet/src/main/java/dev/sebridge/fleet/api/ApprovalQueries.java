@@ -65,12 +65,13 @@ final class ApprovalQueries {
         type == null && source == null
             ? r -> true
             : r ->
-                events
-                    .computeIfAbsent(
-                        r.eventId().toLowerCase(java.util.Locale.ROOT), id -> views.event(id))
-                    .filter(e -> type == null || type.equalsIgnoreCase(e.eventType()))
-                    .filter(e -> source == null || source.equalsIgnoreCase(e.eventSource()))
-                    .isPresent();
+                r.eventId() != null // (a request of no event: of no type either)
+                    && events
+                        .computeIfAbsent(
+                            r.eventId().toLowerCase(java.util.Locale.ROOT), id -> views.event(id))
+                        .filter(e -> type == null || type.equalsIgnoreCase(e.eventType()))
+                        .filter(e -> source == null || source.equalsIgnoreCase(e.eventSource()))
+                        .isPresent();
     // Each VM read once a page; the VM views read count against the page's budget (a request of a
     // wave names hundreds of VMs): the page stops there, and its next goes on.
     Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>();
@@ -98,6 +99,7 @@ final class ApprovalQueries {
                 () -> read.size() + events.size(),
                 v ->
                     (v.request() == null
+                                || v.request().eventId() == null
                                 || type == null && source == null
                                 || events.containsKey(
                                     v.request().eventId().toLowerCase(java.util.Locale.ROOT))

@@ -18,6 +18,9 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
   final java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
   // Where the reader's bounded ranges began.
   final java.util.List<String> ranges = new java.util.concurrent.CopyOnWriteArrayList<>();
+  // Records the reader's scans and ranges read.
+  final java.util.concurrent.atomic.AtomicInteger iterated =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   // Keys whose read fails as a store would that cannot be read (a fault the API does not expect).
   final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -57,13 +60,13 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
     if (to != null) {
       m = m.headMap(to, true);
     }
-    return iterator(m);
+    return iterator(m, iterated);
   }
 
   @Override
   public KeyValueIterator<String, V> all() {
     scans.incrementAndGet();
-    return iterator(map);
+    return iterator(map, iterated);
   }
 
   @Override
@@ -71,7 +74,8 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
     return map.size();
   }
 
-  private static <V> KeyValueIterator<String, V> iterator(Map<String, V> m) {
+  private static <V> KeyValueIterator<String, V> iterator(
+      Map<String, V> m, java.util.concurrent.atomic.AtomicInteger iterated) {
     Iterator<Map.Entry<String, V>> it =
         new java.util.ArrayList<>(m.entrySet()).iterator(); // in m's order
     return new KeyValueIterator<>() {
@@ -84,6 +88,7 @@ public final class MapStore<V> implements ReadOnlyKeyValueStore<String, V> {
 
       @Override
       public KeyValue<String, V> next() {
+        iterated.incrementAndGet();
         Map.Entry<String, V> e = peeked != null ? peeked : it.next();
         peeked = null;
         return KeyValue.pair(e.getKey(), e.getValue());

@@ -283,6 +283,77 @@ class ReadingFilterPagingTest {
     assertThat(both).containsExactly("E-00", "E-06", "E-00", "E-06", "E-00", "E-06");
   }
 
+  /**
+   * The event views a type filter reads count against the page's budget: 6,000 requests, each of an
+   * event of its own, all Reboots. Each page reads at most 5,000 records, requests and events
+   * together (2,500 of each), and following {@code next} lists every request once. A request of no
+   * event is of no type, and does not stop the list.
+   */
+  @Test
+  void theEventsATypeFilterReadsCountAgainstThePagesBudget() {
+    MapStore<EventView> events = new MapStore<>();
+    for (int r = 0; r < 6_000; r++) {
+      String id = String.format("r-%04d", r);
+      putRequest(id, List.of("vm-" + r));
+      String key = "e-" + id;
+      EventView e = event(key, Map.of());
+      events.map.put(
+          key,
+          new EventView(
+              e.eventId(),
+              "Reboot",
+              "Platform",
+              T0,
+              -1,
+              "planned",
+              List.of(),
+              T0,
+              T0,
+              null,
+              Map.of()));
+    }
+    requests.map.put(
+        "r-0000a",
+        new RequestView(
+            new ApprovalRequest(
+                "r-0000a",
+                null,
+                List.of("vm-1"),
+                "no event",
+                "alice",
+                T0,
+                "api",
+                false,
+                null,
+                true,
+                null),
+            null,
+            Map.of()));
+    FleetQueries queries =
+        new FleetQueries(
+            new FleetViews(() -> vms, () -> events, () -> requests, () -> null, () -> null),
+            Clock.fixed(T0, ZoneOffset.UTC));
+    List<String> found = new ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      int eventsBefore = events.gets.size();
+      int scannedBefore = requests.iterated.get();
+      Map<String, String> q = new HashMap<>(Map.of("type", "reboot", "limit", "1000"));
+      if (cursor != null) {
+        q.put("cursor", cursor);
+      }
+      ObjectNode page = queries.approvals(q);
+      assertThat((events.gets.size() - eventsBefore) + (requests.iterated.get() - scannedBefore))
+          .as("page %d: requests and events read", pages + 1)
+          .isLessThanOrEqualTo(KeyScans.AT_MOST);
+      page.get("approvals").forEach(a -> found.add(a.get("request").get("requestId").asText()));
+      cursor = page.hasNonNull("next") ? page.get("next").asText() : null;
+      pages++;
+    } while (cursor != null && pages < 100);
+    assertThat(found).hasSize(6_000).doesNotHaveDuplicates().isSorted();
+  }
+
   private void putRequest(String requestId, List<String> vmIds) {
     requests.map.put(
         requestId,
