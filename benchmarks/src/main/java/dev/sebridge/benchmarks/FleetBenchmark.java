@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -63,13 +62,9 @@ public final class FleetBenchmark {
 
   /**
    * {@code --closed-history}: one-VM events written scheduled, started and completed after the
-   * first load, before the steady window: the closed events the views keep for {@code
-   * fleet.closed-retention} (a day at the generator's rate is about 160,000). 0: none.
+   * first load, before the steady window ({@link ClosedHistory}). 0: none.
    */
   int closedHistory;
-
-  /** The closed history's events a second (each three envelopes). */
-  static final int HISTORY_RATE = 1_000;
 
   FleetBenchmark(Path repo, Path work, int vmCount, int steadySeconds, int agentCount) {
     this.repo = repo;
@@ -157,42 +152,7 @@ public final class FleetBenchmark {
       fleet.awaitVms(vmCount, Duration.ofMinutes(3));
       report.firstLoad(Duration.ofNanos(System.nanoTime() - t0));
       if (closedHistory > 0) {
-        long h0 = System.nanoTime();
-        // Paced, HISTORY_RATE events a second: a day's history as it builds up, not a burst.
-        java.util.concurrent.atomic.AtomicInteger written =
-            new java.util.concurrent.atomic.AtomicInteger();
-        // (daemon: a failure below ends the benchmark; one in the writer fails the wait at once)
-        ScheduledExecutorService pace =
-            Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "fleet-benchmark-history");
-                  t.setDaemon(true);
-                  return t;
-                });
-        java.util.concurrent.ScheduledFuture<?> writing =
-            pace.scheduleAtFixedRate(
-                () -> {
-                  int n = Math.min(HISTORY_RATE / 10, closedHistory - written.get());
-                  if (n > 0) {
-                    gen.closedHistory(written.get(), n);
-                    written.addAndGet(n);
-                  }
-                },
-                0,
-                100,
-                TimeUnit.MILLISECONDS);
-        org.awaitility.Awaitility.await("the closed history written")
-            .atMost(Duration.ofMinutes(30))
-            .until(
-                () -> {
-                  if (writing.isDone()) {
-                    writing.get(); // throws what stopped the writer
-                  }
-                  return written.get() == closedHistory;
-                });
-        pace.shutdownNow();
-        fleet.awaitClosedEvents(closedHistory, Duration.ofMinutes(15));
-        report.closedHistory(closedHistory, Duration.ofNanos(System.nanoTime() - h0));
+        ClosedHistory.write(gen, fleet, closedHistory, report);
       }
       List<FleetProcess> others = new ArrayList<>();
       if (instances > 1) {
@@ -211,14 +171,7 @@ public final class FleetBenchmark {
       // Steady state: heartbeats every 60 s per VM, each event moving on every 20 s on average
       // (all at once with --maintenance-waves).
       // Daemon: a failure below ends the benchmark (and its processes, by their hooks).
-      ScheduledExecutorService ticks =
-          Executors.newScheduledThreadPool(
-              1,
-              r -> {
-                Thread t = new Thread(r, "fleet-benchmark-ticks");
-                t.setDaemon(true);
-                return t;
-              });
+      ScheduledExecutorService ticks = ClosedHistory.daemon("fleet-benchmark-ticks");
       Duration tick = Duration.ofMillis(100);
       ticks.scheduleAtFixedRate(
           () -> gen.heartbeatTick(tick), 0, tick.toMillis(), TimeUnit.MILLISECONDS);

@@ -36,7 +36,7 @@ final class FleetReport {
                 + " first load, %,d a second, until the API lists them all closed: %d ms. The"
                 + " views keep them"
                 + " (`fleet.closed-retention`, 24 h) through everything below.",
-            events, FleetBenchmark.HISTORY_RATE, d.toMillis()));
+            events, ClosedHistory.RATE, d.toMillis()));
   }
 
   void steady(

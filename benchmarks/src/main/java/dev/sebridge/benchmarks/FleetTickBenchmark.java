@@ -5,7 +5,6 @@ import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigProblem;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
-import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import dev.sebridge.fleet.rollout.Policies;
 import dev.sebridge.fleet.rollout.RolloutCommand;
@@ -316,65 +315,28 @@ public final class FleetTickBenchmark implements AutoCloseable {
   }
 
   private String event(String id, String type, int vm, int groups) {
-    String vmId = FleetTickFixtures.vmId(vm);
     eventViews.pipeInput(
         id.toLowerCase(Locale.ROOT),
-        new EventView(
-            id,
-            type,
-            "Platform",
-            T0.plusSeconds(900),
-            -1,
-            "planned",
-            List.of(FleetTickFixtures.name(vm)),
-            T0,
-            T0,
-            null,
-            Map.of(
-                vmId,
-                new VmEventState(
-                    vmId,
-                    FleetTickFixtures.name(vm),
-                    FleetTickFixtures.zone(vm),
-                    FleetTickFixtures.scaleSet(vm, groups),
-                    "scheduled",
-                    null,
-                    T0,
-                    null))),
+        FleetTickFixtures.event(id, type, "planned", vm, groups, T0.plusSeconds(900), T0, null),
         now);
     return id;
   }
 
   /** A one-VM event that closed an hour ago, of VM {@code i} (modulo the fleet). */
   private void closedEvent(int i, int vms, int groups) {
-    int vm = i % vms;
-    String vmId = FleetTickFixtures.vmId(vm);
     String id = String.format(Locale.ROOT, "%08X-0000-4000-8000-%012X", i, (long) i * 7919);
     Instant closed = now.minus(Duration.ofHours(1));
     eventViews.pipeInput(
         id.toLowerCase(Locale.ROOT),
-        new EventView(
+        FleetTickFixtures.event(
             id,
             "Reboot",
-            "Platform",
-            closed.minus(Duration.ofMinutes(20)),
-            -1,
             "Host update",
-            List.of(FleetTickFixtures.name(vm)),
+            i % vms,
+            groups,
+            closed.minus(Duration.ofMinutes(20)),
             closed.minus(Duration.ofHours(2)),
-            closed,
-            closed,
-            Map.of(
-                vmId,
-                new VmEventState(
-                    vmId,
-                    FleetTickFixtures.name(vm),
-                    FleetTickFixtures.zone(vm),
-                    FleetTickFixtures.scaleSet(vm, groups),
-                    "completed",
-                    null,
-                    closed,
-                    null))),
+            closed),
         now);
   }
 

@@ -1,7 +1,9 @@
 package dev.sebridge.benchmarks;
 
 import dev.sebridge.fleet.model.ApprovalRequest;
+import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
+import dev.sebridge.fleet.model.VmEventState;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Duration;
 import java.time.Instant;
@@ -9,7 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The generated fleet of {@link FleetTickBenchmark}: its VMs' views and the earlier requests. */
+/**
+ * The generated fleet of {@link FleetTickBenchmark}: its VMs' views, its events' and the earlier
+ * requests.
+ */
 final class FleetTickFixtures {
   private FleetTickFixtures() {}
 
@@ -22,6 +27,45 @@ final class FleetTickFixtures {
             "past-" + i, "P-" + i, List.of(vmId), "an earlier wave", "bench", at, "rollout:old"),
         at,
         Map.of(vmId, new RequestView.VmResult("c-" + i, "accepted", null, "posted", at)));
+  }
+
+  /**
+   * A one-VM event of VM {@code vm}, first seen at {@code seen}: open ({@code closed} null), its VM
+   * scheduled since then; or closed at {@code closed}, its VM completed then.
+   */
+  static EventView event(
+      String id,
+      String type,
+      String description,
+      int vm,
+      int groups,
+      Instant notBefore,
+      Instant seen,
+      Instant closed) {
+    String vmId = vmId(vm);
+    Instant last = closed == null ? seen : closed;
+    return new EventView(
+        id,
+        type,
+        "Platform",
+        notBefore,
+        -1,
+        description,
+        List.of(name(vm)),
+        seen,
+        last,
+        closed,
+        Map.of(
+            vmId,
+            new VmEventState(
+                vmId,
+                name(vm),
+                zone(vm),
+                scaleSet(vm, groups),
+                closed == null ? "scheduled" : "completed",
+                null,
+                last,
+                null)));
   }
 
   static VmView vm(int i, int groups, Instant at) {
