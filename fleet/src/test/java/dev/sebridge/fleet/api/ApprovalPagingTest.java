@@ -3,7 +3,6 @@ package dev.sebridge.fleet.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
 import java.time.Clock;
@@ -29,7 +28,7 @@ import net.jqwik.api.Property;
  * pages are in request id order, and following {@code next} ends.
  */
 class ApprovalPagingTest {
-  static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
+  static final Instant T0 = ListFixtures.T0;
 
   final MapStore<VmView> vms = new MapStore<>();
   final MapStore<RequestView> requests = new MapStore<>();
@@ -153,44 +152,11 @@ class ApprovalPagingTest {
       int vm = rnd.nextInt(VMS);
       ids.add(String.format("vm-%05d", zone < 0 ? vm : vm - vm % ZONES + zone));
     }
-    requests.map.put(
-        requestId,
-        new RequestView(
-            new ApprovalRequest(
-                requestId,
-                "E-" + r,
-                ids,
-                "wave",
-                "rollout:ro-1",
-                T0,
-                "rollout",
-                false,
-                null,
-                true,
-                null),
-            null,
-            Map.of()));
+    requests.map.put(requestId, ListFixtures.request(requestId, "E-" + r, ids));
     return requestId;
   }
 
   private static VmView vm(String id, String zone) {
-    return new VmView(
-        id,
-        id,
-        null,
-        "sub-1",
-        "rg",
-        "westeurope",
-        zone,
-        null,
-        "0.1.0",
-        T0,
-        T0,
-        T0,
-        60,
-        Map.of(),
-        false,
-        java.util.Set.of(),
-        null);
+    return ListFixtures.vm(id, zone, "sub-1");
   }
 }

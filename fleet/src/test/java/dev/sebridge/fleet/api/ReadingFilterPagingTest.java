@@ -3,7 +3,6 @@ package dev.sebridge.fleet.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmEventState;
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * time: what the filter reads counts against the page's budget.
  */
 class ReadingFilterPagingTest {
-  static final Instant T0 = Instant.parse("2026-11-26T00:00:00Z");
+  static final Instant T0 = ListFixtures.T0;
 
   final MapStore<VmView> vms = new MapStore<>();
   final MapStore<RequestView> requests = new MapStore<>();
@@ -84,19 +83,7 @@ class ReadingFilterPagingTest {
         vms.map.put(id, vm(id, "1", r == 299 ? "sub-2" : "sub-1"));
       }
       String key = String.format("e-%03d", r);
-      EventView e =
-          new EventView(
-              key.toUpperCase(java.util.Locale.ROOT),
-              "Reboot",
-              "Platform",
-              T0,
-              -1,
-              "planned",
-              List.of(),
-              T0,
-              T0,
-              null,
-              parts);
+      EventView e = ListFixtures.event(key, "Reboot", "Platform", parts);
       events.map.put(key, e);
       keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, e);
     }
@@ -145,7 +132,7 @@ class ReadingFilterPagingTest {
         keys.keyChanged(dev.sebridge.fleet.streams.FleetTopology.VMS_VIEW, id, vms.map.get(id));
       }
       String key = String.format("e-%04d", r);
-      events.map.put(key, event(key, parts));
+      events.map.put(key, ListFixtures.event(key, "Reboot", "Platform", parts));
       keys.keyChanged(
           dev.sebridge.fleet.streams.FleetTopology.EVENTS_VIEW, key, events.map.get(key));
     }
@@ -223,46 +210,17 @@ class ReadingFilterPagingTest {
     MapStore<EventView> events = new MapStore<>();
     for (int e = 0; e < 10; e++) {
       String key = String.format("e-%02d", e);
-      EventView view = event(key, Map.of());
       events.map.put(
           key,
-          new EventView(
-              view.eventId(),
-              e % 2 == 0 ? "Freeze" : "Reboot",
-              e % 3 == 0 ? "User" : "Platform",
-              view.notBefore(),
-              -1,
-              "planned",
-              List.of(),
-              T0,
-              T0,
-              null,
-              Map.of()));
+          ListFixtures.event(
+              key, e % 2 == 0 ? "Freeze" : "Reboot", e % 3 == 0 ? "User" : "Platform", Map.of()));
     }
-    for (int r = 0; r < 30; r++) {
-      putRequest(String.format("r-%03d", r), List.of("vm-" + r));
-    }
-    // (putRequest names event E-<requestId>: point each at one of the ten, and one at none)
-    for (int r = 0; r < 30; r++) {
+    for (int r = 0; r < 30; r++) { // each of one of the ten events, r-029 of one gone
       String id = String.format("r-%03d", r);
-      ApprovalRequest a = requests.map.get(id).request();
       requests.map.put(
           id,
-          new RequestView(
-              new ApprovalRequest(
-                  id,
-                  r == 29 ? "E-GONE" : String.format("E-%02d", r % 10),
-                  a.vmIds(),
-                  a.reason(),
-                  a.requestedBy(),
-                  a.requestedAt(),
-                  a.origin(),
-                  false,
-                  null,
-                  true,
-                  null),
-              null,
-              Map.of()));
+          ListFixtures.request(
+              id, r == 29 ? "E-GONE" : String.format("E-%02d", r % 10), List.of("vm-" + r)));
     }
     FleetQueries queries =
         new FleetQueries(
@@ -296,39 +254,9 @@ class ReadingFilterPagingTest {
       String id = String.format("r-%04d", r);
       putRequest(id, List.of("vm-" + r));
       String key = "e-" + id;
-      EventView e = event(key, Map.of());
-      events.map.put(
-          key,
-          new EventView(
-              e.eventId(),
-              "Reboot",
-              "Platform",
-              T0,
-              -1,
-              "planned",
-              List.of(),
-              T0,
-              T0,
-              null,
-              Map.of()));
+      events.map.put(key, ListFixtures.event(key, "Reboot", "Platform", Map.of()));
     }
-    requests.map.put(
-        "r-0000a",
-        new RequestView(
-            new ApprovalRequest(
-                "r-0000a",
-                null,
-                List.of("vm-1"),
-                "no event",
-                "alice",
-                T0,
-                "api",
-                false,
-                null,
-                true,
-                null),
-            null,
-            Map.of()));
+    requests.map.put("r-0000a", ListFixtures.request("r-0000a", null, List.of("vm-1")));
     FleetQueries queries =
         new FleetQueries(
             new FleetViews(() -> vms, () -> events, () -> requests, () -> null, () -> null),
@@ -355,44 +283,13 @@ class ReadingFilterPagingTest {
   }
 
   private void putRequest(String requestId, List<String> vmIds) {
-    requests.map.put(
-        requestId,
-        new RequestView(
-            new ApprovalRequest(
-                requestId,
-                "E-" + requestId,
-                vmIds,
-                "wave",
-                "rollout:ro-1",
-                T0,
-                "rollout",
-                false,
-                null,
-                true,
-                null),
-            null,
-            Map.of()));
+    requests.map.put(requestId, ListFixtures.request(requestId, "E-" + requestId, vmIds));
   }
 
   private FleetQueries approvalQueries() {
     return new FleetQueries(
         new FleetViews(() -> vms, () -> new MapStore<>(), () -> requests, () -> null, () -> null),
         Clock.fixed(T0, ZoneOffset.UTC));
-  }
-
-  private static EventView event(String key, Map<String, VmEventState> parts) {
-    return new EventView(
-        key.toUpperCase(java.util.Locale.ROOT),
-        "Reboot",
-        "Platform",
-        T0,
-        -1,
-        "planned",
-        List.of(),
-        T0,
-        T0,
-        null,
-        parts);
   }
 
   /**
@@ -417,27 +314,10 @@ class ReadingFilterPagingTest {
   }
 
   private static VmView vm(String id, String zone) {
-    return vm(id, zone, "sub-1");
+    return ListFixtures.vm(id, zone, "sub-1");
   }
 
   private static VmView vm(String id, String zone, String subscription) {
-    return new VmView(
-        id,
-        id,
-        null,
-        subscription,
-        "rg",
-        "westeurope",
-        zone,
-        null,
-        "0.1.0",
-        T0,
-        T0,
-        T0,
-        60,
-        Map.of(),
-        false,
-        java.util.Set.of(),
-        null);
+    return ListFixtures.vm(id, zone, subscription);
   }
 }
