@@ -185,29 +185,39 @@ final class FleetProcess implements AutoCloseable {
 
   /** Polls the service's API until its view holds {@code count} VMs. */
   void awaitVms(int count, Duration timeout) {
-    await("the fleet view holds " + count + " VMs")
-        .atMost(timeout)
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () -> {
-              if (!process.isAlive()) {
-                throw new IllegalStateException("the fleet service died: " + Files.readString(log));
-              }
-              return ApiPages.count(this::get, "/api/vms", "vms") >= count;
-            });
+    awaitListed("VMs", "/api/vms", "", "vms", count, timeout, Duration.ofMillis(200));
   }
 
   /** Polls the service's API until its view holds {@code count} closed events. */
   void awaitClosedEvents(int count, Duration timeout) {
-    await("the fleet view holds " + count + " closed events")
+    awaitListed(
+        "closed events",
+        "/api/events",
+        "open=false",
+        "events",
+        count,
+        timeout,
+        Duration.ofSeconds(5));
+  }
+
+  /** Polls until the list {@code list} (narrowed by {@code filter}) has {@code count} items. */
+  private void awaitListed(
+      String what,
+      String list,
+      String filter,
+      String field,
+      int count,
+      Duration timeout,
+      Duration poll) {
+    await("the fleet view holds " + count + " " + what)
         .atMost(timeout)
-        .pollInterval(Duration.ofSeconds(5))
+        .pollInterval(poll)
         .until(
             () -> {
               if (!process.isAlive()) {
                 throw new IllegalStateException("the fleet service died: " + Files.readString(log));
               }
-              return ApiPages.count(this::get, "/api/events", "open=false", "events") >= count;
+              return ApiPages.count(this::get, list, filter, field) >= count;
             });
   }
 
