@@ -61,17 +61,22 @@ final class ApprovalQueries {
     String source = q.get("source");
     // Each event read once a page, as the VMs: they count against the page's budget too.
     Map<String, java.util.Optional<EventView>> events = new java.util.HashMap<>();
+    boolean byKind = type != null || source != null;
+    // The event a type or source filter reads for a request: null when it reads none (no such
+    // filter, or a request of no event, which is of no type either).
+    java.util.function.Function<ApprovalRequest, String> eventKey =
+        r -> !byKind || r.eventId() == null ? null : r.eventId().toLowerCase(java.util.Locale.ROOT);
     Predicate<ApprovalRequest> kind =
-        type == null && source == null
-            ? r -> true
-            : r ->
-                r.eventId() != null // (a request of no event: of no type either)
-                    && events
-                        .computeIfAbsent(
-                            r.eventId().toLowerCase(java.util.Locale.ROOT), id -> views.event(id))
-                        .filter(e -> type == null || type.equalsIgnoreCase(e.eventType()))
-                        .filter(e -> source == null || source.equalsIgnoreCase(e.eventSource()))
-                        .isPresent();
+        r -> {
+          String key = eventKey.apply(r);
+          return !byKind
+              || key != null
+                  && events
+                      .computeIfAbsent(key, views::event)
+                      .filter(e -> type == null || type.equalsIgnoreCase(e.eventType()))
+                      .filter(e -> source == null || source.equalsIgnoreCase(e.eventSource()))
+                      .isPresent();
+        };
     // Each VM read once a page; the VM views read count against the page's budget (a request of a
     // wave names hundreds of VMs): the page stops there, and its next goes on.
     Map<String, java.util.Optional<VmView>> read = new java.util.HashMap<>();
@@ -97,21 +102,21 @@ final class ApprovalQueries {
             KeyScans.reading(
                 keep,
                 () -> read.size() + events.size(),
-                v ->
-                    (v.request() == null
-                                || v.request().eventId() == null
-                                || type == null && source == null
-                                || events.containsKey(
-                                    v.request().eventId().toLowerCase(java.util.Locale.ROOT))
-                            ? 0
-                            : 1)
-                        + (place == null || v.request() == null
-                            ? 0
-                            : (int)
-                                v.request().vmIds().stream()
-                                    .distinct()
-                                    .filter(id -> !read.containsKey(id))
-                                    .count())),
+                v -> {
+                  ApprovalRequest r = v.request();
+                  if (r == null) {
+                    return 0;
+                  }
+                  String key = eventKey.apply(r);
+                  return (key == null || events.containsKey(key) ? 0 : 1)
+                      + (place == null
+                          ? 0
+                          : (int)
+                              r.vmIds().stream()
+                                  .distinct()
+                                  .filter(id -> !read.containsKey(id))
+                                  .count());
+                }),
             page.limit() + 1);
     return ListAnswers.page(
         APPROVALS, "approvals", found, page.limit(), clock, (a, kv) -> a.add(json(kv.value)));
