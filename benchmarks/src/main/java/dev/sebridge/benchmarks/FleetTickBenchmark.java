@@ -153,7 +153,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
         driver.createInputTopic(
             TOPICS.of(FleetTopology.VIEWS_EVENTS),
             new StringSerializer(),
-            new JsonSerde<>(EventView.class).serializer());
+            JsonSerde.eventViews().serializer());
     requestViews =
         driver.createInputTopic(
             TOPICS.of(FleetTopology.VIEWS_REQUESTS),

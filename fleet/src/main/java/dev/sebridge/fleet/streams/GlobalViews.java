@@ -1,6 +1,5 @@
 package dev.sebridge.fleet.streams;
 
-import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.InventoryVm;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
@@ -50,7 +49,7 @@ final class GlobalViews {
         t,
         FleetTopology.EVENTS_VIEW,
         topics.of(FleetTopology.VIEWS_EVENTS),
-        new JsonSerde<>(EventView.class),
+        JsonSerde.eventViews(),
         observer,
         index,
         r -> {});

@@ -25,8 +25,16 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 final class IndexContents {
   private final Membership membership;
   private final Map<String, VmFacts> vms = new HashMap<>();
-  private final Map<String, EventView> events = new HashMap<>();
-  // The same views by the id as each spells it: a step looks events up tens of thousands of times,
+  private final Map<String, EventView> events = new HashMap<>(); // open ones
+  // Closed events, packed: a day of them at 100,000 VMs is some 160,000 views no step reads but
+  // those its ledger entries, rollouts and requests name.
+  private final Map<String, PackedEvent> closed = new HashMap<>();
+  // The closed events' views read in this step, and in the one before: those a step reads are
+  // nearly always those the next one reads again. Each step forgets those the one before did not
+  // read; a change of the event's view forgets it at once.
+  private Map<String, EventView> unpacked = new HashMap<>();
+  private Map<String, EventView> unpackedBefore = new HashMap<>();
+  // The open views by the id as each spells it: a step looks events up tens of thousands of times,
   // nearly always by the view's own spelling (a ledger entry's, a rollout's), found at once rather
   // than through its lower case first.
   private final Map<String, EventView> bySpelling = new HashMap<>();
@@ -95,7 +103,8 @@ final class IndexContents {
    */
   int differences(IndexContents other, Set<ViewIndex.Key> moving) {
     return IndexedViews.differences(vms, other.vms, FleetTopology.VMS_VIEW, moving)
-        + IndexedViews.differences(events, other.events, FleetTopology.EVENTS_VIEW, moving)
+        + IndexedViews.differences(
+            everyEvent(), other.everyEvent(), FleetTopology.EVENTS_VIEW, moving)
         + IndexedViews.differences(requests, other.requests, FleetTopology.REQUESTS_VIEW, moving);
   }
 
@@ -108,9 +117,9 @@ final class IndexContents {
         groups.moved(key, old, now);
       }
       case FleetTopology.EVENTS_VIEW -> {
-        EventView e = kept instanceof EventView v ? v : null;
-        boolean open = e != null && e.open();
-        boolean released = open && released(e);
+        Object view = kept instanceof EventView v && !v.open() ? PackedEvent.of(v) : kept;
+        EventView e = view instanceof EventView v ? v : null; // open
+        boolean released = e != null && released(e);
         EventView old = events.get(key);
         Due was = Due.of(key, old);
         if (was != null) {
@@ -127,7 +136,10 @@ final class IndexContents {
           byNotBefore.add(due);
         }
         put(events, key, e);
-        put(openEvents, key, open ? e : null);
+        put(closed, key, view instanceof PackedEvent p ? p : null);
+        unpacked.remove(key);
+        unpackedBefore.remove(key);
+        put(openEvents, key, e);
         put(releasedOpen, key, released ? e : null);
       }
       case FleetTopology.INVENTORY_VIEW -> {
@@ -209,7 +221,59 @@ final class IndexContents {
   /** The event's view, by its id in any case; null when the views do not have it. */
   EventView event(String eventId) {
     EventView e = bySpelling.get(eventId);
-    return e != null ? e : events.get(EventIds.lower(eventId));
+    if (e != null) {
+      return e;
+    }
+    String key = EventIds.lower(eventId);
+    e = events.get(key);
+    return e != null ? e : closedView(key);
+  }
+
+  /** A closed event's view, read back once a step at most; null when the index has none. */
+  private EventView closedView(String key) {
+    EventView e = unpacked.get(key);
+    if (e != null) {
+      return e;
+    }
+    PackedEvent p = closed.get(key);
+    if (p == null) {
+      return null;
+    }
+    e = unpackedBefore.remove(key);
+    if (e == null) {
+      e = p.view();
+    }
+    unpacked.put(key, e);
+    return e;
+  }
+
+  /** A step begins: the closed views the step before did not read are forgotten. */
+  void stepped() {
+    unpackedBefore = unpacked;
+    unpacked = new HashMap<>();
+  }
+
+  /**
+   * Takes over the closed views {@code before} read in its last two steps whose packed views this
+   * one has too (the same views): a whole read that replaces the index does not read them all back.
+   */
+  void keepUnpacked(IndexContents before) {
+    for (Map<String, EventView> m : List.of(before.unpackedBefore, before.unpacked)) {
+      m.forEach(
+          (k, v) -> {
+            PackedEvent p = closed.get(k);
+            if (p != null && p.equals(before.closed.get(k))) {
+              unpacked.put(k, v);
+            }
+          });
+    }
+  }
+
+  /** Every event's view as kept: an open one's, a closed one's packed. */
+  private Map<String, Object> everyEvent() {
+    Map<String, Object> all = new HashMap<>(events);
+    all.putAll(closed);
+    return all;
   }
 
   /** The open events' views, in the store's key order. */
@@ -277,12 +341,13 @@ final class IndexContents {
    */
   Collection<String> requestedEvents() {
     List<String> out = new ArrayList<>();
-    if (sentByEvent.size() < events.size()) {
+    if (sentByEvent.size() < events.size() + closed.size()) {
       sentByEvent
           .keySet()
           .forEach(
               k -> {
                 EventView e = events.get(k);
+                e = e != null ? e : closedView(k);
                 if (e != null) {
                   out.add(e.eventId());
                 }
@@ -294,6 +359,14 @@ final class IndexContents {
               out.add(e.eventId());
             }
           });
+      closed
+          .keySet()
+          .forEach(
+              k -> {
+                if (sentByEvent.containsKey(k)) {
+                  out.add(closedView(k).eventId());
+                }
+              });
     }
     return out;
   }
@@ -335,7 +408,7 @@ final class IndexContents {
   String sizes() {
     return vms.size()
         + " VMs, "
-        + events.size()
+        + (events.size() + closed.size())
         + " events ("
         + openEvents.size()
         + " open), "

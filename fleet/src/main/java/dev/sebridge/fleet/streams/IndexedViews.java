@@ -8,8 +8,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * What the {@link ViewIndex} keeps of each view (a VM's facts, not its view; a request's event and
- * the results that did not accept), and how a whole read is compared with what the changes said.
+ * What the {@link ViewIndex} keeps of each view (a VM's facts, not its view; an open event's view,
+ * a closed one's packed; a request's event and the results that did not accept), and how a whole
+ * read is compared with what the changes said.
  */
 final class IndexedViews {
   private IndexedViews() {}
@@ -19,7 +20,8 @@ final class IndexedViews {
     return switch (store) {
       case FleetTopology.VMS_VIEW ->
           value instanceof VmView v ? VmFacts.of(v, membership) : ViewIndex.NONE;
-      case FleetTopology.EVENTS_VIEW -> value instanceof EventView e ? e : ViewIndex.NONE;
+      case FleetTopology.EVENTS_VIEW ->
+          value instanceof EventView e ? (e.open() ? e : PackedEvent.of(e)) : ViewIndex.NONE;
       case FleetTopology.INVENTORY_VIEW ->
           membership != Membership.INVENTORY
               ? null

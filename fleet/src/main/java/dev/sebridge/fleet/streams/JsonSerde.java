@@ -5,12 +5,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.util.function.Predicate;
+import java.util.zip.DataFormatException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
-/** The fleet service's own records (views, requests) as JSON. */
+/**
+ * The fleet service's own records (views, requests) as JSON, those it is told to pack packed
+ * ({@link ViewPacking}: closed events' views).
+ */
 public final class JsonSerde<T> implements Serde<T> {
   /**
    * Field names are not canonicalised: the views are maps keyed by vmId and request id, hundreds of
@@ -28,6 +33,7 @@ public final class JsonSerde<T> implements Serde<T> {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private final Class<T> type;
+  private final Predicate<? super T> packs;
 
   /**
    * The value this serde last wrote on each thread, and its bytes, for one repeat. A processor puts
@@ -43,7 +49,21 @@ public final class JsonSerde<T> implements Serde<T> {
   private record Written(Object value, byte[] bytes) {}
 
   public JsonSerde(Class<T> type) {
+    this(type, v -> false);
+  }
+
+  /** The events' views: a closed event's packed, an open one's JSON (it changes as its VMs do). */
+  public static JsonSerde<dev.sebridge.fleet.model.EventView> eventViews() {
+    return new JsonSerde<>(dev.sebridge.fleet.model.EventView.class, e -> !e.open());
+  }
+
+  /**
+   * @param packs which values are written packed ({@link ViewPacking}); every value is read either
+   *     way
+   */
+  JsonSerde(Class<T> type, Predicate<? super T> packs) {
     this.type = type;
+    this.packs = packs;
   }
 
   @Override
@@ -58,7 +78,8 @@ public final class JsonSerde<T> implements Serde<T> {
         return w.bytes();
       }
       try {
-        byte[] bytes = JSON.writeValueAsBytes(value);
+        byte[] json = JSON.writeValueAsBytes(value);
+        byte[] bytes = packs.test(value) ? ViewPacking.pack(json) : json;
         last.set(new Written(value, bytes));
         return bytes;
       } catch (IOException e) {
@@ -95,8 +116,8 @@ public final class JsonSerde<T> implements Serde<T> {
       return null;
     }
     try {
-      return JSON.readValue(bytes, type);
-    } catch (IOException e) {
+      return JSON.readValue(ViewPacking.packed(bytes) ? ViewPacking.unpack(bytes) : bytes, type);
+    } catch (IOException | DataFormatException e) {
       throw new SerializationException("not a " + type.getSimpleName() + ": " + e.getMessage(), e);
     }
   }

@@ -166,6 +166,11 @@ class FleetTopologyTest {
 
   @Test
   void eachVmMovesThroughApprovedStartedCompletedAndTheEventClosesThenExpires() {
+    TestOutputTopic<String, byte[]> views =
+        driver.createOutputTopic(
+            TOPICS.of(FleetTopology.VIEWS_EVENTS),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
     transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1", "web-2");
     transition(TransitionType.SCHEDULED, vm2, "Scheduled", "web-1", "web-2");
     clock.advance(Duration.ofSeconds(42));
@@ -204,6 +209,12 @@ class FleetTopologyTest {
     assertThat(closed.vms().get("vm-2").status()).isEqualTo("inferred");
     assertThat(closed.vms().get("vm-2").guess()).isEqualTo("completed");
     assertThat(closed.open()).isFalse();
+    // Its view written packed once closed (ViewPacking), as JSON while open; the stores read both.
+    List<byte[]> written = views.readValuesToList();
+    assertThat(written.get(written.size() - 1)[0]).isEqualTo(ViewPacking.PACKED);
+    assertThat(written.subList(0, written.size() - 1))
+        .isNotEmpty()
+        .allSatisfy(v -> assertThat(v[0]).isEqualTo((byte) '{'));
 
     // queryable by id for the retention, then gone
     driver.advanceWallClockTime(Duration.ofHours(23));

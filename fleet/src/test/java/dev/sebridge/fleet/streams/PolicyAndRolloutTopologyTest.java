@@ -366,7 +366,7 @@ class PolicyAndRolloutTopologyTest {
         driver.createInputTopic(
             TOPICS.of(FleetTopology.VIEWS_EVENTS),
             new StringSerializer(),
-            new JsonSerde<>(dev.sebridge.fleet.model.EventView.class).serializer());
+            JsonSerde.eventViews().serializer());
     for (int i = 0; i < n; i++) {
       String vmId = String.format("vm-%05d", i);
       String name = String.format("web-%05d", i);

@@ -696,6 +696,54 @@ class ViewIndexTest {
   }
 
   /**
+   * A closed event's view is kept packed, and read back once while steps ask for it: a step after
+   * the view changed (told, or untold and repaired by a whole read) answers from the new view, not
+   * from the one read back before.
+   */
+  @Test
+  void aClosedViewReadBackBeforeIsNotAnsweredOnceItChanged() {
+    HeldReads reads = new HeldReads();
+    Fleet f = new Fleet(new Random(17), new ViewIndex(Membership.AGENTS, reads));
+    EventView closed = openEvent("E-9").closedAt(T0);
+    VmEventState done = new VmEventState("vm-1", "vm-1", "1", "ss-0", "completed", null, T0, null);
+    f.setAndTell("e-9", closed);
+    f.world.newStep(T0);
+    assertThat(f.world.eventVms("E-9")).isEmpty();
+    EventView told = withVms(closed, Map.of("vm-1", done));
+    f.setAndTell("e-9", told);
+    f.world.newStep(T0.plusSeconds(1));
+    assertThat(f.world.eventVms("E-9")).containsOnlyKeys("vm-1");
+    // Behind the updaters' back, then a whole read taken into use: the repair, not the view read
+    // back in the steps before.
+    f.events.set("e-9", withVms(closed, Map.of("vm-2", done)));
+    Instant due = T0.plus(ViewIndex.REBUILD_EVERY);
+    f.world.newStep(due);
+    assertThat(f.world.eventVms("E-9")).containsOnlyKeys("vm-1");
+    reads.runAll();
+    f.world.newStep(due.plusSeconds(1));
+    assertThat(f.world.eventVms("E-9")).containsOnlyKeys("vm-2");
+    assertThat(f.index.repairs()).isEqualTo(1);
+  }
+
+  static EventView withVms(EventView e, Map<String, VmEventState> vms) {
+    return new EventView(
+        e.eventId(),
+        e.eventType(),
+        e.eventSource(),
+        e.notBefore(),
+        e.durationInSeconds(),
+        e.description(),
+        e.resources(),
+        e.firstSeenAt(),
+        e.lastSeenAt(),
+        e.closedAt(),
+        vms,
+        e.central(),
+        e.firstSeenBy(),
+        e.reportedAt());
+  }
+
+  /**
    * A view whose EventId is not its key in lower case (no updater writes one) is found by its key
    * only, as the stores would give it: not by the id it spells.
    */
