@@ -838,6 +838,66 @@ class CliTest {
     }
   }
 
+  /** {@code fleet rollouts}: its filters as the API's query, every page followed. */
+  @Test
+  void fleetRolloutsPassesItsFiltersAndFollowsEveryPage() throws Exception {
+    java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server =
+        serve(
+            "/api/rollouts",
+            ex -> {
+              String q = ex.getRequestURI().getRawQuery();
+              queries.add(q);
+              boolean first = !q.contains("cursor=p2");
+              return new Answer(
+                  200,
+                  "{\"generatedAt\":\"2026-11-27T12:00:00Z\",\"rollouts\":[{\"id\":\"r-"
+                      + (first ? "1" : "2")
+                      + "\",\"state\":\"running\",\"requestedBy\":\"alice\",\"reason\":"
+                      + "\"patch\",\"vms\":[],\"waves\":[]}]"
+                      + (first ? ",\"next\":\"p2\"" : "")
+                      + "}");
+            });
+    try {
+      Path token = dir.resolve("token");
+      Files.writeString(token, "reader-token-0123456789ab");
+      String url = "http://127.0.0.1:" + server.getAddress().getPort();
+      assertThat(
+              run(
+                  "fleet",
+                  "rollouts",
+                  "--state",
+                  "running",
+                  "--zone",
+                  "2",
+                  "--scale-set",
+                  "ss 1",
+                  "--resource-group",
+                  "rg-prod",
+                  "--type",
+                  "Reboot",
+                  "--source",
+                  "Platform",
+                  "--event",
+                  "EV-1",
+                  "--text",
+                  "patch",
+                  "--url",
+                  url,
+                  "--token-file",
+                  token.toString()))
+          .as(err.toString())
+          .isZero();
+      String q =
+          "state=running&eventId=EV-1&type=Reboot&source=Platform&zone=2&scaleSet=ss%201"
+              + "&resourceGroup=rg-prod&text=patch&limit=100";
+      assertThat(queries).containsExactly(q, q + "&cursor=p2");
+      assertThat(out.toString()).contains("r-1").contains("r-2");
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /**
    * {@code fleet approvals}: the filters as the API's query, every page followed, the newest first;
    * {@code fleet vms} passes its filters the same way.

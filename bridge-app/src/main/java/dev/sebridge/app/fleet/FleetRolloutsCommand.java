@@ -14,7 +14,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code sebridge fleet rollouts [ID] [--resume | --skip-vm VM | --skip-event E | --abort]}. */
+/**
+ * {@code sebridge fleet rollouts [ID] [--resume | --skip-vm VM | --skip-event E | --abort]}, or the
+ * list by {@code --state}, {@code --event}, {@code --type}, {@code --source}, {@code --zone},
+ * {@code --scale-set}, {@code --resource-group} and {@code --text}.
+ */
 @Command(
     name = "rollouts",
     mixinStandardHelpOptions = true,
@@ -45,6 +49,59 @@ final class FleetRolloutsCommand implements Callable<Integer> {
 
   @Option(names = "--reason", description = "Why (required with an action).")
   String reason;
+
+  /** What the list asks for (the API's filters). */
+  static final class Filters {
+    @Option(
+        names = "--state",
+        description = "Only rollouts in this state (running, halted, completed, aborted).")
+    String state;
+
+    @Option(names = "--event", paramLabel = "EVENTID", description = "Only rollouts of this event.")
+    String eventId;
+
+    @Option(
+        names = "--type",
+        description =
+            "Only rollouts of an event of this type (Freeze, Reboot, ...), while the views hold"
+                + " the event.")
+    String type;
+
+    @Option(
+        names = "--source",
+        description = "Only rollouts of an event of this source (Platform or User), as --type.")
+    String source;
+
+    @Option(names = "--zone", description = "Only rollouts of a VM of this zone.")
+    String zone;
+
+    @Option(names = "--scale-set", description = "Only rollouts of a VM of this scale set.")
+    String scaleSet;
+
+    @Option(
+        names = "--resource-group",
+        description = "Only rollouts of a VM of this resource group.")
+    String resourceGroup;
+
+    @Option(names = "--text", description = "In the rollout's id, reason or who asked for it.")
+    String text;
+
+    String path() {
+      java.util.StringJoiner q = new java.util.StringJoiner("&", "api/rollouts?", "");
+      q.setEmptyValue("api/rollouts");
+      FleetClient.query(q, "state", state);
+      FleetClient.query(q, "eventId", eventId);
+      FleetClient.query(q, "type", type);
+      FleetClient.query(q, "source", source);
+      FleetClient.query(q, "zone", zone);
+      FleetClient.query(q, "scaleSet", scaleSet);
+      FleetClient.query(q, "resourceGroup", resourceGroup);
+      FleetClient.query(q, "text", text);
+      return q.toString();
+    }
+  }
+
+  @Mixin Filters filters = new Filters();
 
   @Spec CommandSpec spec;
 
@@ -107,7 +164,7 @@ final class FleetRolloutsCommand implements Callable<Integer> {
         }
       } else {
         // Every page (at most 100 rollouts a page), printed as one array as before.
-        JsonNode all = client.getAll("api/rollouts", "rollouts", 100).get("rollouts");
+        JsonNode all = client.getAll(filters.path(), "rollouts", 100).get("rollouts");
         if (!options.printedJson(out, all)) {
           Table t = new Table("ID", "STATE", "BY", "VMS", "WAVES", "REASON");
           all.forEach(

@@ -126,7 +126,7 @@ final class ApprovalQueries {
    * A VM in all of the zone, scale set and resource group given (the last two case-insensitive), as
    * its view has it now; null when none is given.
    */
-  private static Predicate<VmView> place(String zone, String scaleSet, String resourceGroup) {
+  static Predicate<VmView> place(String zone, String scaleSet, String resourceGroup) {
     if (zone == null && scaleSet == null && resourceGroup == null) {
       return null;
     }

@@ -34,6 +34,15 @@ final class KeyScans {
 
     /** The most records a test of {@code v} may read that it has not read yet. */
     int toRead(V v);
+
+    /**
+     * The same, told how many records the page has {@code left}: a filter that must read to know (a
+     * rollout's entries) reads at most that many, and answers more than {@code left} when it would
+     * need more.
+     */
+    default int toRead(V v, int left) {
+      return toRead(v);
+    }
   }
 
   /**
@@ -45,10 +54,36 @@ final class KeyScans {
     return reading(keep, read::size, toRead);
   }
 
-  /** {@code first}, then {@code keep}: what {@code keep} reads counts as it did. */
+  /**
+   * {@code first}, then {@code keep}: what {@code keep} reads counts as it did, and a record {@code
+   * first} turns down costs it nothing ({@code first} reads nothing of the budget's).
+   */
   static <V> Predicate<V> first(Predicate<V> first, Predicate<V> keep) {
     Predicate<V> both = v -> first.test(v) && keep.test(v);
-    return keep instanceof Reading<V> r ? reading(both, r::reads, r::toRead) : both;
+    if (!(keep instanceof Reading<V> r)) {
+      return both;
+    }
+    return new Reading<>() {
+      @Override
+      public boolean test(V v) {
+        return both.test(v);
+      }
+
+      @Override
+      public int reads() {
+        return r.reads();
+      }
+
+      @Override
+      public int toRead(V v) {
+        return first.test(v) ? r.toRead(v) : 0;
+      }
+
+      @Override
+      public int toRead(V v, int left) {
+        return first.test(v) ? r.toRead(v, left) : 0;
+      }
+    };
   }
 
   /** A filter that has read {@code reads} records so far, and may read {@code toRead} more. */
@@ -84,10 +119,11 @@ final class KeyScans {
    * (never the page's first record).
    */
   private static <V> boolean over(int examined, Predicate<V> keep, V v) {
-    return examined > 0
-        && v != null
-        && keep instanceof Reading<V> r
-        && examined + 1 + r.reads() + r.toRead(v) > AT_MOST;
+    if (examined == 0 || v == null || !(keep instanceof Reading<V> r)) {
+      return false;
+    }
+    int before = examined + 1 + r.reads();
+    return before + r.toRead(v, AT_MOST - before) > AT_MOST;
   }
 
   /**

@@ -171,18 +171,23 @@ public final class RolloutApi implements Route {
 
   /**
    * {@code GET /api/rollouts}: a page of rollouts in id order, by state, by an event they roll out
-   * (which rollouts hold it), and by text.
+   * (which rollouts hold it), by their events' type or source, by where their VMs are ({@link
+   * RolloutMatches}), and by text.
    */
   ObjectNode list(java.util.Map<String, String> q) {
     FleetQueries.Page page = FleetQueries.Page.of(q, ROLLOUTS, ROLLOUTS_PAGE);
     String state = q.get("state");
     String text = q.get("text");
     String eventId = q.get("eventId");
-    java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
+    java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> cheap =
         r ->
             (state == null || r.state().name().equalsIgnoreCase(state))
                 && (eventId == null || views.rollouts().holds(r, eventId))
                 && ListAnswers.mentions(text, r.id(), r.reason(), r.requestedBy());
+    // By type, source or place: what it reads counts against the page's budget.
+    RolloutMatches matches = RolloutMatches.of(q, views);
+    java.util.function.Predicate<dev.sebridge.fleet.rollout.Rollout> keep =
+        matches == null ? cheap : KeyScans.first(cheap, matches);
     return ListAnswers.page(
         ROLLOUTS,
         "rollouts",

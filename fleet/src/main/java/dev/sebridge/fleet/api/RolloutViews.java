@@ -54,6 +54,52 @@ public final class RolloutViews {
     return parts.get().get(RolloutPart.eventKey(header.id(), eventId)) != null;
   }
 
+  /**
+   * A rollout's events and VMs, as its entries have them (a rollout stored whole: its spec and
+   * VMs).
+   *
+   * @param read how many entries were read for them
+   * @param complete false when the read stopped at the most it was given, entries left unread
+   */
+  public record Members(List<String> eventIds, List<String> vmIds, int read, boolean complete) {}
+
+  /**
+   * The events and VMs of the rollout of {@code header}, reading at most {@code most} of its
+   * entries.
+   */
+  public Members members(Rollout header, int most) {
+    if (parts == null || !RolloutPart.splittable(header.id())) {
+      return new Members(
+          header.spec().eventIds(),
+          header.vms().values().stream()
+              .map(dev.sebridge.fleet.rollout.RolloutVm::vmId)
+              .distinct()
+              .toList(),
+          0,
+          true);
+    }
+    List<String> events = new ArrayList<>();
+    java.util.Set<String> vms = new java.util.LinkedHashSet<>();
+    int read = 0;
+    try (KeyValueIterator<String, RolloutPart> it =
+        parts.get().range(RolloutPart.from(header.id()), RolloutPart.to(header.id()))) {
+      while (it.hasNext()) {
+        if (read >= most) {
+          return new Members(events, List.copyOf(vms), read, false);
+        }
+        RolloutPart p = it.next().value;
+        read++;
+        if (p != null && p.event() != null) {
+          events.add(p.event().eventId());
+        }
+        if (p != null && p.vm() != null) {
+          vms.add(p.vm().vmId());
+        }
+      }
+    }
+    return new Members(events, List.copyOf(vms), read, true);
+  }
+
   /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
   public List<Rollout> all() {
     return FleetViews.all(headers.get()).stream().map(this::assemble).toList();

@@ -611,6 +611,35 @@ class FleetApiTest {
             .extracting(x -> x.get("id").asText())
             .containsExactlyElementsOf(byEvent.getValue());
       }
+      // By what they roll out: r-other's events are gone from the views, and it has no VMs.
+      List<String> three = List.of("r-done", "r-halted", "r-running");
+      for (Map.Entry<String, List<String>> byKind :
+          Map.of(
+                  "type=reboot",
+                  three,
+                  "type=Terminate",
+                  List.<String>of(),
+                  "source=PLATFORM&type=Reboot",
+                  three,
+                  "source=User",
+                  List.<String>of(),
+                  "zone=1",
+                  three,
+                  "zone=2",
+                  List.<String>of(),
+                  "scaleSet=WEB&zone=1",
+                  three,
+                  "resourceGroup=RG&state=halted",
+                  List.of("r-halted"))
+              .entrySet()) {
+        HttpResponse<String> r =
+            call("GET", "/api/rollouts?" + byKind.getKey(), READER, null, "/api/rollouts");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(JsonSerde.JSON.readTree(r.body()).get("rollouts"))
+            .as(byKind.getKey())
+            .extracting(x -> x.get("id").asText())
+            .containsExactlyElementsOf(byKind.getValue());
+      }
     } finally {
       rollouts.map.remove("r-other");
     }
@@ -619,7 +648,11 @@ class FleetApiTest {
             "/api/rollouts?limit=101",
             "/api/rollouts?state=paused",
             "/api/rollouts?cursor=AA",
-            "/api/rollouts?eventId=")) {
+            "/api/rollouts?eventId=",
+            "/api/rollouts?zone=",
+            "/api/rollouts?type=",
+            "/api/rollouts?source=" + "x".repeat(65),
+            "/api/rollouts?resourceGroup=" + "r".repeat(91))) {
       assertThat(call("GET", refused, READER, null, "/api/rollouts").statusCode())
           .as(refused)
           .isEqualTo(400);
