@@ -181,7 +181,19 @@ public final class FleetKeys {
           .doc(
               "How long a closed event stays queryable by id. Every instance keeps them in its"
                   + " heap (packed, about 1.4 KB a one-VM event): at 100,000 VMs, keep it times"
-                  + " the events closing an hour at or under 100,000 (docs/fleet.md, \"Sizing\").")
+                  + " the events closing an hour at or under about 100,000, 60,000 where sebridge"
+                  + " approves them all (docs/fleet.md, \"Sizing\").")
+          .build();
+
+  public static final ConfigKey<Boolean> CLOSED_VIEWS_PACKED =
+      ConfigKey.builder("fleet.closed-views-packed", ConfigType.BOOLEAN)
+          .defaultValue(true)
+          .doc(
+              "Write a closed event's view packed (deflated: about a quarter of its JSON) to the"
+                  + " events' view topic and store; both forms are read either way. Set false on"
+                  + " every instance, and wait fleet.closed-retention, before rolling back to a"
+                  + " version of before 2026-11-29, which cannot read them (docs/fleet.md,"
+                  + " \"Closed events, packed\").")
           .build();
 
   public static final ConfigKey<Duration> VM_RETENTION =
@@ -244,6 +256,7 @@ public final class FleetKeys {
             COMMAND_LIFETIME,
             SILENT_AFTER,
             CLOSED_RETENTION,
+            CLOSED_VIEWS_PACKED,
             VM_RETENTION,
             HISTORY_RETENTION,
             POLICIES));

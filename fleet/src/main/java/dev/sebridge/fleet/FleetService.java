@@ -125,7 +125,8 @@ public final class FleetService implements AutoCloseable {
                 new dev.sebridge.fleet.streams.Retention(
                     config.get(FleetKeys.CLOSED_RETENTION),
                     config.get(FleetKeys.VM_RETENTION),
-                    config.get(FleetKeys.HISTORY_RETENTION)),
+                    config.get(FleetKeys.HISTORY_RETENTION),
+                    config.get(FleetKeys.CLOSED_VIEWS_PACKED)),
                 observer,
                 policies,
                 Duration.ofSeconds(1),

@@ -200,7 +200,7 @@ public final class FleetTopology {
       Membership membership) {
     Serde<String> keys = Serdes.String();
     JsonSerde<VmView> vmViews = new JsonSerde<>(VmView.class);
-    JsonSerde<EventView> eventViews = JsonSerde.eventViews();
+    JsonSerde<EventView> eventViews = JsonSerde.eventViews(retention.packClosed());
     JsonSerde<RequestView> requestViews = new JsonSerde<>(RequestView.class);
     JsonSerde<VmEventUpdate> updates = new JsonSerde<>(VmEventUpdate.class);
     JsonSerde<ResultReport> results = new JsonSerde<>(ResultReport.class);

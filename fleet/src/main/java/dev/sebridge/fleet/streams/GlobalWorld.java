@@ -16,7 +16,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The world a rollout sees: the global views of this instance, through the {@link ViewIndex} kept
  * change by change: within one step ({@link #newStep}) nothing fleet-sized is read and no view is
- * deserialised (the stores hold JSON). Whether a request was audited is read from its store by key.
+ * deserialised from a store (the stores hold JSON), but a closed event's view the index keeps
+ * packed, read back the first step that asks for it. Whether a request was audited is read from its
+ * store by key.
  */
 final class GlobalWorld implements World {
   private final ViewIndex.Stores stores;

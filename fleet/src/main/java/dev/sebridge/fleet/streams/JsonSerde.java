@@ -34,6 +34,7 @@ public final class JsonSerde<T> implements Serde<T> {
 
   private final Class<T> type;
   private final Predicate<? super T> packs;
+  private final boolean readsPacked; // the events' views only: no other record is ever packed
 
   /**
    * The value this serde last wrote on each thread, and its bytes, for one repeat. A processor puts
@@ -49,21 +50,31 @@ public final class JsonSerde<T> implements Serde<T> {
   private record Written(Object value, byte[] bytes) {}
 
   public JsonSerde(Class<T> type) {
-    this(type, v -> false);
+    this(type, v -> false, false);
   }
 
   /** The events' views: a closed event's packed, an open one's JSON (it changes as its VMs do). */
   public static JsonSerde<dev.sebridge.fleet.model.EventView> eventViews() {
-    return new JsonSerde<>(dev.sebridge.fleet.model.EventView.class, e -> !e.open());
+    return eventViews(true);
   }
 
   /**
-   * @param packs which values are written packed ({@link ViewPacking}); every value is read either
-   *     way
+   * The events' views, read packed or not; written packed when closed and {@code pack} ({@code
+   * fleet.closed-views-packed}), as JSON otherwise.
    */
-  JsonSerde(Class<T> type, Predicate<? super T> packs) {
+  public static JsonSerde<dev.sebridge.fleet.model.EventView> eventViews(boolean pack) {
+    return new JsonSerde<>(dev.sebridge.fleet.model.EventView.class, e -> pack && !e.open(), true);
+  }
+
+  /**
+   * @param packs which values are written packed ({@link ViewPacking})
+   * @param readsPacked whether a packed record is read (a serde of the events' views), or is not
+   *     JSON like any other
+   */
+  JsonSerde(Class<T> type, Predicate<? super T> packs, boolean readsPacked) {
     this.type = type;
     this.packs = packs;
+    this.readsPacked = readsPacked;
   }
 
   @Override
@@ -116,7 +127,8 @@ public final class JsonSerde<T> implements Serde<T> {
       return null;
     }
     try {
-      return JSON.readValue(ViewPacking.packed(bytes) ? ViewPacking.unpack(bytes) : bytes, type);
+      return JSON.readValue(
+          readsPacked && ViewPacking.packed(bytes) ? ViewPacking.unpack(bytes) : bytes, type);
     } catch (IOException | DataFormatException e) {
       throw new SerializationException("not a " + type.getSimpleName() + ": " + e.getMessage(), e);
     }

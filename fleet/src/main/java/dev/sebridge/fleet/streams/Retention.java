@@ -23,8 +23,15 @@ import java.time.Duration;
  * @param closedEvents how long a closed event stays queryable
  * @param vms how long a VM may be silent before it is gone
  * @param history how long requests, decisions and finished rollouts are kept
+ * @param packClosed whether closed events' views are written packed ({@code ViewPacking}; {@code
+ *     fleet.closed-views-packed}): off only to roll back to a version that cannot read them
  */
-public record Retention(Duration closedEvents, Duration vms, Duration history) {
+public record Retention(Duration closedEvents, Duration vms, Duration history, boolean packClosed) {
+  /** Closed events' views packed. */
+  public Retention(Duration closedEvents, Duration vms, Duration history) {
+    this(closedEvents, vms, history, true);
+  }
+
   public static final Duration VMS = Duration.ofDays(7);
   public static final Duration HISTORY = Duration.ofDays(30);
 

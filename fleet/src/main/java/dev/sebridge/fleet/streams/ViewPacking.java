@@ -44,7 +44,10 @@ final class ViewPacking {
               + "\"status\":\"completed\",\"since\":\":00Z\"}}}")
           .getBytes(StandardCharsets.US_ASCII);
 
-  /** The most a packed record unpacks to: a view is a record of the views' topic, at most 1 MiB. */
+  /**
+   * The most a packed record unpacks to, and the largest view packed: a view is a record of the
+   * views' topic, whose broker takes 1 MiB by default.
+   */
   static final int MAX_UNPACKED = 16 << 20;
 
   // A deflater a thread, reset for each record: making one (some 300 KB of zlib's state) costs more
@@ -58,8 +61,14 @@ final class ViewPacking {
     return bytes.length > 0 && bytes[0] == PACKED;
   }
 
-  /** The JSON document packed: {@link #PACKED}, then the document deflated. */
+  /**
+   * The JSON document packed: {@link #PACKED}, then the document deflated; a document larger than
+   * {@link #MAX_UNPACKED} as it is (no reader would unpack it).
+   */
   static byte[] pack(byte[] json) {
+    if (json.length > MAX_UNPACKED) {
+      return json;
+    }
     Deflater d = DEFLATERS.get();
     d.reset();
     d.setDictionary(DICTIONARY);

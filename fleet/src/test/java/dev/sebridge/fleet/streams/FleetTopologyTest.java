@@ -69,6 +69,11 @@ class FleetTopologyTest {
   @BeforeEach
   void start() throws Exception {
     key = new ECKeyGenerator(Curve.P_256).keyID("fleet-key").generate();
+    start(Retention.closedEvents(Duration.ofHours(24)));
+  }
+
+  /** The topology with these retention rules, on a fresh driver. */
+  void start(Retention retention) {
     TopologyObserver observer =
         new TopologyObserver() {
 
@@ -89,8 +94,14 @@ class FleetTopologyTest {
                 TOPICS,
                 new CommandIssuer(new CommandSigner(key, "sebridge-fleet"), Duration.ofMinutes(5)),
                 3,
-                Duration.ofHours(24),
-                observer),
+                retention,
+                observer,
+                dev.sebridge.fleet.rollout.Policies.none(),
+                Duration.ofSeconds(1),
+                () -> 0,
+                ReplayGate.NONE,
+                ViewsGate.NONE,
+                Membership.AGENTS),
             p,
             T0);
     envelopes =
@@ -220,6 +231,28 @@ class FleetTopologyTest {
     driver.advanceWallClockTime(Duration.ofHours(23));
     assertThat(event(REBOOT)).isNotNull();
     driver.advanceWallClockTime(Duration.ofHours(2));
+    assertThat(event(REBOOT)).isNull();
+  }
+
+  /**
+   * {@code fleet.closed-views-packed} off (before a rollback to a version that cannot read packed
+   * views): a closed event's view is written as JSON, read as before, and expires as before.
+   */
+  @Test
+  void withPackingOffAClosedEventsViewIsWrittenAsJson() {
+    driver.close();
+    start(new Retention(Duration.ofHours(24), Retention.VMS, Retention.HISTORY, false));
+    TestOutputTopic<String, byte[]> views =
+        driver.createOutputTopic(
+            TOPICS.of(FleetTopology.VIEWS_EVENTS),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
+    transition(TransitionType.SCHEDULED, vm1, "Scheduled", "web-1");
+    transition(TransitionType.STARTED, vm1, "Started", "web-1");
+    transition(TransitionType.COMPLETED, vm1, "Started", "web-1");
+    assertThat(event(REBOOT).open()).isFalse();
+    assertThat(views.readValuesToList()).allSatisfy(v -> assertThat(v[0]).isEqualTo((byte) '{'));
+    driver.advanceWallClockTime(Duration.ofHours(25));
     assertThat(event(REBOOT)).isNull();
   }
 

@@ -60,10 +60,16 @@ class ViewPackingTest {
     assertThat(packed[0]).isEqualTo(ViewPacking.PACKED);
     assertThat(packed.length).as("packed, against %d bytes of JSON", json.length).isLessThan(180);
     assertThat(serde.deserializer().deserialize("t", packed)).isEqualTo(closed);
-    // Any of the service's serdes reads it, the global stores' sources too.
-    assertThat(new JsonSerde<>(EventView.class).deserializer().deserialize("t", packed))
+    // The events' views read it, packing or not (fleet.closed-views-packed), the global stores'
+    // sources too; no other record is packed, and another serde takes it for what it is: not JSON.
+    assertThat(JsonSerde.eventViews(false).deserializer().deserialize("t", packed))
         .isEqualTo(closed);
     assertThat(serde.sourceDeserializer().deserialize("t", packed)).isEqualTo(closed);
+    assertThatThrownBy(
+            () -> new JsonSerde<>(EventView.class).deserializer().deserialize("t", packed))
+        .isInstanceOf(SerializationException.class);
+    // Not packing: written as JSON.
+    assertThat(JsonSerde.eventViews(false).serializer().serialize("t", closed)).isEqualTo(json);
   }
 
   @Test
@@ -157,6 +163,17 @@ class ViewPackingTest {
           .isInstanceOf(SerializationException.class)
           .hasMessageStartingWith("not a EventView");
     }
+  }
+
+  /** A view no reader would unpack (over {@link ViewPacking#MAX_UNPACKED}) is kept as it is. */
+  @Test
+  void aViewLargerThanAnyReaderUnpacksIsNotPacked() throws Exception {
+    byte[] big = new byte[ViewPacking.MAX_UNPACKED + 1];
+    java.util.Arrays.fill(big, (byte) ' ');
+    big[0] = '{';
+    assertThat(ViewPacking.pack(big)).isSameAs(big);
+    byte[] fits = java.util.Arrays.copyOf(big, ViewPacking.MAX_UNPACKED);
+    assertThat(ViewPacking.unpack(ViewPacking.pack(fits))).isEqualTo(fits);
   }
 
   static final long DICTIONARY_CRC = 639679986L;
