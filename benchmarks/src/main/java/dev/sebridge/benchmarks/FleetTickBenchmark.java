@@ -3,6 +3,7 @@ package dev.sebridge.benchmarks;
 import com.nimbusds.jose.JWSAlgorithm;
 import dev.sebridge.command.CommandSigner;
 import dev.sebridge.config.ConfigProblem;
+import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
@@ -67,6 +68,12 @@ public final class FleetTickBenchmark implements AutoCloseable {
    * {@code fleet.closed-retention}): what they cost the heap. None by default.
    */
   static final int CLOSED = Integer.getInteger("fleet.tick.closed", 0);
+
+  /**
+   * Whether each closed event was approved through sebridge an hour before it closed (a request
+   * that sent its VM a command): the ledger then looks at it every step for a day.
+   */
+  static final boolean CLOSED_REQUESTED = Boolean.getBoolean("fleet.tick.closed.requested");
 
   record Result(
       int vms,
@@ -338,6 +345,18 @@ public final class FleetTickBenchmark implements AutoCloseable {
             closed.minus(Duration.ofHours(2)),
             closed),
         now);
+    if (CLOSED_REQUESTED) {
+      String vmId = FleetTickFixtures.vmId(i % vms);
+      Instant at = closed.minus(Duration.ofHours(1));
+      requestViews.pipeInput(
+          "closed-" + i,
+          new RequestView(
+              new ApprovalRequest(
+                  "closed-" + i, id, List.of(vmId), "host update", "bench", at, "api"),
+              at,
+              Map.of(vmId, new RequestView.VmResult("cc-" + i, "accepted", null, "posted", at))),
+          now);
+    }
   }
 
   @Override
