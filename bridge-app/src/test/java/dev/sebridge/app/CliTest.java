@@ -867,7 +867,7 @@ class CliTest {
                   "fleet",
                   "rollouts",
                   "--state",
-                  "running",
+                  "RUNNING", // (the contract's states are lower case)
                   "--zone",
                   "2",
                   "--scale-set",

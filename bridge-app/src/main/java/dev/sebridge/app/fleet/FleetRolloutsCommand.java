@@ -89,7 +89,8 @@ final class FleetRolloutsCommand implements Callable<Integer> {
     String path() {
       java.util.StringJoiner q = new java.util.StringJoiner("&", "api/rollouts?", "");
       q.setEmptyValue("api/rollouts");
-      FleetClient.query(q, "state", state);
+      FleetClient.query(
+          q, "state", state == null ? null : state.toLowerCase(java.util.Locale.ROOT));
       FleetClient.query(q, "eventId", eventId);
       FleetClient.query(q, "type", type);
       FleetClient.query(q, "source", source);

@@ -56,17 +56,28 @@ final class KeyScans {
 
   /**
    * {@code first}, then {@code keep}: what {@code keep} reads counts as it did, and a record {@code
-   * first} turns down costs it nothing ({@code first} reads nothing of the budget's).
+   * first} turns down costs it nothing. {@code first} is tested once a record (a page asks what a
+   * record may read, then tests it), and what it reads is not counted: a key or two a record.
    */
   static <V> Predicate<V> first(Predicate<V> first, Predicate<V> keep) {
-    Predicate<V> both = v -> first.test(v) && keep.test(v);
     if (!(keep instanceof Reading<V> r)) {
-      return both;
+      return v -> first.test(v) && keep.test(v);
     }
     return new Reading<>() {
+      private V last; // the record tested last, and whether it passed first
+      private boolean passed;
+
+      private boolean first(V v) {
+        if (v != last) {
+          last = v;
+          passed = first.test(v);
+        }
+        return passed;
+      }
+
       @Override
       public boolean test(V v) {
-        return both.test(v);
+        return first(v) && r.test(v);
       }
 
       @Override
@@ -76,12 +87,12 @@ final class KeyScans {
 
       @Override
       public int toRead(V v) {
-        return first.test(v) ? r.toRead(v) : 0;
+        return first(v) ? r.toRead(v) : 0;
       }
 
       @Override
       public int toRead(V v, int left) {
-        return first.test(v) ? r.toRead(v, left) : 0;
+        return first(v) ? r.toRead(v, left) : 0;
       }
     };
   }

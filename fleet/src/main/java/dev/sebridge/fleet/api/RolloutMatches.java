@@ -54,7 +54,7 @@ final class RolloutMatches implements KeyScans.Reading<Rollout> {
   private RolloutViews.Members members(Rollout r, int most) {
     RolloutViews.Members m = members.get(r.id());
     if (m == null) {
-      m = views.rollouts().members(r, most);
+      m = views.rollouts().members(r, most, byKind(), place != null);
       entries += m.read();
       if (m.complete()) {
         members.put(r.id(), m);
@@ -83,7 +83,7 @@ final class RolloutMatches implements KeyScans.Reading<Rollout> {
     int before = entries;
     RolloutViews.Members m = members(r, Math.max(0, left));
     if (!m.complete()) {
-      return left + 1; // more than is left: the next page tests it first
+      return Math.max(0, left) + 1; // more than is left: the next page tests it first
     }
     int n = entries - before; // read just now: not in reads() yet for the caller
     if (byKind()) {

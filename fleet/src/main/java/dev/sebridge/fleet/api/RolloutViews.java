@@ -44,19 +44,21 @@ public final class RolloutViews {
 
   /**
    * Whether the rollout of {@code header} holds the event {@code eventId} (case-insensitive): its
-   * entry for the event, one key read; a rollout stored whole, its spec. A split rollout's header
-   * has no event ids.
+   * spec (a rollout stored whole, or a header written whole before rollouts were split and not
+   * stepped since), or its entry for the event, one key read. A split rollout's header has no event
+   * ids.
    */
   public boolean holds(Rollout header, String eventId) {
-    if (parts == null || !RolloutPart.splittable(header.id())) {
-      return header.spec().eventIds().stream().anyMatch(eventId::equalsIgnoreCase);
+    if (header.spec().eventIds().stream().anyMatch(eventId::equalsIgnoreCase)) {
+      return true;
     }
-    return parts.get().get(RolloutPart.eventKey(header.id(), eventId)) != null;
+    return parts != null
+        && RolloutPart.splittable(header.id())
+        && parts.get().get(RolloutPart.eventKey(header.id(), eventId)) != null;
   }
 
   /**
-   * A rollout's events and VMs, as its entries have them (a rollout stored whole: its spec and
-   * VMs).
+   * A rollout's events (those of its spec) and VMs, as its header and entries have them.
    *
    * @param read how many entries were read for them
    * @param complete false when the read stopped at the most it was given, entries left unread
@@ -64,40 +66,41 @@ public final class RolloutViews {
   public record Members(List<String> eventIds, List<String> vmIds, int read, boolean complete) {}
 
   /**
-   * The events and VMs of the rollout of {@code header}, reading at most {@code most} of its
-   * entries.
+   * The events and VMs of the rollout of {@code header} (only those asked for: its events' entries
+   * come first, its VMs' may be 20,000), reading at most {@code most} of its entries. A header
+   * written whole (a rollout stored whole, or one written before rollouts were split and not
+   * stepped since, as {@link RolloutParts#assemble} reads it) has them itself.
    */
-  public Members members(Rollout header, int most) {
-    if (parts == null || !RolloutPart.splittable(header.id())) {
-      return new Members(
-          header.spec().eventIds(),
-          header.vms().values().stream()
-              .map(dev.sebridge.fleet.rollout.RolloutVm::vmId)
-              .distinct()
-              .toList(),
-          0,
-          true);
-    }
-    List<String> events = new ArrayList<>();
-    java.util.Set<String> vms = new java.util.LinkedHashSet<>();
+  public Members members(Rollout header, int most, boolean events, boolean vms) {
+    List<String> eventIds = new ArrayList<>(header.spec().eventIds());
+    java.util.Set<String> vmIds = new java.util.LinkedHashSet<>();
+    header.vms().values().forEach(v -> vmIds.add(v.vmId()));
     int read = 0;
-    try (KeyValueIterator<String, RolloutPart> it =
-        parts.get().range(RolloutPart.from(header.id()), RolloutPart.to(header.id()))) {
-      while (it.hasNext()) {
-        if (read >= most) {
-          return new Members(events, List.copyOf(vms), read, false);
+    if (parts != null && RolloutPart.splittable(header.id())) {
+      for (String kind : List.of("e", "v")) {
+        if (kind.equals("e") ? !events : !vms) {
+          continue;
         }
-        RolloutPart p = it.next().value;
-        read++;
-        if (p != null && p.event() != null) {
-          events.add(p.event().eventId());
-        }
-        if (p != null && p.vm() != null) {
-          vms.add(p.vm().vmId());
+        String from = header.id() + "|" + kind + "|";
+        try (KeyValueIterator<String, RolloutPart> it = parts.get().range(from, from + "\uffff")) {
+          while (it.hasNext()) {
+            if (read >= most) {
+              return new Members(eventIds, List.copyOf(vmIds), read, false);
+            }
+            RolloutPart p = it.next().value;
+            read++;
+            // (an event's entry of no place in the spec is a report wait it outlived)
+            if (p != null && p.event() != null && p.event().order() != null) {
+              eventIds.add(p.event().eventId());
+            }
+            if (p != null && p.vm() != null) {
+              vmIds.add(p.vm().vmId());
+            }
+          }
         }
       }
     }
-    return new Members(events, List.copyOf(vms), read, true);
+    return new Members(eventIds, List.copyOf(vmIds), read, true);
   }
 
   /** Every rollout the views hold, put together (the demo's few; never on a request's path). */
