@@ -137,8 +137,8 @@ final class IndexContents {
         }
         put(events, key, e);
         put(closed, key, view instanceof PackedEvent p ? p : null);
-        unpacked.remove(key);
-        unpackedBefore.remove(key);
+        forget(unpacked, key);
+        forget(unpackedBefore, key);
         put(openEvents, key, e);
         put(releasedOpen, key, released ? e : null);
       }
@@ -221,6 +221,9 @@ final class IndexContents {
   /** The event's view, by its id in any case; null when the views do not have it. */
   EventView event(String eventId) {
     EventView e = bySpelling.get(eventId);
+    if (e == null) {
+      e = unpacked.get(eventId); // a closed view read this step, by its key or its own spelling
+    }
     if (e != null) {
       return e;
     }
@@ -239,12 +242,33 @@ final class IndexContents {
     if (p == null) {
       return null;
     }
-    e = unpackedBefore.remove(key);
+    e = unpackedBefore.get(key);
     if (e == null) {
       e = p.view();
     }
-    unpacked.put(key, e);
+    remember(key, e);
     return e;
+  }
+
+  /**
+   * A closed view read in this step, by its key and by its own spelling (a step asks by the id as
+   * its entries and rollouts spell it, found at once as an open one is).
+   */
+  private void remember(String key, EventView e) {
+    forget(unpackedBefore, key);
+    unpacked.put(key, e);
+    String spelled = e.eventId();
+    if (spelled != null && !spelled.equals(key) && EventIds.lower(spelled).equals(key)) {
+      unpacked.put(spelled, e);
+    }
+  }
+
+  /** A closed view no longer kept read: by its key and its spelling. */
+  private static void forget(Map<String, EventView> m, String key) {
+    EventView v = m.remove(key);
+    if (v != null && v.eventId() != null) {
+      m.remove(v.eventId(), v);
+    }
   }
 
   /** A step begins: the closed views the step before did not read are forgotten. */
@@ -263,7 +287,7 @@ final class IndexContents {
           (k, v) -> {
             PackedEvent p = closed.get(k);
             if (p != null && p.equals(before.closed.get(k))) {
-              unpacked.put(k, v);
+              remember(k, v);
             }
           });
     }
