@@ -234,7 +234,7 @@ final class ViewIndex {
     // over after its store has it), and a change handed over after this is taken in on top.
     pending.clear();
     unreadable = false;
-    live = IndexContents.read(stores, membership, List.of());
+    live = IndexContents.read(stores, membership, List.of(), true);
     builtAt = now;
     reads++;
   }
