@@ -12,48 +12,27 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * What the {@link ViewIndex} keeps of the global views, and the answers read from it: each VM's
  * facts (and the group sizes of every grouping asked for), every event's view with the open ones
- * and the open ones released apart, the events commands were sent for, the agents' results, Azure's
- * inventory. Used by one thread at a time: the one that reads the stores whole into a new one, then
- * the rollouts task's thread.
+ * and the open ones released apart (a closed one's packed, {@link ClosedViews}; the open ones by
+ * NotBefore, {@link DueEvents}), the events commands were sent for, the agents' results, Azure's
+ * inventory. Used by one thread at a time: the one that reads the stores whole into a new one
+ * ({@link IndexedViews#read}), then the rollouts task's thread.
  */
 final class IndexContents {
   private final Membership membership;
   private final Map<String, VmFacts> vms = new HashMap<>();
   private final Map<String, EventView> events = new HashMap<>(); // open ones
-  // Closed events, packed: a day of them at 100,000 VMs is some 160,000 views no step reads but
-  // those its ledger entries, rollouts and requests name.
-  private final Map<String, PackedEvent> closed = new HashMap<>();
-  // The closed events' views read in this step, and in the one before: those a step reads are
-  // nearly always those the next one reads again. Each step forgets those the one before did not
-  // read; a change of the event's view forgets it at once.
-  private Map<String, EventView> unpacked = new HashMap<>();
-  private Map<String, EventView> unpackedBefore = new HashMap<>();
+  private final ClosedViews closed = new ClosedViews();
   // The open views by the id as each spells it: a step looks events up tens of thousands of times,
   // nearly always by the view's own spelling (a ledger entry's, a rollout's), found at once rather
   // than through its lower case first.
   private final Map<String, EventView> bySpelling = new HashMap<>();
   private final NavigableMap<String, EventView> openEvents = new TreeMap<>();
   private final NavigableMap<String, EventView> releasedOpen = new TreeMap<>();
-  // The open events with a NotBefore, by it (then by key): those due are a range, not a scan.
-  private final java.util.NavigableSet<Due> byNotBefore = new java.util.TreeSet<>();
-
-  private record Due(java.time.Instant notBefore, String key) implements Comparable<Due> {
-    static Due of(String key, EventView e) {
-      return e == null || !e.open() || e.notBefore() == null ? null : new Due(e.notBefore(), key);
-    }
-
-    @Override
-    public int compareTo(Due o) {
-      int c = notBefore.compareTo(o.notBefore);
-      return c != 0 ? c : key.compareTo(o.key);
-    }
-  }
+  private final DueEvents due = new DueEvents();
 
   private final Map<String, RequestFacts> requests = new HashMap<>();
   private final Map<String, Integer> sentByEvent = new HashMap<>(); // lower-case id: requests
@@ -67,54 +46,19 @@ final class IndexContents {
     this.membership = membership;
   }
 
-  /**
-   * The stores read whole: the VMs, the inventory's names (who Azure's word on an event counts
-   * for), the events, the requests; then the groupings in {@code counted} are counted.
-   *
-   * @throws RuntimeException when a view cannot be read
-   */
-  static IndexContents read(
-      ViewIndex.Stores stores, Membership membership, Collection<List<String>> counted) {
-    return read(stores, membership, counted, false);
+  /** Whether requests sent commands for the event of {@code key}. */
+  boolean sentFor(String key) {
+    return sentByEvent.containsKey(key);
   }
 
-  /**
-   * @param seed whether the closed views requests sent commands for are kept read as the scan reads
-   *     them: the step after reads each of them (the ledger looks at every requested event), and a
-   *     day of approved events is 160,000 views to read back at 100,000 VMs. Not for a read that
-   *     replaces an index in use: it takes the index's own ({@link #keepUnpacked}).
-   */
-  static IndexContents read(
-      ViewIndex.Stores stores,
-      Membership membership,
-      Collection<List<String>> counted,
-      boolean seed) {
-    IndexContents c = new IndexContents(membership);
-    c.scan(stores.vms(), FleetTopology.VMS_VIEW);
-    if (stores.inventory() != null && membership == Membership.INVENTORY) {
-      c.scan(stores.inventory(), FleetTopology.INVENTORY_VIEW);
-    }
-    c.scan(stores.requests(), FleetTopology.REQUESTS_VIEW); // (before the events: what they sent)
-    try (KeyValueIterator<String, EventView> it = stores.events().all()) {
-      it.forEachRemaining(
-          kv -> {
-            c.apply(
-                FleetTopology.EVENTS_VIEW,
-                kv.key,
-                IndexedViews.keep(FleetTopology.EVENTS_VIEW, kv.value, membership));
-            if (seed && kv.value != null && !kv.value.open() && c.sentByEvent.containsKey(kv.key)) {
-              c.remember(kv.key, kv.value);
-            }
-          });
-    }
-    counted.forEach(g -> c.groups.size(g, "", c.vms));
-    return c;
+  /** A closed view just read from its store, kept read for the step after (as it asks for it). */
+  void readNow(String key, EventView closedView) {
+    closed.remember(key, closedView);
   }
 
-  private <V> void scan(ReadOnlyKeyValueStore<String, V> store, String name) {
-    try (KeyValueIterator<String, V> it = store.all()) {
-      it.forEachRemaining(kv -> apply(name, kv.key, IndexedViews.keep(name, kv.value, membership)));
-    }
+  /** The sizes of each of {@code groupings} counted from now on. */
+  void count(Collection<List<String>> groupings) {
+    groupings.forEach(g -> groups.size(g, "", vms));
   }
 
   /** The groupings whose sizes are counted. */
@@ -146,24 +90,15 @@ final class IndexContents {
         EventView e = view instanceof EventView v ? v : null; // open
         boolean released = e != null && released(e);
         EventView old = events.get(key);
-        Due was = Due.of(key, old);
-        if (was != null) {
-          byNotBefore.remove(was);
-        }
+        due.moved(key, old, e);
         if (old != null && old.eventId() != null) {
           bySpelling.remove(old.eventId());
         }
         if (e != null && e.eventId() != null && EventIds.lower(e.eventId()).equals(key)) {
           bySpelling.put(e.eventId(), e);
         }
-        Due due = Due.of(key, e);
-        if (due != null) {
-          byNotBefore.add(due);
-        }
         put(events, key, e);
-        put(closed, key, view instanceof PackedEvent p ? p : null);
-        forget(unpacked, key);
-        forget(unpackedBefore, key);
+        closed.put(key, view instanceof PackedEvent p ? p : null);
         put(openEvents, key, e);
         put(releasedOpen, key, released ? e : null);
       }
@@ -247,81 +182,34 @@ final class IndexContents {
   EventView event(String eventId) {
     EventView e = bySpelling.get(eventId);
     if (e == null) {
-      e = unpacked.get(eventId); // a closed view read this step, by its key or its own spelling
+      e = closed.readNow(eventId);
     }
-    if (e != null) {
-      return e;
-    }
-    String key = EventIds.lower(eventId);
-    e = events.get(key);
-    return e != null ? e : closedView(key);
+    return e != null ? e : byKey(EventIds.lower(eventId));
   }
 
-  /** A closed event's view, read back once a step at most; null when the index has none. */
-  private EventView closedView(String key) {
-    EventView e = unpacked.get(key);
-    if (e != null) {
-      return e;
-    }
-    PackedEvent p = closed.get(key);
-    if (p == null) {
-      return null;
-    }
-    e = unpackedBefore.get(key);
-    if (e == null) {
-      e = p.view();
-    }
-    remember(key, e);
-    return e;
-  }
-
-  /**
-   * A closed view read in this step, by its key and by its own spelling (a step asks by the id as
-   * its entries and rollouts spell it, found at once as an open one is).
-   */
-  private void remember(String key, EventView e) {
-    forget(unpackedBefore, key);
-    unpacked.put(key, e);
-    String spelled = e.eventId();
-    if (spelled != null && !spelled.equals(key) && EventIds.lower(spelled).equals(key)) {
-      unpacked.put(spelled, e);
-    }
-  }
-
-  /** A closed view no longer kept read: by its key and its spelling. */
-  private static void forget(Map<String, EventView> m, String key) {
-    EventView v = m.remove(key);
-    if (v != null && v.eventId() != null) {
-      m.remove(v.eventId(), v);
-    }
+  /** The event's view by its key; null when the views do not have it. */
+  private EventView byKey(String key) {
+    EventView e = events.get(key);
+    return e != null ? e : closed.view(key);
   }
 
   /** A step begins: the closed views the step before did not read are forgotten. */
   void stepped() {
-    unpackedBefore = unpacked;
-    unpacked = new HashMap<>();
+    closed.stepped();
   }
 
   /**
-   * Takes over the closed views {@code before} read in its last two steps whose packed views this
-   * one has too (the same views): a whole read that replaces the index does not read them all back.
+   * Takes over the closed views {@code before} read in its last two steps that this one has the
+   * same ({@link ClosedViews#keepRead}).
    */
-  void keepUnpacked(IndexContents before) {
-    for (Map<String, EventView> m : List.of(before.unpackedBefore, before.unpacked)) {
-      m.forEach(
-          (k, v) -> {
-            PackedEvent p = closed.get(k);
-            if (p != null && p.equals(before.closed.get(k))) {
-              remember(k, v);
-            }
-          });
-    }
+  void keepRead(IndexContents before) {
+    closed.keepRead(before.closed);
   }
 
   /** Every event's view as kept: an open one's, a closed one's packed. */
   private Map<String, Object> everyEvent() {
     Map<String, Object> all = new HashMap<>(events);
-    all.putAll(closed);
+    all.putAll(closed.packed());
     return all;
   }
 
@@ -332,14 +220,7 @@ final class IndexContents {
 
   /** The open events whose NotBefore is at or before {@code now}, the soonest first. */
   List<EventView> dueOpenEvents(java.time.Instant now) {
-    List<EventView> out = new ArrayList<>();
-    for (Due d : byNotBefore) {
-      if (d.notBefore().isAfter(now)) {
-        break;
-      }
-      out.add(events.get(d.key()));
-    }
-    return out;
+    return due.due(now).stream().map(events::get).toList();
   }
 
   /** Released for any VM, as the agents' parts or Azure's word on the fleet's VMs say. */
@@ -395,27 +276,20 @@ final class IndexContents {
           .keySet()
           .forEach(
               k -> {
-                EventView e = events.get(k);
-                e = e != null ? e : closedView(k);
+                EventView e = byKey(k);
                 if (e != null) {
                   out.add(e.eventId());
                 }
               });
     } else {
-      events.forEach(
-          (k, e) -> {
-            if (sentByEvent.containsKey(k)) {
-              out.add(e.eventId());
-            }
-          });
-      closed
-          .keySet()
-          .forEach(
-              k -> {
-                if (sentByEvent.containsKey(k)) {
-                  out.add(closedView(k).eventId());
-                }
-              });
+      for (Set<String> keys : List.of(events.keySet(), closed.keys())) {
+        keys.forEach(
+            k -> {
+              if (sentByEvent.containsKey(k)) {
+                out.add(byKey(k).eventId());
+              }
+            });
+      }
     }
     return out;
   }

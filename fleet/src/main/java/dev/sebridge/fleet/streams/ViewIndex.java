@@ -234,7 +234,7 @@ final class ViewIndex {
     // over after its store has it), and a change handed over after this is taken in on top.
     pending.clear();
     unreadable = false;
-    live = IndexContents.read(stores, membership, List.of(), true);
+    live = IndexedViews.read(stores, membership, List.of(), true);
     builtAt = now;
     reads++;
   }
@@ -250,7 +250,7 @@ final class ViewIndex {
     check =
         new Check(
             CompletableFuture.supplyAsync(
-                () -> IndexContents.read(stores, membership, counted), checks),
+                () -> IndexedViews.read(stores, membership, counted), checks),
             now,
             new HashMap<>());
   }
@@ -289,7 +289,7 @@ final class ViewIndex {
           differ,
           read.sizes());
     }
-    read.keepUnpacked(live);
+    read.keepRead(live);
     live = read;
     builtAt = c.startedAt();
     reads++;
