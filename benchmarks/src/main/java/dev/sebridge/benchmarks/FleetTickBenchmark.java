@@ -2,8 +2,6 @@ package dev.sebridge.benchmarks;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import dev.sebridge.command.CommandSigner;
-import dev.sebridge.config.ConfigProblem;
-import dev.sebridge.fleet.model.ApprovalRequest;
 import dev.sebridge.fleet.model.EventView;
 import dev.sebridge.fleet.model.RequestView;
 import dev.sebridge.fleet.model.VmView;
@@ -21,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -112,17 +109,7 @@ public final class FleetTickBenchmark implements AutoCloseable {
   private int groups = 100;
 
   FleetTickBenchmark() {
-    List<ConfigProblem> problems = new ArrayList<>();
-    Policies policies =
-        Policies.parse(
-            Map.of(
-                "version", "1",
-                "rules.10-freeze.match.type", "Freeze",
-                "rules.10-freeze.action", "never"),
-            problems);
-    if (!problems.isEmpty()) {
-      throw new IllegalStateException(problems.toString());
-    }
+    Policies policies = FleetTickFixtures.neverFreeze();
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "fleet-tick-bench");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -329,32 +316,21 @@ public final class FleetTickBenchmark implements AutoCloseable {
     return id;
   }
 
-  /** A one-VM event that closed an hour ago, of VM {@code i} (modulo the fleet). */
+  /**
+   * A one-VM event that closed an hour ago, of VM {@code i} (modulo the fleet); with {@link
+   * #CLOSED_REQUESTED}, approved through sebridge an hour before.
+   */
   private void closedEvent(int i, int vms, int groups) {
-    String id = String.format(Locale.ROOT, "%08X-0000-4000-8000-%012X", i, (long) i * 7919);
+    String id = FleetTickFixtures.closedId(i);
     Instant closed = now.minus(Duration.ofHours(1));
     eventViews.pipeInput(
-        id.toLowerCase(Locale.ROOT),
-        FleetTickFixtures.event(
-            id,
-            "Reboot",
-            "Host update",
-            i % vms,
-            groups,
-            closed.minus(Duration.ofMinutes(20)),
-            closed.minus(Duration.ofHours(2)),
-            closed),
-        now);
+        id.toLowerCase(Locale.ROOT), FleetTickFixtures.closedEvent(i, vms, groups, closed), now);
     if (CLOSED_REQUESTED) {
       String vmId = FleetTickFixtures.vmId(i % vms);
-      Instant at = closed.minus(Duration.ofHours(1));
       requestViews.pipeInput(
           "closed-" + i,
-          new RequestView(
-              new ApprovalRequest(
-                  "closed-" + i, id, List.of(vmId), "host update", "bench", at, "api"),
-              at,
-              Map.of(vmId, new RequestView.VmResult("cc-" + i, "accepted", null, "posted", at))),
+          FleetTickFixtures.accepted(
+              "closed-" + i, id, vmId, closed.minus(Duration.ofHours(1)), "host update", "api"),
           now);
     }
   }
