@@ -77,12 +77,16 @@ public final class RolloutViews {
     header.vms().values().forEach(v -> vmIds.add(v.vmId()));
     int read = 0;
     if (parts != null && RolloutPart.splittable(header.id())) {
-      for (String kind : List.of("e", "v")) {
-        if (kind.equals("e") ? !events : !vms) {
-          continue;
-        }
-        String from = header.id() + "|" + kind + "|";
-        try (KeyValueIterator<String, RolloutPart> it = parts.get().range(from, from + "\uffff")) {
+      List<String> ranges = new ArrayList<>(2);
+      if (events) {
+        ranges.add(RolloutPart.eventsFrom(header.id()));
+      }
+      if (vms) {
+        ranges.add(RolloutPart.vmsFrom(header.id()));
+      }
+      for (String from : ranges) {
+        try (KeyValueIterator<String, RolloutPart> it =
+            parts.get().range(from, RolloutPart.upTo(from))) {
           while (it.hasNext()) {
             if (read >= most) {
               return new Members(eventIds, List.copyOf(vmIds), read, false);

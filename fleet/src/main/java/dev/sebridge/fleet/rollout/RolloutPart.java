@@ -50,15 +50,30 @@ public record RolloutPart(RolloutVm vm, Event event, Limit limit) {
   }
 
   public static String vmKey(String rolloutId, RolloutVm vm) {
-    return rolloutId + "|v|" + vm.key();
+    return vmsFrom(rolloutId) + vm.key();
   }
 
   public static String eventKey(String rolloutId, String eventId) {
-    return rolloutId + "|e|" + eventId.toLowerCase(Locale.ROOT);
+    return eventsFrom(rolloutId) + eventId.toLowerCase(Locale.ROOT);
   }
 
   public static String limitKey(String rolloutId, String group) {
     return rolloutId + "|l|" + group;
+  }
+
+  /** The first key of a rollout's events' entries ({@link #upTo}: the last). */
+  public static String eventsFrom(String rolloutId) {
+    return rolloutId + "|e|";
+  }
+
+  /** The first key of a rollout's VMs' entries ({@link #upTo}: the last). */
+  public static String vmsFrom(String rolloutId) {
+    return rolloutId + "|v|";
+  }
+
+  /** The last key of the entries whose keys begin with {@code from}. */
+  public static String upTo(String from) {
+    return from + "\uffff";
   }
 
   /** The first key of a rollout's entries. */
@@ -68,7 +83,7 @@ public record RolloutPart(RolloutVm vm, Event event, Limit limit) {
 
   /** The last key of a rollout's entries. */
   public static String to(String rolloutId) {
-    return rolloutId + "|\uffff";
+    return upTo(from(rolloutId));
   }
 
   /**
