@@ -1,48 +1,33 @@
 package dev.sebridge.fleet.streams;
 
 import dev.sebridge.fleet.model.EventView;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
-import java.util.zip.DataFormatException;
 
 /**
- * A closed event's view as the {@link ViewIndex} keeps it: packed ({@link ViewPacking}), about a
- * tenth of the view it reads back as. A closed view does not change, and a step reads only those
- * its ledger entries, rollouts and requests name ({@link IndexContents#event}): kept whole, a day
- * of closed events took about 1 KB each of the heap (benchmarks/FLEET-REPORT.md, "With a history of
- * closed events"). Equal when the views are (the same view packs into the same bytes).
+ * A closed event's view as the {@link ViewIndex} keeps it: as the events' view topic has it ({@link
+ * JsonSerde#eventViews}: packed, {@link ViewPacking}, about a quarter of its JSON), read back when
+ * a step asks for it ({@link ClosedViews}). A closed view does not change, and a step reads only
+ * those its ledger entries, rollouts and requests name: kept whole, a day of closed events took
+ * about 1 KB each of the heap (benchmarks/FLEET-REPORT.md, "With a history of closed events").
+ * Equal when the views are (the same view is written as the same bytes).
  */
 final class PackedEvent {
+  private static final JsonSerde<EventView> VIEWS = JsonSerde.eventViews();
+
   private final byte[] bytes;
 
   private PackedEvent(byte[] bytes) {
     this.bytes = bytes;
   }
 
-  /** The view packed. */
+  /** The view packed (one too large to pack as JSON). */
   static PackedEvent of(EventView view) {
-    try {
-      return new PackedEvent(ViewPacking.pack(JsonSerde.JSON.writeValueAsBytes(view)));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the view of " + view.eventId(), e);
-    }
+    return new PackedEvent(VIEWS.serializer().serialize(null, view));
   }
 
   /** The view, read back. */
   EventView view() {
-    try {
-      return JsonSerde.JSON.readValue(ViewPacking.unpack(bytes), EventView.class);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read a packed view", e);
-    } catch (DataFormatException e) {
-      throw new IllegalStateException("cannot read a packed view", e);
-    }
-  }
-
-  /** How many bytes it keeps. */
-  int size() {
-    return bytes.length;
+    return VIEWS.deserializer().deserialize(null, bytes);
   }
 
   @Override

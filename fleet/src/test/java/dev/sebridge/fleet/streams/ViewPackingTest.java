@@ -176,6 +176,29 @@ class ViewPackingTest {
     assertThat(ViewPacking.unpack(ViewPacking.pack(fits))).isEqualTo(fits);
   }
 
+  /** The view index keeps a closed view too large to pack as it is, and reads it back. */
+  @Test
+  void theIndexReadsBackAClosedViewTooLargeToPack() {
+    EventView v = hostUpdate("e-big", 1);
+    EventView big =
+        new EventView(
+            v.eventId(),
+            v.eventType(),
+            v.eventSource(),
+            v.notBefore(),
+            v.durationInSeconds(),
+            "x".repeat(ViewPacking.MAX_UNPACKED),
+            v.resources(),
+            v.firstSeenAt(),
+            v.lastSeenAt(),
+            v.closedAt(),
+            v.vms(),
+            v.central(),
+            v.firstSeenBy(),
+            v.reportedAt());
+    assertThat(PackedEvent.of(big).view()).isEqualTo(big);
+  }
+
   static final long DICTIONARY_CRC = 639679986L;
   static final String PACKED_BEFORE =
       "AXj52Z39zkMOGgMgcHRydtEFMXRNQIQFiDCAABM3Y0dDioLPyMDITNfQUNfIMsTA0srEAOwIyoO0PDVJ19DI2AQzaJEttADaBrUQ"
